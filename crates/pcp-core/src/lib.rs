@@ -1,0 +1,28 @@
+//! Core types of the Performance Co-Pilot PMAPI, with libpcp's exact
+//! encodings and text forms: metric identifiers, instance domains, types,
+//! semantics, units, values and error codes. No I/O happens here.
+//!
+//! Every public item names its C counterpart as a doc alias, so searching
+//! the documentation for `pmUnitsStr` or `pmExtractValue` finds it.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod cfmt;
+pub mod desc;
+pub mod error;
+mod errtext;
+pub mod format;
+pub mod ids;
+mod strtod;
+pub mod time;
+pub mod types;
+pub mod units;
+pub mod value;
+
+pub use desc::Desc;
+pub use error::{err_str, PmError, PmResult};
+pub use ids::{InDom, PmId, PM_IN_NULL};
+pub use time::Timestamp;
+pub use types::{MetricType, Semantics};
+pub use units::{conv_scale, parse_units, Units};
+pub use value::{extract_value, AtomValue, FetchResult, InstValue, Value, ValueBlock, ValueFormat, ValueSet};

@@ -1,0 +1,51 @@
+//! Timestamps with nanosecond resolution.
+
+/// A point in time as seconds and nanoseconds since the Unix epoch: the
+/// `timespec` of `pmHighResResult`; `pmResult`'s `timeval` converts in.
+#[doc(alias = "pmTimespec")]
+#[doc(alias = "pmTimeval")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Timestamp {
+    /// Whole seconds since the epoch.
+    pub sec: i64,
+    /// Nanoseconds, 0..=999_999_999.
+    pub nsec: u32,
+}
+
+impl Timestamp {
+    /// From seconds and nanoseconds; nanoseconds beyond a second carry over.
+    pub fn new(sec: i64, nsec: u32) -> Timestamp {
+        Timestamp {
+            sec: sec.saturating_add(i64::from(nsec / 1_000_000_000)),
+            nsec: nsec % 1_000_000_000,
+        }
+    }
+
+    /// From a `timeval` (seconds and microseconds).
+    pub fn from_timeval(sec: i64, usec: u32) -> Timestamp {
+        Timestamp::new(sec, usec.saturating_mul(1000).min(999_999_999))
+    }
+
+    /// The microseconds of a `timeval` for this instant (truncated).
+    pub fn usec(self) -> u32 {
+        self.nsec / 1000
+    }
+
+    /// Seconds since the epoch as a double (as PCP's tools compute deltas).
+    pub fn as_secs_f64(self) -> f64 {
+        self.sec as f64 + self.nsec as f64 / 1e9
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn carries_and_orders() {
+        assert_eq!(Timestamp::new(1, 1_500_000_000), Timestamp { sec: 2, nsec: 500_000_000 });
+        assert_eq!(Timestamp::from_timeval(3, 250_000).nsec, 250_000_000);
+        assert!(Timestamp::new(1, 5) < Timestamp::new(1, 6));
+        assert_eq!(Timestamp::new(0, 1234).usec(), 1);
+    }
+}

@@ -1,0 +1,419 @@
+//! Metric values: atoms (`pmAtomValue`), value blocks (`pmValueBlock`),
+//! per-instance values (`pmValue`), value sets (`pmValueSet`), fetch
+//! results (`pmResult` / `pmHighResResult`), and `pmExtractValue`.
+//!
+//! Numeric payloads of a [`ValueBlock`] are kept in little-endian order
+//! whatever the host: the wire and archive codecs convert from and to their
+//! big-endian forms, so values compare and print the same on every platform.
+
+use crate::error::{PmError, PmResult};
+use crate::ids::PmId;
+use crate::time::Timestamp;
+use crate::types::MetricType;
+use std::fmt;
+
+/// `PM_VAL_HDR_SIZE`: bytes of the vtype/vlen header of a value block.
+pub const PM_VAL_HDR_SIZE: usize = 4;
+/// `PM_VAL_VLEN_MAX`: the largest `vlen` a value block can declare.
+pub const PM_VAL_VLEN_MAX: usize = 0x00ff_ffff;
+
+/// A value with its type: the Rust form of the C union `pmAtomValue`.
+#[doc(alias = "pmAtomValue")]
+#[derive(Clone, Debug, PartialEq)]
+pub enum AtomValue {
+    /// `PM_TYPE_32` (`l`).
+    I32(i32),
+    /// `PM_TYPE_U32` (`ul`).
+    U32(u32),
+    /// `PM_TYPE_64` (`ll`).
+    I64(i64),
+    /// `PM_TYPE_U64` (`ull`).
+    U64(u64),
+    /// `PM_TYPE_FLOAT` (`f`).
+    Float(f32),
+    /// `PM_TYPE_DOUBLE` (`d`).
+    Double(f64),
+    /// `PM_TYPE_STRING` (`cp`): the bytes of a C string, without its NUL.
+    String(Vec<u8>),
+    /// `PM_TYPE_AGGREGATE` and `PM_TYPE_AGGREGATE_STATIC` (`vbp`).
+    Aggregate(ValueBlock),
+    /// `PM_TYPE_EVENT` and `PM_TYPE_HIGHRES_EVENT`: the packed event array
+    /// (`vbp`), its record count first.
+    Event(ValueBlock),
+}
+
+impl AtomValue {
+    /// The metric type this atom holds.
+    pub fn metric_type(&self) -> MetricType {
+        match self {
+            AtomValue::I32(_) => MetricType::I32,
+            AtomValue::U32(_) => MetricType::U32,
+            AtomValue::I64(_) => MetricType::I64,
+            AtomValue::U64(_) => MetricType::U64,
+            AtomValue::Float(_) => MetricType::FLOAT,
+            AtomValue::Double(_) => MetricType::DOUBLE,
+            AtomValue::String(_) => MetricType::STRING,
+            AtomValue::Aggregate(_) => MetricType::AGGREGATE,
+            AtomValue::Event(b) => MetricType(b.vtype as i32),
+        }
+    }
+
+    /// The numeric part of the C union as 8 little-endian bytes (zero for
+    /// non-numeric atoms), as a reinterpreting C reader would see it.
+    pub fn union_bits(&self) -> u64 {
+        match *self {
+            AtomValue::I32(v) => v as u32 as u64,
+            AtomValue::U32(v) => v as u64,
+            AtomValue::I64(v) => v as u64,
+            AtomValue::U64(v) => v,
+            AtomValue::Float(v) => v.to_bits() as u64,
+            AtomValue::Double(v) => v.to_bits(),
+            _ => 0,
+        }
+    }
+
+    /// The value as a double, for numeric atoms.
+    pub fn as_f64(&self) -> Option<f64> {
+        Some(match *self {
+            AtomValue::I32(v) => v as f64,
+            AtomValue::U32(v) => v as f64,
+            AtomValue::I64(v) => v as f64,
+            AtomValue::U64(v) => v as f64,
+            AtomValue::Float(v) => v as f64,
+            AtomValue::Double(v) => v,
+            _ => return None,
+        })
+    }
+}
+
+/// `pmAtomStr` of the atom with its own type.
+impl fmt::Display for AtomValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let bytes = crate::format::atom_str(Some(self), self.metric_type());
+        f.write_str(&String::from_utf8_lossy(&bytes))
+    }
+}
+
+/// A value too big (or of a type unsuitable) to travel in place: the bytes
+/// after the 4-byte header of a C `pmValueBlock`, with its type byte.
+/// `vlen` is `PM_VAL_HDR_SIZE + data.len()`.
+#[doc(alias = "pmValueBlock")]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ValueBlock {
+    /// The type byte (`vtype`): a `PM_TYPE_*` value, or 0 when unset.
+    pub vtype: u8,
+    /// The value's bytes (`vbuf`).
+    pub data: Vec<u8>,
+}
+
+impl ValueBlock {
+    /// A block holding `data` with type byte `vtype`.
+    pub fn new(vtype: u8, data: Vec<u8>) -> ValueBlock {
+        ValueBlock { vtype, data }
+    }
+
+    /// The C `vlen` field: header plus data.
+    pub fn vlen(&self) -> usize {
+        PM_VAL_HDR_SIZE + self.data.len()
+    }
+}
+
+/// `PM_VAL_INSITU`, `PM_VAL_DPTR`, `PM_VAL_SPTR`: how a value set's values
+/// are held.
+#[doc(alias = "valfmt")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueFormat {
+    /// `PM_VAL_INSITU` (0): 32 bits held in place.
+    Insitu = 0,
+    /// `PM_VAL_DPTR` (1): in a value block.
+    Dptr = 1,
+    /// `PM_VAL_SPTR` (2): in a statically held value block.
+    Sptr = 2,
+}
+
+/// One value as it arrives in a result: 32 bits in place, or a value block.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    /// `PM_VAL_INSITU`: the 32-bit `lval`.
+    Insitu(i32),
+    /// `PM_VAL_DPTR`/`PM_VAL_SPTR`: the `pval` block.
+    Block(ValueBlock),
+}
+
+impl Value {
+    /// The value format this value needs.
+    pub fn format(&self) -> ValueFormat {
+        match self {
+            Value::Insitu(_) => ValueFormat::Insitu,
+            Value::Block(_) => ValueFormat::Dptr,
+        }
+    }
+
+    /// Pack an atom the way a PMDA would: 32-bit integers in place, all
+    /// else in a block of the atom's type.
+    pub fn from_atom(atom: &AtomValue) -> Value {
+        let block = |t: MetricType, data: Vec<u8>| Value::Block(ValueBlock::new(t.0 as u8, data));
+        match atom {
+            AtomValue::I32(v) => Value::Insitu(*v),
+            AtomValue::U32(v) => Value::Insitu(*v as i32),
+            AtomValue::I64(v) => block(MetricType::I64, v.to_le_bytes().to_vec()),
+            AtomValue::U64(v) => block(MetricType::U64, v.to_le_bytes().to_vec()),
+            AtomValue::Float(v) => block(MetricType::FLOAT, v.to_le_bytes().to_vec()),
+            AtomValue::Double(v) => block(MetricType::DOUBLE, v.to_le_bytes().to_vec()),
+            AtomValue::String(s) => {
+                let mut data = s.clone();
+                data.push(0);
+                block(MetricType::STRING, data)
+            }
+            AtomValue::Aggregate(b) | AtomValue::Event(b) => Value::Block(b.clone()),
+        }
+    }
+}
+
+/// One instance's value (`pmValue`).
+#[doc(alias = "pmValue")]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InstValue {
+    /// The instance identifier (`PM_IN_NULL` for a singular metric).
+    pub inst: i32,
+    /// The value.
+    pub value: Value,
+}
+
+/// The values of one metric in a result (`pmValueSet`).
+///
+/// `values` is the per-metric status: an error here is what C carries as a
+/// negative `numval`.
+#[doc(alias = "pmValueSet")]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ValueSet {
+    /// The metric.
+    pub pmid: PmId,
+    /// Its values, or the reason it has none.
+    pub values: Result<Vec<InstValue>, PmError>,
+}
+
+impl ValueSet {
+    /// The C `numval`: the number of values, or a negative error code.
+    pub fn numval(&self) -> i32 {
+        match &self.values {
+            Ok(v) => i32::try_from(v.len()).unwrap_or(i32::MAX),
+            Err(e) => e.code(),
+        }
+    }
+
+    /// The C `valfmt`: `Insitu` when every value is held in place.
+    pub fn valfmt(&self) -> ValueFormat {
+        match &self.values {
+            Ok(v) if v.iter().any(|iv| matches!(iv.value, Value::Block(_))) => ValueFormat::Dptr,
+            _ => ValueFormat::Insitu,
+        }
+    }
+}
+
+/// The result of a fetch (`pmResult`, `pmHighResResult`): a timestamp and
+/// one value set per requested metric, in request order.
+#[doc(alias = "pmResult")]
+#[doc(alias = "pmHighResResult")]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FetchResult {
+    /// When the values were collected.
+    pub timestamp: Timestamp,
+    /// One value set per metric.
+    pub sets: Vec<ValueSet>,
+}
+
+/// x86-64 conversions of floating point to integers: C's casts are
+/// undefined out of range, and the instructions libpcp is compiled to
+/// return the "integer indefinite" pattern for NaN; Rust's casts saturate
+/// and return 0 for NaN. These reproduce what libpcp does on x86-64.
+mod cvt {
+    pub fn f64_to_i32(v: f64) -> i32 {
+        if v.is_nan() {
+            i32::MIN
+        } else {
+            v as i32
+        }
+    }
+    pub fn f64_to_i64(v: f64) -> i64 {
+        if v.is_nan() {
+            i64::MIN
+        } else {
+            v as i64
+        }
+    }
+    pub fn f64_to_u32(v: f64) -> u32 {
+        // compiled as a 64-bit signed conversion, then truncated
+        f64_to_i64(v) as u32
+    }
+    pub fn f64_to_u64(v: f64) -> u64 {
+        if v.is_nan() {
+            1 << 63
+        } else {
+            v as u64
+        }
+    }
+}
+
+/// Convert a value held as a double (from a DOUBLE or FLOAT source) with
+/// libpcp's range checks; `limit32` etc. are the C comparisons' constants in
+/// the source's precision.
+struct FloatLimits {
+    i32_abs: f64,
+    u32_max: f64,
+    i64_max: f64,
+    u64_max: f64,
+}
+
+const DOUBLE_LIMITS: FloatLimits = FloatLimits {
+    i32_abs: 2147483647.0,
+    u32_max: 4294967295.0,
+    i64_max: 9223372036854775807.0,
+    u64_max: 18446744073709551615.0,
+};
+
+// the same constants rounded to float, as the C compares them
+const FLOAT_LIMITS: FloatLimits = FloatLimits {
+    i32_abs: 2147483647.0f32 as f64,
+    u32_max: 4294967295.0f32 as f64,
+    i64_max: 9223372036854775807.0f32 as f64,
+    u64_max: 18446744073709551615.0f32 as f64,
+};
+
+fn from_float(v: f64, lim: &FloatLimits, otype: MetricType, is_float: bool) -> PmResult<AtomValue> {
+    Ok(match otype {
+        MetricType::I32 if v.abs() >= lim.i32_abs => return Err(PmError::PM_ERR_TRUNC),
+        MetricType::I32 => AtomValue::I32(cvt::f64_to_i32(v)),
+        MetricType::U32 if v >= lim.u32_max => return Err(PmError::PM_ERR_TRUNC),
+        MetricType::U32 if v < 0.0 => return Err(PmError::PM_ERR_SIGN),
+        MetricType::U32 => AtomValue::U32(cvt::f64_to_u32(v)),
+        MetricType::I64 if v >= lim.i64_max => return Err(PmError::PM_ERR_TRUNC),
+        MetricType::I64 => AtomValue::I64(cvt::f64_to_i64(v)),
+        MetricType::U64 if v >= lim.u64_max => return Err(PmError::PM_ERR_TRUNC),
+        MetricType::U64 if v < 0.0 => return Err(PmError::PM_ERR_SIGN),
+        MetricType::U64 => AtomValue::U64(cvt::f64_to_u64(v)),
+        MetricType::FLOAT => AtomValue::Float(v as f32),
+        MetricType::DOUBLE if is_float => AtomValue::Double(v as f32 as f64),
+        MetricType::DOUBLE => AtomValue::Double(v),
+        _ => return Err(PmError::PM_ERR_CONV),
+    })
+}
+
+fn from_i64(v: i64, otype: MetricType) -> PmResult<AtomValue> {
+    Ok(match otype {
+        // no lower bound check here, as in libpcp: large negatives wrap
+        MetricType::I32 if v > 0x7fff_ffff => return Err(PmError::PM_ERR_TRUNC),
+        MetricType::I32 => AtomValue::I32(v as i32),
+        MetricType::U32 if v > 0xffff_ffff => return Err(PmError::PM_ERR_TRUNC),
+        MetricType::U32 if v < 0 => return Err(PmError::PM_ERR_SIGN),
+        MetricType::U32 => AtomValue::U32(v as u32),
+        MetricType::I64 => AtomValue::I64(v),
+        MetricType::U64 if v < 0 => return Err(PmError::PM_ERR_SIGN),
+        MetricType::U64 => AtomValue::U64(v as u64),
+        MetricType::FLOAT => AtomValue::Float(v as f32),
+        MetricType::DOUBLE => AtomValue::Double(v as f64),
+        _ => return Err(PmError::PM_ERR_CONV),
+    })
+}
+
+fn from_u64(v: u64, otype: MetricType) -> PmResult<AtomValue> {
+    Ok(match otype {
+        MetricType::I32 if v > 0x7fff_ffff => return Err(PmError::PM_ERR_TRUNC),
+        MetricType::I32 => AtomValue::I32(v as i32),
+        MetricType::U32 if v > 0xffff_ffff => return Err(PmError::PM_ERR_TRUNC),
+        MetricType::U32 => AtomValue::U32(v as u32),
+        MetricType::I64 if v > i64::MAX as u64 => return Err(PmError::PM_ERR_TRUNC),
+        MetricType::I64 => AtomValue::I64(v as i64),
+        MetricType::U64 => AtomValue::U64(v),
+        MetricType::FLOAT => AtomValue::Float(v as f32),
+        MetricType::DOUBLE => AtomValue::Double(v as f64),
+        _ => return Err(PmError::PM_ERR_CONV),
+    })
+}
+
+fn fixed<const N: usize>(b: &ValueBlock, itype: MetricType) -> PmResult<[u8; N]> {
+    if b.vtype != itype.0 as u8 && b.vtype != 0 {
+        return Err(PmError::PM_ERR_CONV);
+    }
+    b.data.as_slice().try_into().map_err(|_| PmError::PM_ERR_CONV)
+}
+
+/// `pmExtractValue`: read `value`, whose metric has type `itype`, as type
+/// `otype`.
+///
+/// Follows the PMAPI conversion table exactly: `PM_ERR_CONV` where no
+/// conversion exists (strings and aggregates only to themselves, a value
+/// block of the wrong size or type byte), `PM_ERR_TRUNC` where the value
+/// does not fit, `PM_ERR_SIGN` for a negative value into an unsigned type.
+/// Conversions to floating point may lose precision silently.
+#[doc(alias = "pmExtractValue")]
+pub fn extract_value(value: &Value, itype: MetricType, otype: MetricType) -> PmResult<AtomValue> {
+    match value {
+        Value::Insitu(l) => match itype {
+            // an i32 or u32 converts exactly as the same value held in an i64
+            MetricType::I32 | MetricType::UNKNOWN => from_i64(*l as i64, otype),
+            MetricType::U32 => from_i64(*l as u32 as i64, otype),
+            MetricType::FLOAT => {
+                from_float(f32::from_bits(*l as u32) as f64, &FLOAT_LIMITS, otype, true)
+            }
+            _ => Err(PmError::PM_ERR_CONV),
+        },
+        Value::Block(b) => match itype {
+            MetricType::I64 => from_i64(i64::from_le_bytes(fixed(b, itype)?), otype),
+            MetricType::U64 => from_u64(u64::from_le_bytes(fixed(b, itype)?), otype),
+            MetricType::DOUBLE => {
+                from_float(f64::from_le_bytes(fixed(b, itype)?), &DOUBLE_LIMITS, otype, false)
+            }
+            MetricType::FLOAT => {
+                from_float(f32::from_le_bytes(fixed(b, itype)?) as f64, &FLOAT_LIMITS, otype, true)
+            }
+            MetricType::STRING | MetricType::AGGREGATE => {
+                if b.vtype != itype.0 as u8 && b.vtype != 0 {
+                    return Err(PmError::PM_ERR_CONV);
+                }
+                if otype != itype {
+                    return Err(PmError::PM_ERR_CONV);
+                }
+                Ok(if itype == MetricType::STRING {
+                    // a C string ends at its first NUL
+                    let end = b.data.iter().position(|&c| c == 0).unwrap_or(b.data.len());
+                    AtomValue::String(b.data[..end].to_vec())
+                } else {
+                    AtomValue::Aggregate(b.clone())
+                })
+            }
+            _ => Err(PmError::PM_ERR_CONV),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversion_table_examples() {
+        let neg = Value::Insitu(-5);
+        assert_eq!(extract_value(&neg, MetricType::I32, MetricType::U32), Err(PmError::PM_ERR_SIGN));
+        assert_eq!(extract_value(&neg, MetricType::I32, MetricType::I64), Ok(AtomValue::I64(-5)));
+        let big = Value::Insitu(-1);
+        assert_eq!(extract_value(&big, MetricType::U32, MetricType::I32), Err(PmError::PM_ERR_TRUNC));
+        let s = Value::Block(ValueBlock::new(6, b"abc\0".to_vec()));
+        assert_eq!(extract_value(&s, MetricType::STRING, MetricType::STRING), Ok(AtomValue::String(b"abc".to_vec())));
+        assert_eq!(extract_value(&s, MetricType::STRING, MetricType::I32), Err(PmError::PM_ERR_CONV));
+        let d = Value::Block(ValueBlock::new(5, 1e10f64.to_le_bytes().to_vec()));
+        assert_eq!(extract_value(&d, MetricType::DOUBLE, MetricType::I32), Err(PmError::PM_ERR_TRUNC));
+        assert_eq!(extract_value(&d, MetricType::DOUBLE, MetricType::U64), Ok(AtomValue::U64(10_000_000_000)));
+        // a block of the wrong length is no value of its type
+        let short = Value::Block(ValueBlock::new(2, vec![1, 2, 3, 4]));
+        assert_eq!(extract_value(&short, MetricType::I64, MetricType::I64), Err(PmError::PM_ERR_CONV));
+    }
+
+    #[test]
+    fn numval_carries_the_status() {
+        let vs = ValueSet { pmid: PmId::new(1, 2, 3), values: Err(PmError::PM_ERR_VALUE) };
+        assert_eq!(vs.numval(), PmError::PM_ERR_VALUE.code());
+        let ok = ValueSet { pmid: PmId::new(1, 2, 3), values: Ok(vec![InstValue { inst: 0, value: Value::Insitu(1) }]) };
+        assert_eq!((ok.numval(), ok.valfmt()), (1, ValueFormat::Insitu));
+    }
+}

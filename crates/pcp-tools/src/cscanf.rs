@@ -1,0 +1,84 @@
+//! The number readers of C's `sscanf` (`%d`, `%x`) as glibc implements
+//! them, for tools whose arguments PCP reads that way.
+
+/// `sscanf(s, "%d", &int)`: skip white space, read an optional sign and
+/// decimal digits; `None` when no digit follows. Out-of-range values clamp
+/// to the 64-bit `long` range and are then truncated to 32 bits, as glibc's
+/// store into an `int` does.
+pub fn scan_decimal_int(s: &[u8]) -> Option<i32> {
+    let mut i = s.iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')).count();
+    let negative = match s.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let digits = s[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    // accumulate negatively so that i64::MIN is reachable, clamping on overflow
+    let mut v: i64 = 0;
+    let mut overflow = false;
+    for &b in &s[i..i + digits] {
+        match v.checked_mul(10).and_then(|x| x.checked_sub((b - b'0') as i64)) {
+            Some(x) => v = x,
+            None => overflow = true,
+        }
+    }
+    let v = match (negative, overflow) {
+        (true, true) => i64::MIN,
+        (false, true) => i64::MAX,
+        (true, false) => v,
+        (false, false) => v.checked_neg().unwrap_or(i64::MAX),
+    };
+    Some(v as i32)
+}
+
+/// `sscanf(s, "%x", &unsigned)` for a string of hex digits only: the value
+/// modulo 2^32, or `0xffffffff` when it exceeds 64 bits (glibc's `strtoul`
+/// clamps); `None` for an empty string.
+pub fn scan_hex_digits(s: &[u8]) -> Option<u32> {
+    if s.is_empty() {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &b in s {
+        let d = (b as char).to_digit(16)? as u64;
+        match v.checked_mul(16).and_then(|x| x.checked_add(d)) {
+            Some(x) => v = x,
+            None => return Some(u32::MAX),
+        }
+    }
+    Some(v as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_like_glibc() {
+        assert_eq!(scan_decimal_int(b" 12"), Some(12));
+        assert_eq!(scan_decimal_int(b"+5x"), Some(5));
+        assert_eq!(scan_decimal_int(b"-0"), Some(0));
+        assert_eq!(scan_decimal_int(b"99999999999"), Some(1215752191));
+        assert_eq!(scan_decimal_int(b"abc"), None);
+        assert_eq!(scan_decimal_int(b"-"), None);
+        assert_eq!(scan_decimal_int(b"99999999999999999999"), Some(-1));
+        assert_eq!(scan_decimal_int(b"-99999999999999999999"), Some(0));
+    }
+
+    #[test]
+    fn hex_like_glibc() {
+        assert_eq!(scan_hex_digits(b"ff"), Some(255));
+        assert_eq!(scan_hex_digits(b"1234567890"), Some(0x34567890));
+        assert_eq!(scan_hex_digits(b"ffffffffffffffffff"), Some(u32::MAX));
+        assert_eq!(scan_hex_digits(b""), None);
+    }
+}

@@ -1,0 +1,70 @@
+//! PCP's command-line tools as library functions.
+//!
+//! Each tool is `run(args, out, err) -> exit status`, writing its standard
+//! output and standard error to the given streams, so tests can compare
+//! both byte for byte with the C tools. The binaries are thin wrappers
+//! ([`main_with`]).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod cscanf;
+pub mod pmerr;
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+
+/// A tool's entry point: arguments (including `argv[0]`), standard output,
+/// standard error; returns the exit status.
+pub type ToolFn = fn(&[OsString], &mut dyn Write, &mut dyn Write) -> i32;
+
+/// Run a tool as a process: real arguments and streams, then exit with its
+/// status. Output goes through one buffer per stream; a reader that goes
+/// away early (a broken pipe) ends the tool quietly, as with the C tools
+/// under `head`.
+pub fn main_with(tool: ToolFn) -> ! {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let stdout = io::stdout();
+    let mut out = BrokenPipeOk::new(io::BufWriter::new(stdout.lock()));
+    let mut err = BrokenPipeOk::new(io::stderr());
+    let status = tool(&args, &mut out, &mut err);
+    let _ = out.flush();
+    std::process::exit(status)
+}
+
+/// A writer that swallows `BrokenPipe` (and everything after it).
+struct BrokenPipeOk<W: Write> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> BrokenPipeOk<W> {
+    fn new(inner: W) -> Self {
+        BrokenPipeOk { inner, closed: false }
+    }
+    fn filter(&mut self, r: io::Result<()>) -> io::Result<()> {
+        match r {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+impl<W: Write> Write for BrokenPipeOk<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if !self.closed {
+            let r = self.inner.write_all(buf);
+            self.filter(r)?;
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let r = self.inner.flush();
+        self.filter(r)
+    }
+}

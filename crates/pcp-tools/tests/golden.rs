@@ -1,0 +1,119 @@
+//! Golden tests: every tool against the C tool's recorded output.
+//!
+//! Each case is `tests/golden/TOOL/NAME.cmd`, one argument per line (the
+//! lines after `--env`, if any, are `NAME=VALUE` settings). Beside it,
+//! `NAME.out`, `NAME.err` and `NAME.status` hold what PCP 6.0.3's TOOL
+//! printed and returned. The test runs our tool as a library function and
+//! compares all three byte for byte.
+//!
+//! `PCP_RS_RECORD=1` re-records the expected files by running the C tool
+//! (PCP installed). `PCP_RS_LIVE=1` compares against the C tool run now
+//! instead of the files: the differential suite CI runs.
+
+use pcp_tools::ToolFn;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn tool(name: &str) -> Option<ToolFn> {
+    Some(match name {
+        "pmerr" => pcp_tools::pmerr::run,
+        _ => return None,
+    })
+}
+
+struct Case {
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+}
+
+fn read_case(path: &Path) -> Case {
+    let text = std::fs::read_to_string(path).expect("case file");
+    let mut args = Vec::new();
+    let mut env = Vec::new();
+    let mut in_env = false;
+    for line in text.lines() {
+        if line == "--env" {
+            in_env = true;
+        } else if in_env {
+            let (k, v) = line.split_once('=').expect("NAME=VALUE");
+            env.push((k.to_string(), v.to_string()));
+        } else {
+            args.push(line.to_string());
+        }
+    }
+    Case { args, env }
+}
+
+fn run_c_tool(tool: &str, case: &Case) -> (Vec<u8>, Vec<u8>, i32) {
+    let out = Command::new(tool)
+        .args(&case.args)
+        .envs(case.env.iter().map(|(k, v)| (k, v)))
+        .env("LC_ALL", "C")
+        .env("TZ", "UTC")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the C {tool}: {e}"));
+    (out.stdout, out.stderr, out.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn golden_outputs() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let record = std::env::var_os("PCP_RS_RECORD").is_some();
+    let live = std::env::var_os("PCP_RS_LIVE").is_some();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(&root).expect("golden dir").flatten().collect();
+    dirs.sort_by_key(|d| d.file_name());
+    for dir in dirs {
+        let name = dir.file_name().to_string_lossy().to_string();
+        let Some(run) = tool(&name) else { panic!("golden dir for unknown tool {name}") };
+        let mut cases: Vec<_> = std::fs::read_dir(dir.path()).expect("tool dir").flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "cmd"))
+            .collect();
+        cases.sort();
+        for cmd in cases {
+            let case = read_case(&cmd);
+            let stem = cmd.with_extension("");
+            let expected = if record || live {
+                let got = run_c_tool(&name, &case);
+                if record {
+                    std::fs::write(stem.with_extension("out"), &got.0).expect("write");
+                    std::fs::write(stem.with_extension("err"), &got.1).expect("write");
+                    std::fs::write(stem.with_extension("status"), format!("{}\n", got.2)).expect("write");
+                }
+                got
+            } else {
+                let read = |ext: &str| std::fs::read(stem.with_extension(ext)).expect("expected file");
+                let status = String::from_utf8(read("status")).expect("status").trim().parse().expect("status");
+                (read("out"), read("err"), status)
+            };
+            // our tool sees the same environment settings as the C one
+            for (k, v) in &case.env {
+                std::env::set_var(k, v);
+            }
+            let mut args: Vec<OsString> = vec![name.clone().into()];
+            args.extend(case.args.iter().map(OsString::from));
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let status = run(&args, &mut out, &mut err);
+            for (k, _) in &case.env {
+                std::env::remove_var(k);
+            }
+            checked += 1;
+            let got = (out, err, status);
+            if got != expected {
+                failures.push(format!(
+                    "{}:\n  stdout ours {:?}\n         C    {:?}\n  stderr ours {:?}\n         C    {:?}\n  status ours {} C {}",
+                    cmd.display(),
+                    String::from_utf8_lossy(&got.0), String::from_utf8_lossy(&expected.0),
+                    String::from_utf8_lossy(&got.1), String::from_utf8_lossy(&expected.1),
+                    got.2, expected.2
+                ));
+            }
+        }
+    }
+    assert!(checked > 0, "no golden cases found");
+    assert!(failures.is_empty(), "{} of {checked} golden cases differ:\n{}", failures.len(), failures.join("\n"));
+    eprintln!("{checked} golden cases agree with the C tools");
+}

@@ -1,0 +1,57 @@
+// The fuzz targets' bodies, shared by `cargo fuzz` (fuzz/fuzz_targets) and
+// by the corpus replay in `cargo test` (crates/pcp-core/tests/fuzz_corpus.rs).
+// Each takes arbitrary bytes and must never panic.
+
+use pcp_core::format::{atom_str, number_str, print_value};
+use pcp_core::{conv_scale, extract_value, parse_units, AtomValue, MetricType, Units, Value, ValueBlock};
+
+/// pmParseUnitsStr on arbitrary text; whatever parses must print and
+/// convert without panicking.
+pub fn parse_units_target(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    if let Ok((units, mult)) = parse_units(text) {
+        let _ = units.to_string();
+        let _ = conv_scale(&AtomValue::Double(mult), units, units);
+    }
+}
+
+fn type_of(b: u8) -> MetricType {
+    match b % 16 {
+        11 => MetricType::UNKNOWN,
+        12 => MetricType::NOSUPPORT,
+        13 => MetricType(b as i32 * 7),
+        n => MetricType(n as i32 - 1),
+    }
+}
+
+/// pmExtractValue, pmPrintValue, pmAtomStr, pmConvScale and pmNumberStr on a
+/// value built from arbitrary bytes: byte 0 picks the format, 1 and 2 the
+/// types, 3 the block's type byte, 4..12 two units words; the rest is the
+/// payload.
+pub fn value_target(data: &[u8]) {
+    if data.len() < 12 {
+        return;
+    }
+    let payload = data[12..].to_vec();
+    let value = if data[0] & 1 == 0 && payload.len() >= 4 {
+        Value::Insitu(i32::from_le_bytes([payload[0], payload[1], payload[2], payload[3]]))
+    } else {
+        Value::Block(ValueBlock::new(data[3], payload))
+    };
+    let (itype, otype) = (type_of(data[1]), type_of(data[2]));
+    let width = (data[0] as i8 as i32) >> 2;
+    let mut out = Vec::new();
+    let _ = print_value(&mut out, &value, itype, width);
+    let u1 = Units::from_u32(u32::from_le_bytes([data[4], data[5], data[6], data[7]]));
+    let u2 = Units::from_u32(u32::from_le_bytes([data[8], data[9], data[10], data[11]]));
+    let _ = (u1.to_string(), u2.describe());
+    if let Ok(atom) = extract_value(&value, itype, otype) {
+        let _ = atom_str(Some(&atom), otype);
+        let _ = atom.to_string();
+        if let Ok(scaled) = conv_scale(&atom, u1, u2) {
+            if let Some(v) = scaled.as_f64() {
+                let _ = number_str(v);
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The differential suite: pcp-rs against the reference C PCP, live.
+#   1. the committed golden files must be what libpcp answers today;
+#   2. fresh cases from a new seed must agree (pcp-core);
+#   3. every tool's golden case must match the C tool run now (pcp-tools).
+# Needs the reference installed (scripts/setup-reference-pcp.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seed=${PCP_RS_SEED:-$(date +%s)}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+echo "== committed golden files against libpcp (seed 1)"
+oracle/gen.sh "$work/seed1" 1 >/dev/null
+diff -r "$work/seed1" crates/pcp-core/tests/golden --exclude=printf.tsv
+echo "ok"
+
+echo "== fresh cases, seed $seed"
+oracle/gen.sh "$work/fresh" "$seed"
+PCP_RS_GOLDEN_DIR="$work/fresh" cargo test -q -p pcp-core --test differential
+
+if [ -x oracle/gen-printf.sh ]; then
+    echo "== printf formatting, seed $seed"
+    oracle/gen-printf.sh "$work/printf.tsv" "$seed" 50000 >/dev/null
+    PCP_RS_PRINTF_GOLDEN="$work/printf.tsv" cargo test -q -p pcp-core --test printf_golden
+fi
+
+echo "== tools against the C tools, live"
+PCP_RS_LIVE=1 cargo test -q -p pcp-tools --test golden
+echo "differential suite passed (seed $seed)"
