@@ -18,6 +18,15 @@ fn count_while(s: &[u8], f: impl Fn(u8) -> bool) -> usize {
     s.iter().take_while(|&&b| f(b)).count()
 }
 
+/// An optional leading `-` or `+`: (is it negative, bytes used).
+fn take_sign(s: &[u8]) -> (bool, usize) {
+    match s.first() {
+        Some(b'-') => (true, 1),
+        Some(b'+') => (false, 1),
+        _ => (false, 0),
+    }
+}
+
 fn starts_with_ci(s: &[u8], word: &[u8]) -> bool {
     s.len() >= word.len() && s[..word.len()].eq_ignore_ascii_case(word)
 }
@@ -26,18 +35,7 @@ fn starts_with_ci(s: &[u8], word: &[u8]) -> bool {
 /// number starts there (strtod's `endptr == nptr`). Leading white space is
 /// not skipped (the units parser has already done that).
 pub(crate) fn parse_prefix(s: &[u8]) -> Option<Prefix> {
-    let mut pos = 0;
-    let negative = match s.first() {
-        Some(b'-') => {
-            pos = 1;
-            true
-        }
-        Some(b'+') => {
-            pos = 1;
-            false
-        }
-        _ => false,
-    };
+    let (negative, pos) = take_sign(s);
     let rest = &s[pos..];
     let sign = |v: f64| if negative { -v } else { v };
 
@@ -110,18 +108,8 @@ fn hex_float(s: &[u8]) -> Option<(f64, usize, bool)> {
     }
     let mut exp: i64 = 0;
     if matches!(s.get(len), Some(b'p' | b'P')) {
-        let mut e = len + 1;
-        let neg = match s.get(e) {
-            Some(b'-') => {
-                e += 1;
-                true
-            }
-            Some(b'+') => {
-                e += 1;
-                false
-            }
-            _ => false,
-        };
+        let (neg, sign_len) = take_sign(&s[len + 1..]);
+        let e = len + 1 + sign_len;
         let exp_digits = count_while(&s[e..], |b| b.is_ascii_digit());
         if exp_digits > 0 {
             for &b in &s[e..e + exp_digits] {

@@ -137,6 +137,16 @@ fn parse_units_str() {
     });
 }
 
+/// A pmValue from the oracle's columns: INSITU (valfmt 0) holds the 4
+/// payload bytes in place, else a block of type `vtype`.
+fn value_of(valfmt: i32, vtype: i32, payload: Vec<u8>) -> Value {
+    if valfmt == 0 {
+        Value::Insitu(i32::from_le_bytes(payload[..4].try_into().expect("4 bytes")))
+    } else {
+        Value::Block(ValueBlock::new(vtype as u8, payload))
+    }
+}
+
 fn atom_of(ty: i32, bits: u64) -> AtomValue {
     match ty {
         0 => AtomValue::I32(bits as u32 as i32),
@@ -173,12 +183,8 @@ fn conv_scale_values() {
 #[test]
 fn extract_value_table() {
     run("extract", 10_000, |c| {
-        let (valfmt, itype, vtype, payload, otype) = (num(c[0]), num(c[1]), num(c[2]), hex(c[3]), num(c[4]));
-        let value = if valfmt == 0 {
-            Value::Insitu(i32::from_le_bytes(payload[..4].try_into().expect("4 bytes")))
-        } else {
-            Value::Block(ValueBlock::new(vtype as u8, payload))
-        };
+        let (itype, otype) = (num(c[1]), num(c[4]));
+        let value = value_of(num(c[0]), num(c[2]), hex(c[3]));
         let got = extract_value(&value, MetricType(itype), MetricType(otype));
         let sts = num(c[5]);
         match got {
@@ -284,12 +290,8 @@ fn ids_texts() {
 #[test]
 fn print_value_texts() {
     run("printvalue", 5_000, |c| {
-        let (valfmt, ty, vtype, payload, width) = (num(c[0]), num(c[1]), num(c[2]), hex(c[3]), num(c[4]));
-        let value = if valfmt == 0 {
-            Value::Insitu(i32::from_le_bytes(payload[..4].try_into().expect("4 bytes")))
-        } else {
-            Value::Block(ValueBlock::new(vtype as u8, payload))
-        };
+        let (ty, width) = (num(c[1]), num(c[4]));
+        let value = value_of(num(c[0]), num(c[2]), hex(c[3]));
         let mut out = Vec::new();
         if let Err(e) = print_value(&mut out, &value, MetricType(ty), width) {
             return Some(format!("error {e}"));
