@@ -4,6 +4,7 @@
  * nanoseconds per call.  The Rust side is crates/pcp-core/examples/core_bench.rs
  * with the same inputs and loop counts.
  */
+#define _GNU_SOURCE
 #include <pcp/pmapi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +90,7 @@ main(int argc, char **argv)
 	    pmUnits u;
 	    double m;
 	    char *e = NULL;
-	    if (strstr(parse[i], "time-") != NULL)
+	    if (strcasestr(parse[i], "time-") != NULL)
 		continue;	/* libpcp may abort on these */
 	    sink += pmParseUnitsStr(parse[i], &u, &m, &e);
 	    free(e);

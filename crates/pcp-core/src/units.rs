@@ -199,50 +199,54 @@ impl Units {
 /// string for dimensionless unscaled units.
 impl fmt::Display for Units {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const SPACE: [&str; 9] = [
+        const SPACE_NAMES: [&str; 9] = [
             "byte", "Kbyte", "Mbyte", "Gbyte", "Tbyte", "Pbyte", "Ebyte", "Zbyte", "Ybyte",
         ];
-        const TIME: [&str; 6] = ["nanosec", "microsec", "millisec", "sec", "min", "hour"];
-        let space = match SPACE.get(self.scale_space as usize) {
-            Some(s) => s.to_string(),
-            None => format!("space-{}", self.scale_space),
-        };
-        let time = match TIME.get(self.scale_time as usize) {
-            Some(s) => s.to_string(),
-            None => format!("time-{}", self.scale_time),
-        };
-        let count = match self.scale_count {
-            0 => "count".to_string(),
-            1 => "count x 10".to_string(),
-            n => format!("count x 10^{n}"),
-        };
-        let parts = [
-            (self.dim_space, &space),
-            (self.dim_time, &time),
-            (self.dim_count, &count),
-        ];
-        let mut words: Vec<String> = Vec::new();
-        let power = |name: &str, p: i8| {
-            if p == 1 {
-                name.to_string()
-            } else {
-                format!("{name}^{p}")
+        const TIME_NAMES: [&str; 6] = ["nanosec", "microsec", "millisec", "sec", "min", "hour"];
+        // one dimension's unit name, raised to `power` when that is not 1
+        let unit = |f: &mut fmt::Formatter<'_>, which: usize, power: i8| -> fmt::Result {
+            match which {
+                SPACE => match SPACE_NAMES.get(self.scale_space as usize) {
+                    Some(name) => f.write_str(name)?,
+                    None => write!(f, "space-{}", self.scale_space)?,
+                },
+                TIME => match TIME_NAMES.get(self.scale_time as usize) {
+                    Some(name) => f.write_str(name)?,
+                    None => write!(f, "time-{}", self.scale_time)?,
+                },
+                _ => match self.scale_count {
+                    0 => f.write_str("count")?,
+                    1 => f.write_str("count x 10")?,
+                    n => write!(f, "count x 10^{n}")?,
+                },
             }
+            if power != 1 {
+                write!(f, "^{power}")?;
+            }
+            Ok(())
         };
-        for (dim, name) in parts {
+        let dims = [self.dim_space, self.dim_time, self.dim_count];
+        let mut first = true;
+        for (which, &dim) in dims.iter().enumerate() {
             if dim > 0 {
-                words.push(power(name, dim));
+                if !first {
+                    f.write_str(" ")?;
+                }
+                unit(f, which, dim)?;
+                first = false;
             }
         }
-        if parts.iter().any(|(dim, _)| *dim < 0) {
-            words.push("/".to_string());
-            for (dim, name) in parts {
+        if dims.iter().any(|&d| d < 0) {
+            f.write_str(if first { "/" } else { " /" })?;
+            for (which, &dim) in dims.iter().enumerate() {
                 if dim < 0 {
-                    words.push(power(name, -dim));
+                    f.write_str(" ")?;
+                    unit(f, which, -dim)?;
                 }
             }
+            first = false;
         }
-        if words.is_empty() {
+        if first {
             // no dimension, but maybe a count scale (a historical anomaly)
             return match self.scale_count {
                 0 => Ok(()),
@@ -250,7 +254,7 @@ impl fmt::Display for Units {
                 n => write!(f, "x 10^{n}"),
             };
         }
-        f.write_str(&words.join(" "))
+        Ok(())
     }
 }
 
