@@ -31,3 +31,18 @@ printvalue 8000
 number 3000
 desc 2000
 KINDS
+
+# every constant pmapi.h defines for the tables pcp-core keeps, with the
+# value the compiler gives it: checked against our tables by the tests
+header=${PCP_PMAPI_H:-/usr/include/pcp/pmapi.h}
+{
+    echo '#include <pcp/pmapi.h>'
+    echo '#include <stdio.h>'
+    echo 'int main(void) {'
+    grep -oE '^#define[[:space:]]+(PM_ERR_|PM_TYPE_|PM_SEM_|PM_SPACE_|PM_TIME_|PM_COUNT_|PM_VAL_)[A-Z0-9_]+' "$header" \
+        | awk '{ printf "    printf(\"%%s\\t%%lld\\n\", \"%s\", (long long)(%s));\n", $2, $2 }'
+    echo '    return 0; }'
+} > "$here/build/defines.c"
+cc -o "$here/build/defines" "$here/build/defines.c"
+"$here/build/defines" > "$out/defines.tsv"
+echo "defines: $(wc -l < "$out/defines.tsv") constants"

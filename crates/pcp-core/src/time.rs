@@ -48,4 +48,20 @@ mod tests {
         assert!(Timestamp::new(1, 5) < Timestamp::new(1, 6));
         assert_eq!(Timestamp::new(0, 1234).usec(), 1);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn timeval_round_trips(sec in proptest::num::i64::ANY, usec in 0u32..1_000_000) {
+            let t = Timestamp::from_timeval(sec, usec);
+            proptest::prop_assert_eq!((t.sec, t.usec()), (sec, usec));
+        }
+
+        #[test]
+        fn nanoseconds_normalise(sec in -1_000_000_000i64..1_000_000_000, nsec in proptest::num::u32::ANY) {
+            let t = Timestamp::new(sec, nsec);
+            proptest::prop_assert!(t.nsec < 1_000_000_000);
+            proptest::prop_assert_eq!(t.sec as i128 * 1_000_000_000 + t.nsec as i128,
+                                      sec as i128 * 1_000_000_000 + nsec as i128);
+        }
+    }
 }

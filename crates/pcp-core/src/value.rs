@@ -409,6 +409,44 @@ mod tests {
         assert_eq!(extract_value(&short, MetricType::I64, MetricType::I64), Err(PmError::PM_ERR_CONV));
     }
 
+    fn atoms() -> impl proptest::strategy::Strategy<Value = AtomValue> {
+        use proptest::prelude::*;
+        prop_oneof![
+            any::<i32>().prop_map(AtomValue::I32),
+            any::<u32>().prop_map(AtomValue::U32),
+            any::<i64>().prop_map(AtomValue::I64),
+            any::<u64>().prop_map(AtomValue::U64),
+            any::<u32>().prop_map(|b| AtomValue::Float(f32::from_bits(b))),
+            any::<u64>().prop_map(|b| AtomValue::Double(f64::from_bits(b))),
+            proptest::collection::vec(1u8..=255, 0..64).prop_map(AtomValue::String),
+            // an aggregate's block has type AGGREGATE or the unset 0
+            (prop_oneof![Just(0u8), Just(7u8)], proptest::collection::vec(any::<u8>(), 0..64))
+                .prop_map(|(t, d)| AtomValue::Aggregate(ValueBlock::new(t, d))),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Packing an atom into a value and extracting it as its own type
+        /// gives back the same atom, bit for bit (NaNs included).
+        #[test]
+        fn pack_then_extract_round_trips(atom in atoms()) {
+            let ty = atom.metric_type();
+            let value = Value::from_atom(&atom);
+            let back = extract_value(&value, ty, ty);
+            match (&atom, back) {
+                (AtomValue::Aggregate(_), Ok(b)) => proptest::prop_assert_eq!(b, atom.clone()),
+                (_, Ok(b)) => {
+                    proptest::prop_assert_eq!(b.union_bits(), atom.union_bits());
+                    proptest::prop_assert_eq!(b.metric_type(), ty);
+                    if let (AtomValue::String(x), AtomValue::String(y)) = (&b, &atom) {
+                        proptest::prop_assert_eq!(x, y);
+                    }
+                }
+                (_, Err(e)) => proptest::prop_assert!(false, "{atom:?}: {e}"),
+            }
+        }
+    }
+
     #[test]
     fn numval_carries_the_status() {
         let vs = ValueSet { pmid: PmId::new(1, 2, 3), values: Err(PmError::PM_ERR_VALUE) };

@@ -321,3 +321,71 @@ fn print_desc_texts() {
         expect_eq(d.to_string().as_bytes(), &unescape(c[5]))
     });
 }
+
+/// pcp-core's value for a constant of `pmapi.h`, by its C name.
+fn our_constant(name: &str) -> Option<i64> {
+    use pcp_core::units::*;
+    use pcp_core::value::{PM_VAL_HDR_SIZE, PM_VAL_VLEN_MAX};
+    if let Some(e) = pcp_core::error::ERROR_TABLE.iter().find(|e| e.symbol == name) {
+        return Some(e.code as i64);
+    }
+    let types = [
+        ("NOSUPPORT", MetricType::NOSUPPORT), ("32", MetricType::I32), ("U32", MetricType::U32),
+        ("64", MetricType::I64), ("U64", MetricType::U64), ("FLOAT", MetricType::FLOAT),
+        ("DOUBLE", MetricType::DOUBLE), ("STRING", MetricType::STRING),
+        ("AGGREGATE", MetricType::AGGREGATE), ("AGGREGATE_STATIC", MetricType::AGGREGATE_STATIC),
+        ("EVENT", MetricType::EVENT), ("HIGHRES_EVENT", MetricType::HIGHRES_EVENT),
+        ("UNKNOWN", MetricType::UNKNOWN),
+    ];
+    if let Some(t) = name.strip_prefix("PM_TYPE_") {
+        return types.iter().find(|(n, _)| *n == t).map(|(_, ty)| ty.0 as i64);
+    }
+    Some(match name {
+        "PM_ERR_BASE" | "PM_ERR_BASE2" => pcp_core::error::PM_ERR_BASE as i64,
+        "PM_SEM_COUNTER" => Semantics::COUNTER.0 as i64,
+        "PM_SEM_INSTANT" => Semantics::INSTANT.0 as i64,
+        "PM_SEM_DISCRETE" => Semantics::DISCRETE.0 as i64,
+        "PM_SPACE_BYTE" => PM_SPACE_BYTE as i64,
+        "PM_SPACE_KBYTE" => PM_SPACE_KBYTE as i64,
+        "PM_SPACE_MBYTE" => PM_SPACE_MBYTE as i64,
+        "PM_SPACE_GBYTE" => PM_SPACE_GBYTE as i64,
+        "PM_SPACE_TBYTE" => PM_SPACE_TBYTE as i64,
+        "PM_SPACE_PBYTE" => PM_SPACE_PBYTE as i64,
+        "PM_SPACE_EBYTE" => PM_SPACE_EBYTE as i64,
+        "PM_SPACE_ZBYTE" => PM_SPACE_ZBYTE as i64,
+        "PM_SPACE_YBYTE" => PM_SPACE_YBYTE as i64,
+        "PM_TIME_NSEC" => PM_TIME_NSEC as i64,
+        "PM_TIME_USEC" => PM_TIME_USEC as i64,
+        "PM_TIME_MSEC" => PM_TIME_MSEC as i64,
+        "PM_TIME_SEC" => PM_TIME_SEC as i64,
+        "PM_TIME_MIN" => PM_TIME_MIN as i64,
+        "PM_TIME_HOUR" => PM_TIME_HOUR as i64,
+        "PM_COUNT_ONE" => PM_COUNT_ONE as i64,
+        "PM_VAL_HDR_SIZE" => PM_VAL_HDR_SIZE as i64,
+        "PM_VAL_VLEN_MAX" => PM_VAL_VLEN_MAX as i64,
+        "PM_VAL_INSITU" => ValueFormat::Insitu as i64,
+        "PM_VAL_DPTR" => ValueFormat::Dptr as i64,
+        "PM_VAL_SPTR" => ValueFormat::Sptr as i64,
+        _ => return None,
+    })
+}
+
+#[test]
+fn pmapi_h_constants() {
+    // every PM_ERR_/PM_TYPE_/PM_SEM_/PM_SPACE_/PM_TIME_/PM_COUNT_/PM_VAL_
+    // constant the header defines, with the compiler's value for it
+    run("defines", 100, |c| {
+        let want: i64 = c[1].parse().expect("value");
+        match our_constant(c[0]) {
+            Some(v) if v == want => None,
+            Some(v) => Some(format!("ours is {v}")),
+            None => Some("pcp-core has no such constant".to_string()),
+        }
+    });
+    // and the table has nothing the header lacks
+    let (dir, _) = golden_dir();
+    let text = std::fs::read_to_string(dir.join("defines.tsv")).expect("defines.tsv");
+    for e in pcp_core::error::ERROR_TABLE {
+        assert!(text.lines().any(|l| l.split('\t').next() == Some(e.symbol)), "{} not in pmapi.h", e.symbol);
+    }
+}
