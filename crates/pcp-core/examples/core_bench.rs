@@ -18,9 +18,8 @@ fn unhex(s: &str) -> String {
     if s == "-" {
         return String::new();
     }
-    let bytes: Vec<u8> = (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap_or(b'?'))
-        .collect();
+    let bytes: Vec<u8> =
+        (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap_or(b'?')).collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 

@@ -43,7 +43,16 @@ impl FloatSpec {
 }
 
 fn parse_spec<'a>(s: &'a [u8], star: &mut impl Iterator<Item = i32>) -> Option<(FloatSpec, &'a [u8])> {
-    let mut spec = FloatSpec { conv: 0, left: false, plus: false, space: false, alt: false, zero: false, width: 0, precision: None };
+    let mut spec = FloatSpec {
+        conv: 0,
+        left: false,
+        plus: false,
+        space: false,
+        alt: false,
+        zero: false,
+        width: 0,
+        precision: None,
+    };
     let mut i = 1;
     if s.first() != Some(&b'%') {
         return None;
@@ -120,14 +129,26 @@ fn strip_zeros(s: &mut String) {
 pub fn format_f64(spec: &FloatSpec, v: f64) -> String {
     let upper = spec.conv.is_ascii_uppercase();
     let neg = v.is_sign_negative();
-    let sign = if neg { "-" } else if spec.plus { "+" } else if spec.space { " " } else { "" };
+    let sign = if neg {
+        "-"
+    } else if spec.plus {
+        "+"
+    } else if spec.space {
+        " "
+    } else {
+        ""
+    };
     let a = v.abs();
     let p = spec.precision.unwrap_or(6).min(MAX_PRECISION);
     let mut zero_ok = spec.zero && !spec.left;
     let body = if !a.is_finite() {
         zero_ok = false;
         let t = if a.is_nan() { "nan" } else { "inf" };
-        if upper { t.to_uppercase() } else { t.to_string() }
+        if upper {
+            t.to_uppercase()
+        } else {
+            t.to_string()
+        }
     } else {
         match spec.conv.to_ascii_lowercase() {
             b'f' => {

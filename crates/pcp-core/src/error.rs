@@ -184,10 +184,7 @@ pub fn err_str(code: i32) -> Cow<'static, str> {
         // wrapped libraries' codes: SASL's are offset by PM_ERR_NYI
         let sasl = code - nyi;
         return if sasl >= -1000 {
-            let text = SASL_TEXT
-                .iter()
-                .find(|(c, _)| *c == sasl)
-                .map_or("undefined error!", |(_, t)| *t);
+            let text = SASL_TEXT.iter().find(|(c, _)| *c == sasl).map_or("undefined error!", |(_, t)| *t);
             Cow::Owned(format!("Authentication - {text}"))
         } else {
             Cow::Owned(format!("Unknown secure sockets error {code} ({sasl})"))

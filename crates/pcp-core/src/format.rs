@@ -61,9 +61,7 @@ pub fn atom_str(atom: Option<&AtomValue>, ty: MetricType) -> Vec<u8> {
         MetricType::U32 => out.extend(format!("{}", bits as u32).bytes()),
         MetricType::I64 => out.extend(format!("{}", bits as i64).bytes()),
         MetricType::U64 => out.extend(format!("{bits}").bytes()),
-        MetricType::FLOAT => {
-            out.extend(gfmt("%e", 0, f32::from_bits(bits as u32) as f64).bytes())
-        }
+        MetricType::FLOAT => out.extend(gfmt("%e", 0, f32::from_bits(bits as u32) as f64).bytes()),
         MetricType::DOUBLE => out.extend(gfmt("%e", 0, f64::from_bits(bits)).bytes()),
         MetricType::STRING => match atom {
             Some(AtomValue::String(s)) => {

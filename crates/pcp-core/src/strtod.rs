@@ -88,8 +88,7 @@ pub(crate) fn parse_prefix(s: &[u8]) -> Option<Prefix> {
     let magnitude: f64 = text.parse().ok()?;
     // digits of the mantissa (before any exponent): is any of them nonzero?
     let nonzero = rest[..mant_end].iter().any(|b| (b'1'..=b'9').contains(b));
-    let range_error = magnitude.is_infinite()
-        || (nonzero && (magnitude == 0.0 || magnitude < f64::MIN_POSITIVE));
+    let range_error = magnitude.is_infinite() || (nonzero && (magnitude == 0.0 || magnitude < f64::MIN_POSITIVE));
     Some(Prefix { value: sign(magnitude), len: pos + len, range_error })
 }
 

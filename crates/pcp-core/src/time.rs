@@ -15,10 +15,7 @@ pub struct Timestamp {
 impl Timestamp {
     /// From seconds and nanoseconds; nanoseconds beyond a second carry over.
     pub fn new(sec: i64, nsec: u32) -> Timestamp {
-        Timestamp {
-            sec: sec.saturating_add(i64::from(nsec / 1_000_000_000)),
-            nsec: nsec % 1_000_000_000,
-        }
+        Timestamp { sec: sec.saturating_add(i64::from(nsec / 1_000_000_000)), nsec: nsec % 1_000_000_000 }
     }
 
     /// From a `timeval` (seconds and microseconds).

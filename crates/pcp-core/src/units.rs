@@ -67,15 +67,8 @@ fn nibble_signed(x: u32) -> i8 {
 
 impl Units {
     /// Dimensionless, unscaled units (`none`).
-    pub const NONE: Units = Units {
-        dim_space: 0,
-        dim_time: 0,
-        dim_count: 0,
-        scale_space: 0,
-        scale_time: 0,
-        scale_count: 0,
-        pad: 0,
-    };
+    pub const NONE: Units =
+        Units { dim_space: 0, dim_time: 0, dim_count: 0, scale_space: 0, scale_time: 0, scale_count: 0, pad: 0 };
 
     /// Units from dimensions and scales, in `pmUnits` field order.
     /// Fields outside their 4-bit ranges give `PM_ERR_UNIT`.
@@ -199,9 +192,7 @@ impl Units {
 /// string for dimensionless unscaled units.
 impl fmt::Display for Units {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const SPACE_NAMES: [&str; 9] = [
-            "byte", "Kbyte", "Mbyte", "Gbyte", "Tbyte", "Pbyte", "Ebyte", "Zbyte", "Ybyte",
-        ];
+        const SPACE_NAMES: [&str; 9] = ["byte", "Kbyte", "Mbyte", "Gbyte", "Tbyte", "Pbyte", "Ebyte", "Zbyte", "Ybyte"];
         const TIME_NAMES: [&str; 6] = ["nanosec", "microsec", "millisec", "sec", "min", "hour"];
         // one dimension's unit name, raised to `power` when that is not 1
         let unit = |f: &mut fmt::Formatter<'_>, which: usize, power: i8| -> fmt::Result {
@@ -276,16 +267,14 @@ impl fmt::Display for ParseUnitsError {
 impl std::error::Error for ParseUnitsError {}
 
 fn parse_err(message: &'static str) -> ParseUnitsError {
-    ParseUnitsError {
-        code: PmError::PM_ERR_CONV,
-        message,
-    }
+    ParseUnitsError { code: PmError::PM_ERR_CONV, message }
 }
 
 /// Unit keywords of one dimension, in matching order (first match wins,
 /// compared without regard to ASCII case).
 struct Keywords(&'static [(&'static str, i32)]);
 
+#[rustfmt::skip]
 const TIME_WORDS: Keywords = Keywords(&[
     ("nanoseconds", 0), ("nanosecond", 0), ("nanosec", 0), ("ns", 0),
     ("microseconds", 1), ("microsecond", 1), ("microsec", 1), ("us", 1),
@@ -299,6 +288,7 @@ const TIME_WORDS: Keywords = Keywords(&[
     ("time-15", 15), ("time-1", 1),
 ]);
 
+#[rustfmt::skip]
 const SPACE_WORDS: Keywords = Keywords(&[
     ("bytes", 0), ("byte", 0),
     ("KB", 1), ("KiB", 1), ("Kbytes", 1), ("Kbyte", 1), ("Kibibytes", 1),
@@ -323,6 +313,7 @@ const SPACE_WORDS: Keywords = Keywords(&[
     ("space-13", 13), ("space-14", 14), ("space-15", 15), ("space-1", 1),
 ]);
 
+#[rustfmt::skip]
 const COUNT_WORDS: Keywords = Keywords(&[
     ("count x 10^-8", -8), ("count x 10^-7", -7), ("count x 10^-6", -6),
     ("count x 10^-5", -5), ("count x 10^-4", -4), ("count x 10^-3", -3),
@@ -334,6 +325,7 @@ const COUNT_WORDS: Keywords = Keywords(&[
 
 /// Exponents after a unit; `^8`..`^15` are accepted because a divisor may
 /// carry a power one beyond the 4-bit range (`/ sec^8` is -8).
+#[rustfmt::skip]
 const EXPONENTS: Keywords = Keywords(&[
     ("^-8", -8), ("^-7", -7), ("^-6", -6), ("^-5", -5), ("^-4", -4),
     ("^-3", -3), ("^-2", -2), ("^-1", -1), ("^0", 0), ("^2", 2), ("^3", 3),
@@ -435,11 +427,8 @@ pub fn parse_units(text: &str) -> Result<(Units, f64), ParseUnitsError> {
     let ((top, top_mult), (bottom, bottom_mult)) = (dividend, divisor);
 
     let mut dims = [0i32; 3];
-    const DIM_ERRORS: [&str; 3] = [
-        "space dimension out of bounds",
-        "time dimension out of bounds",
-        "count dimension out of bounds",
-    ];
+    const DIM_ERRORS: [&str; 3] =
+        ["space dimension out of bounds", "time dimension out of bounds", "count dimension out of bounds"];
     for d in [SPACE, TIME, COUNT] {
         dims[d] = top.dim[d] - bottom.dim[d];
         if !(-8..=7).contains(&dims[d]) {
@@ -463,9 +452,7 @@ pub fn parse_units(text: &str) -> Result<(Units, f64), ParseUnitsError> {
                     SPACE => 1024f64.powf(scale as f64),
                     COUNT => 10f64.powf(scale as f64),
                     // libpcp aborts on an assertion here; we refuse instead
-                    _ => *TIME_SCALE
-                        .get(scale as usize)
-                        .ok_or(parse_err("time scale out of bounds"))?,
+                    _ => *TIME_SCALE.get(scale as usize).ok_or(parse_err("time scale out of bounds"))?,
                 })
             };
             let (f_top, f_bottom) = (factor(top.scale[d])?, factor(bottom.scale[d])?);
@@ -608,9 +595,7 @@ pub fn conv_scale(value: &AtomValue, from: Units, to: Units) -> PmResult<AtomVal
         AtomValue::I32(v) => AtomValue::I32(scale_i64(v as i64) as i32),
         AtomValue::U32(v) => AtomValue::U32(scale_i64(v as i64) as u32),
         AtomValue::I64(v) => AtomValue::I64(scale_i64(v)),
-        AtomValue::U64(v) => {
-            AtomValue::U64(v.wrapping_mul(mult as u64).wrapping_add(half as u64) / div as u64)
-        }
+        AtomValue::U64(v) => AtomValue::U64(v.wrapping_mul(mult as u64).wrapping_add(half as u64) / div as u64),
         AtomValue::Float(v) => AtomValue::Float(v * (mult as f32 / div as f32)),
         AtomValue::Double(v) => AtomValue::Double(v * (mult as f64 / div as f64)),
         _ => return Err(PmError::PM_ERR_CONV),

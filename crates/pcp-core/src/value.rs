@@ -353,20 +353,14 @@ pub fn extract_value(value: &Value, itype: MetricType, otype: MetricType) -> PmR
             // an i32 or u32 converts exactly as the same value held in an i64
             MetricType::I32 | MetricType::UNKNOWN => from_i64(*l as i64, otype),
             MetricType::U32 => from_i64(*l as u32 as i64, otype),
-            MetricType::FLOAT => {
-                from_float(f32::from_bits(*l as u32) as f64, &FLOAT_LIMITS, otype, true)
-            }
+            MetricType::FLOAT => from_float(f32::from_bits(*l as u32) as f64, &FLOAT_LIMITS, otype, true),
             _ => Err(PmError::PM_ERR_CONV),
         },
         Value::Block(b) => match itype {
             MetricType::I64 => from_i64(i64::from_le_bytes(fixed(b, itype)?), otype),
             MetricType::U64 => from_u64(u64::from_le_bytes(fixed(b, itype)?), otype),
-            MetricType::DOUBLE => {
-                from_float(f64::from_le_bytes(fixed(b, itype)?), &DOUBLE_LIMITS, otype, false)
-            }
-            MetricType::FLOAT => {
-                from_float(f32::from_le_bytes(fixed(b, itype)?) as f64, &FLOAT_LIMITS, otype, true)
-            }
+            MetricType::DOUBLE => from_float(f64::from_le_bytes(fixed(b, itype)?), &DOUBLE_LIMITS, otype, false),
+            MetricType::FLOAT => from_float(f32::from_le_bytes(fixed(b, itype)?) as f64, &FLOAT_LIMITS, otype, true),
             MetricType::STRING | MetricType::AGGREGATE => {
                 if b.vtype != itype.0 as u8 && b.vtype != 0 {
                     return Err(PmError::PM_ERR_CONV);
@@ -451,7 +445,8 @@ mod tests {
     fn numval_carries_the_status() {
         let vs = ValueSet { pmid: PmId::new(1, 2, 3), values: Err(PmError::PM_ERR_VALUE) };
         assert_eq!(vs.numval(), PmError::PM_ERR_VALUE.code());
-        let ok = ValueSet { pmid: PmId::new(1, 2, 3), values: Ok(vec![InstValue { inst: 0, value: Value::Insitu(1) }]) };
+        let ok =
+            ValueSet { pmid: PmId::new(1, 2, 3), values: Ok(vec![InstValue { inst: 0, value: Value::Insitu(1) }]) };
         assert_eq!((ok.numval(), ok.valfmt()), (1, ValueFormat::Insitu));
     }
 }

@@ -22,10 +22,7 @@ fn hex(s: &str) -> Vec<u8> {
     if s == "-" {
         return Vec::new();
     }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex in golden file"))
-        .collect()
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex in golden file")).collect()
 }
 
 fn to_hex(b: &[u8]) -> String {
@@ -98,16 +95,12 @@ fn run(kind: &str, min_cases: usize, check: impl Fn(&[&str]) -> Option<String>) 
 }
 
 fn expect_eq(got: &[u8], want: &[u8]) -> Option<String> {
-    (got != want).then(|| {
-        format!("got {:?}, libpcp {:?}", String::from_utf8_lossy(got), String::from_utf8_lossy(want))
-    })
+    (got != want).then(|| format!("got {:?}, libpcp {:?}", String::from_utf8_lossy(got), String::from_utf8_lossy(want)))
 }
 
 #[test]
 fn units_str() {
-    run("units", 10_000, |c| {
-        expect_eq(Units::from_u32(u32_hex(c[0])).to_string().as_bytes(), &unescape(c[1]))
-    });
+    run("units", 10_000, |c| expect_eq(Units::from_u32(u32_hex(c[0])).to_string().as_bytes(), &unescape(c[1])));
 }
 
 #[test]
@@ -124,7 +117,13 @@ fn parse_units_str() {
             Ok((u, m)) if sts == 0 => {
                 let want_m = u64::from_str_radix(c[3], 16).expect("mult bits");
                 (u.to_u32() != u32_hex(c[2]) || m.to_bits() != want_m).then(|| {
-                    format!("got {:08x} {m:e} ({:016x}), libpcp {} {:e}", u.to_u32(), m.to_bits(), c[2], f64::from_bits(want_m))
+                    format!(
+                        "got {:08x} {m:e} ({:016x}), libpcp {} {:e}",
+                        u.to_u32(),
+                        m.to_bits(),
+                        c[2],
+                        f64::from_bits(want_m)
+                    )
                 })
             }
             Err(e) if sts != 0 => {
@@ -330,11 +329,18 @@ fn our_constant(name: &str) -> Option<i64> {
         return Some(e.code as i64);
     }
     let types = [
-        ("NOSUPPORT", MetricType::NOSUPPORT), ("32", MetricType::I32), ("U32", MetricType::U32),
-        ("64", MetricType::I64), ("U64", MetricType::U64), ("FLOAT", MetricType::FLOAT),
-        ("DOUBLE", MetricType::DOUBLE), ("STRING", MetricType::STRING),
-        ("AGGREGATE", MetricType::AGGREGATE), ("AGGREGATE_STATIC", MetricType::AGGREGATE_STATIC),
-        ("EVENT", MetricType::EVENT), ("HIGHRES_EVENT", MetricType::HIGHRES_EVENT),
+        ("NOSUPPORT", MetricType::NOSUPPORT),
+        ("32", MetricType::I32),
+        ("U32", MetricType::U32),
+        ("64", MetricType::I64),
+        ("U64", MetricType::U64),
+        ("FLOAT", MetricType::FLOAT),
+        ("DOUBLE", MetricType::DOUBLE),
+        ("STRING", MetricType::STRING),
+        ("AGGREGATE", MetricType::AGGREGATE),
+        ("AGGREGATE_STATIC", MetricType::AGGREGATE_STATIC),
+        ("EVENT", MetricType::EVENT),
+        ("HIGHRES_EVENT", MetricType::HIGHRES_EVENT),
         ("UNKNOWN", MetricType::UNKNOWN),
     ];
     if let Some(t) = name.strip_prefix("PM_TYPE_") {

@@ -8,6 +8,8 @@
 #![warn(missing_docs)]
 
 pub mod cscanf;
+pub mod getopt;
+pub mod pmcpp;
 pub mod pmerr;
 
 use std::ffi::OsString;

@@ -1,7 +1,7 @@
 //! `pmerr`: translate PCP error codes to their texts, or list them all.
 
-use pcp_core::error::ERROR_TABLE;
 use pcp_core::err_str;
+use pcp_core::error::ERROR_TABLE;
 use std::ffi::OsString;
 use std::io::Write;
 

@@ -15,9 +15,11 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn tool(name: &str) -> Option<ToolFn> {
+/// Our tool, and the C tool's path (PCP keeps some outside PATH).
+fn tool(name: &str) -> Option<(ToolFn, &'static str)> {
     Some(match name {
-        "pmerr" => pcp_tools::pmerr::run,
+        "pmerr" => (pcp_tools::pmerr::run, "pmerr"),
+        "pmcpp" => (pcp_tools::pmcpp::run, "/usr/lib/pcp/bin/pmcpp"),
         _ => return None,
     })
 }
@@ -67,8 +69,10 @@ fn golden_outputs() {
     dirs.sort_by_key(|d| d.file_name());
     for dir in dirs {
         let name = dir.file_name().to_string_lossy().to_string();
-        let Some(run) = tool(&name) else { panic!("golden dir for unknown tool {name}") };
-        let mut cases: Vec<_> = std::fs::read_dir(dir.path()).expect("tool dir").flatten()
+        let Some((run, c_tool)) = tool(&name) else { panic!("golden dir for unknown tool {name}") };
+        let mut cases: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("tool dir")
+            .flatten()
             .map(|e| e.path())
             .filter(|p| p.extension().is_some_and(|x| x == "cmd"))
             .collect();
@@ -77,7 +81,7 @@ fn golden_outputs() {
             let case = read_case(&cmd);
             let stem = cmd.with_extension("");
             let expected = if record || live {
-                let got = run_c_tool(&name, &case);
+                let got = run_c_tool(c_tool, &case);
                 if record {
                     std::fs::write(stem.with_extension("out"), &got.0).expect("write");
                     std::fs::write(stem.with_extension("err"), &got.1).expect("write");

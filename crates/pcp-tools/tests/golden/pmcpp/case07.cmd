@@ -1,0 +1,1 @@
+tests/golden/pmcpp/in/extra-text.pmns

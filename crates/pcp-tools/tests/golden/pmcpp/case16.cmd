@@ -1,0 +1,3 @@
+tests/golden/pmcpp/in/include.pmns
+--env
+PCP_VAR_DIR=tests/golden/pmcpp/vardir

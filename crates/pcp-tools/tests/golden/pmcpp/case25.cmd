@@ -1,0 +1,2 @@
+-r
+tests/golden/pmcpp/in/restrict.pmns

@@ -1,0 +1,2 @@
+-s
+tests/golden/pmcpp/in/shellstyle.pmns

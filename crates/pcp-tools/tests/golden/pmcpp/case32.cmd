@@ -1,0 +1,2 @@
+-P
+tests/golden/pmcpp/in/macros.pmns

@@ -1,0 +1,4 @@
+-DDOM=99
+-D
+EXTRA
+tests/golden/pmcpp/in/macros.pmns

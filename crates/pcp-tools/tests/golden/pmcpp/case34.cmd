@@ -1,0 +1,3 @@
+-DX=1
+-DX=2
+tests/golden/pmcpp/in/ifdef.pmns

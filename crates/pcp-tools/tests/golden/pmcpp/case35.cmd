@@ -1,0 +1,3 @@
+-D
+9bad
+tests/golden/pmcpp/in/ifdef.pmns

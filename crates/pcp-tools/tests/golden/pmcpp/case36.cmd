@@ -1,0 +1,3 @@
+-I
+tests/golden/pmcpp
+tests/golden/pmcpp/incpath.pmns

@@ -1,0 +1,2 @@
+-x
+tests/golden/pmcpp/in/blank.pmns

@@ -1,0 +1,2 @@
+--foo
+tests/golden/pmcpp/in/blank.pmns

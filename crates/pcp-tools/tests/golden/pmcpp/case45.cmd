@@ -1,0 +1,3 @@
+--define=Y=2
+--restrict
+tests/golden/pmcpp/in/restrict.pmns

@@ -1,0 +1,2 @@
+tests/golden/pmcpp/in/blank.pmns
+/nonexistent/dir/out
