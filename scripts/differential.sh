@@ -27,4 +27,21 @@ fi
 
 echo "== tools against the C tools, live"
 PCP_RS_LIVE=1 cargo test -q -p pcp-tools --test golden
+
+echo "== pminfo on the system name space"
+cargo build -q -p pcp-tools --bin pminfo
+root=/var/lib/pcp/pmns/root
+for flags in "-n" "-m -n" "-M -n" "-N"; do
+    # shellcheck disable=SC2086
+    (export PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C
+     st=0; pminfo $flags "$root" >"$work/c.out" 2>"$work/c.err" || st=$?; echo "status $st" >>"$work/c.err"
+     st=0; target/debug/pminfo $flags "$root" >"$work/r.out" 2>"$work/r.err" || st=$?; echo "status $st" >>"$work/r.err")
+    cmp "$work/c.out" "$work/r.out" && cmp "$work/c.err" "$work/r.err" || {
+        echo "pminfo $flags $root differs" >&2
+        diff "$work/c.out" "$work/r.out" | head -20 >&2
+        diff "$work/c.err" "$work/r.err" | head -20 >&2
+        exit 1
+    }
+    echo "pminfo $flags $root: $(wc -l < "$work/r.out") lines agree"
+done
 echo "differential suite passed (seed $seed)"

@@ -4,4 +4,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod ascii;
 pub mod cpp;
+pub mod tree;
+
+pub use ascii::{load, LoadOptions, Loaded};
+pub use tree::Pmns;

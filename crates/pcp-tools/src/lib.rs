@@ -11,6 +11,7 @@ pub mod cscanf;
 pub mod getopt;
 pub mod pmcpp;
 pub mod pmerr;
+pub mod pminfo;
 
 use std::ffi::OsString;
 use std::io::{self, Write};

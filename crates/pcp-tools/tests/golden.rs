@@ -20,6 +20,7 @@ fn tool(name: &str) -> Option<(ToolFn, &'static str)> {
     Some(match name {
         "pmerr" => (pcp_tools::pmerr::run, "pmerr"),
         "pmcpp" => (pcp_tools::pmcpp::run, "/usr/lib/pcp/bin/pmcpp"),
+        "pminfo" => (pcp_tools::pminfo::run, "pminfo"),
         _ => return None,
     })
 }

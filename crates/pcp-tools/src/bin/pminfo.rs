@@ -1,0 +1,4 @@
+//! `pminfo`: see [`pcp_tools::pminfo`].
+fn main() {
+    pcp_tools::main_with(pcp_tools::pminfo::run)
+}

@@ -1,0 +1,279 @@
+//! `pminfo`: list metric names, PMIDs and (with a metrics source)
+//! descriptions, help text and values.
+//!
+//! What works today is the name-space part: `-n`/`-N FILE`, `-m`, `-M`,
+//! metric and subtree names, PMIDs (`60.0.4`) and instance domains (`60.1`)
+//! as arguments. Options that need a metrics source (a host, archive or
+//! local context) say so and exit 1, until those contexts exist.
+
+use crate::getopt::{self, OptSpec};
+use pcp_core::{InDom, PmError, PmId};
+use pcp_pmns::cpp::{Files, OsFiles};
+use pcp_pmns::{LoadOptions, Pmns};
+use std::ffi::OsString;
+use std::io::Write;
+
+const USAGE: &str = include_str!("pminfo-usage.txt");
+
+/// Names are looked up (and printed) this many at a time, as pminfo does.
+const BATCH: usize = 128;
+
+const fn opt(short: char, long: &'static str, has_arg: bool) -> OptSpec {
+    OptSpec { short, long: Some(long), has_arg }
+}
+
+const SPECS: &[OptSpec] = &[
+    opt('a', "archive", true),
+    opt('b', "batch", true),
+    opt('c', "derived", true),
+    OptSpec { short: 'C', long: None, has_arg: false },
+    opt('d', "desc", false),
+    opt('D', "debug", true),
+    opt('F', "fetchall", false),
+    opt('f', "fetch", false),
+    opt('h', "host", true),
+    opt('I', "fullindom", false),
+    opt('K', "spec-local", true),
+    opt('l', "labels", false),
+    opt('L', "local-PMDA", false),
+    opt('M', "fullpmid", false),
+    opt('m', "pmid", false),
+    opt('N', "uniqnames", true),
+    opt('n', "namespace", true),
+    opt('O', "origin", true),
+    opt('s', "series", false),
+    opt('t', "oneline", false),
+    opt('T', "helptext", false),
+    opt('v', "verify", false),
+    opt('V', "version", false),
+    opt('x', "events", false),
+    opt('z', "hostzone", false),
+    opt('Z', "timezone", true),
+    opt('?', "help", false),
+    // long only: its short letter is never typed
+    OptSpec { short: '\u{1}', long: Some("container"), has_arg: true },
+];
+
+/// Run `pminfo` with `args` (including the program name).
+pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    run_with(args, out, err, &mut OsFiles)
+}
+
+/// [`run`] reading name-space files through `files`.
+pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> i32 {
+    // a failed write (other than a closed pipe) ends with failure
+    Pminfo::new(out, err, files).main(args).unwrap_or(1)
+}
+
+struct Pminfo<'a> {
+    out: &'a mut dyn Write,
+    err: &'a mut dyn Write,
+    files: &'a mut dyn Files,
+    pmns: Option<Pmns>,
+    p_mid: bool,
+    p_fullmid: bool,
+    batch: Vec<String>,
+}
+
+impl<'a> Pminfo<'a> {
+    fn new(out: &'a mut dyn Write, err: &'a mut dyn Write, files: &'a mut dyn Files) -> Self {
+        Pminfo { out, err, files, pmns: None, p_mid: false, p_fullmid: false, batch: Vec::new() }
+    }
+
+    fn main(&mut self, args: &[OsString]) -> std::io::Result<i32> {
+        let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
+        let parsed = getopt::parse(&args, SPECS, "pminfo", self.err);
+        let mut errors = parsed.errors;
+        let mut runtime_error = false;
+        let mut version = false;
+        let mut unsupported: Option<char> = None;
+        for o in &parsed.opts {
+            match o.opt {
+                'n' | 'N' => {
+                    let file = o.arg.clone().unwrap_or_default();
+                    if let Err(e) = self.load(&file, o.opt == 'n') {
+                        let _ = writeln!(
+                            self.err,
+                            "pminfo: Cannot load namespace from \"{}\": {e}",
+                            String::from_utf8_lossy(&file)
+                        );
+                        runtime_error = true;
+                        errors += 1;
+                    }
+                }
+                'm' => self.p_mid = true,
+                'M' => {
+                    self.p_mid = true;
+                    self.p_fullmid = true;
+                }
+                'V' => version = true,
+                '?' => errors += 1,
+                'z' | 'Z' | 'O' | 'D' | 'C' | 'b' => {}
+                c => {
+                    unsupported.get_or_insert(c);
+                }
+            }
+        }
+        if version && errors == 0 {
+            self.err.write_all(b"pminfo version 6.0.3\n")?;
+            return Ok(0);
+        }
+        if errors > 0 {
+            if !runtime_error {
+                self.err.write_all(USAGE.as_bytes())?;
+            }
+            return Ok(1);
+        }
+        if let Some(c) = unsupported {
+            let what = if c == '\u{1}' { "--container".to_string() } else { format!("-{c}") };
+            writeln!(
+                self.err,
+                "pminfo: {what} needs a metrics source (host, archive or local context), which pcp-rs does not have yet"
+            )?;
+            return Ok(1);
+        }
+        if self.pmns.is_none() {
+            self.err.write_all(
+                b"pminfo: without -n or -N pminfo needs a metrics source (host, archive or local context), which pcp-rs does not have yet\n",
+            )?;
+            return Ok(1);
+        }
+        let mut status = 0;
+        if parsed.operands.is_empty() {
+            if let Err(e) = self.traverse("") {
+                writeln!(self.err, "Error: {e}")?;
+                status = 1;
+            }
+        }
+        for arg in &parsed.operands {
+            let name = String::from_utf8_lossy(arg).into_owned();
+            let r = if arg.first().is_some_and(u8::is_ascii_digit) { self.digits(&name) } else { self.traverse(&name) };
+            if let Err(e) = r {
+                writeln!(self.err, "Error: {name}: {e}")?;
+                status = 1;
+            }
+        }
+        self.report()?;
+        Ok(status)
+    }
+
+    fn load(&mut self, file: &[u8], dupok: bool) -> Result<(), PmError> {
+        if self.pmns.is_some() {
+            return Err(PmError::PM_ERR_DUPPMNS);
+        }
+        let opts = LoadOptions { dupok, use_cpp: true, var_dir: crate::pmcpp::var_dir() };
+        let loaded = pcp_pmns::load(file, &opts, self.files);
+        let _ = self.err.write_all(&loaded.diagnostics);
+        let mut pmns = loaded.pmns?;
+        // libpcp's anonymous derived metrics, always defined (they describe
+        // event records); the derived-metric engine will own these
+        pmns.add_name("event.flags", PmId::new(511, 0, 1));
+        pmns.add_name("event.missed", PmId::new(511, 0, 2));
+        self.pmns = Some(pmns);
+        Ok(())
+    }
+
+    fn pmns(&self) -> &Pmns {
+        self.pmns.as_ref().expect("a name space is loaded before any lookup")
+    }
+
+    /// A PMID (`d.c.i`) or instance domain (`d.s`) argument.
+    fn digits(&mut self, arg: &str) -> Result<(), PmError> {
+        let parts: Vec<u32> = scan_dotted_u32(arg);
+        match parts[..] {
+            [d, c, i, ..] => {
+                let name = self.pmns().name_of(PmId::new(d, c, i))?;
+                self.traverse(&name)
+            }
+            [d, s] => {
+                let indom = InDom::new(d, s);
+                let _ = writeln!(self.out, "\nInDom: {indom} 0x{:x}", indom.0);
+                Ok(())
+            }
+            _ => Err(PmError::PM_ERR_NAME),
+        }
+    }
+
+    fn traverse(&mut self, name: &str) -> Result<(), PmError> {
+        let names = self.pmns().traverse(name)?;
+        for n in names {
+            if n.is_empty() {
+                let _ = self.out.write_all(b"PMNS appears to be empty!\n");
+                continue;
+            }
+            self.batch.push(n);
+            if self.batch.len() >= BATCH {
+                let _ = self.report();
+            }
+        }
+        Ok(())
+    }
+
+    fn report(&mut self) -> std::io::Result<()> {
+        let batch = std::mem::take(&mut self.batch);
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let mut pmids = vec![PmId::NULL; batch.len()];
+        let mut names: Vec<&str> = batch.iter().map(String::as_str).collect();
+        if self.p_mid {
+            match self.pmns().lookup_names(&names) {
+                Ok((ids, _)) => pmids = ids,
+                Err(e) => {
+                    // one name in the batch, and it failed
+                    for n in &names {
+                        writeln!(self.out, "{n}: pmLookupName: {e}")?;
+                    }
+                    names.clear();
+                }
+            }
+        }
+        for (name, pmid) in names.iter().zip(&pmids) {
+            self.out.write_all(name.as_bytes())?;
+            if self.p_mid {
+                write!(self.out, " PMID: {pmid}")?;
+            }
+            if self.p_fullmid {
+                write!(self.out, " = {} = 0x{:x}", pmid.0, pmid.0)?;
+            }
+            self.out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+}
+
+/// `sscanf(arg, "%u.%u.%u")`: up to three dot-separated unsigned numbers
+/// from the front (each may be preceded by white space and a sign, and is
+/// reduced modulo 2^32 as `%u` does).
+fn scan_dotted_u32(arg: &str) -> Vec<u32> {
+    let b = arg.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while out.len() < 3 {
+        while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+            i += 1;
+        }
+        let neg = b.get(i) == Some(&b'-');
+        if matches!(b.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        let d = b[i.min(b.len())..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if d == 0 {
+            break;
+        }
+        let mut v: u64 = 0;
+        for &c in &b[i..i + d] {
+            v = v.saturating_mul(10).saturating_add((c - b'0') as u64);
+        }
+        let v = if v > u32::MAX as u64 { u32::MAX } else { v as u32 };
+        out.push(if neg { v.wrapping_neg() } else { v });
+        i += d;
+        if out.len() < 3 {
+            if b.get(i) != Some(&b'.') {
+                break;
+            }
+            i += 1;
+        }
+    }
+    out
+}

@@ -1,0 +1,7 @@
+-n
+tests/golden/pminfo/ns/extra-pmid-part.pmns
+--env
+PCP_DERIVED_CONFIG=
+PCP_VAR_DIR=tests/golden/pminfo/vardir
+TZ=UTC
+LC_ALL=C

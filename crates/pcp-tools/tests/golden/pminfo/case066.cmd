@@ -1,0 +1,7 @@
+-N
+tests/golden/pminfo/ns/spec-example.pmns
+--env
+PCP_DERIVED_CONFIG=
+PCP_VAR_DIR=tests/golden/pminfo/vardir
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-m
+-n
+tests/golden/pminfo/ns/spec-example.pmns
+1.26.35
+1.10.10
+1.99.1
+--env
+PCP_DERIVED_CONFIG=
+PCP_VAR_DIR=tests/golden/pminfo/vardir
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-n
+tests/golden/pminfo/ns/spec-example.pmns
+nosuch
+cpu
+cpu.nosuch
+--env
+PCP_DERIVED_CONFIG=
+PCP_VAR_DIR=tests/golden/pminfo/vardir
+TZ=UTC
+LC_ALL=C

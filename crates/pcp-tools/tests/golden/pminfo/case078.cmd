@@ -1,0 +1,8 @@
+--namespace=tests/golden/pminfo/ns/spec-example.pmns
+--pmid
+cpu
+--env
+PCP_DERIVED_CONFIG=
+PCP_VAR_DIR=tests/golden/pminfo/vardir
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-m
+-n
+tests/golden/pminfo/ns/dynamic.pmns
+60.0.1
+511.60.0
+--env
+PCP_DERIVED_CONFIG=
+PCP_VAR_DIR=tests/golden/pminfo/vardir
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-n
+tests/golden/pminfo/ns/spec-example.pmns
+-m
+cpu.util
+--env
+PCP_DERIVED_CONFIG=
+PCP_VAR_DIR=tests/golden/pminfo/vardir
+TZ=UTC
+LC_ALL=C
