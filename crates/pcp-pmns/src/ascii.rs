@@ -9,7 +9,7 @@
 //! which shows in the caret lines; that is reproduced too.
 
 use crate::cpp::{Cpp, Files, Options};
-use crate::tree::{NodeId, Pmns};
+use crate::tree::{Builder, NodeId, Pmns};
 use pcp_core::{PmError, PmId};
 use std::collections::HashMap;
 
@@ -68,8 +68,8 @@ fn scan_int(digits: &[u8]) -> i32 {
     v as i32
 }
 
-struct Lexer<'a> {
-    text: &'a [u8],
+struct Lexer {
+    text: Vec<u8>,
     pos: usize,
     cpp_ok: bool,
     used_cpp: bool,
@@ -82,7 +82,7 @@ struct Lexer<'a> {
     diag: Vec<u8>,
 }
 
-impl<'a> Lexer<'a> {
+impl Lexer {
     fn cstr(&self) -> &[u8] {
         let end = self.linebuf.iter().position(|&b| b == 0).unwrap_or(LINEBUF);
         &self.linebuf[..end]
@@ -224,7 +224,8 @@ impl<'a> Lexer<'a> {
         while self.lp < LINEBUF && self.linebuf[self.lp] != 0 && !is_space(self.linebuf[self.lp]) {
             self.lp += 1;
         }
-        self.tok = self.linebuf[start..self.lp].to_vec();
+        self.tok.clear();
+        self.tok.extend_from_slice(&self.linebuf[start..self.lp]);
         Ok(Some(self.classify()))
     }
 
@@ -346,10 +347,17 @@ fn parse_marker(line: &[u8]) -> Option<(i32, Vec<u8>)> {
     Some((n, file))
 }
 
-/// One `path { ... }` block of pass 1.
+/// One `path { ... }` block of pass 1: its path, and its children as
+/// (name offset, name length, PMID) into the name arena.
 struct Subtree {
     name: Vec<u8>,
-    children: Vec<(Vec<u8>, PmId)>,
+    children: Vec<(u32, u32, PmId)>,
+}
+
+/// Pass 1's result: the blocks, and one arena holding every child name.
+struct Defs {
+    names: Vec<u8>,
+    blocks: Vec<Subtree>,
 }
 
 /// Load an ASCII PMNS from `path`, reading through `files` (pmcpp's
@@ -376,7 +384,7 @@ pub fn load(path: &[u8], opts: &LoadOptions, files: &mut dyn Files) -> Loaded {
         (data, true)
     };
     let mut lex = Lexer {
-        text: &text,
+        text,
         pos: 0,
         cpp_ok,
         used_cpp: opts.use_cpp,
@@ -388,8 +396,11 @@ pub fn load(path: &[u8], opts: &LoadOptions, files: &mut dyn Files) -> Loaded {
         tok: Vec::new(),
         diag,
     };
-    let pmns = pass1(&mut lex).and_then(|defs| pass2(&mut lex, defs, opts.dupok));
-    Loaded { pmns, diagnostics: lex.diag }
+    let pmns = pass1(&mut lex).and_then(|defs| {
+        lex.text = Vec::new(); // the text is no longer needed: free it first
+        pass2(&mut lex, defs, opts.dupok)
+    });
+    Loaded { pmns, diagnostics: std::mem::take(&mut lex.diag) }
 }
 
 /// Load the text of an ASCII PMNS that needs no preprocessing (as
@@ -407,8 +418,8 @@ pub fn load_text(name: &[u8], text: &[u8], dupok: bool) -> Loaded {
     load(name, &LoadOptions { dupok, use_cpp: false, ..LoadOptions::default() }, &mut One(text))
 }
 
-fn pass1(lex: &mut Lexer) -> Result<Vec<Subtree>, PmError> {
-    let mut defs: Vec<Subtree> = Vec::new();
+fn pass1(lex: &mut Lexer) -> Result<Defs, PmError> {
+    let mut defs = Defs { names: Vec::new(), blocks: Vec::new() };
     let mut state = 0;
     while let Some(tok) = lex.next()? {
         match state {
@@ -417,7 +428,7 @@ fn pass1(lex: &mut Lexer) -> Result<Vec<Subtree>, PmError> {
                     lex.err(b"Expected NAME or PATH");
                     return Err(PmError::PM_ERR_PMNS);
                 }
-                defs.push(Subtree { name: lex.tok.clone(), children: Vec::new() });
+                defs.blocks.push(Subtree { name: lex.tok.clone(), children: Vec::new() });
                 state = 1;
             }
             1 => {
@@ -429,22 +440,23 @@ fn pass1(lex: &mut Lexer) -> Result<Vec<Subtree>, PmError> {
             }
             _ => match (state, tok) {
                 (_, Tok::Name) => {
-                    let name = lex.tok.clone();
-                    if let Some(d) = defs.last_mut() {
-                        d.children.push((name, PmId::NULL));
+                    let off = defs.names.len() as u32;
+                    defs.names.extend_from_slice(&lex.tok);
+                    if let Some(d) = defs.blocks.last_mut() {
+                        d.children.push((off, lex.tok.len() as u32, PmId::NULL));
                     }
                     state = 3;
                 }
                 (3, Tok::Pmid(id)) => {
-                    if let Some((_, pmid)) = defs.last_mut().and_then(|d| d.children.last_mut()) {
-                        *pmid = id;
+                    if let Some(child) = defs.blocks.last_mut().and_then(|d| d.children.last_mut()) {
+                        child.2 = id;
                     }
                     state = 2;
                 }
                 (_, Tok::RBrace) => {
                     state = 0;
-                    if let Some(d) = defs.last() {
-                        if let Some(dup) = first_duplicate(&d.children) {
+                    if let Some(d) = defs.blocks.last() {
+                        if let Some(dup) = first_duplicate(&defs.names, &d.children) {
                             let mut msg = b"Duplicate name \"".to_vec();
                             msg.extend_from_slice(dup);
                             msg.extend_from_slice(b"\" in subtree for \"");
@@ -471,21 +483,31 @@ fn pass1(lex: &mut Lexer) -> Result<Vec<Subtree>, PmError> {
     Ok(defs)
 }
 
-/// The first child name (in order) that appears again later.
-fn first_duplicate(children: &[(Vec<u8>, PmId)]) -> Option<&[u8]> {
-    let mut count: HashMap<&[u8], usize> = HashMap::with_capacity(children.len());
-    for (name, _) in children {
-        *count.entry(name.as_slice()).or_default() += 1;
-    }
-    children.iter().map(|(n, _)| n.as_slice()).find(|n| count[n] > 1)
+fn arena<'n>(names: &'n [u8], (off, len, _): &(u32, u32, PmId)) -> &'n [u8] {
+    &names[*off as usize..(*off + *len) as usize]
 }
 
-fn pass2(lex: &mut Lexer, defs: Vec<Subtree>, dupok: bool) -> Result<Pmns, PmError> {
+/// The first child name (in order) that appears again later in the block.
+fn first_duplicate<'n>(names: &'n [u8], children: &[(u32, u32, PmId)]) -> Option<&'n [u8]> {
+    let mut order: Vec<u32> = (0..children.len() as u32).collect();
+    order
+        .sort_by(|&a, &b| arena(names, &children[a as usize]).cmp(arena(names, &children[b as usize])).then(a.cmp(&b)));
+    // the earliest first member of any group of equal names
+    let first = order
+        .windows(2)
+        .filter(|w| arena(names, &children[w[0] as usize]) == arena(names, &children[w[1] as usize]))
+        .map(|w| w[0])
+        .min()?;
+    Some(arena(names, &children[first as usize]))
+}
+
+fn pass2(lex: &mut Lexer, defs: Defs, dupok: bool) -> Result<Pmns, PmError> {
     lex.lineno = -1;
-    // the "seen" list: definitions by name, most recent last
-    let mut seen: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
-    for (i, d) in defs.iter().enumerate() {
-        seen.entry(d.name.clone()).or_default().push(i);
+    let Defs { names, blocks } = defs;
+    // the "seen" list: definitions by path, most recent last
+    let mut seen: HashMap<&[u8], Vec<usize>> = HashMap::new();
+    for (i, d) in blocks.iter().enumerate() {
+        seen.entry(d.name.as_slice()).or_default().push(i);
     }
     let mut take = |name: &[u8]| -> Option<usize> {
         let v = seen.get_mut(name)?;
@@ -503,38 +525,49 @@ fn pass2(lex: &mut Lexer, defs: Vec<Subtree>, dupok: bool) -> Result<Pmns, PmErr
         lex.err(b"Multiple name space entries for \"root\"");
         return Err(PmError::PM_ERR_PMNS);
     }
-    let mut used = vec![false; defs.len()];
+    let mut used = vec![false; blocks.len()];
     used[root] = true;
-    let mut tree = Pmns::new();
-    // depth first, each subtree attached before its next sibling
-    let mut stack: Vec<(usize, usize, NodeId, Vec<u8>)> = vec![(root, 0, tree.root(), Vec::new())];
-    while let Some((def, next, node, base)) = stack.pop() {
-        let Some((name, pmid)) = defs[def].children.get(next) else { continue };
-        stack.push((def, next + 1, node, base.clone()));
-        let shown = String::from_utf8_lossy(name);
-        let child = tree.push(node, &shown, *pmid);
-        if pmid.is_null() {
-            let mut path = base.clone();
-            if !path.is_empty() {
-                path.push(b'.');
-            }
-            path.extend_from_slice(name);
-            let Some(sub) = take(&path) else {
-                let mut msg = b"Cannot find definition for non-terminal node \"".to_vec();
-                msg.extend_from_slice(&path);
-                msg.extend_from_slice(b"\" in name space");
-                lex.set_linebuf(&msg);
-                let shown = lex.cstr().to_vec();
-                lex.err(&shown);
-                return Err(PmError::PM_ERR_PMNS);
-            };
-            used[sub] = true;
-            stack.push((sub, 0, child, path));
+    let mut build = Builder::new(names);
+    // depth first: a child's subtree is attached before its next sibling
+    struct Level {
+        block: usize,
+        first: NodeId,
+        next: usize,
+        path: Vec<u8>,
+    }
+    let first = build.set_children(0, &blocks[root].children);
+    let mut stack = vec![Level { block: root, first, next: 0, path: Vec::new() }];
+    while let Some(top) = stack.last_mut() {
+        let Some(&(_, _, pmid)) = blocks[top.block].children.get(top.next) else {
+            stack.pop();
+            continue;
+        };
+        let node = top.first + top.next as NodeId;
+        top.next += 1;
+        if !pmid.is_null() {
+            continue;
         }
+        let mut path = top.path.clone();
+        if !path.is_empty() {
+            path.push(b'.');
+        }
+        path.extend_from_slice(build.name(node));
+        let Some(sub) = take(&path) else {
+            let mut msg = b"Cannot find definition for non-terminal node \"".to_vec();
+            msg.extend_from_slice(&path);
+            msg.extend_from_slice(b"\" in name space");
+            lex.set_linebuf(&msg);
+            let shown = lex.cstr().to_vec();
+            lex.err(&shown);
+            return Err(PmError::PM_ERR_PMNS);
+        };
+        used[sub] = true;
+        let first = build.set_children(node, &blocks[sub].children);
+        stack.push(Level { block: sub, first, next: 0, path });
     }
     // anything defined but never attached, most recent first
     let mut disconnected = false;
-    for (i, d) in defs.iter().enumerate().rev() {
+    for (i, d) in blocks.iter().enumerate().rev() {
         if !used[i] && d.name != b"root" {
             let mut msg = b"Disconnected subtree (\"".to_vec();
             msg.extend_from_slice(&d.name);
@@ -549,6 +582,8 @@ fn pass2(lex: &mut Lexer, defs: Vec<Subtree>, dupok: bool) -> Result<Pmns, PmErr
         return Err(PmError::PM_ERR_PMNS);
     }
     if !dupok {
+        // the first leaf, depth first, whose PMID an earlier leaf has
+        let tree = build.tree();
         let mut first: HashMap<PmId, NodeId> = HashMap::new();
         let mut dup = None;
         tree.walk(tree.root(), |n| {
@@ -577,8 +612,7 @@ fn pass2(lex: &mut Lexer, defs: Vec<Subtree>, dupok: bool) -> Result<Pmns, PmErr
             return Err(PmError::PM_ERR_PMNS);
         }
     }
-    tree.index();
-    Ok(tree)
+    Ok(build.finish())
 }
 
 #[cfg(test)]

@@ -1,27 +1,37 @@
 //! A loaded name space and the PMAPI's name services on it.
+//!
+//! Laid out for large name spaces: all names live in one byte arena, a node
+//! is 24 bytes, each node's children are a contiguous range of one index
+//! array (in definition order, the order of every listing and traversal)
+//! with a name-sorted twin for lookups, and PMIDs map to leaves through one
+//! sorted array.
 
 use pcp_core::{PmError, PmId, PmResult};
-use std::collections::HashMap;
 
 /// Index of a node in a [`Pmns`].
-pub type NodeId = usize;
+pub type NodeId = u32;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Node {
-    name: Box<str>,
+    name_off: u32,
+    name_len: u32,
     pmid: PmId, // PM_ID_NULL for a non-leaf
     parent: NodeId,
-    children: Vec<NodeId>,
+    first: u32, // start of this node's range in `kids` and `sorted`
+    count: u32,
 }
 
 /// A Performance Metrics Name Space: a tree of names whose leaves carry
-/// PMIDs. Children keep the order in which the source defined them, which is
-/// the order of every listing and traversal.
+/// PMIDs.
 #[derive(Clone, Debug)]
 pub struct Pmns {
+    names: Vec<u8>,
     nodes: Vec<Node>,
-    by_pmid: HashMap<PmId, Vec<NodeId>>, // leaves, in depth-first order
-    // libpcp lists a non-leaf only if some leaf lies below it
+    kids: Vec<NodeId>,   // children ranges, definition order
+    sorted: Vec<NodeId>, // the same ranges, sorted by name
+    // leaves by PMID, in depth-first order within one PMID
+    by_pmid: Vec<(PmId, NodeId)>,
+    // libpcp lists (and finds) a non-leaf only if some leaf lies below it
     visible: Vec<bool>,
 }
 
@@ -43,47 +53,130 @@ impl Default for Pmns {
     }
 }
 
+/// Builds a [`Pmns`] a node's children at a time.
+pub(crate) struct Builder {
+    tree: Pmns,
+}
+
+impl Builder {
+    /// A builder whose node names are slices of `names`.
+    pub(crate) fn new(names: Vec<u8>) -> Builder {
+        let mut tree = Pmns::new();
+        tree.names = names;
+        Builder { tree }
+    }
+
+    /// Give `parent` its children, each a (name offset, name length, PMID)
+    /// into the name arena; returns the first child's id (the rest follow).
+    pub(crate) fn set_children(&mut self, parent: NodeId, children: &[(u32, u32, PmId)]) -> NodeId {
+        let t = &mut self.tree;
+        let first_id = t.nodes.len() as NodeId;
+        let start = t.kids.len() as u32;
+        for (i, &(name_off, name_len, pmid)) in children.iter().enumerate() {
+            t.nodes.push(Node { name_off, name_len, pmid, parent, first: 0, count: 0 });
+            t.kids.push(first_id + i as NodeId);
+        }
+        let p = &mut t.nodes[parent as usize];
+        p.first = start;
+        p.count = children.len() as u32;
+        first_id
+    }
+
+    /// The arena text of a node's name.
+    pub(crate) fn name(&self, n: NodeId) -> &[u8] {
+        self.tree.name_bytes(n)
+    }
+
+    /// Finish: build the indexes.
+    pub(crate) fn finish(mut self) -> Pmns {
+        self.tree.index();
+        self.tree
+    }
+
+    /// The tree so far (for checks before finishing).
+    pub(crate) fn tree(&self) -> &Pmns {
+        &self.tree
+    }
+}
+
 impl Pmns {
     /// An empty name space: just the root.
     pub fn new() -> Pmns {
         Pmns {
-            nodes: vec![Node { name: "root".into(), pmid: PmId::NULL, parent: ROOT, children: Vec::new() }],
-            by_pmid: HashMap::new(),
+            names: b"root".to_vec(),
+            nodes: vec![Node { name_off: 0, name_len: 4, pmid: PmId::NULL, parent: ROOT, first: 0, count: 0 }],
+            kids: Vec::new(),
+            sorted: Vec::new(),
+            by_pmid: Vec::new(),
             visible: vec![true],
         }
     }
 
-    /// Add `name` under `parent`, a leaf when `pmid` is not `PM_ID_NULL`.
-    /// Returns the new node. (The loader checks names; this does not.)
-    pub(crate) fn push(&mut self, parent: NodeId, name: &str, pmid: PmId) -> NodeId {
-        let id = self.nodes.len();
-        self.nodes.push(Node { name: name.into(), pmid, parent, children: Vec::new() });
-        self.nodes[parent].children.push(id);
-        id
+    fn name_bytes(&self, n: NodeId) -> &[u8] {
+        let node = &self.nodes[n as usize];
+        &self.names[node.name_off as usize..(node.name_off + node.name_len) as usize]
     }
 
-    /// Build the PMID index (depth-first, pre-order); call once the tree is
+    fn name_str(&self, n: NodeId) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(self.name_bytes(n))
+    }
+
+    fn range(&self, n: NodeId) -> std::ops::Range<usize> {
+        let node = &self.nodes[n as usize];
+        node.first as usize..(node.first + node.count) as usize
+    }
+
+    /// Build the lookup, PMID and visibility indexes; call once the tree is
     /// complete.
-    pub(crate) fn index(&mut self) {
-        let mut by_pmid: HashMap<PmId, Vec<NodeId>> = HashMap::new();
+    fn index(&mut self) {
+        self.sorted = self.kids.clone();
+        for n in 0..self.nodes.len() {
+            let r = self.range(n as NodeId);
+            let mut part = self.sorted[r.clone()].to_vec();
+            part.sort_by(|&a, &b| self.name_bytes(a).cmp(self.name_bytes(b)));
+            self.sorted[r].copy_from_slice(&part);
+        }
+        let mut by_pmid = Vec::new();
         self.walk(ROOT, |n| {
-            if !self.nodes[n].pmid.is_null() && n != ROOT {
-                by_pmid.entry(self.nodes[n].pmid).or_default().push(n);
+            let pmid = self.nodes[n as usize].pmid;
+            if n != ROOT && !pmid.is_null() {
+                by_pmid.push((pmid, n));
             }
         });
+        by_pmid.sort_by_key(|&(pmid, _)| pmid); // stable: keeps depth-first order
         self.by_pmid = by_pmid;
         let mut visible = vec![false; self.nodes.len()];
-        visible[ROOT] = true;
-        for leaves in self.by_pmid.values() {
-            for &leaf in leaves {
-                let mut x = leaf;
-                while !visible[x] {
-                    visible[x] = true;
-                    x = self.nodes[x].parent;
-                }
+        visible[ROOT as usize] = true;
+        for &(_, leaf) in &self.by_pmid {
+            let mut x = leaf;
+            while !visible[x as usize] {
+                visible[x as usize] = true;
+                x = self.nodes[x as usize].parent;
             }
         }
         self.visible = visible;
+    }
+
+    /// Visit `from` and every node below it, depth first, parents before
+    /// children, children in order.
+    pub(crate) fn walk(&self, from: NodeId, mut f: impl FnMut(NodeId)) {
+        let mut stack = vec![from];
+        while let Some(n) = stack.pop() {
+            f(n);
+            stack.extend(self.kids[self.range(n)].iter().rev());
+        }
+    }
+
+    fn visible_children(&self, n: NodeId) -> impl DoubleEndedIterator<Item = NodeId> + '_ {
+        self.kids[self.range(n)].iter().copied().filter(|&c| self.visible[c as usize])
+    }
+
+    /// The visible child of `n` named `name`.
+    fn child(&self, n: NodeId, name: &[u8]) -> Option<NodeId> {
+        let sorted = &self.sorted[self.range(n)];
+        let i = sorted.binary_search_by(|&c| self.name_bytes(c).cmp(name)).ok()?;
+        let c = sorted[i];
+        self.visible[c as usize].then_some(c)
     }
 
     /// Add a leaf by its full name, creating the non-leaf nodes on the way
@@ -93,27 +186,35 @@ impl Pmns {
         let mut n = ROOT;
         let parts: Vec<&str> = name.split('.').collect();
         for (i, part) in parts.iter().enumerate() {
-            let last = i + 1 == parts.len();
-            n = match self.nodes[n].children.iter().find(|&&c| &*self.nodes[c].name == *part) {
-                Some(&c) => c,
-                None => self.push(n, part, if last { pmid } else { PmId::NULL }),
+            let existing = self.kids[self.range(n)].iter().copied().find(|&c| self.name_bytes(c) == part.as_bytes());
+            n = match existing {
+                Some(c) => c,
+                None => {
+                    // move this node's children to the end, plus the new one
+                    let id = self.nodes.len() as NodeId;
+                    let name_off = self.names.len() as u32;
+                    self.names.extend_from_slice(part.as_bytes());
+                    let leaf_pmid = if i + 1 == parts.len() { pmid } else { PmId::NULL };
+                    self.nodes.push(Node {
+                        name_off,
+                        name_len: part.len() as u32,
+                        pmid: leaf_pmid,
+                        parent: n,
+                        first: 0,
+                        count: 0,
+                    });
+                    let old = self.range(n);
+                    let start = self.kids.len() as u32;
+                    self.kids.extend_from_within(old);
+                    self.kids.push(id);
+                    let node = &mut self.nodes[n as usize];
+                    node.first = start;
+                    node.count += 1;
+                    id
+                }
             };
         }
         self.index();
-    }
-
-    fn visible_children(&self, n: NodeId) -> impl DoubleEndedIterator<Item = NodeId> + '_ {
-        self.nodes[n].children.iter().copied().filter(|&c| self.visible.get(c).copied().unwrap_or(true))
-    }
-
-    /// Visit `from` and every node below it, depth first, parents before
-    /// children, children in order.
-    pub(crate) fn walk(&self, from: NodeId, mut f: impl FnMut(NodeId)) {
-        let mut stack = vec![from];
-        while let Some(n) = stack.pop() {
-            f(n);
-            stack.extend(self.nodes[n].children.iter().rev());
-        }
     }
 
     /// The root's id.
@@ -121,19 +222,9 @@ impl Pmns {
         ROOT
     }
 
-    /// A node's children, in order.
-    pub fn children_of(&self, n: NodeId) -> &[NodeId] {
-        &self.nodes[n].children
-    }
-
     /// A node's PMID (`PM_ID_NULL` for a non-leaf).
     pub fn pmid_of(&self, n: NodeId) -> PmId {
-        self.nodes[n].pmid
-    }
-
-    /// Is the node a leaf?
-    pub fn is_leaf(&self, n: NodeId) -> bool {
-        n != ROOT && self.nodes[n].children.is_empty() && !self.nodes[n].pmid.is_null()
+        self.nodes[n as usize].pmid
     }
 
     /// The full dotted name of a node (empty for the root).
@@ -141,8 +232,8 @@ impl Pmns {
         let mut parts = Vec::new();
         let mut x = n;
         while x != ROOT {
-            parts.push(&*self.nodes[x].name);
-            x = self.nodes[x].parent;
+            parts.push(self.name_str(x));
+            x = self.nodes[x as usize].parent;
         }
         parts.reverse();
         parts.join(".")
@@ -156,9 +247,13 @@ impl Pmns {
         }
         let mut n = ROOT;
         for part in name.split('.') {
-            n = self.visible_children(n).find(|&c| &*self.nodes[c].name == part)?;
+            n = self.child(n, part.as_bytes())?;
         }
         Some(n)
+    }
+
+    fn is_childless(&self, n: NodeId) -> bool {
+        self.nodes[n as usize].count == 0
     }
 
     /// `pmLookupName` for one name: its PMID. `PM_ERR_NONLEAF` for an
@@ -168,8 +263,8 @@ impl Pmns {
     #[doc(alias = "pmLookupName")]
     pub fn lookup(&self, name: &str) -> PmResult<PmId> {
         if let Some(n) = self.locate(name) {
-            return if self.nodes[n].children.is_empty() && n != ROOT {
-                Ok(self.nodes[n].pmid)
+            return if self.is_childless(n) && n != ROOT {
+                Ok(self.nodes[n as usize].pmid)
             } else {
                 Err(PmError::PM_ERR_NONLEAF)
             };
@@ -178,8 +273,8 @@ impl Pmns {
         while let Some(dot) = prefix.rfind('.') {
             prefix = &prefix[..dot];
             if let Some(n) = self.locate(prefix) {
-                let pmid = self.nodes[n].pmid;
-                if self.nodes[n].children.is_empty() && pmid.is_dynamic_root() {
+                let pmid = self.nodes[n as usize].pmid;
+                if self.is_childless(n) && pmid.is_dynamic_root() {
                     return Ok(pmid);
                 }
             }
@@ -213,6 +308,12 @@ impl Pmns {
         }
     }
 
+    fn leaves_of(&self, pmid: PmId) -> &[(PmId, NodeId)] {
+        let lo = self.by_pmid.partition_point(|&(p, _)| p < pmid);
+        let hi = self.by_pmid.partition_point(|&(p, _)| p <= pmid);
+        &self.by_pmid[lo..hi]
+    }
+
     /// `pmNameID`: a name for the PMID (libpcp's choice where there are
     /// several: the last in traversal order). The root of a dynamic
     /// subtree has no name by PMID (`PM_ERR_PMID`).
@@ -221,20 +322,18 @@ impl Pmns {
         if pmid.is_dynamic_root() {
             return Err(PmError::PM_ERR_PMID);
         }
-        self.by_pmid.get(&pmid).and_then(|v| v.last()).map(|&n| self.full_name(n)).ok_or(PmError::PM_ERR_PMID)
+        self.leaves_of(pmid).last().map(|&(_, n)| self.full_name(n)).ok_or(PmError::PM_ERR_PMID)
     }
 
     /// `pmNameAll`: every name of the PMID (last in traversal order first,
     /// as libpcp lists them).
     #[doc(alias = "pmNameAll")]
     pub fn names_of(&self, pmid: PmId) -> PmResult<Vec<String>> {
-        if pmid.is_dynamic_root() {
+        let leaves = self.leaves_of(pmid);
+        if pmid.is_dynamic_root() || leaves.is_empty() {
             return Err(PmError::PM_ERR_PMID);
         }
-        match self.by_pmid.get(&pmid) {
-            Some(v) => Ok(v.iter().rev().map(|&n| self.full_name(n)).collect()),
-            None => Err(PmError::PM_ERR_PMID),
-        }
+        Ok(leaves.iter().rev().map(|&(_, n)| self.full_name(n)).collect())
     }
 
     /// `pmGetChildrenStatus`: the children of a node and whether each is a
@@ -245,32 +344,47 @@ impl Pmns {
         let n = self.locate(name).ok_or(PmError::PM_ERR_NAME)?;
         Ok(self
             .visible_children(n)
-            .map(|c| Child { name: self.nodes[c].name.to_string(), leaf: self.nodes[c].children.is_empty() })
+            .map(|c| Child { name: self.name_str(c).into_owned(), leaf: self.is_childless(c) })
             .collect())
     }
 
-    /// `pmTraversePMNS`: the full names of every leaf at or below `name`,
-    /// depth first in definition order. Non-leaf nodes with no leaf below
-    /// them are not listed, but one named directly yields its own name (as
-    /// libpcp does); `PM_ERR_NAME` for an unknown name.
+    /// `pmTraversePMNS`: call `f` with the full name of every leaf at or
+    /// below `name`, depth first in definition order. Non-leaf nodes with
+    /// no leaf below them are not listed, but one named directly yields its
+    /// own name (as libpcp does); `PM_ERR_NAME` for an unknown name.
     #[doc(alias = "pmTraversePMNS")]
-    pub fn traverse(&self, name: &str) -> PmResult<Vec<String>> {
+    pub fn traverse_with(&self, name: &str, mut f: impl FnMut(&str)) -> PmResult<()> {
         let start = self.locate(name).ok_or(PmError::PM_ERR_NAME)?;
-        let mut out = Vec::new();
-        // (node, its full name); children pushed in reverse to pop in order
-        let mut stack = vec![(start, name.to_string())];
-        while let Some((n, full)) = stack.pop() {
-            let kids: Vec<NodeId> = self.visible_children(n).collect();
-            if kids.is_empty() {
-                out.push(full);
-                continue;
+        // one name buffer, extended and cut back as the walk goes
+        let mut full = String::from(name);
+        // (node, length of `full` before this node's name was added)
+        let mut stack: Vec<(NodeId, usize, bool)> = vec![(start, full.len(), false)];
+        while let Some((n, base, add)) = stack.pop() {
+            full.truncate(base);
+            if add {
+                if !full.is_empty() {
+                    full.push('.');
+                }
+                full.push_str(&self.name_str(n));
             }
-            for &c in kids.iter().rev() {
-                let child = &*self.nodes[c].name;
-                let cname = if full.is_empty() { child.to_string() } else { format!("{full}.{child}") };
-                stack.push((c, cname));
+            let len = full.len();
+            let mut any = false;
+            for c in self.visible_children(n).rev() {
+                stack.push((c, len, true));
+                any = true;
+            }
+            if !any {
+                f(&full);
             }
         }
+        Ok(())
+    }
+
+    /// [`Pmns::traverse_with`], collecting the names.
+    #[doc(alias = "pmTraversePMNS")]
+    pub fn traverse(&self, name: &str) -> PmResult<Vec<String>> {
+        let mut out = Vec::new();
+        self.traverse_with(name, |n| out.push(n.to_string()))?;
         Ok(out)
     }
 
@@ -290,14 +404,15 @@ mod tests {
     use super::*;
 
     fn sample() -> Pmns {
-        let mut t = Pmns::new();
-        let a = t.push(ROOT, "a", PmId::NULL);
-        t.push(a, "x", PmId::new(1, 0, 1));
-        t.push(a, "y", PmId::new(1, 0, 2));
-        t.push(ROOT, "b", PmId::new(1, 0, 1));
-        t.push(ROOT, "dyn", PmId::dynamic_root(60));
-        t.index();
-        t
+        let names = b"axybdynzz".to_vec();
+        let mut b = Builder::new(names);
+        // root: a (non-leaf), b, dyn, zz (a non-leaf with no leaves: hidden)
+        let a = b.set_children(
+            ROOT,
+            &[(0, 1, PmId::NULL), (3, 1, PmId::new(1, 0, 1)), (4, 3, PmId::dynamic_root(60)), (7, 2, PmId::NULL)],
+        );
+        b.set_children(a, &[(1, 1, PmId::new(1, 0, 1)), (2, 1, PmId::new(1, 0, 2))]);
+        b.finish()
     }
 
     #[test]
@@ -306,15 +421,28 @@ mod tests {
         assert_eq!(t.traverse("").unwrap(), ["a.x", "a.y", "b", "dyn"]);
         assert_eq!(t.traverse("a.y").unwrap(), ["a.y"]);
         assert_eq!(t.traverse("nope"), Err(PmError::PM_ERR_NAME));
+        assert_eq!(t.traverse("zz"), Err(PmError::PM_ERR_NAME));
         assert_eq!(t.lookup("a.x"), Ok(PmId::new(1, 0, 1)));
         assert_eq!(t.lookup("a"), Err(PmError::PM_ERR_NONLEAF));
         assert_eq!(t.lookup("dyn.foo.bar"), Ok(PmId::dynamic_root(60)));
         assert_eq!(t.lookup("a.z"), Err(PmError::PM_ERR_NAME));
         assert_eq!(t.name_of(PmId::new(1, 0, 1)).unwrap(), "b");
         assert_eq!(t.names_of(PmId::new(1, 0, 1)).unwrap(), ["b", "a.x"]);
+        assert_eq!(t.name_of(PmId::dynamic_root(60)), Err(PmError::PM_ERR_PMID));
         assert_eq!(t.children("a").unwrap()[1], Child { name: "y".into(), leaf: true });
+        assert_eq!(t.children("").unwrap().len(), 3);
         let (ids, n) = t.lookup_names(&["a.x", "zz", "b"]).unwrap();
         assert_eq!((ids[1], n), (PmId::NULL, 2));
         assert_eq!(t.lookup_names(&["zz"]), Err(PmError::PM_ERR_NAME));
+    }
+
+    #[test]
+    fn add_name_appends_in_order() {
+        let mut t = sample();
+        t.add_name("event.flags", PmId::new(511, 0, 1));
+        t.add_name("event.missed", PmId::new(511, 0, 2));
+        t.add_name("b", PmId::new(9, 9, 9)); // exists: unchanged
+        assert_eq!(t.traverse("").unwrap(), ["a.x", "a.y", "b", "dyn", "event.flags", "event.missed"]);
+        assert_eq!(t.lookup("b"), Ok(PmId::new(1, 0, 1)));
     }
 }

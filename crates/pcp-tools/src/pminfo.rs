@@ -195,49 +195,64 @@ impl<'a> Pminfo<'a> {
     }
 
     fn traverse(&mut self, name: &str) -> Result<(), PmError> {
-        let names = self.pmns().traverse(name)?;
-        for n in names {
+        let pmns = self.pmns.take().expect("a name space is loaded before any traversal");
+        let result = pmns.traverse_with(name, |n| {
             if n.is_empty() {
                 let _ = self.out.write_all(b"PMNS appears to be empty!\n");
-                continue;
+                return;
             }
-            self.batch.push(n);
+            self.batch.push(n.to_string());
             if self.batch.len() >= BATCH {
-                let _ = self.report();
+                let _ = Self::report_batch(&pmns, &mut self.batch, self.out, self.p_mid, self.p_fullmid);
             }
-        }
-        Ok(())
+        });
+        self.pmns = Some(pmns);
+        result
     }
 
     fn report(&mut self) -> std::io::Result<()> {
-        let batch = std::mem::take(&mut self.batch);
+        let pmns = self.pmns.take().expect("a name space is loaded before any report");
+        let r = Self::report_batch(&pmns, &mut self.batch, self.out, self.p_mid, self.p_fullmid);
+        self.pmns = Some(pmns);
+        r
+    }
+
+    /// Print a batch of names (looked up together, as pminfo does).
+    fn report_batch(
+        pmns: &Pmns,
+        batch: &mut Vec<String>,
+        out: &mut dyn Write,
+        p_mid: bool,
+        p_fullmid: bool,
+    ) -> std::io::Result<()> {
         if batch.is_empty() {
             return Ok(());
         }
         let mut pmids = vec![PmId::NULL; batch.len()];
         let mut names: Vec<&str> = batch.iter().map(String::as_str).collect();
-        if self.p_mid {
-            match self.pmns().lookup_names(&names) {
+        if p_mid {
+            match pmns.lookup_names(&names) {
                 Ok((ids, _)) => pmids = ids,
                 Err(e) => {
                     // one name in the batch, and it failed
                     for n in &names {
-                        writeln!(self.out, "{n}: pmLookupName: {e}")?;
+                        writeln!(out, "{n}: pmLookupName: {e}")?;
                     }
                     names.clear();
                 }
             }
         }
         for (name, pmid) in names.iter().zip(&pmids) {
-            self.out.write_all(name.as_bytes())?;
-            if self.p_mid {
-                write!(self.out, " PMID: {pmid}")?;
+            out.write_all(name.as_bytes())?;
+            if p_mid {
+                write!(out, " PMID: {pmid}")?;
             }
-            if self.p_fullmid {
-                write!(self.out, " = {} = 0x{:x}", pmid.0, pmid.0)?;
+            if p_fullmid {
+                write!(out, " = {} = 0x{:x}", pmid.0, pmid.0)?;
             }
-            self.out.write_all(b"\n")?;
+            out.write_all(b"\n")?;
         }
+        batch.clear();
         Ok(())
     }
 }
