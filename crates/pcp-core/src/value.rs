@@ -280,7 +280,9 @@ const FLOAT_LIMITS: FloatLimits = FloatLimits {
     u64_max: 18446744073709551615.0f32 as f64,
 };
 
-fn from_float(v: f64, lim: &FloatLimits, otype: MetricType, is_float: bool) -> PmResult<AtomValue> {
+/// `float_src` is the original value when the source is a FLOAT: a float
+/// copied to a float keeps its exact bits (a signalling NaN stays one).
+fn from_float(v: f64, lim: &FloatLimits, otype: MetricType, float_src: Option<f32>) -> PmResult<AtomValue> {
     Ok(match otype {
         MetricType::I32 if v.abs() >= lim.i32_abs => return Err(PmError::PM_ERR_TRUNC),
         MetricType::I32 => AtomValue::I32(cvt::f64_to_i32(v)),
@@ -292,8 +294,7 @@ fn from_float(v: f64, lim: &FloatLimits, otype: MetricType, is_float: bool) -> P
         MetricType::U64 if v >= lim.u64_max => return Err(PmError::PM_ERR_TRUNC),
         MetricType::U64 if v < 0.0 => return Err(PmError::PM_ERR_SIGN),
         MetricType::U64 => AtomValue::U64(cvt::f64_to_u64(v)),
-        MetricType::FLOAT => AtomValue::Float(v as f32),
-        MetricType::DOUBLE if is_float => AtomValue::Double(v as f32 as f64),
+        MetricType::FLOAT => AtomValue::Float(float_src.unwrap_or(v as f32)),
         MetricType::DOUBLE => AtomValue::Double(v),
         _ => return Err(PmError::PM_ERR_CONV),
     })
@@ -353,14 +354,20 @@ pub fn extract_value(value: &Value, itype: MetricType, otype: MetricType) -> PmR
             // an i32 or u32 converts exactly as the same value held in an i64
             MetricType::I32 | MetricType::UNKNOWN => from_i64(*l as i64, otype),
             MetricType::U32 => from_i64(*l as u32 as i64, otype),
-            MetricType::FLOAT => from_float(f32::from_bits(*l as u32) as f64, &FLOAT_LIMITS, otype, true),
+            MetricType::FLOAT => {
+                let f = f32::from_bits(*l as u32);
+                from_float(f as f64, &FLOAT_LIMITS, otype, Some(f))
+            }
             _ => Err(PmError::PM_ERR_CONV),
         },
         Value::Block(b) => match itype {
             MetricType::I64 => from_i64(i64::from_le_bytes(fixed(b, itype)?), otype),
             MetricType::U64 => from_u64(u64::from_le_bytes(fixed(b, itype)?), otype),
-            MetricType::DOUBLE => from_float(f64::from_le_bytes(fixed(b, itype)?), &DOUBLE_LIMITS, otype, false),
-            MetricType::FLOAT => from_float(f32::from_le_bytes(fixed(b, itype)?) as f64, &FLOAT_LIMITS, otype, true),
+            MetricType::DOUBLE => from_float(f64::from_le_bytes(fixed(b, itype)?), &DOUBLE_LIMITS, otype, None),
+            MetricType::FLOAT => {
+                let f = f32::from_le_bytes(fixed(b, itype)?);
+                from_float(f as f64, &FLOAT_LIMITS, otype, Some(f))
+            }
             MetricType::STRING | MetricType::AGGREGATE => {
                 if b.vtype != itype.0 as u8 && b.vtype != 0 {
                     return Err(PmError::PM_ERR_CONV);
@@ -439,6 +446,20 @@ mod tests {
                 (_, Err(e)) => proptest::prop_assert!(false, "{atom:?}: {e}"),
             }
         }
+    }
+
+    #[test]
+    fn float_to_float_keeps_a_signalling_nan() {
+        // libpcp copies the float; a trip through double would quiet it
+        let snan = f32::from_bits(0x7f80_0001);
+        let v = Value::Block(ValueBlock::new(4, snan.to_le_bytes().to_vec()));
+        let got = extract_value(&v, MetricType::FLOAT, MetricType::FLOAT).unwrap();
+        assert_eq!(got.union_bits(), 0x7f80_0001);
+        let v = Value::Insitu(0x7f80_0001);
+        assert_eq!(extract_value(&v, MetricType::FLOAT, MetricType::FLOAT).unwrap().union_bits(), 0x7f80_0001);
+        // widening to double quiets it, in libpcp as here
+        let d = extract_value(&v, MetricType::FLOAT, MetricType::DOUBLE).unwrap();
+        assert_eq!(d.union_bits(), 0x7ff8_0000_2000_0000);
     }
 
     #[test]
