@@ -27,11 +27,6 @@ const SPECS: &[OptSpec] = &[
     OptSpec { short: 's', long: Some("shell"), has_arg: false },
 ];
 
-/// `$PCP_VAR_DIR`, as the environment gives it, else PCP's default.
-pub fn var_dir() -> Vec<u8> {
-    std::env::var_os("PCP_VAR_DIR").map_or(b"/var/lib/pcp".to_vec(), |v| v.as_encoded_bytes().to_vec())
-}
-
 /// Run `pmcpp` with `args` (including the program name).
 pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     run_with(args, out, err, &mut OsFiles)
@@ -41,7 +36,8 @@ pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> i32 {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
     let parsed = getopt::parse(&args, SPECS, "pmcpp", err);
-    let mut opts = Options { var_dir: var_dir(), ..Options::default() };
+    let var_dir = pcp::config::var_dir().into_os_string().into_encoded_bytes();
+    let mut opts = Options { var_dir, ..Options::default() };
     for o in &parsed.opts {
         match (o.opt, &o.arg) {
             ('I', Some(dir)) => opts.include_dirs.push(dir.clone()),

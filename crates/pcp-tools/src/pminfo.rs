@@ -3,13 +3,14 @@
 //!
 //! What works today is the name-space part: `-n`/`-N FILE`, `-m`, `-M`,
 //! metric and subtree names, PMIDs (`60.0.4`) and instance domains (`60.1`)
-//! as arguments. Options that need a metrics source (a host, archive or
-//! local context) say so and exit 1, until those contexts exist.
+//! as arguments. Anything that needs a metrics source connects to pmcd as
+//! pminfo does (so an absent pmcd is reported in PCP's words), then says
+//! that pcp-rs cannot use host, archive or local contexts yet.
 
 use crate::getopt::{self, OptSpec};
+use pcp::Context;
 use pcp_core::{InDom, PmError, PmId};
 use pcp_pmns::cpp::{Files, OsFiles};
-use pcp_pmns::{LoadOptions, Pmns};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -69,7 +70,7 @@ struct Pminfo<'a> {
     out: &'a mut dyn Write,
     err: &'a mut dyn Write,
     files: &'a mut dyn Files,
-    pmns: Option<Pmns>,
+    pmns: Option<Context>,
     p_mid: bool,
     p_fullmid: bool,
     batch: Vec<String>,
@@ -86,7 +87,9 @@ impl<'a> Pminfo<'a> {
         let mut errors = parsed.errors;
         let mut runtime_error = false;
         let mut version = false;
-        let mut unsupported: Option<char> = None;
+        let mut need_context = false;
+        let mut host: Option<String> = None;
+        let mut archive: Option<String> = None;
         for o in &parsed.opts {
             match o.opt {
                 'n' | 'N' => {
@@ -108,10 +111,16 @@ impl<'a> Pminfo<'a> {
                 }
                 'V' => version = true,
                 '?' => errors += 1,
-                'z' | 'Z' | 'O' | 'D' | 'C' | 'b' => {}
-                c => {
-                    unsupported.get_or_insert(c);
+                'h' => {
+                    host.get_or_insert_with(|| String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into());
                 }
+                'a' => {
+                    archive.get_or_insert_with(|| String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into());
+                }
+                'd' | 'F' | 'f' | 'I' | 'l' | 's' | 't' | 'T' | 'v' | 'x' | 'L' | 'K' | 'c' | '\u{1}' => {
+                    need_context = true
+                }
+                _ => {}
             }
         }
         if version && errors == 0 {
@@ -124,19 +133,8 @@ impl<'a> Pminfo<'a> {
             }
             return Ok(1);
         }
-        if let Some(c) = unsupported {
-            let what = if c == '\u{1}' { "--container".to_string() } else { format!("-{c}") };
-            writeln!(
-                self.err,
-                "pminfo: {what} needs a metrics source (host, archive or local context), which pcp-rs does not have yet"
-            )?;
-            return Ok(1);
-        }
-        if self.pmns.is_none() {
-            self.err.write_all(
-                b"pminfo: without -n or -N pminfo needs a metrics source (host, archive or local context), which pcp-rs does not have yet\n",
-            )?;
-            return Ok(1);
+        if need_context || host.is_some() || archive.is_some() || self.pmns.is_none() {
+            return self.no_context(host, archive);
         }
         let mut status = 0;
         if parsed.operands.is_empty() {
@@ -161,19 +159,31 @@ impl<'a> Pminfo<'a> {
         if self.pmns.is_some() {
             return Err(PmError::PM_ERR_DUPPMNS);
         }
-        let opts = LoadOptions { dupok, use_cpp: true, var_dir: crate::pmcpp::var_dir() };
-        let loaded = pcp_pmns::load(file, &opts, self.files);
-        let _ = self.err.write_all(&loaded.diagnostics);
-        let mut pmns = loaded.pmns?;
-        // libpcp's anonymous derived metrics, always defined (they describe
-        // event records); the derived-metric engine will own these
-        pmns.add_name("event.flags", PmId::new(511, 0, 1));
-        pmns.add_name("event.missed", PmId::new(511, 0, 2));
-        self.pmns = Some(pmns);
+        let (ctx, diagnostics) = Context::load_namespace(file, dupok, self.files);
+        let _ = self.err.write_all(&diagnostics);
+        self.pmns = Some(ctx?);
         Ok(())
     }
 
-    fn pmns(&self) -> &Pmns {
+    /// A metrics source is needed: reach pmcd as pminfo would (reporting
+    /// its absence in PCP's words), then say what pcp-rs cannot do yet.
+    fn no_context(&mut self, host: Option<String>, archive: Option<String>) -> std::io::Result<i32> {
+        if let Some(a) = archive {
+            writeln!(self.err, "pminfo: archive \"{a}\": archive contexts are not implemented in pcp-rs yet")?;
+            return Ok(1);
+        }
+        let host = host.unwrap_or_else(|| "local:".to_string());
+        match pcp::transport::connect(&host) {
+            Err(e) => writeln!(self.err, "pminfo: Cannot connect to PMCD on host \"{host}\": {e}")?,
+            Ok(_) => writeln!(
+                self.err,
+                "pminfo: pmcd on host \"{host}\" answers, but host contexts are not implemented in pcp-rs yet"
+            )?,
+        }
+        Ok(1)
+    }
+
+    fn pmns(&self) -> &Context {
         self.pmns.as_ref().expect("a name space is loaded before any lookup")
     }
 
@@ -219,7 +229,7 @@ impl<'a> Pminfo<'a> {
 
     /// Print a batch of names (looked up together, as pminfo does).
     fn report_batch(
-        pmns: &Pmns,
+        pmns: &Context,
         batch: &mut Vec<String>,
         out: &mut dyn Write,
         p_mid: bool,

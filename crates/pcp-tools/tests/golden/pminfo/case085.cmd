@@ -1,0 +1,8 @@
+-h
+localhost
+--env
+PCP_DERIVED_CONFIG=
+PCP_VAR_DIR=tests/golden/pminfo/vardir
+TZ=UTC
+LC_ALL=C
+PMCD_PORT=1

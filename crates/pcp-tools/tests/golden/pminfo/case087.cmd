@@ -1,0 +1,10 @@
+-d
+-n
+tests/golden/pminfo/ns/spec-example.pmns
+--env
+PCP_DERIVED_CONFIG=
+PCP_VAR_DIR=tests/golden/pminfo/vardir
+TZ=UTC
+LC_ALL=C
+PMCD_PORT=1
+PCP_RUN_DIR=/nonexistent
