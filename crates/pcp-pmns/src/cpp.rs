@@ -523,7 +523,7 @@ impl Cpp {
             let frame = &mut stack[depth];
             let Some(mut line) = next_line(frame) else {
                 // end of this input
-                let done = stack.pop().expect("a frame");
+                let Some(done) = stack.pop() else { break };
                 match done.shell_exit {
                     Some(ShellExit::Code(0)) | None => {}
                     Some(ShellExit::Code(c)) => self.diag.extend_from_slice(

@@ -133,25 +133,30 @@ impl<'a> Pminfo<'a> {
             }
             return Ok(1);
         }
-        if need_context || host.is_some() || archive.is_some() || self.pmns.is_none() {
-            return self.no_context(host, archive);
-        }
+        let ctx = match self.pmns.take() {
+            Some(ctx) if !need_context && host.is_none() && archive.is_none() => ctx,
+            _ => return self.no_context(host, archive),
+        };
         let mut status = 0;
         if parsed.operands.is_empty() {
-            if let Err(e) = self.traverse("") {
+            if let Err(e) = self.traverse(&ctx, "") {
                 writeln!(self.err, "Error: {e}")?;
                 status = 1;
             }
         }
         for arg in &parsed.operands {
             let name = String::from_utf8_lossy(arg).into_owned();
-            let r = if arg.first().is_some_and(u8::is_ascii_digit) { self.digits(&name) } else { self.traverse(&name) };
+            let r = if arg.first().is_some_and(u8::is_ascii_digit) {
+                self.digits(&ctx, &name)
+            } else {
+                self.traverse(&ctx, &name)
+            };
             if let Err(e) = r {
                 writeln!(self.err, "Error: {name}: {e}")?;
                 status = 1;
             }
         }
-        self.report()?;
+        self.report(&ctx)?;
         Ok(status)
     }
 
@@ -183,17 +188,13 @@ impl<'a> Pminfo<'a> {
         Ok(1)
     }
 
-    fn pmns(&self) -> &Context {
-        self.pmns.as_ref().expect("a name space is loaded before any lookup")
-    }
-
     /// A PMID (`d.c.i`) or instance domain (`d.s`) argument.
-    fn digits(&mut self, arg: &str) -> Result<(), PmError> {
+    fn digits(&mut self, ctx: &Context, arg: &str) -> Result<(), PmError> {
         let parts: Vec<u32> = scan_dotted_u32(arg);
         match parts[..] {
             [d, c, i, ..] => {
-                let name = self.pmns().name_of(PmId::new(d, c, i))?;
-                self.traverse(&name)
+                let name = ctx.name_of(PmId::new(d, c, i))?;
+                self.traverse(ctx, &name)
             }
             [d, s] => {
                 let indom = InDom::new(d, s);
@@ -204,27 +205,21 @@ impl<'a> Pminfo<'a> {
         }
     }
 
-    fn traverse(&mut self, name: &str) -> Result<(), PmError> {
-        let pmns = self.pmns.take().expect("a name space is loaded before any traversal");
-        let result = pmns.traverse_with(name, |n| {
+    fn traverse(&mut self, ctx: &Context, name: &str) -> Result<(), PmError> {
+        ctx.traverse_with(name, |n| {
             if n.is_empty() {
                 let _ = self.out.write_all(b"PMNS appears to be empty!\n");
                 return;
             }
             self.batch.push(n.to_string());
             if self.batch.len() >= BATCH {
-                let _ = Self::report_batch(&pmns, &mut self.batch, self.out, self.p_mid, self.p_fullmid);
+                let _ = Self::report_batch(ctx, &mut self.batch, self.out, self.p_mid, self.p_fullmid);
             }
-        });
-        self.pmns = Some(pmns);
-        result
+        })
     }
 
-    fn report(&mut self) -> std::io::Result<()> {
-        let pmns = self.pmns.take().expect("a name space is loaded before any report");
-        let r = Self::report_batch(&pmns, &mut self.batch, self.out, self.p_mid, self.p_fullmid);
-        self.pmns = Some(pmns);
-        r
+    fn report(&mut self, ctx: &Context) -> std::io::Result<()> {
+        Self::report_batch(ctx, &mut self.batch, self.out, self.p_mid, self.p_fullmid)
     }
 
     /// Print a batch of names (looked up together, as pminfo does).
