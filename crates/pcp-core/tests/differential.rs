@@ -7,6 +7,9 @@
 //! need no PCP installation. CI also generates fresh cases from a new seed
 //! against the live library and points `PCP_RS_GOLDEN_DIR` at them.
 
+mod common;
+
+use common::{hex, unescape};
 use pcp_core::format::{atom_str, number_str, print_value};
 use pcp_core::*;
 use std::path::PathBuf;
@@ -18,43 +21,11 @@ fn golden_dir() -> (PathBuf, bool) {
     }
 }
 
-fn hex(s: &str) -> Vec<u8> {
-    if s == "-" {
-        return Vec::new();
-    }
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex in golden file")).collect()
-}
-
 fn to_hex(b: &[u8]) -> String {
     if b.is_empty() {
         return "-".to_string();
     }
     b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-fn unescape(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 1 < b.len() {
-            match b[i + 1] {
-                b't' => out.push(b'\t'),
-                b'n' => out.push(b'\n'),
-                b'\\' => out.push(b'\\'),
-                b'x' => {
-                    out.push(u8::from_str_radix(&s[i + 2..i + 4], 16).expect("\\x escape"));
-                    i += 2;
-                }
-                c => panic!("bad escape \\{}", c as char),
-            }
-            i += 2;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 fn u32_hex(s: &str) -> u32 {
@@ -65,33 +36,10 @@ fn num(s: &str) -> i32 {
     s.parse().expect("integer column")
 }
 
-/// Run `check` on every line of `KIND.tsv`; it returns `Some(description)`
-/// for a mismatch. Fails listing the first mismatches, or when the committed
-/// file has fewer than `min_cases` lines.
+/// Check every line of `KIND.tsv` (see [`common::run_lines`]).
 fn run(kind: &str, min_cases: usize, check: impl Fn(&[&str]) -> Option<String>) {
     let (dir, committed) = golden_dir();
-    let path = dir.join(format!("{kind}.tsv"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut cases = 0;
-    let mut bad = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let cols: Vec<&str> = line.split('\t').collect();
-        cases += 1;
-        if let Some(why) = check(&cols) {
-            bad.push(format!("{}:{}: {line}\n    {why}", path.display(), n + 1));
-        }
-    }
-    if committed {
-        assert!(cases >= min_cases, "{kind}: only {cases} cases, want {min_cases}");
-    }
-    assert!(cases > 0, "{kind}: no cases");
-    assert!(
-        bad.is_empty(),
-        "{kind}: {} of {cases} cases differ from libpcp:\n{}",
-        bad.len(),
-        bad.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
-    );
-    eprintln!("{kind}: {cases} cases agree with libpcp");
+    common::run_lines(&dir.join(format!("{kind}.tsv")), committed, min_cases, kind, check);
 }
 
 fn expect_eq(got: &[u8], want: &[u8]) -> Option<String> {

@@ -5,18 +5,11 @@
 #[path = "../../../fuzz/harness.rs"]
 mod harness;
 
-use std::path::PathBuf;
+#[path = "../../../fuzz/replay.rs"]
+mod replay;
 
 fn replay(target: &str, f: fn(&[u8])) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(target);
-    let mut n = 0;
-    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry.expect("corpus entry").path();
-        f(&std::fs::read(&path).expect("corpus file"));
-        n += 1;
-    }
-    assert!(n > 0, "empty corpus {}", dir.display());
-    eprintln!("{target}: replayed {n} inputs");
+    replay::replay(env!("CARGO_MANIFEST_DIR"), target, f);
 }
 
 #[test]
