@@ -44,4 +44,14 @@ for flags in "-n" "-m -n" "-M -n" "-N"; do
     }
     echo "pminfo $flags $root: $(wc -l < "$work/r.out") lines agree"
 done
+echo "== archive record decoders over PCP's QA archives"
+cargo build -q --release -p pcp-archive --example scan
+qa=/var/lib/pcp/testsuite/archives
+find "$qa" -maxdepth 1 -type f | grep -E '\.(meta|index|[0-9]+)$' | sort | xargs target/release/examples/scan > "$work/scan.txt"
+if grep -v ': ok' "$work/scan.txt"; then
+    echo "some archive files did not decode" >&2
+    exit 1
+fi
+echo "$(wc -l < "$work/scan.txt") archive files decode"
+
 echo "differential suite passed (seed $seed)"

@@ -1,0 +1,532 @@
+//! Raw archive records: framing, the label, metadata records, temporal
+//! index entries and result (data volume) records, for versions 2 and 3.
+//!
+//! All multi-byte fields are big-endian. Volume and `.meta` records are
+//! framed as `length, payload, length` (the length counts both length
+//! words); the `.index` file is a label followed by fixed-size entries.
+
+use pcp_core::{Desc, InDom, InstValue, MetricType, PmError, PmId, Semantics, Timestamp, Units, Value, ValueBlock};
+use pcp_core::{FetchResult, ValueSet};
+
+/// `PM_LOG_MAGIC`: the high 24 bits of a label's first word.
+pub const PM_LOG_MAGIC: u32 = 0x5005_2600;
+
+/// An archive format version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Version {
+    /// Version 2: 32-bit seconds, microseconds.
+    V2 = 2,
+    /// Version 3: 64-bit seconds, nanoseconds, delta instance domains.
+    V3 = 3,
+}
+
+/// Metadata record types (the first word of a `.meta` record's payload).
+pub mod meta_type {
+    /// `TYPE_DESC`: a metric descriptor and its names.
+    pub const DESC: u32 = 1;
+    /// `TYPE_INDOM_V2`: an instance domain, version 2 timestamps.
+    pub const INDOM_V2: u32 = 2;
+    /// `TYPE_LABEL_V2`: label sets, version 2 timestamps.
+    pub const LABEL_V2: u32 = 3;
+    /// `TYPE_TEXT`: help text.
+    pub const TEXT: u32 = 4;
+    /// `TYPE_INDOM`: a full instance domain (version 3).
+    pub const INDOM: u32 = 5;
+    /// `TYPE_INDOM_DELTA`: instances added and deleted (version 3).
+    pub const INDOM_DELTA: u32 = 6;
+    /// `TYPE_LABEL`: label sets (version 3).
+    pub const LABEL: u32 = 7;
+}
+
+const LOGREC: PmError = PmError::PM_ERR_LOGREC;
+
+/// A big-endian reader over a shrinking slice; every read is checked.
+#[derive(Clone, Copy, Debug)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// Read from the start of `buf`.
+    pub fn new(buf: &'a [u8]) -> Reader<'a> {
+        Reader { buf, pos: 0 }
+    }
+
+    /// Bytes not read yet.
+    pub fn rest(&self) -> &'a [u8] {
+        &self.buf[self.pos..]
+    }
+
+    /// Current offset.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// `n` bytes, or `err`.
+    pub fn bytes(&mut self, n: usize, err: PmError) -> Result<&'a [u8], PmError> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.buf.len()).ok_or(err)?;
+        let b = &self.buf[self.pos..end];
+        self.pos = end;
+        Ok(b)
+    }
+
+    fn array<const N: usize>(&mut self, err: PmError) -> Result<[u8; N], PmError> {
+        let b = self.bytes(N, err)?;
+        let mut a = [0u8; N];
+        a.copy_from_slice(b);
+        Ok(a)
+    }
+
+    /// A big-endian `u32`.
+    pub fn u32(&mut self, err: PmError) -> Result<u32, PmError> {
+        Ok(u32::from_be_bytes(self.array(err)?))
+    }
+
+    /// A big-endian `i32`.
+    pub fn i32(&mut self, err: PmError) -> Result<i32, PmError> {
+        Ok(i32::from_be_bytes(self.array(err)?))
+    }
+
+    /// A big-endian `i64`.
+    pub fn i64(&mut self, err: PmError) -> Result<i64, PmError> {
+        Ok(i64::from_be_bytes(self.array(err)?))
+    }
+
+    /// A big-endian `u16`.
+    pub fn u16(&mut self, err: PmError) -> Result<u16, PmError> {
+        Ok(u16::from_be_bytes(self.array(err)?))
+    }
+
+    /// One byte.
+    pub fn u8(&mut self, err: PmError) -> Result<u8, PmError> {
+        Ok(self.array::<1>(err)?[0])
+    }
+
+    /// A timestamp in the version's layout.
+    pub fn timestamp(&mut self, v: Version, err: PmError) -> Result<Timestamp, PmError> {
+        Ok(match v {
+            Version::V2 => {
+                let sec = self.i32(err)? as i64;
+                let usec = self.u32(err)?;
+                Timestamp::from_timeval(sec, usec)
+            }
+            Version::V3 => {
+                let sec = self.i64(err)?;
+                let nsec = self.u32(err)?;
+                Timestamp::new(sec, nsec)
+            }
+        })
+    }
+}
+
+/// Split the next framed record off `buf`: its payload and the bytes it
+/// used. `Ok(None)` at the end of the data; a record whose length words are
+/// short, disagree or run past the data is `PM_ERR_LOGREC`.
+pub fn next_record(buf: &[u8]) -> Result<Option<(&[u8], usize)>, PmError> {
+    if buf.is_empty() {
+        return Ok(None);
+    }
+    let mut r = Reader::new(buf);
+    let len = r.u32(LOGREC)? as usize;
+    if len < 8 || len > buf.len() {
+        return Err(LOGREC);
+    }
+    let payload = &buf[4..len - 4];
+    let tail = u32::from_be_bytes([buf[len - 4], buf[len - 3], buf[len - 2], buf[len - 1]]) as usize;
+    if tail != len {
+        return Err(LOGREC);
+    }
+    Ok(Some((payload, len)))
+}
+
+/// The label at the start of every archive file.
+#[doc(alias = "pmLogLabel")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    /// Format version.
+    pub version: Version,
+    /// The pmlogger process that wrote the archive.
+    pub pid: i32,
+    /// When the archive starts.
+    pub start: Timestamp,
+    /// Volume number; -1 for `.meta`, -2 for `.index`.
+    pub vol: i32,
+    /// Feature bits (version 3; zero for version 2).
+    pub features: u32,
+    /// The host the metrics came from.
+    pub hostname: Vec<u8>,
+    /// Its `$TZ`, e.g. `AEDT-11`.
+    pub timezone: Vec<u8>,
+    /// Its zoneinfo name, e.g. `:Australia/Melbourne` (version 3; may be
+    /// empty).
+    pub zoneinfo: Vec<u8>,
+}
+
+fn c_string(field: &[u8]) -> Vec<u8> {
+    field[..field.iter().position(|&b| b == 0).unwrap_or(field.len())].to_vec()
+}
+
+impl Label {
+    /// Decode a label from the start of a file: the label and the bytes it
+    /// used (its whole framed record). `PM_ERR_LABEL` if it is not one.
+    pub fn decode(buf: &[u8]) -> Result<(Label, usize), PmError> {
+        let bad = PmError::PM_ERR_LABEL;
+        let (payload, used) = next_record(buf).map_err(|_| bad)?.ok_or(bad)?;
+        let mut r = Reader::new(payload);
+        let magic = r.u32(bad)?;
+        if magic & 0xffff_ff00 != PM_LOG_MAGIC {
+            return Err(bad);
+        }
+        let version = match magic & 0xff {
+            2 => Version::V2,
+            3 => Version::V3,
+            _ => return Err(bad),
+        };
+        let pid = r.i32(bad)?;
+        let label = match version {
+            Version::V2 => {
+                let start = r.timestamp(version, bad)?;
+                let vol = r.i32(bad)?;
+                let hostname = c_string(r.bytes(64, bad)?);
+                let timezone = c_string(r.bytes(40, bad)?);
+                Label { version, pid, start, vol, features: 0, hostname, timezone, zoneinfo: Vec::new() }
+            }
+            Version::V3 => {
+                let start = r.timestamp(version, bad)?;
+                let vol = r.i32(bad)?;
+                let features = r.u32(bad)?;
+                let _reserved = r.u32(bad)?;
+                let hostname = c_string(r.bytes(256, bad)?);
+                let timezone = c_string(r.bytes(256, bad)?);
+                let zoneinfo = c_string(r.bytes(256, bad)?);
+                Label { version, pid, start, vol, features, hostname, timezone, zoneinfo }
+            }
+        };
+        if !r.rest().is_empty() {
+            return Err(bad);
+        }
+        Ok((label, used))
+    }
+}
+
+/// One instance in an instance-domain record: its id and name, or `None`
+/// for an instance a delta record deletes.
+pub type Instance = (i32, Option<Vec<u8>>);
+
+/// One label set of a label record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabelSet {
+    /// The instance (`PM_IN_NULL` for other than instance labels).
+    pub inst: i32,
+    /// The JSONB text of the set.
+    pub json: Vec<u8>,
+    /// Each label: name offset, name length, flags, value offset, value
+    /// length (offsets into `json`).
+    pub labels: Vec<(u16, u8, u8, u16, u16)>,
+}
+
+/// A `.meta` record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MetaRecord {
+    /// A metric's descriptor and its names.
+    Desc {
+        /// The descriptor.
+        desc: Desc,
+        /// Its names, in order.
+        names: Vec<Vec<u8>>,
+    },
+    /// An instance domain observed at a time (full, or a version 3 delta).
+    InDom {
+        /// When.
+        when: Timestamp,
+        /// Which instance domain.
+        indom: InDom,
+        /// The instances (for a delta: added, or deleted with no name).
+        instances: Vec<Instance>,
+        /// Is this a delta record?
+        delta: bool,
+    },
+    /// Label sets of one kind, observed at a time.
+    Labels {
+        /// When.
+        when: Timestamp,
+        /// `PM_LABEL_*` kind.
+        kind: u32,
+        /// The identifier (domain, PMID, indom ...), or `PM_IN_NULL`.
+        ident: u32,
+        /// The sets.
+        sets: Vec<LabelSet>,
+    },
+    /// Help text.
+    Text {
+        /// `PM_TEXT_*` kind bits.
+        kind: u32,
+        /// PMID or instance domain.
+        ident: u32,
+        /// The text.
+        text: Vec<u8>,
+    },
+}
+
+/// Sanity limit on element counts read from a record: nothing may claim
+/// more elements than the record has bytes for, so a hostile count cannot
+/// make us allocate without bound.
+fn count(n: i32, bytes_each: usize, r: &Reader) -> Result<usize, PmError> {
+    let n = usize::try_from(n).map_err(|_| LOGREC)?;
+    if n.saturating_mul(bytes_each) > r.rest().len() {
+        return Err(LOGREC);
+    }
+    Ok(n)
+}
+
+impl MetaRecord {
+    /// Decode a `.meta` record's payload.
+    pub fn decode(payload: &[u8], version: Version) -> Result<MetaRecord, PmError> {
+        let mut r = Reader::new(payload);
+        let kind = r.u32(LOGREC)?;
+        match kind {
+            meta_type::DESC => {
+                let pmid = PmId(r.u32(LOGREC)?);
+                let ty = MetricType(r.i32(LOGREC)?);
+                let indom = InDom(r.u32(LOGREC)?);
+                let sem = Semantics(r.i32(LOGREC)?);
+                let units = Units::from_u32(r.u32(LOGREC)?);
+                let nnames = r.i32(LOGREC)?;
+                let n = count(nnames, 4, &r)?;
+                let mut names = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let len = r.u32(LOGREC)? as usize;
+                    names.push(r.bytes(len, LOGREC)?.to_vec());
+                }
+                Ok(MetaRecord::Desc { desc: Desc { pmid, ty, indom, sem, units }, names })
+            }
+            meta_type::INDOM_V2 | meta_type::INDOM | meta_type::INDOM_DELTA => {
+                let tv = if kind == meta_type::INDOM_V2 { Version::V2 } else { Version::V3 };
+                if (tv == Version::V3) != (version == Version::V3) {
+                    return Err(PmError::PM_ERR_RECTYPE);
+                }
+                let when = r.timestamp(tv, LOGREC)?;
+                let indom = InDom(r.u32(LOGREC)?);
+                let n = count(r.i32(LOGREC)?, 8, &r)?;
+                let mut ids = Vec::with_capacity(n);
+                for _ in 0..n {
+                    ids.push(r.i32(LOGREC)?);
+                }
+                let mut offs = Vec::with_capacity(n);
+                for _ in 0..n {
+                    offs.push(r.i32(LOGREC)?);
+                }
+                let table = r.rest();
+                let mut instances = Vec::with_capacity(n);
+                for (id, off) in ids.into_iter().zip(offs) {
+                    if off == -1 && kind == meta_type::INDOM_DELTA {
+                        instances.push((id, None));
+                        continue;
+                    }
+                    let s = table.get(usize::try_from(off).map_err(|_| LOGREC)?..).ok_or(LOGREC)?;
+                    let end = s.iter().position(|&b| b == 0).ok_or(LOGREC)?;
+                    instances.push((id, Some(s[..end].to_vec())));
+                }
+                Ok(MetaRecord::InDom { when, indom, instances, delta: kind == meta_type::INDOM_DELTA })
+            }
+            meta_type::LABEL_V2 | meta_type::LABEL => {
+                let tv = if kind == meta_type::LABEL_V2 { Version::V2 } else { Version::V3 };
+                if (tv == Version::V3) != (version == Version::V3) {
+                    return Err(PmError::PM_ERR_RECTYPE);
+                }
+                let when = r.timestamp(tv, LOGREC)?;
+                let lkind = r.u32(LOGREC)?;
+                let ident = r.u32(LOGREC)?;
+                // each set: instance, JSON length, the JSON, label count,
+                // then 8 bytes a label (LOGARCHIVE(5) differs; this is what
+                // libpcp writes and reads)
+                let nsets = count(r.i32(LOGREC)?, 12, &r)?;
+                let mut sets = Vec::with_capacity(nsets);
+                for _ in 0..nsets {
+                    let inst = r.i32(LOGREC)?;
+                    let jsonlen = usize::try_from(r.i32(LOGREC)?).map_err(|_| LOGREC)?;
+                    let json = r.bytes(jsonlen, LOGREC)?.to_vec();
+                    let nlabels = r.i32(LOGREC)?;
+                    let mut labels = Vec::new();
+                    // a negative count is an error code: no labels
+                    if nlabels > 0 {
+                        let n = count(nlabels, 8, &r)?;
+                        labels.reserve(n);
+                        for _ in 0..n {
+                            labels.push((r.u16(LOGREC)?, r.u8(LOGREC)?, r.u8(LOGREC)?, r.u16(LOGREC)?, r.u16(LOGREC)?));
+                        }
+                    }
+                    sets.push(LabelSet { inst, json, labels });
+                }
+                Ok(MetaRecord::Labels { when, kind: lkind, ident, sets })
+            }
+            meta_type::TEXT => {
+                let tkind = r.u32(LOGREC)?;
+                let ident = r.u32(LOGREC)?;
+                Ok(MetaRecord::Text { kind: tkind, ident, text: c_string(r.rest()) })
+            }
+            _ => Err(PmError::PM_ERR_RECTYPE),
+        }
+    }
+}
+
+/// A temporal index entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexEntry {
+    /// No record before these offsets is later than this.
+    pub when: Timestamp,
+    /// Data volume number.
+    pub vol: i32,
+    /// Byte offset in `.meta`.
+    pub meta_offset: u64,
+    /// Byte offset in the data volume.
+    pub data_offset: u64,
+}
+
+impl IndexEntry {
+    /// Size of one entry on disk.
+    pub fn size(version: Version) -> usize {
+        match version {
+            Version::V2 => 20,
+            Version::V3 => 32,
+        }
+    }
+
+    /// Decode the entries that follow the label of an `.index` file. A
+    /// partial entry at the end (a truncated file) is left out.
+    pub fn decode_all(buf: &[u8], version: Version) -> Result<Vec<IndexEntry>, PmError> {
+        let size = IndexEntry::size(version);
+        buf.chunks_exact(size)
+            .map(|c| {
+                let mut r = Reader::new(c);
+                let when = r.timestamp(version, LOGREC)?;
+                let vol = r.i32(LOGREC)?;
+                let (meta_offset, data_offset) = match version {
+                    Version::V2 => (r.u32(LOGREC)? as u64, r.u32(LOGREC)? as u64),
+                    Version::V3 => (r.i64(LOGREC)? as u64, r.i64(LOGREC)? as u64),
+                };
+                Ok(IndexEntry { when, vol, meta_offset, data_offset })
+            })
+            .collect()
+    }
+}
+
+/// Decode a data volume record's payload: a result. `numpmid == 0` is a
+/// mark record (an empty result).
+#[doc(alias = "__pmLogRead")]
+pub fn decode_result(payload: &[u8], version: Version) -> Result<FetchResult, PmError> {
+    let mut r = Reader::new(payload);
+    let timestamp = r.timestamp(version, LOGREC)?;
+    let numpmid = r.i32(LOGREC)?;
+    if numpmid == 0 && !r.rest().is_empty() {
+        return Err(LOGREC);
+    }
+    let n = count(numpmid, 8, &r)?;
+    let mut sets = Vec::with_capacity(n);
+    for _ in 0..n {
+        let pmid = PmId(r.u32(LOGREC)?);
+        let numval = r.i32(LOGREC)?;
+        if numval <= 0 {
+            // zero values, or the (negative) error code for this metric
+            let values = if numval == 0 { Ok(Vec::new()) } else { Err(PmError::from_code(numval)) };
+            sets.push(ValueSet { pmid, values });
+            continue;
+        }
+        let valfmt = r.i32(LOGREC)?;
+        let nv = count(numval, 8, &r)?;
+        let mut values = Vec::with_capacity(nv);
+        for _ in 0..nv {
+            let inst = r.i32(LOGREC)?;
+            let word = r.i32(LOGREC)?;
+            let value = match valfmt {
+                0 => Value::Insitu(word),
+                1 | 2 => Value::Block(value_block(payload, word)?),
+                _ => return Err(LOGREC),
+            };
+            values.push(InstValue { inst, value });
+        }
+        sets.push(ValueSet { pmid, values: Ok(values) });
+    }
+    Ok(FetchResult { timestamp, sets })
+}
+
+/// The value block at word `index` of libpcp's record buffer, which puts a
+/// three-word header before the payload. Numeric payloads are turned into
+/// the little-endian form [`ValueBlock`] keeps.
+fn value_block(payload: &[u8], index: i32) -> Result<ValueBlock, PmError> {
+    let word = usize::try_from(index).ok().and_then(|i| i.checked_sub(3)).ok_or(LOGREC)?;
+    let start = word.checked_mul(4).ok_or(LOGREC)?;
+    let mut r = Reader::new(payload.get(start..).ok_or(LOGREC)?);
+    let head = r.u32(LOGREC)?;
+    let vtype = (head >> 24) as u8;
+    let vlen = (head & 0x00ff_ffff) as usize;
+    if vlen < 4 {
+        return Err(LOGREC);
+    }
+    let mut data = r.bytes(vlen - 4, LOGREC)?.to_vec();
+    // the numeric types travel big-endian; keep them little-endian
+    if matches!(vtype, 2..=5) && matches!(data.len(), 4 | 8) {
+        data.reverse();
+    }
+    Ok(ValueBlock::new(vtype, data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn framed(payload: &[u8]) -> Vec<u8> {
+        let len = (payload.len() + 8) as u32;
+        let mut v = len.to_be_bytes().to_vec();
+        v.extend_from_slice(payload);
+        v.extend_from_slice(&len.to_be_bytes());
+        v
+    }
+
+    #[test]
+    fn framing_checks_both_lengths() {
+        let rec = framed(b"abcd");
+        assert_eq!(next_record(&rec).unwrap(), Some((&b"abcd"[..], 12)));
+        let mut bad = rec.clone();
+        bad[11] ^= 1;
+        assert_eq!(next_record(&bad), Err(PmError::PM_ERR_LOGREC));
+        assert_eq!(next_record(&rec[..10]), Err(PmError::PM_ERR_LOGREC));
+        assert_eq!(next_record(&[]), Ok(None));
+    }
+
+    #[test]
+    fn a_mark_record_is_an_empty_result() {
+        let mut p = Vec::new();
+        p.extend_from_slice(&5i32.to_be_bytes());
+        p.extend_from_slice(&7u32.to_be_bytes());
+        p.extend_from_slice(&0i32.to_be_bytes());
+        let res = decode_result(&p, Version::V2).unwrap();
+        assert!(res.sets.is_empty());
+        assert_eq!(res.timestamp, Timestamp::new(5, 7000));
+    }
+
+    #[test]
+    fn hostile_counts_are_refused_without_allocating() {
+        let mut p = vec![0u8; 12];
+        p[8..12].copy_from_slice(&i32::MAX.to_be_bytes());
+        assert_eq!(decode_result(&p, Version::V2), Err(PmError::PM_ERR_LOGREC));
+        let mut d = meta_type::DESC.to_be_bytes().to_vec();
+        d.extend_from_slice(&[0u8; 20]);
+        d.extend_from_slice(&i32::MAX.to_be_bytes());
+        assert_eq!(MetaRecord::decode(&d, Version::V2), Err(PmError::PM_ERR_LOGREC));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decoders_never_panic(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+            let _ = Label::decode(&data);
+            let _ = next_record(&data);
+            for v in [Version::V2, Version::V3] {
+                let _ = MetaRecord::decode(&data, v);
+                let _ = decode_result(&data, v);
+                let _ = IndexEntry::decode_all(&data, v);
+            }
+        }
+    }
+}
