@@ -47,7 +47,7 @@ done
 echo "== archive record decoders over PCP's QA archives"
 cargo build -q --release -p pcp-archive --example scan
 qa=/var/lib/pcp/testsuite/archives
-find "$qa" -maxdepth 1 -type f | grep -E '\.(meta|index|[0-9]+)$' | sort | xargs target/release/examples/scan > "$work/scan.txt"
+find "$qa" -maxdepth 1 -type f | grep -E '\.(meta|index|[0-9]+)(\.(xz|lzma|bz2|bz|gz|Z|z))?$' | sort | xargs target/release/examples/scan > "$work/scan.txt"
 if grep -v ': ok' "$work/scan.txt"; then
     echo "some archive files did not decode" >&2
     exit 1

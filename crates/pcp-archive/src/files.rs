@@ -1,0 +1,249 @@
+//! An archive's files on disk: naming, compressed volumes, and reading
+//! framed records from a stream.
+//!
+//! An archive `base` has files `base.meta`, `base.index` and data volumes
+//! `base.0`, `base.1`, ...; any of them may carry a compression suffix.
+//! PCP 6.0.3 reads `.xz` and `.lzma` (xz), `.bz2` and `.bz` (bzip2), and
+//! `.gz`, `.Z` and `.z` (gzip); we decompress all but the old `compress`
+//! format (`.Z`/`.z` files written by `compress`, rather than gzip, are
+//! reported as `PM_ERR_LOGFILE`).
+
+use crate::raw::Label;
+use pcp_core::PmError;
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// The compression suffixes PCP knows, in the order it tries them.
+pub const COMPRESSION_SUFFIXES: [&str; 7] = [".xz", ".lzma", ".bz2", ".bz", ".gz", ".Z", ".z"];
+
+/// How a file is compressed, by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// Not compressed.
+    None,
+    /// xz or the legacy lzma format.
+    Xz,
+    /// bzip2.
+    Bzip2,
+    /// gzip.
+    Gzip,
+}
+
+/// The compression a file name's suffix says.
+pub fn compression_of(name: &str) -> Compression {
+    match COMPRESSION_SUFFIXES.iter().find(|s| name.ends_with(*s)) {
+        Some(&".xz") | Some(&".lzma") => Compression::Xz,
+        Some(&".bz2") | Some(&".bz") => Compression::Bzip2,
+        Some(_) => Compression::Gzip,
+        None => Compression::None,
+    }
+}
+
+/// `__pmLogBaseName`: the archive's base name from the name of any of its
+/// files (`x.meta`, `x.index`, `x.0`, each possibly compressed); other
+/// names are returned unchanged.
+pub fn base_name(name: &str) -> &str {
+    let mut n = name;
+    if let Some(s) = COMPRESSION_SUFFIXES.iter().find(|s| n.ends_with(*s)) {
+        n = &n[..n.len() - s.len()];
+    }
+    if let Some(dot) = n.rfind('.') {
+        let suffix = &n[dot + 1..];
+        let known =
+            suffix == "meta" || suffix == "index" || (!suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_digit()));
+        if known && dot > 0 {
+            return &n[..dot];
+        }
+    }
+    name
+}
+
+/// The file `base` + `suffix` (e.g. `.meta`, `.0`), plain or with a
+/// compression suffix, trying them in PCP's order.
+pub fn find_file(base: &Path, suffix: &str) -> Option<PathBuf> {
+    let plain = PathBuf::from(format!("{}{suffix}", base.display()));
+    if plain.is_file() {
+        return Some(plain);
+    }
+    COMPRESSION_SUFFIXES.iter().map(|c| PathBuf::from(format!("{}{suffix}{c}", base.display()))).find(|p| p.is_file())
+}
+
+/// The data volume numbers present for `base`, in ascending order.
+pub fn volumes(base: &Path) -> io::Result<Vec<u32>> {
+    let dir = match base.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let stem = base.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut vols: Vec<u32> = std::fs::read_dir(dir)?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let rest = name.strip_prefix(&stem)?.strip_prefix('.')?;
+            let rest = COMPRESSION_SUFFIXES.iter().find_map(|s| rest.strip_suffix(s)).unwrap_or(rest);
+            if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            rest.parse().ok()
+        })
+        .collect();
+    vols.sort_unstable();
+    vols.dedup();
+    Ok(vols)
+}
+
+/// Open a file for reading, decompressing by its suffix.
+pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
+    let f = BufReader::with_capacity(1 << 16, File::open(path)?);
+    Ok(match compression_of(&path.to_string_lossy()) {
+        Compression::None => Box::new(f),
+        Compression::Xz => {
+            // accepts both the .xz container and the legacy .lzma format
+            let stream = liblzma::stream::Stream::new_auto_decoder(u64::MAX, liblzma::stream::CONCATENATED)
+                .map_err(io::Error::other)?;
+            Box::new(liblzma::read::XzDecoder::new_stream(f, stream))
+        }
+        Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(f)),
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(f)),
+    })
+}
+
+/// Reads framed records from a stream, one at a time, into one reusable
+/// buffer. A record's claimed length is never allocated up front: the
+/// buffer grows only with bytes that actually arrive.
+pub struct RecordReader<R: Read> {
+    input: R,
+    buf: Vec<u8>,
+    offset: u64,
+}
+
+impl<R: Read> RecordReader<R> {
+    /// Read records from `input`, which starts `offset` bytes into its file.
+    pub fn new(input: R, offset: u64) -> RecordReader<R> {
+        RecordReader { input, buf: Vec::new(), offset }
+    }
+
+    /// Byte offset of the next record in the file.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The next record's payload; `Ok(None)` at a clean end of file. A
+    /// record cut short, or whose two length words disagree, is
+    /// `PM_ERR_LOGREC`; a read failure is its errno.
+    pub fn next(&mut self) -> Result<Option<&[u8]>, PmError> {
+        let mut head = [0u8; 4];
+        let got = read_full(&mut self.input, &mut head)?;
+        if got == 0 {
+            return Ok(None);
+        }
+        if got < 4 {
+            return Err(PmError::PM_ERR_LOGREC);
+        }
+        let len = u32::from_be_bytes(head) as u64;
+        if len < 8 {
+            return Err(PmError::PM_ERR_LOGREC);
+        }
+        self.buf.clear();
+        (&mut self.input).take(len - 4).read_to_end(&mut self.buf).map_err(io_err)?;
+        if (self.buf.len() as u64) < len - 4 {
+            return Err(PmError::PM_ERR_LOGREC);
+        }
+        let n = self.buf.len();
+        let tail = u32::from_be_bytes([self.buf[n - 4], self.buf[n - 3], self.buf[n - 2], self.buf[n - 1]]) as u64;
+        if tail != len {
+            return Err(PmError::PM_ERR_LOGREC);
+        }
+        self.offset += len;
+        Ok(Some(&self.buf[..n - 4]))
+    }
+}
+
+fn io_err(e: io::Error) -> PmError {
+    PmError::from_errno(e.raw_os_error().unwrap_or(5))
+}
+
+/// Read until `buf` is full or the input ends; how many bytes came.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<usize, PmError> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_err(e)),
+        }
+    }
+    Ok(got)
+}
+
+/// Open one archive file, check its label, and return the label and a
+/// record reader positioned after it.
+pub fn open_records(path: &Path) -> Result<(Label, RecordReader<Box<dyn Read + Send>>), PmError> {
+    let mut input = open(path).map_err(io_err)?;
+    let mut head = [0u8; 4];
+    if read_full(&mut input, &mut head)? < 4 {
+        return Err(PmError::PM_ERR_LABEL);
+    }
+    let len = u32::from_be_bytes(head) as usize;
+    // a label is 132 (v2) or 808 (v3) bytes; refuse anything else early
+    if !(8..=4096).contains(&len) {
+        return Err(PmError::PM_ERR_LABEL);
+    }
+    let mut rec = head.to_vec();
+    rec.resize(len, 0);
+    if read_full(&mut input, &mut rec[4..])? < len - 4 {
+        return Err(PmError::PM_ERR_LABEL);
+    }
+    let (label, used) = Label::decode(&rec)?;
+    Ok((label, RecordReader::new(input, used as u64)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_names_like_pcp() {
+        for (name, base) in [
+            ("a/b.meta", "a/b"),
+            ("b.index", "b"),
+            ("b.0", "b"),
+            ("b.12.xz", "b"),
+            ("b.meta.gz", "b"),
+            ("20180416.10.00", "20180416.10"),
+            ("plain", "plain"),
+            ("x.y", "x.y"),
+            (".0", ".0"),
+        ] {
+            assert_eq!(base_name(name), base, "{name}");
+        }
+    }
+
+    #[test]
+    fn suffixes_give_the_compression() {
+        assert_eq!(compression_of("a.0.xz"), Compression::Xz);
+        assert_eq!(compression_of("a.meta.lzma"), Compression::Xz);
+        assert_eq!(compression_of("a.0.bz"), Compression::Bzip2);
+        assert_eq!(compression_of("a.0.z"), Compression::Gzip);
+        assert_eq!(compression_of("a.0"), Compression::None);
+    }
+
+    #[test]
+    fn record_reader_refuses_short_and_inconsistent_records() {
+        let mut rec = 12u32.to_be_bytes().to_vec();
+        rec.extend_from_slice(b"abcd");
+        rec.extend_from_slice(&12u32.to_be_bytes());
+        let mut r = RecordReader::new(&rec[..], 0);
+        assert_eq!(r.next().unwrap(), Some(&b"abcd"[..]));
+        assert_eq!(r.next().unwrap(), None);
+        let mut r = RecordReader::new(&rec[..10], 0);
+        assert_eq!(r.next(), Err(PmError::PM_ERR_LOGREC));
+        // a huge claimed length with little data: no huge allocation
+        let mut huge = u32::MAX.to_be_bytes().to_vec();
+        huge.extend_from_slice(&[0u8; 16]);
+        let mut r = RecordReader::new(&huge[..], 0);
+        assert_eq!(r.next(), Err(PmError::PM_ERR_LOGREC));
+    }
+}
