@@ -30,7 +30,7 @@ fn scan(path: &str) -> String {
     let mut n = 0;
     loop {
         let at = records.offset();
-        match records.next() {
+        match records.next_record() {
             Ok(None) => return format!("{path}: ok, {n} records"),
             Ok(Some(payload)) => {
                 let r = if label.vol == -1 {

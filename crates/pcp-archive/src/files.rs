@@ -132,7 +132,7 @@ impl<R: Read> RecordReader<R> {
     /// The next record's payload; `Ok(None)` at a clean end of file. A
     /// record cut short, or whose two length words disagree, is
     /// `PM_ERR_LOGREC`; a read failure is its errno.
-    pub fn next(&mut self) -> Result<Option<&[u8]>, PmError> {
+    pub fn next_record(&mut self) -> Result<Option<&[u8]>, PmError> {
         let mut head = [0u8; 4];
         let got = read_full(&mut self.input, &mut head)?;
         if got == 0 {
@@ -236,14 +236,14 @@ mod tests {
         rec.extend_from_slice(b"abcd");
         rec.extend_from_slice(&12u32.to_be_bytes());
         let mut r = RecordReader::new(&rec[..], 0);
-        assert_eq!(r.next().unwrap(), Some(&b"abcd"[..]));
-        assert_eq!(r.next().unwrap(), None);
+        assert_eq!(r.next_record().unwrap(), Some(&b"abcd"[..]));
+        assert_eq!(r.next_record().unwrap(), None);
         let mut r = RecordReader::new(&rec[..10], 0);
-        assert_eq!(r.next(), Err(PmError::PM_ERR_LOGREC));
+        assert_eq!(r.next_record(), Err(PmError::PM_ERR_LOGREC));
         // a huge claimed length with little data: no huge allocation
         let mut huge = u32::MAX.to_be_bytes().to_vec();
         huge.extend_from_slice(&[0u8; 16]);
         let mut r = RecordReader::new(&huge[..], 0);
-        assert_eq!(r.next(), Err(PmError::PM_ERR_LOGREC));
+        assert_eq!(r.next_record(), Err(PmError::PM_ERR_LOGREC));
     }
 }
