@@ -25,6 +25,10 @@ if [ -x oracle/gen-printf.sh ]; then
     PCP_RS_PRINTF_GOLDEN="$work/printf.tsv" cargo test -q -p pcp-core --test printf_golden
 fi
 
+echo "== time zones against glibc, seed $seed"
+oracle/gen-tz.sh "$work/tz.tsv" "$seed" 200 >/dev/null
+PCP_RS_TZ_GOLDEN="$work/tz.tsv" cargo test -q -p pcp --test timezone_glibc
+
 echo "== tools against the C tools, live"
 PCP_RS_LIVE=1 cargo test -q -p pcp-tools --test golden
 

@@ -10,6 +10,7 @@
 
 pub mod config;
 pub mod context;
+pub mod timezone;
 pub mod transport;
 
 pub use context::{Context, PmnsLocation};
