@@ -58,4 +58,23 @@ if grep -v ': ok' "$work/scan.txt"; then
 fi
 echo "$(wc -l < "$work/scan.txt") archive files decode"
 
+echo "== pmdumplog -l/-L/-z/-Z over PCP's QA archives"
+cargo build -q -p pcp-tools --bin pmdumplog
+runs=0
+for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(\.(xz|lzma|bz2|bz|gz|Z|z))?$//' | sort -u); do
+    for flags in "-L" "-L -z" "-l -Z EST-11EST-10,89/2:00,299/2:00"; do
+        # shellcheck disable=SC2086
+        c=$(TZ=UTC LC_ALL=C pmdumplog $flags "$base" 2>&1; echo "status $?")
+        # shellcheck disable=SC2086
+        r=$(TZ=UTC LC_ALL=C target/debug/pmdumplog $flags "$base" 2>&1; echo "status $?")
+        if [ "$c" != "$r" ]; then
+            echo "pmdumplog $flags $base differs" >&2
+            diff <(echo "$c") <(echo "$r") >&2 || true
+            exit 1
+        fi
+        runs=$((runs + 1))
+    done
+done
+echo "pmdumplog: $runs runs over the QA archives agree"
+
 echo "differential suite passed (seed $seed)"

@@ -112,9 +112,14 @@ impl<'a> Reader<'a> {
                 Timestamp::from_timeval(sec, usec)
             }
             Version::V3 => {
-                let sec = self.i64(err)?;
+                // libpcp writes the 64-bit seconds as two big-endian words,
+                // in the writing host's word order: little-endian hosts
+                // (nearly every archive) put the low word first, and libpcp
+                // on such a host reads them back that way, as we do
+                let low = self.u32(err)? as u64;
+                let high = self.u32(err)? as u64;
                 let nsec = self.u32(err)?;
-                Timestamp::new(sec, nsec)
+                Timestamp::new(((high << 32) | low) as i64, nsec)
             }
         })
     }
@@ -493,6 +498,14 @@ mod tests {
         assert_eq!(next_record(&bad), Err(PmError::PM_ERR_LOGREC));
         assert_eq!(next_record(&rec[..10]), Err(PmError::PM_ERR_LOGREC));
         assert_eq!(next_record(&[]), Ok(None));
+    }
+
+    #[test]
+    fn v3_seconds_are_low_word_first() {
+        // the start of tests/fixtures/v3.index's first entry (pmlogger on x86-64)
+        let bytes = [0x6b, 0x01, 0xe2, 0x0a, 0, 0, 0, 0, 0x2e, 0xe3, 0xb3, 0xab];
+        let t = Reader::new(&bytes).timestamp(Version::V3, LOGREC).unwrap();
+        assert_eq!(t, Timestamp::new(0x6b01_e20a, 0x2ee3_b3ab));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 pub mod cscanf;
 pub mod getopt;
 pub mod pmcpp;
+pub mod pmdumplog;
 pub mod pmerr;
 pub mod pminfo;
 

@@ -64,6 +64,19 @@ impl Zone {
         tz.map(|tz| Zone { tz }).ok_or(PmError::PM_ERR_GENERIC)
     }
 
+    /// The local zone, as the C library finds it: `$TZ` if set (empty is
+    /// UTC), else `/etc/localtime`, else UTC.
+    pub fn local() -> Zone {
+        match std::env::var("TZ") {
+            Ok(tz) if tz.is_empty() => Zone::utc(),
+            Ok(tz) => Zone::new(&tz).unwrap_or_else(|_| Zone::utc()),
+            Err(_) => std::fs::read("/etc/localtime")
+                .ok()
+                .and_then(|b| tz::TimeZone::from_tz_data(&b).ok())
+                .map_or_else(Zone::utc, |tz| Zone { tz }),
+        }
+    }
+
     /// Coordinated Universal Time.
     pub fn utc() -> Zone {
         Zone { tz: tz::TimeZone::utc() }
