@@ -58,11 +58,11 @@ if grep -v ': ok' "$work/scan.txt"; then
 fi
 echo "$(wc -l < "$work/scan.txt") archive files decode"
 
-echo "== pmdumplog -l/-L/-z/-Z over PCP's QA archives"
+echo "== pmdumplog -l/-L/-t/-z/-Z over PCP's QA archives"
 cargo build -q -p pcp-tools --bin pmdumplog
 runs=0
 for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(\.(xz|lzma|bz2|bz|gz|Z|z))?$//' | sort -u); do
-    for flags in "-L" "-L -z" "-l -Z EST-11EST-10,89/2:00,299/2:00"; do
+    for flags in "-L" "-L -z" "-l -Z EST-11EST-10,89/2:00,299/2:00" "-t" "-l -t -z"; do
         # shellcheck disable=SC2086
         c=$(TZ=UTC LC_ALL=C pmdumplog $flags "$base" 2>&1; echo "status $?")
         # shellcheck disable=SC2086

@@ -1,7 +1,7 @@
 //! An archive opened by name: its files, label, metadata and extent.
 
 use crate::files::{base_name, find_file, open_records, volumes};
-use crate::raw::{decode_result, Label, MetaRecord};
+use crate::raw::{decode_result, IndexEntry, Label, MetaRecord};
 use pcp_core::{PmError, Timestamp};
 use std::path::{Path, PathBuf};
 
@@ -55,6 +55,18 @@ impl Archive {
     /// The archive's base name.
     pub fn base(&self) -> &Path {
         &self.base
+    }
+
+    /// The temporal index entries (none when there is no index file); a
+    /// partial entry at the end is left out.
+    pub fn index(&self) -> Result<Vec<IndexEntry>, PmError> {
+        let Some(path) = find_file(&self.base, ".index") else { return Ok(Vec::new()) };
+        let mut data = Vec::new();
+        crate::files::open(&path)
+            .and_then(|mut f| std::io::Read::read_to_end(&mut f, &mut data))
+            .map_err(|e| PmError::from_errno(e.raw_os_error().unwrap_or(5)))?;
+        let (label, used) = Label::decode(&data)?;
+        IndexEntry::decode_all(&data[used..], label.version)
     }
 
     /// `pmGetArchiveEnd`: the time of the last result that decodes, in the

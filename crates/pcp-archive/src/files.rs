@@ -109,6 +109,15 @@ pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
     })
 }
 
+/// The size of a file's contents: for a compressed file, the size once
+/// decompressed (as libpcp's `__pmStat` reports it).
+pub fn content_size(path: &Path) -> io::Result<u64> {
+    match compression_of(&path.to_string_lossy()) {
+        Compression::None => Ok(std::fs::metadata(path)?.len()),
+        _ => io::copy(&mut open(path)?, &mut io::sink()),
+    }
+}
+
 /// Reads framed records from a stream, one at a time, into one reusable
 /// buffer. A record's claimed length is never allocated up front: the
 /// buffer grows only with bytes that actually arrive.

@@ -1,9 +1,10 @@
 //! `pmdumplog`: dump the contents of a PCP archive.
 //!
 //! What works today: the archive label (`-l`, and `-L` with time zones,
-//! features and pmlogger's PID), in the local zone or the archive's (`-z`)
-//! or a given one (`-Z`). The other dumps (results, descriptors, instance
-//! domains, labels, help text, the index) say they are not implemented yet.
+//! features and pmlogger's PID) and the temporal index with its integrity
+//! checks (`-t`), in the local zone or the archive's (`-z`) or a given one
+//! (`-Z`). The other dumps (results, descriptors, instance domains, labels,
+//! help text) say they are not implemented yet.
 
 use crate::getopt::{self, OptSpec};
 use pcp::timezone::Zone;
@@ -52,7 +53,7 @@ pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
     let parsed = getopt::parse(&args, SPECS, "pmdumplog", err);
-    let (mut label, mut verbose, mut hostzone) = (false, false, false);
+    let (mut label, mut verbose, mut hostzone, mut index) = (false, false, false, false);
     let mut zone_arg: Option<String> = None;
     let mut unsupported: Option<char> = None;
     let mut errors = parsed.errors;
@@ -63,6 +64,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
                 label = true;
                 verbose = true;
             }
+            't' => index = true,
             'z' => hostzone = true,
             'Z' => zone_arg = Some(String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into_owned()),
             '?' => errors += 1,
@@ -84,8 +86,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         writeln!(err, "pmdumplog: metric name arguments are not implemented in pcp-rs yet")?;
         return Ok(1);
     }
-    if !label {
-        writeln!(err, "pmdumplog: dumping results is not implemented in pcp-rs yet (try -l or -L)")?;
+    if !label && !index {
+        writeln!(err, "pmdumplog: dumping results is not implemented in pcp-rs yet (try -l, -L or -t)")?;
         return Ok(1);
     }
     let name = String::from_utf8_lossy(&parsed.operands[0]).into_owned();
@@ -111,11 +113,22 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
     } else {
         Zone::local()
     };
+    if label {
+        dump_label(out, &archive, &zone, verbose)?;
+    }
+    if index {
+        dump_index(out, &archive, &zone)?;
+    }
+    Ok(0)
+}
+
+fn dump_label(out: &mut dyn Write, archive: &Archive, zone: &Zone, verbose: bool) -> std::io::Result<()> {
+    let l = archive.label();
     writeln!(out, "Log Label (Log Format Version {})", l.version as u8)?;
     writeln!(out, "Performance metrics from host {}", String::from_utf8_lossy(&l.hostname))?;
-    write_when(out, &zone, "    commencing ", l.start, l.version)?;
+    write_when(out, zone, "    commencing ", l.start, l.version)?;
     match archive.end() {
-        Ok(end) => write_when(out, &zone, "    ending     ", end, l.version)?,
+        Ok(end) => write_when(out, zone, "    ending     ", end, l.version)?,
         Err(_) => writeln!(out, "    ending     UNKNOWN")?,
     }
     if verbose {
@@ -131,7 +144,86 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         }
         writeln!(out, "PID for pmlogger: {}", l.pid)?;
     }
-    Ok(0)
+    Ok(())
+}
+
+/// `HH:MM:SS.uuuuuu` (v2) or `HH:MM:SS.nnnnnnnnn` (v3) in `zone`.
+fn timestamp(zone: &Zone, t: Timestamp, v: Version) -> String {
+    let Ok(tm) = zone.localtime(t.sec) else { return "??:??:??".to_string() };
+    match v {
+        Version::V2 => format!("{:02}:{:02}:{:02}.{:06}", tm.hour, tm.min, tm.sec, t.nsec / 1000),
+        Version::V3 => format!("{:02}:{:02}:{:02}.{:09}", tm.hour, tm.min, tm.sec, t.nsec),
+    }
+}
+
+/// The temporal index, with pmdumplog's integrity checks against the
+/// files' sizes.
+fn dump_index(out: &mut dyn Write, archive: &Archive, zone: &Zone) -> std::io::Result<()> {
+    let v = archive.label().version;
+    writeln!(out, "\nTemporal Index")?;
+    if v == Version::V3 {
+        out.write_all(b"\t")?;
+    }
+    writeln!(out, "\t\tLog Vol    end(meta)     end(log)")?;
+    let entries = archive.index().unwrap_or_default();
+    // the file as found, compressed or not, by its decompressed size (as
+    // libpcp's __pmStat reports it)
+    let size = |suffix: &str| -> Option<u64> {
+        let path = pcp_archive::files::find_file(archive.base(), suffix)?;
+        pcp_archive::files::content_size(&path).ok()
+    };
+    let mut meta_size = None;
+    let mut log_size = None;
+    let mut last: Option<&pcp_archive::raw::IndexEntry> = None;
+    for (i, e) in entries.iter().enumerate() {
+        writeln!(
+            out,
+            "{}\t  {:5}  {:11}  {:11}",
+            timestamp(zone, e.when, v),
+            e.vol,
+            e.meta_offset as i64,
+            e.data_offset as i64
+        )?;
+        if i == 0 {
+            meta_size = size(".meta");
+        }
+        if last.is_none_or(|l| l.vol != e.vol) {
+            log_size = size(&format!(".{}", e.vol));
+            if log_size.is_none() {
+                writeln!(out, "\t\tWarning: file missing for log volume {}", e.vol)?;
+            }
+        }
+        if e.when.sec < 0 {
+            writeln!(out, "\t\tError: illegal timestamp value ({} sec, {} nsec)", e.when.sec, e.when.nsec)?;
+        }
+        if let Some(m) = meta_size.filter(|&m| e.meta_offset as i64 > m as i64) {
+            writeln!(out, "\t\tError: offset to meta file past end of file ({m})")?;
+        }
+        if let Some(s) = log_size.filter(|&s| e.data_offset as i64 > s as i64) {
+            writeln!(out, "\t\tError: offset to log file past end of file ({s})")?;
+        }
+        if let Some(l) = last {
+            if e.when < l.when {
+                writeln!(
+                    out,
+                    "\t\tError: timestamp went backwards in time {} -> {}",
+                    timestamp(zone, l.when, v),
+                    timestamp(zone, e.when, v)
+                )?;
+            }
+            if e.vol < l.vol {
+                writeln!(out, "\t\tError: volume number decreased")?;
+            }
+            if e.vol == l.vol && (e.meta_offset as i64) < l.meta_offset as i64 {
+                writeln!(out, "\t\tError: offset to meta file decreased")?;
+            }
+            if e.vol == l.vol && (e.data_offset as i64) < l.data_offset as i64 {
+                writeln!(out, "\t\tError: offset to log file decreased")?;
+            }
+        }
+        last = Some(e);
+    }
+    Ok(())
 }
 
 /// `    commencing Sat Nov 21 18:25:14.786674603 2026`: the date from

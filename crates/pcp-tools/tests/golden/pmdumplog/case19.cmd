@@ -1,0 +1,9 @@
+-L
+-t
+-Z
+AEST-10AEDT-11,M10.5.0/3,M3.5.0/2
+tests/golden/pmdumplog/arch/v3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
