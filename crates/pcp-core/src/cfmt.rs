@@ -284,13 +284,13 @@ pub fn format_f64(spec: &FloatSpec, v: f64) -> String {
     if spec.left {
         out.push_str(sign);
         out.push_str(&body);
-        out.extend(std::iter::repeat(' ').take(fill));
+        out.extend(std::iter::repeat_n(' ', fill));
     } else if spec.zero && v.is_finite() {
         out.push_str(sign);
-        out.extend(std::iter::repeat('0').take(fill));
+        out.extend(std::iter::repeat_n('0', fill));
         out.push_str(&body);
     } else {
-        out.extend(std::iter::repeat(' ').take(fill));
+        out.extend(std::iter::repeat_n(' ', fill));
         out.push_str(sign);
         out.push_str(&body);
     }

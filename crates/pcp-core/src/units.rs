@@ -348,7 +348,7 @@ impl Keywords {
             let w = word.as_bytes();
             let ok = rest.len() >= w.len()
                 && rest[..w.len()].eq_ignore_ascii_case(w)
-                && rest.get(w.len()).map_or(true, |&c| is_c_space(c) || c == b'^');
+                && rest.get(w.len()).is_none_or(|&c| is_c_space(c) || c == b'^');
             ok.then_some((value, w.len()))
         })
     }
