@@ -58,18 +58,20 @@ if grep -v ': ok' "$work/scan.txt"; then
 fi
 echo "$(wc -l < "$work/scan.txt") archive files decode"
 
-echo "== pmdumplog -l/-L/-t/-z/-Z over PCP's QA archives"
+echo "== pmdumplog -l/-L/-d/-t/-z/-Z over PCP's QA archives"
 cargo build -q -p pcp-tools --bin pmdumplog
 runs=0
 for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(\.(xz|lzma|bz2|bz|gz|Z|z))?$//' | sort -u); do
-    for flags in "-L" "-L -z" "-l -Z EST-11EST-10,89/2:00,299/2:00" "-t" "-l -t -z"; do
-        # shellcheck disable=SC2086
-        c=$(TZ=UTC LC_ALL=C pmdumplog $flags "$base" 2>&1; echo "status $?")
-        # shellcheck disable=SC2086
-        r=$(TZ=UTC LC_ALL=C target/debug/pmdumplog $flags "$base" 2>&1; echo "status $?")
-        if [ "$c" != "$r" ]; then
+    for flags in "-L" "-L -z" "-l -Z EST-11EST-10,89/2:00,299/2:00" "-t" "-l -t -z" "-d"; do
+        # byte-exact: outputs may hold NUL bytes, so compare files
+        st=0; TZ=UTC LC_ALL=C pmdumplog $flags "$base" >"$work/c.out" 2>"$work/c.err" || st=$?
+        echo "status $st" >>"$work/c.err"
+        st=0; TZ=UTC LC_ALL=C target/debug/pmdumplog $flags "$base" >"$work/r.out" 2>"$work/r.err" || st=$?
+        echo "status $st" >>"$work/r.err"
+        if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
             echo "pmdumplog $flags $base differs" >&2
-            diff <(echo "$c") <(echo "$r") >&2 || true
+            diff "$work/c.out" "$work/r.out" | head -20 >&2 || true
+            diff "$work/c.err" "$work/r.err" | head -20 >&2 || true
             exit 1
         fi
         runs=$((runs + 1))

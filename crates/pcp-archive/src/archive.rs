@@ -90,3 +90,57 @@ impl Archive {
         Err(PmError::PM_ERR_LOGREC)
     }
 }
+
+/// The order libpcp's `__pmHashCtl` walks keys in after they were added in
+/// the given order: bucket by bucket (`key % size`), each chain newest
+/// first, with the table grown (and its chains relinked) as libpcp grows
+/// it. pmdumplog lists descriptors and instance domains in this order.
+/// Returns indexes into `keys`.
+pub fn libpcp_hash_order(keys: &[u32]) -> Vec<usize> {
+    let mut size = 0usize;
+    let mut buckets: Vec<Vec<usize>> = Vec::new(); // each chain, head first
+    for (nodes, (i, &key)) in (1..).zip(keys.iter().enumerate()) {
+        if size == 0 {
+            size = 1;
+            buckets = vec![Vec::new()];
+        } else if nodes / 4 > size {
+            let mut new = size * 2;
+            if new % 2 != 0 {
+                new += 1;
+            }
+            if new % 3 != 0 {
+                new += 2;
+            }
+            if new % 5 != 0 {
+                new += 2;
+            }
+            let mut relinked: Vec<Vec<usize>> = vec![Vec::new(); new];
+            for chain in buckets.iter().rev() {
+                for &n in chain {
+                    relinked[keys[n] as usize % new].insert(0, n);
+                }
+            }
+            buckets = relinked;
+            size = new;
+        }
+        buckets[key as usize % size].insert(0, i);
+    }
+    buckets.into_iter().flatten().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_order_grows_like_libpcp() {
+        // one bucket until 8 nodes: newest first
+        assert_eq!(libpcp_hash_order(&[5, 6, 7]), [2, 1, 0]);
+        // the 8th add grows the table to 1*2 -> 2 -> 4 -> 6 buckets; the old
+        // chain 6,5,...,0 is relinked head first onto the new heads, so
+        // bucket 0 becomes [0, 6], then 7 joins bucket 1 in front of 1
+        let keys: Vec<u32> = (0..8).collect();
+        let order: Vec<u32> = libpcp_hash_order(&keys).into_iter().map(|i| keys[i]).collect();
+        assert_eq!(order, [0, 6, 7, 1, 2, 3, 4, 5]);
+    }
+}

@@ -183,6 +183,29 @@ impl Pmns {
     /// (libpcp's `__pmAddPMNSNode`, used for derived metrics); an existing
     /// name is left as it is.
     pub fn add_name(&mut self, name: &str, pmid: PmId) {
+        self.add_names([(name, pmid)]);
+    }
+
+    /// [`Pmns::add_name`] for many names, indexing once at the end.
+    pub fn add_names<'a>(&mut self, names: impl IntoIterator<Item = (&'a str, PmId)>) {
+        for (name, pmid) in names {
+            self.insert_name(name, pmid, false);
+        }
+        self.index();
+    }
+
+    /// Add names as libpcp's `__pmAddPMNSNode` does when it builds an
+    /// archive's name space: a new node goes in *front* of its siblings,
+    /// so children list in the reverse of the order they arrived.
+    #[doc(alias = "__pmAddPMNSNode")]
+    pub fn add_names_front<'a>(&mut self, names: impl IntoIterator<Item = (&'a str, PmId)>) {
+        for (name, pmid) in names {
+            self.insert_name(name, pmid, true);
+        }
+        self.index();
+    }
+
+    fn insert_name(&mut self, name: &str, pmid: PmId, front: bool) {
         let mut n = ROOT;
         let parts: Vec<&str> = name.split('.').collect();
         for (i, part) in parts.iter().enumerate() {
@@ -205,8 +228,13 @@ impl Pmns {
                     });
                     let old = self.range(n);
                     let start = self.kids.len() as u32;
-                    self.kids.extend_from_within(old);
-                    self.kids.push(id);
+                    if front {
+                        self.kids.push(id);
+                        self.kids.extend_from_within(old);
+                    } else {
+                        self.kids.extend_from_within(old);
+                        self.kids.push(id);
+                    }
                     let node = &mut self.nodes[n as usize];
                     node.first = start;
                     node.count += 1;
@@ -214,7 +242,6 @@ impl Pmns {
                 }
             };
         }
-        self.index();
     }
 
     /// The root's id.
@@ -444,5 +471,12 @@ mod tests {
         t.add_name("b", PmId::new(9, 9, 9)); // exists: unchanged
         assert_eq!(t.traverse("").unwrap(), ["a.x", "a.y", "b", "dyn", "event.flags", "event.missed"]);
         assert_eq!(t.lookup("b"), Ok(PmId::new(1, 0, 1)));
+    }
+
+    #[test]
+    fn add_names_front_reverses_arrival_order() {
+        let mut t = Pmns::new();
+        t.add_names_front([("s.one", PmId::new(1, 0, 1)), ("s.two", PmId::new(1, 0, 2)), ("t", PmId::new(1, 0, 3))]);
+        assert_eq!(t.traverse("").unwrap(), ["t", "s.two", "s.one"]);
     }
 }

@@ -1,15 +1,15 @@
 //! `pmdumplog`: dump the contents of a PCP archive.
 //!
 //! What works today: the archive label (`-l`, and `-L` with time zones,
-//! features and pmlogger's PID) and the temporal index with its integrity
-//! checks (`-t`), in the local zone or the archive's (`-z`) or a given one
-//! (`-Z`). The other dumps (results, descriptors, instance domains, labels,
-//! help text) say they are not implemented yet.
+//! features and pmlogger's PID), the metric descriptors (`-d`) and the
+//! temporal index with its integrity checks (`-t`), in the local zone or
+//! the archive's (`-z`) or a given one (`-Z`). The other dumps (results,
+//! instance domains, labels, help text) say they are not implemented yet.
 
 use crate::getopt::{self, OptSpec};
 use pcp::timezone::Zone;
-use pcp_archive::archive::Archive;
-use pcp_archive::raw::Version;
+use pcp_archive::archive::{libpcp_hash_order, Archive};
+use pcp_archive::raw::{MetaRecord, Version};
 use pcp_core::Timestamp;
 use std::ffi::OsString;
 use std::io::Write;
@@ -53,7 +53,7 @@ pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
     let parsed = getopt::parse(&args, SPECS, "pmdumplog", err);
-    let (mut label, mut verbose, mut hostzone, mut index) = (false, false, false, false);
+    let (mut label, mut verbose, mut hostzone, mut index, mut descs) = (false, false, false, false, false);
     let mut zone_arg: Option<String> = None;
     let mut unsupported: Option<char> = None;
     let mut errors = parsed.errors;
@@ -65,6 +65,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
                 verbose = true;
             }
             't' => index = true,
+            'd' => descs = true,
             'z' => hostzone = true,
             'Z' => zone_arg = Some(String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into_owned()),
             '?' => errors += 1,
@@ -86,8 +87,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         writeln!(err, "pmdumplog: metric name arguments are not implemented in pcp-rs yet")?;
         return Ok(1);
     }
-    if !label && !index {
-        writeln!(err, "pmdumplog: dumping results is not implemented in pcp-rs yet (try -l, -L or -t)")?;
+    if !label && !index && !descs {
+        writeln!(err, "pmdumplog: dumping results is not implemented in pcp-rs yet (try -l, -L, -d or -t)")?;
         return Ok(1);
     }
     let name = String::from_utf8_lossy(&parsed.operands[0]).into_owned();
@@ -116,6 +117,9 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
     if label {
         dump_label(out, &archive, &zone, verbose)?;
     }
+    if descs {
+        dump_descs(out, &archive)?;
+    }
     if index {
         dump_index(out, &archive, &zone)?;
     }
@@ -143,6 +147,39 @@ fn dump_label(out: &mut dyn Write, archive: &Archive, zone: &Zone, verbose: bool
             writeln!(out, "Archive features: 0x{:x} [unknown: 0x{:x}]", l.features, l.features)?;
         }
         writeln!(out, "PID for pmlogger: {}", l.pid)?;
+    }
+    Ok(())
+}
+
+/// The descriptors, once per PMID, in the order libpcp's hash table
+/// holds them, each with its names from the archive's name space.
+fn dump_descs(out: &mut dyn Write, archive: &Archive) -> std::io::Result<()> {
+    writeln!(out, "\nDescriptions for Metrics in the Log ...")?;
+    let mut descs: Vec<pcp_core::Desc> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut names: Vec<(String, pcp_core::PmId)> = Vec::new();
+    for rec in archive.meta() {
+        if let MetaRecord::Desc { desc, names: n } = rec {
+            if seen.insert(desc.pmid) {
+                descs.push(*desc);
+            }
+            // libpcp keeps each name as a C string: it ends at a NUL
+            // (some archives pad names with NULs)
+            let c_name = |x: &[u8]| x[..x.iter().position(|&b| b == 0).unwrap_or(x.len())].to_vec();
+            names.extend(n.iter().map(|x| (String::from_utf8_lossy(&c_name(x)).into_owned(), desc.pmid)));
+        }
+    }
+    let mut pmns = pcp_pmns::Pmns::new();
+    // libpcp builds an archive's name space with __pmAddPMNSNode
+    pmns.add_names_front(names.iter().map(|(n, id)| (n.as_str(), *id)));
+    let keys: Vec<u32> = descs.iter().map(|d| d.pmid.0).collect();
+    for i in libpcp_hash_order(&keys) {
+        let d = &descs[i];
+        match pmns.names_of(d.pmid) {
+            Ok(n) => writeln!(out, "PMID: {} ({})", d.pmid, n.join(" or "))?,
+            Err(_) => writeln!(out, "PMID: {} (<noname>)", d.pmid)?,
+        }
+        write!(out, "{d}")?;
     }
     Ok(())
 }
