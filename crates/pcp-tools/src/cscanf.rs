@@ -58,6 +58,41 @@ pub fn scan_hex_digits(s: &[u8]) -> Option<u32> {
     Some(v as u32)
 }
 
+/// `sscanf(arg, "%u.%u.%u")`: up to three dot-separated unsigned numbers
+/// from the front (each may be preceded by white space and a sign, and is
+/// reduced modulo 2^32 as `%u` does).
+pub fn scan_dotted_u32(b: &[u8]) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while out.len() < 3 {
+        while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+            i += 1;
+        }
+        let neg = b.get(i) == Some(&b'-');
+        if matches!(b.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        let d = b[i.min(b.len())..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if d == 0 {
+            break;
+        }
+        let mut v: u64 = 0;
+        for &c in &b[i..i + d] {
+            v = v.saturating_mul(10).saturating_add((c - b'0') as u64);
+        }
+        let v = if v > u32::MAX as u64 { u32::MAX } else { v as u32 };
+        out.push(if neg { v.wrapping_neg() } else { v });
+        i += d;
+        if out.len() < 3 {
+            if b.get(i) != Some(&b'.') {
+                break;
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,6 +107,14 @@ mod tests {
         assert_eq!(scan_decimal_int(b"-"), None);
         assert_eq!(scan_decimal_int(b"99999999999999999999"), Some(-1));
         assert_eq!(scan_decimal_int(b"-99999999999999999999"), Some(0));
+    }
+
+    #[test]
+    fn dotted_unsigned_like_glibc() {
+        assert_eq!(scan_dotted_u32(b"60.0.4"), [60, 0, 4]);
+        assert_eq!(scan_dotted_u32(b"60.1x"), [60, 1]);
+        assert_eq!(scan_dotted_u32(b"-1.2"), [u32::MAX, 2]);
+        assert_eq!(scan_dotted_u32(b"x"), Vec::<u32>::new());
     }
 
     #[test]

@@ -266,20 +266,8 @@ fn dump_index(out: &mut dyn Write, archive: &Archive, zone: &Zone) -> std::io::R
 /// `    commencing Sat Nov 21 18:25:14.786674603 2026`: the date from
 /// ctime, the time with the archive version's precision, the year.
 fn write_when(out: &mut dyn Write, zone: &Zone, prefix: &str, t: Timestamp, v: Version) -> std::io::Result<()> {
-    let (Ok(ctime), Ok(tm)) = (zone.ctime(t.sec), zone.localtime(t.sec)) else {
+    let Ok(ctime) = zone.ctime(t.sec) else {
         return writeln!(out, "{prefix}UNKNOWN");
     };
-    let frac = match v {
-        Version::V2 => format!("{:06}", t.nsec / 1000),
-        Version::V3 => format!("{:09}", t.nsec),
-    };
-    writeln!(
-        out,
-        "{prefix}{} {:02}:{:02}:{:02}.{frac} {:>4.4}",
-        &ctime[..10],
-        tm.hour,
-        tm.min,
-        tm.sec,
-        ctime.get(20..).unwrap_or("")
-    )
+    writeln!(out, "{prefix}{} {} {:>4.4}", &ctime[..10], timestamp(zone, t, v), ctime.get(20..).unwrap_or(""))
 }

@@ -190,7 +190,7 @@ impl<'a> Pminfo<'a> {
 
     /// A PMID (`d.c.i`) or instance domain (`d.s`) argument.
     fn digits(&mut self, ctx: &Context, arg: &str) -> Result<(), PmError> {
-        let parts: Vec<u32> = scan_dotted_u32(arg);
+        let parts: Vec<u32> = crate::cscanf::scan_dotted_u32(arg.as_bytes());
         match parts[..] {
             [d, c, i, ..] => {
                 let name = ctx.name_of(PmId::new(d, c, i))?;
@@ -260,40 +260,4 @@ impl<'a> Pminfo<'a> {
         batch.clear();
         Ok(())
     }
-}
-
-/// `sscanf(arg, "%u.%u.%u")`: up to three dot-separated unsigned numbers
-/// from the front (each may be preceded by white space and a sign, and is
-/// reduced modulo 2^32 as `%u` does).
-fn scan_dotted_u32(arg: &str) -> Vec<u32> {
-    let b = arg.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while out.len() < 3 {
-        while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
-            i += 1;
-        }
-        let neg = b.get(i) == Some(&b'-');
-        if matches!(b.get(i), Some(b'-' | b'+')) {
-            i += 1;
-        }
-        let d = b[i.min(b.len())..].iter().take_while(|c| c.is_ascii_digit()).count();
-        if d == 0 {
-            break;
-        }
-        let mut v: u64 = 0;
-        for &c in &b[i..i + d] {
-            v = v.saturating_mul(10).saturating_add((c - b'0') as u64);
-        }
-        let v = if v > u32::MAX as u64 { u32::MAX } else { v as u32 };
-        out.push(if neg { v.wrapping_neg() } else { v });
-        i += d;
-        if out.len() < 3 {
-            if b.get(i) != Some(&b'.') {
-                break;
-            }
-            i += 1;
-        }
-    }
-    out
 }
