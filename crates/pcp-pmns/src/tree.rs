@@ -130,11 +130,14 @@ impl Pmns {
     /// complete.
     fn index(&mut self) {
         self.sorted = self.kids.clone();
-        for n in 0..self.nodes.len() {
-            let r = self.range(n as NodeId);
-            let mut part = self.sorted[r.clone()].to_vec();
-            part.sort_by(|&a, &b| self.name_bytes(a).cmp(self.name_bytes(b)));
-            self.sorted[r].copy_from_slice(&part);
+        let (names, nodes) = (&self.names, &self.nodes);
+        let name = |c: NodeId| {
+            let node = &nodes[c as usize];
+            &names[node.name_off as usize..(node.name_off + node.name_len) as usize]
+        };
+        for node in nodes {
+            let r = node.first as usize..(node.first + node.count) as usize;
+            self.sorted[r].sort_by(|&a, &b| name(a).cmp(name(b)));
         }
         let mut by_pmid = Vec::new();
         self.walk(ROOT, |n| {
@@ -188,10 +191,7 @@ impl Pmns {
 
     /// [`Pmns::add_name`] for many names, indexing once at the end.
     pub fn add_names<'a>(&mut self, names: impl IntoIterator<Item = (&'a str, PmId)>) {
-        for (name, pmid) in names {
-            self.insert_name(name, pmid, false);
-        }
-        self.index();
+        self.insert_names(names, false);
     }
 
     /// Add names as libpcp's `__pmAddPMNSNode` does when it builds an
@@ -199,49 +199,59 @@ impl Pmns {
     /// so children list in the reverse of the order they arrived.
     #[doc(alias = "__pmAddPMNSNode")]
     pub fn add_names_front<'a>(&mut self, names: impl IntoIterator<Item = (&'a str, PmId)>) {
-        for (name, pmid) in names {
-            self.insert_name(name, pmid, true);
-        }
-        self.index();
+        self.insert_names(names, true);
     }
 
-    fn insert_name(&mut self, name: &str, pmid: PmId, front: bool) {
-        let mut n = ROOT;
-        let parts: Vec<&str> = name.split('.').collect();
-        for (i, part) in parts.iter().enumerate() {
-            let existing = self.kids[self.range(n)].iter().copied().find(|&c| self.name_bytes(c) == part.as_bytes());
-            n = match existing {
-                Some(c) => c,
-                None => {
-                    // move this node's children to the end, plus the new one
-                    let id = self.nodes.len() as NodeId;
-                    let name_off = self.names.len() as u32;
-                    self.names.extend_from_slice(part.as_bytes());
-                    let leaf_pmid = if i + 1 == parts.len() { pmid } else { PmId::NULL };
-                    self.nodes.push(Node {
-                        name_off,
-                        name_len: part.len() as u32,
-                        pmid: leaf_pmid,
-                        parent: n,
-                        first: 0,
-                        count: 0,
-                    });
-                    let old = self.range(n);
-                    let start = self.kids.len() as u32;
-                    if front {
-                        self.kids.push(id);
-                        self.kids.extend_from_within(old);
-                    } else {
-                        self.kids.extend_from_within(old);
-                        self.kids.push(id);
-                    }
-                    let node = &mut self.nodes[n as usize];
-                    node.first = start;
-                    node.count += 1;
-                    id
+    /// Insert names in one batch: each node whose children change gets a
+    /// working child list (and a by-name lookup) the first time it is
+    /// touched; at the end each such list is laid out once in `kids` and
+    /// the tree is indexed once. Existing names are left as they are.
+    fn insert_names<'a>(&mut self, names: impl IntoIterator<Item = (&'a str, PmId)>, front: bool) {
+        use std::collections::HashMap;
+        /// A touched node's children in order, and their ids by name.
+        type Working = (Vec<NodeId>, HashMap<Vec<u8>, NodeId>);
+        let mut touched: HashMap<NodeId, Working> = HashMap::new();
+        for (name, pmid) in names {
+            let parts: Vec<&str> = name.split('.').collect();
+            let mut n = ROOT;
+            for (i, part) in parts.iter().enumerate() {
+                let (list, by_name) = touched.entry(n).or_insert_with(|| {
+                    let list = self.kids[self.range(n)].to_vec();
+                    let by_name = list.iter().map(|&c| (self.name_bytes(c).to_vec(), c)).collect();
+                    (list, by_name)
+                });
+                if let Some(&c) = by_name.get(part.as_bytes()) {
+                    n = c;
+                    continue;
                 }
-            };
+                let id = self.nodes.len() as NodeId;
+                let name_off = self.names.len() as u32;
+                self.names.extend_from_slice(part.as_bytes());
+                let leaf_pmid = if i + 1 == parts.len() { pmid } else { PmId::NULL };
+                self.nodes.push(Node {
+                    name_off,
+                    name_len: part.len() as u32,
+                    pmid: leaf_pmid,
+                    parent: n,
+                    first: 0,
+                    count: 0,
+                });
+                by_name.insert(part.as_bytes().to_vec(), id);
+                if front {
+                    list.insert(0, id);
+                } else {
+                    list.push(id);
+                }
+                n = id;
+            }
         }
+        for (n, (list, _)) in touched {
+            let node = &mut self.nodes[n as usize];
+            node.first = self.kids.len() as u32;
+            node.count = list.len() as u32;
+            self.kids.extend_from_slice(&list);
+        }
+        self.index();
     }
 
     /// The root's id.
@@ -471,6 +481,17 @@ mod tests {
         t.add_name("b", PmId::new(9, 9, 9)); // exists: unchanged
         assert_eq!(t.traverse("").unwrap(), ["a.x", "a.y", "b", "dyn", "event.flags", "event.missed"]);
         assert_eq!(t.lookup("b"), Ok(PmId::new(1, 0, 1)));
+    }
+
+    #[test]
+    fn adding_many_siblings_lays_each_range_out_once() {
+        // inserting one name at a time used to copy the parent's whole
+        // child range each time, leaving k*k/2 dead entries for k siblings
+        let names: Vec<String> = (0..2000).map(|i| format!("g.m{i}")).collect();
+        let mut t = Pmns::new();
+        t.add_names_front(names.iter().enumerate().map(|(i, n)| (n.as_str(), PmId::new(1, 0, i as u32 % 1024))));
+        assert!(t.kids.len() <= 2 * t.nodes.len(), "{} child slots for {} nodes", t.kids.len(), t.nodes.len());
+        assert_eq!(t.traverse("g").unwrap().first().map(String::as_str), Some("g.m1999"));
     }
 
     #[test]

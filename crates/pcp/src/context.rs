@@ -32,8 +32,7 @@ impl Context {
     /// `pmLoadASCIINameSpace`), with libpcp's two anonymous derived metrics
     /// (`event.flags`, `event.missed`) that every context has.
     pub fn with_namespace(mut pmns: Pmns) -> Context {
-        pmns.add_name("event.flags", PmId::new(511, 0, 1));
-        pmns.add_name("event.missed", PmId::new(511, 0, 2));
+        pmns.add_names([("event.flags", PmId::new(511, 0, 1)), ("event.missed", PmId::new(511, 0, 2))]);
         Context { pmns, location: PmnsLocation::Local }
     }
 
