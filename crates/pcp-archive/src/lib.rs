@@ -9,4 +9,5 @@
 
 pub mod archive;
 pub mod files;
+pub mod meta;
 pub mod raw;

@@ -1,0 +1,422 @@
+//! The metadata of an archive as libpcp holds it after loading `.meta`:
+//! descriptors by PMID, the name space, each instance domain's history,
+//! and help text, with libpcp's rules for duplicates, conflicts and
+//! version 3 delta instance domains.
+
+use crate::raw::{Instance, MetaRecord};
+use pcp_core::{Desc, InDom, PmError, PmId, PmResult, Timestamp};
+use std::collections::HashMap;
+
+/// One instance set of an instance domain, valid from `when` on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InDomSet {
+    /// When it was logged.
+    pub when: Timestamp,
+    /// Instance identifiers, ascending.
+    pub ids: Vec<i32>,
+    /// Their names (a C string each: up to the first NUL).
+    pub names: Vec<Vec<u8>>,
+}
+
+impl InDomSet {
+    /// The name of instance `inst`, if the set has it.
+    pub fn name_of(&self, inst: i32) -> Option<&[u8]> {
+        self.ids.binary_search(&inst).ok().map(|i| self.names[i].as_slice())
+    }
+
+    /// The instance named `name`: a whole-name match first, else a match
+    /// of the name up to its first space (libpcp's rule).
+    pub fn lookup(&self, name: &[u8]) -> Option<i32> {
+        if let Some(i) = self.names.iter().position(|n| n == name) {
+            return Some(self.ids[i]);
+        }
+        self.names
+            .iter()
+            .position(|n| n.iter().position(|&b| b == b' ').is_some_and(|sp| name.starts_with(&n[..sp])))
+            .map(|i| self.ids[i])
+    }
+}
+
+/// Metadata indexed for lookups: what `__pmLogLoadMeta` builds.
+#[derive(Debug, Default)]
+pub struct MetaIndex {
+    descs: HashMap<PmId, Desc>,
+    /// PMIDs in the order their first descriptor appeared.
+    desc_order: Vec<PmId>,
+    /// Each name with its PMID, in file order (a C string each).
+    names: Vec<(Vec<u8>, PmId)>,
+    /// Each instance domain's sets, oldest first, deltas resolved.
+    indoms: HashMap<InDom, Vec<InDomSet>>,
+    /// Instance domains in the order they were first added.
+    indom_order: Vec<InDom>,
+    /// Help text by (`PM_TEXT_*` kind without `PM_TEXT_DIRECT`, ident):
+    /// the last text logged wins.
+    text: HashMap<(u32, u32), Vec<u8>>,
+}
+
+/// `PM_TEXT_ONELINE`, `PM_TEXT_HELP`, `PM_TEXT_PMID`, `PM_TEXT_INDOM`,
+/// `PM_TEXT_DIRECT`.
+pub mod text_kind {
+    /// One-line help.
+    pub const ONELINE: u32 = 1;
+    /// Full help.
+    pub const HELP: u32 = 2;
+    /// For a metric.
+    pub const PMID: u32 = 4;
+    /// For an instance domain.
+    pub const INDOM: u32 = 8;
+    /// Bypass caches (ignored by lookups).
+    pub const DIRECT: u32 = 16;
+}
+
+/// Up to the first NUL: libpcp holds names as C strings.
+fn c_str(b: &[u8]) -> &[u8] {
+    &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
+}
+
+/// A raw instance-domain record on libpcp's per-indom chain.
+struct Raw {
+    when: Timestamp,
+    delta: bool,
+    /// Sorted by id (stable); `None` names are deletions (deltas only).
+    insts: Vec<(i32, Option<Vec<u8>>)>,
+}
+
+impl MetaIndex {
+    /// Index `records` (in `.meta` file order) as `__pmLogLoadMeta` does:
+    /// a PMID's later descriptors must agree with its first
+    /// (`PM_ERR_LOGCHANGE*`); instance domains without instances are not
+    /// kept; identical sets at one time are kept once; metadata without
+    /// descriptors is `PM_ERR_LOGREC`.
+    #[doc(alias = "__pmLogLoadMeta")]
+    pub fn build(records: &[MetaRecord]) -> PmResult<MetaIndex> {
+        let mut m = MetaIndex::default();
+        // per indom, libpcp's chain: newest first
+        let mut chains: HashMap<InDom, Vec<Raw>> = HashMap::new();
+        let mut ndesc = 0usize;
+        for rec in records {
+            match rec {
+                MetaRecord::Desc { desc, names } => {
+                    ndesc += 1;
+                    if let Some(old) = m.descs.get(&desc.pmid) {
+                        if desc.ty != old.ty {
+                            return Err(PmError::PM_ERR_LOGCHANGETYPE);
+                        }
+                        if desc.sem != old.sem {
+                            return Err(PmError::PM_ERR_LOGCHANGESEM);
+                        }
+                        if desc.indom != old.indom {
+                            return Err(PmError::PM_ERR_LOGCHANGEINDOM);
+                        }
+                        let dims = |u: pcp_core::Units| {
+                            (
+                                u.dim_space(),
+                                u.dim_time(),
+                                u.dim_count(),
+                                u.scale_space(),
+                                u.scale_time(),
+                                u.scale_count(),
+                            )
+                        };
+                        // the pad bits do not count
+                        if dims(desc.units) != dims(old.units) {
+                            return Err(PmError::PM_ERR_LOGCHANGEUNITS);
+                        }
+                    } else {
+                        m.descs.insert(desc.pmid, *desc);
+                        m.desc_order.push(desc.pmid);
+                    }
+                    m.names.extend(names.iter().map(|n| (c_str(n).to_vec(), desc.pmid)));
+                }
+                MetaRecord::InDom { when, indom, instances, delta } => {
+                    if instances.is_empty() {
+                        continue;
+                    }
+                    let mut insts: Vec<(i32, Option<Vec<u8>>)> = instances
+                        .iter()
+                        .map(|(id, n): &Instance| (*id, n.as_deref().map(|n| c_str(n).to_vec())))
+                        .collect();
+                    insts.sort_by_key(|i| i.0);
+                    let raw = Raw { when: *when, delta: *delta, insts };
+                    match chains.get_mut(indom) {
+                        None => {
+                            m.indom_order.push(*indom);
+                            chains.insert(*indom, vec![raw]);
+                        }
+                        Some(chain) => add_to_chain(chain, raw),
+                    }
+                }
+                MetaRecord::Text { kind, ident, text } => {
+                    let both = text_kind::ONELINE | text_kind::HELP;
+                    if kind & both != 0 && kind & (text_kind::PMID | text_kind::INDOM) != 0 {
+                        m.text.insert((kind & !text_kind::DIRECT, *ident), text.clone());
+                    }
+                }
+                MetaRecord::Labels { .. } => {}
+            }
+        }
+        if ndesc == 0 {
+            return Err(PmError::PM_ERR_LOGREC);
+        }
+        for (indom, chain) in chains {
+            m.indoms.insert(indom, undelta(chain));
+        }
+        Ok(m)
+    }
+
+    /// `__pmLogLookupDesc`: the descriptor of `pmid`.
+    #[doc(alias = "__pmLogLookupDesc")]
+    pub fn desc(&self, pmid: PmId) -> PmResult<&Desc> {
+        self.descs.get(&pmid).ok_or(PmError::PM_ERR_PMID_LOG)
+    }
+
+    /// Every descriptor, in the order its PMID first appeared.
+    pub fn descs(&self) -> impl Iterator<Item = &Desc> {
+        self.desc_order.iter().filter_map(|p| self.descs.get(p))
+    }
+
+    /// Every (name, PMID) pair in file order, names as C strings.
+    pub fn names(&self) -> &[(Vec<u8>, PmId)] {
+        &self.names
+    }
+
+    /// Instance domains in the order they were first logged.
+    pub fn indom_order(&self) -> &[InDom] {
+        &self.indom_order
+    }
+
+    /// The whole history of `indom`, oldest first.
+    pub fn indom_history(&self, indom: InDom) -> &[InDomSet] {
+        self.indoms.get(&indom).map_or(&[], Vec::as_slice)
+    }
+
+    /// `__pmLogGetInDom`: the set of `indom` in force at `when` (the latest
+    /// logged at or before it), or the latest of all when `when` is
+    /// `None`.
+    #[doc(alias = "__pmLogGetInDom")]
+    pub fn indom_at(&self, indom: InDom, when: Option<Timestamp>) -> PmResult<&InDomSet> {
+        let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
+        let found = match when {
+            None => hist.last(),
+            Some(t) => hist[..hist.partition_point(|s| s.when <= t)].last(),
+        };
+        found.ok_or(PmError::PM_ERR_INDOM_LOG)
+    }
+
+    /// `pmGetInDomArchive`: every instance `indom` ever had, each once,
+    /// newest sets first (libpcp's order), with the name it had there.
+    #[doc(alias = "pmGetInDomArchive")]
+    pub fn indom_union(&self, indom: InDom) -> PmResult<(Vec<i32>, Vec<Vec<u8>>)> {
+        if indom == InDom::NULL {
+            return Err(PmError::PM_ERR_INDOM);
+        }
+        let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
+        let mut seen = std::collections::HashSet::new();
+        let (mut ids, mut names) = (Vec::new(), Vec::new());
+        for set in hist.iter().rev() {
+            for (id, name) in set.ids.iter().zip(&set.names) {
+                if seen.insert(*id) {
+                    ids.push(*id);
+                    names.push(name.clone());
+                }
+            }
+        }
+        Ok((ids, names))
+    }
+
+    /// `pmLookupInDomArchive`: an instance by name in any set, newest first.
+    #[doc(alias = "pmLookupInDomArchive")]
+    pub fn lookup_inst_any(&self, indom: InDom, name: &[u8]) -> PmResult<i32> {
+        if indom == InDom::NULL {
+            return Err(PmError::PM_ERR_INDOM);
+        }
+        let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
+        hist.iter().rev().find_map(|s| s.lookup(name)).ok_or(PmError::PM_ERR_INST_LOG)
+    }
+
+    /// `pmNameInDomArchive`: an instance's name from the newest set having it.
+    #[doc(alias = "pmNameInDomArchive")]
+    pub fn name_inst_any(&self, indom: InDom, inst: i32) -> PmResult<&[u8]> {
+        if indom == InDom::NULL {
+            return Err(PmError::PM_ERR_INDOM);
+        }
+        let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
+        hist.iter().rev().find_map(|s| s.name_of(inst)).ok_or(PmError::PM_ERR_INST_LOG)
+    }
+
+    /// `__pmLogLookupText`: help text of `kind` (`PM_TEXT_ONELINE` or
+    /// `PM_TEXT_HELP`, with `PM_TEXT_PMID` or `PM_TEXT_INDOM`) for `ident`.
+    #[doc(alias = "__pmLogLookupText")]
+    pub fn text(&self, kind: u32, ident: u32) -> PmResult<&[u8]> {
+        let kind = kind & !text_kind::DIRECT;
+        if !self.text.keys().any(|(k, _)| *k == kind) {
+            // libpcp's answer when no text of this kind was logged at all
+            return Err(PmError::PM_ERR_NOTHOST);
+        }
+        self.text.get(&(kind, ident)).map(Vec::as_slice).ok_or(PmError::PM_ERR_TEXT)
+    }
+}
+
+/// libpcp's `addindom`: keep the chain in decreasing time; a set identical
+/// to one already at the same time is not added again (the existing one
+/// moves to the head of its time slot); a new set goes to the head of its
+/// time slot.
+fn add_to_chain(chain: &mut Vec<Raw>, new: Raw) {
+    // chain[0] is the newest; find the first entry not newer than `new`
+    let start = chain.partition_point(|c| c.when > new.when);
+    let end = start + chain[start..].partition_point(|c| c.when == new.when);
+    if let Some(dup) = (start..end).find(|&i| chain[i].insts == new.insts) {
+        let item = chain.remove(dup);
+        chain.insert(start, item);
+        return;
+    }
+    chain.insert(start, new);
+}
+
+/// Resolve delta sets against the set before them (libpcp's
+/// `__pmLogUndeltaInDom`), returning the history oldest first.
+fn undelta(chain: Vec<Raw>) -> Vec<InDomSet> {
+    let mut out: Vec<InDomSet> = Vec::with_capacity(chain.len());
+    let mut have_full = false;
+    for raw in chain.into_iter().rev() {
+        let insts: Vec<(i32, Vec<u8>)> = if !raw.delta {
+            have_full = true;
+            raw.insts.into_iter().map(|(id, n)| (id, n.unwrap_or_default())).collect()
+        } else if !have_full {
+            // no full set before it: libpcp leaves it unresolved; keep
+            // what it adds
+            raw.insts.into_iter().filter_map(|(id, n)| n.map(|n| (id, n))).collect()
+        } else {
+            let prev = out.last().map_or((&[][..], &[][..]), |s| (s.ids.as_slice(), s.names.as_slice()));
+            merge_delta(prev, &raw.insts)
+        };
+        let (ids, names) = insts.into_iter().unzip();
+        out.push(InDomSet { when: raw.when, ids, names });
+    }
+    out
+}
+
+/// Apply a sorted delta to a sorted full set: deletions remove a matching
+/// instance, additions go in sorted position (before an instance with a
+/// larger id).
+fn merge_delta((ids, names): (&[i32], &[Vec<u8>]), delta: &[(i32, Option<Vec<u8>>)]) -> Vec<(i32, Vec<u8>)> {
+    let mut out = Vec::with_capacity(ids.len() + delta.len());
+    let (mut i, mut j) = (0, 0);
+    while i < ids.len() || j < delta.len() {
+        if i < ids.len() && j < delta.len() {
+            match &delta[j] {
+                (id, None) if *id == ids[i] => {
+                    i += 1;
+                    j += 1;
+                    continue;
+                }
+                (id, Some(name)) if ids[i] > *id => {
+                    out.push((*id, name.clone()));
+                    j += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        if i < ids.len() {
+            out.push((ids[i], names[i].clone()));
+            i += 1;
+        } else {
+            // past the old set: additions append; a deletion of an
+            // instance that was not there removes nothing
+            if let (id, Some(name)) = &delta[j] {
+                out.push((*id, name.clone()));
+            }
+            j += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pcp_core::{MetricType, Semantics, Units};
+
+    fn t(sec: i64) -> Timestamp {
+        Timestamp::new(sec, 0)
+    }
+
+    fn indom(when: i64, delta: bool, insts: &[(i32, Option<&str>)]) -> MetaRecord {
+        MetaRecord::InDom {
+            when: t(when),
+            indom: InDom(7),
+            instances: insts.iter().map(|(i, n)| (*i, n.map(|n| n.as_bytes().to_vec()))).collect(),
+            delta,
+        }
+    }
+
+    fn desc(pmid: u32, ty: i32) -> MetaRecord {
+        MetaRecord::Desc {
+            desc: Desc {
+                pmid: PmId(pmid),
+                ty: MetricType(ty),
+                indom: InDom(7),
+                sem: Semantics(1),
+                units: Units::default(),
+            },
+            names: vec![b"a.b\0pad".to_vec()],
+        }
+    }
+
+    #[test]
+    fn deltas_resolve_against_the_set_before() {
+        let recs = [
+            desc(1, 3),
+            indom(10, false, &[(3, Some("c")), (1, Some("a"))]),
+            indom(20, true, &[(1, None), (2, Some("b")), (9, Some("z"))]),
+            indom(30, true, &[(3, None)]),
+        ];
+        let m = MetaIndex::build(&recs).unwrap();
+        let h = m.indom_history(InDom(7));
+        assert_eq!(h.len(), 3);
+        assert_eq!(h[0].ids, [1, 3]);
+        assert_eq!(h[1].ids, [2, 3, 9]);
+        assert_eq!(h[1].names, [b"b".to_vec(), b"c".to_vec(), b"z".to_vec()]);
+        assert_eq!(h[2].ids, [2, 9]);
+        assert_eq!(m.indom_at(InDom(7), Some(t(25))).unwrap().ids, [2, 3, 9]);
+        assert_eq!(m.indom_at(InDom(7), Some(t(9))), Err(PmError::PM_ERR_INDOM_LOG));
+        assert_eq!(m.indom_at(InDom(7), None).unwrap().ids, [2, 9]);
+        // union: newest sets first
+        assert_eq!(m.indom_union(InDom(7)).unwrap().0, [2, 9, 3, 1]);
+        assert_eq!(m.name_inst_any(InDom(7), 1).unwrap(), b"a");
+        assert_eq!(m.names()[0].0, b"a.b");
+    }
+
+    #[test]
+    fn duplicates_at_one_time_are_kept_once_and_order_is_by_time() {
+        let recs = [
+            desc(1, 3),
+            indom(20, false, &[(1, Some("a"))]),
+            indom(10, false, &[(2, Some("b"))]),
+            indom(20, false, &[(1, Some("a"))]),
+            indom(20, false, &[(5, Some("e"))]),
+            indom(30, false, &[]),
+        ];
+        let m = MetaIndex::build(&recs).unwrap();
+        let h: Vec<_> = m.indom_history(InDom(7)).iter().map(|s| (s.when.sec, s.ids.clone())).collect();
+        // oldest first; within t=20 the newest added is at the chain head,
+        // so it comes last here
+        assert_eq!(h, [(10, vec![2]), (20, vec![1]), (20, vec![5])]);
+    }
+
+    #[test]
+    fn conflicting_descriptors_and_no_descriptors_are_errors() {
+        assert_eq!(MetaIndex::build(&[desc(1, 3), desc(1, 2)]).unwrap_err(), PmError::PM_ERR_LOGCHANGETYPE);
+        assert_eq!(MetaIndex::build(&[indom(1, false, &[(1, Some("a"))])]).unwrap_err(), PmError::PM_ERR_LOGREC);
+    }
+
+    #[test]
+    fn instance_lookup_by_name_falls_back_to_first_word() {
+        let s = InDomSet { when: t(0), ids: vec![1, 2], names: vec![b"cpu0".to_vec(), b"12 /bin/sh -c".to_vec()] };
+        assert_eq!(s.lookup(b"cpu0"), Some(1));
+        assert_eq!(s.lookup(b"12"), Some(2));
+        assert_eq!(s.lookup(b"12 /bin/sh"), Some(2));
+        assert_eq!(s.lookup(b"1"), None);
+    }
+}
