@@ -1,16 +1,21 @@
 //! `pminfo`: list metric names, PMIDs and (with a metrics source)
 //! descriptions, help text and values.
 //!
-//! What works today is the name-space part: `-n`/`-N FILE`, `-m`, `-M`,
-//! metric and subtree names, PMIDs (`60.0.4`) and instance domains (`60.1`)
-//! as arguments. Anything that needs a metrics source connects to pmcd as
-//! pminfo does (so an absent pmcd is reported in PCP's words), then says
-//! that pcp-rs cannot use host, archive or local contexts yet.
+//! Works today: the name-space part (`-n`/`-N FILE`, `-m`, `-M`, metric and
+//! subtree names, PMIDs and instance domains as arguments) and archive
+//! contexts (`-a` with `-d -f -F -I -m -M -t -T -v -b -z -Z`). Archive
+//! values are read in one pass for all the metrics named, with the answers
+//! pminfo's one-metric-at-a-time fetches from the archive's start give.
+//! Host contexts connect to pmcd as pminfo does (so an absent pmcd is
+//! reported in PCP's words) and then say they are not implemented yet; so
+//! do `-l -s -x -c -L -K -O --container`.
 
 use crate::getopt::{self, OptSpec};
+use pcp::context::{Instances, TextLevel};
 use pcp::Context;
-use pcp_core::{InDom, PmError, PmId};
+use pcp_core::{Desc, FetchResult, InDom, MetricType, PmError, PmId, PmResult, ValueSet};
 use pcp_pmns::cpp::{Files, OsFiles};
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -66,80 +71,213 @@ pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, fil
     Pminfo::new(out, err, files).main(args).unwrap_or(1)
 }
 
+/// What to print for each metric (pminfo's `p_*` flags).
+#[derive(Clone, Copy, Debug, Default)]
+struct Flags {
+    mid: bool,
+    fullmid: bool,
+    fulliid: bool,
+    desc: bool,
+    oneline: bool,
+    help: bool,
+    value: bool,
+    force: bool,
+    verify: bool,
+}
+
 struct Pminfo<'a> {
     out: &'a mut dyn Write,
     err: &'a mut dyn Write,
     files: &'a mut dyn Files,
     pmns: Option<Context>,
-    p_mid: bool,
-    p_fullmid: bool,
+    p: Flags,
+    need_pmid: bool,
     batch: Vec<String>,
+    batchsize: usize,
+    /// The archive's values, fetched ahead (see `ArchiveSource::first_each`).
+    fetched: HashMap<PmId, PmResult<FetchResult>>,
+    /// pminfo's instance cache: the instance domain last asked for and
+    /// what `pmGetInDom` said then.
+    icache: Option<(InDom, PmResult<Instances>)>,
 }
 
 impl<'a> Pminfo<'a> {
     fn new(out: &'a mut dyn Write, err: &'a mut dyn Write, files: &'a mut dyn Files) -> Self {
-        Pminfo { out, err, files, pmns: None, p_mid: false, p_fullmid: false, batch: Vec::new() }
+        Pminfo {
+            out,
+            err,
+            files,
+            pmns: None,
+            p: Flags::default(),
+            need_pmid: false,
+            batch: Vec::new(),
+            batchsize: BATCH,
+            fetched: HashMap::new(),
+            icache: None,
+        }
     }
 
     fn main(&mut self, args: &[OsString]) -> std::io::Result<i32> {
         let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
         let parsed = getopt::parse(&args, SPECS, "pminfo", self.err);
         let mut errors = parsed.errors;
+        let mut messages = Vec::new();
         let mut runtime_error = false;
         let mut version = false;
         let mut need_context = false;
         let mut host: Option<String> = None;
         let mut archive: Option<String> = None;
+        let mut hostzone = false;
+        let mut zone_arg: Option<String> = None;
+        let mut unsupported: Option<char> = None;
+        let mut nsflag = false;
+        let p = &mut self.p;
         for o in &parsed.opts {
+            let arg = || String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into_owned();
             match o.opt {
                 'n' | 'N' => {
+                    nsflag = true;
                     let file = o.arg.clone().unwrap_or_default();
-                    if let Err(e) = self.load(&file, o.opt == 'n') {
-                        let _ = writeln!(
-                            self.err,
-                            "pminfo: Cannot load namespace from \"{}\": {e}",
-                            String::from_utf8_lossy(&file)
-                        );
-                        runtime_error = true;
-                        errors += 1;
+                    let (ctx, diagnostics) = if self.pmns.is_some() {
+                        (Err(PmError::PM_ERR_DUPPMNS), Vec::new())
+                    } else {
+                        Context::load_namespace(&file, o.opt == 'n', self.files)
+                    };
+                    let _ = self.err.write_all(&diagnostics);
+                    match ctx {
+                        Ok(ctx) => self.pmns = Some(ctx),
+                        Err(e) => {
+                            let _ = writeln!(
+                                self.err,
+                                "pminfo: Cannot load namespace from \"{}\": {e}",
+                                String::from_utf8_lossy(&file)
+                            );
+                            runtime_error = true;
+                            errors += 1;
+                        }
                     }
                 }
-                'm' => self.p_mid = true,
+                'm' => {
+                    p.mid = true;
+                    self.need_pmid = true;
+                }
                 'M' => {
-                    self.p_mid = true;
-                    self.p_fullmid = true;
+                    p.mid = true;
+                    p.fullmid = true;
+                    self.need_pmid = true;
+                }
+                'd' => p.desc = true,
+                'I' => {
+                    p.fulliid = true;
+                    p.desc = true;
+                }
+                'f' => p.value = true,
+                'F' => {
+                    p.value = true;
+                    p.force = true;
+                }
+                't' => p.oneline = true,
+                'T' => p.help = true,
+                'v' => p.verify = true,
+                'b' => {
+                    let text = arg();
+                    match crate::cscanf::strtol_whole(&text) {
+                        Some(n) => self.batchsize = n.max(1) as usize,
+                        None => {
+                            messages.push("pminfo: -b requires numeric argument\n".to_string());
+                            errors += 1;
+                        }
+                    }
                 }
                 'V' => version = true,
                 '?' => errors += 1,
-                'h' => {
-                    host.get_or_insert_with(|| String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into());
+                'h' | 'a' => {
+                    if host.is_some() || archive.is_some() {
+                        messages.push("pminfo: only one host or archive allowed\n".to_string());
+                        errors += 1;
+                    } else if o.opt == 'h' {
+                        host = Some(arg());
+                    } else {
+                        archive = Some(arg());
+                    }
                 }
-                'a' => {
-                    archive.get_or_insert_with(|| String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into());
-                }
-                'd' | 'F' | 'f' | 'I' | 'l' | 's' | 't' | 'T' | 'v' | 'x' | 'L' | 'K' | 'c' | '\u{1}' => {
-                    need_context = true
+                'z' => hostzone = true,
+                'Z' => zone_arg = Some(arg()),
+                'D' => {}
+                'l' | 's' | 'x' | 'L' | 'K' | 'c' | 'O' | '\u{1}' => {
+                    unsupported.get_or_insert(o.opt);
                 }
                 _ => {}
             }
+            if matches!(o.opt, 'd' | 'F' | 'f' | 'I' | 'l' | 's' | 't' | 'T' | 'v' | 'x') {
+                need_context = true;
+                self.need_pmid = true;
+            }
+        }
+        if hostzone && zone_arg.is_some() {
+            messages.push("pminfo: at most one of -Z and/or -z allowed\n".to_string());
+            errors += 1;
         }
         if version && errors == 0 {
             self.err.write_all(b"pminfo version 6.0.3\n")?;
             return Ok(0);
         }
         if errors > 0 {
+            for m in &messages {
+                self.err.write_all(m.as_bytes())?;
+            }
             if !runtime_error {
                 self.err.write_all(USAGE.as_bytes())?;
             }
             return Ok(1);
         }
-        let ctx = match self.pmns.take() {
-            Some(ctx) if !need_context && host.is_none() && archive.is_none() => ctx,
-            _ => return self.no_context(host, archive),
+        if let Some(c) = unsupported {
+            let c = if c == '\u{1}' { "-container".to_string() } else { c.to_string() };
+            writeln!(self.err, "pminfo: -{c} is not implemented in pcp-rs yet")?;
+            return Ok(1);
+        }
+        if self.p.verify {
+            let p = &mut self.p;
+            (p.desc, p.mid, p.fullmid, p.help, p.oneline, p.value, p.force) =
+                (false, false, false, false, false, false, false);
+        }
+        let ctx = match (archive, self.pmns.take()) {
+            (Some(name), None) => {
+                let ctx = match Context::open_archive(&name) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        writeln!(self.err, "pminfo: Cannot open archive \"{name}\": {e}")?;
+                        return Ok(1);
+                    }
+                };
+                let label = ctx.archive().map(|a| a.label().clone());
+                if let (Some(tz), Some(_)) = (&zone_arg, &label) {
+                    writeln!(self.out, "Note: timezone set to \"TZ={tz}\"\n")?;
+                } else if let (true, Some(l)) = (hostzone, &label) {
+                    writeln!(
+                        self.out,
+                        "Note: timezone set to local timezone of host \"{}\" from archive\n",
+                        String::from_utf8_lossy(&l.hostname)
+                    )?;
+                }
+                // one metric a batch, each fetched from the archive's start
+                self.batchsize = 1;
+                ctx
+            }
+            (Some(_), Some(_)) => {
+                writeln!(self.err, "pminfo: -n with an archive is not implemented in pcp-rs yet")?;
+                return Ok(1);
+            }
+            (None, Some(ctx)) if !need_context && host.is_none() && nsflag => ctx,
+            (None, _) => return self.no_context(host),
         };
         let mut status = 0;
+        if self.p.value || self.p.verify {
+            self.fetch_ahead(&ctx, &parsed.operands);
+        }
+        let mut ctx = ctx;
         if parsed.operands.is_empty() {
-            if let Err(e) = self.traverse(&ctx, "") {
+            if let Err(e) = self.traverse(&mut ctx, "") {
                 writeln!(self.err, "Error: {e}")?;
                 status = 1;
             }
@@ -147,36 +285,49 @@ impl<'a> Pminfo<'a> {
         for arg in &parsed.operands {
             let name = String::from_utf8_lossy(arg).into_owned();
             let r = if arg.first().is_some_and(u8::is_ascii_digit) {
-                self.digits(&ctx, &name)
+                self.digits(&mut ctx, &name)
             } else {
-                self.traverse(&ctx, &name)
+                self.traverse(&mut ctx, &name)
             };
             if let Err(e) = r {
                 writeln!(self.err, "Error: {name}: {e}")?;
                 status = 1;
             }
         }
-        self.report(&ctx)?;
+        self.report(&mut ctx)?;
         Ok(status)
     }
 
-    fn load(&mut self, file: &[u8], dupok: bool) -> Result<(), PmError> {
-        if self.pmns.is_some() {
-            return Err(PmError::PM_ERR_DUPPMNS);
+    /// An archive's values for every metric the arguments name, read in
+    /// one pass: what pminfo's one-metric fetches from the archive's start
+    /// would each find.
+    fn fetch_ahead(&mut self, ctx: &Context, operands: &[Vec<u8>]) {
+        let Some(src) = ctx.archive() else { return };
+        let mut names = Vec::new();
+        let mut add = |n: &str| names.push(n.to_string());
+        if operands.is_empty() {
+            let _ = ctx.traverse_with("", &mut add);
         }
-        let (ctx, diagnostics) = Context::load_namespace(file, dupok, self.files);
-        let _ = self.err.write_all(&diagnostics);
-        self.pmns = Some(ctx?);
-        Ok(())
+        for arg in operands {
+            let name = String::from_utf8_lossy(arg).into_owned();
+            if arg.first().is_some_and(u8::is_ascii_digit) {
+                if let [d, c, i, ..] = crate::cscanf::scan_dotted_u32(arg)[..] {
+                    if let Ok(n) = ctx.name_of(PmId::new(d, c, i)) {
+                        let _ = ctx.traverse_with(&n, &mut add);
+                    }
+                }
+            } else {
+                let _ = ctx.traverse_with(&name, &mut add);
+            }
+        }
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let pmids: Vec<PmId> = refs.iter().filter_map(|n| ctx.lookup_names(&[n]).ok().map(|(ids, _)| ids[0])).collect();
+        self.fetched = src.first_each(ctx.origin(), &pmids);
     }
 
     /// A metrics source is needed: reach pmcd as pminfo would (reporting
     /// its absence in PCP's words), then say what pcp-rs cannot do yet.
-    fn no_context(&mut self, host: Option<String>, archive: Option<String>) -> std::io::Result<i32> {
-        if let Some(a) = archive {
-            writeln!(self.err, "pminfo: archive \"{a}\": archive contexts are not implemented in pcp-rs yet")?;
-            return Ok(1);
-        }
+    fn no_context(&mut self, host: Option<String>) -> std::io::Result<i32> {
         let host = host.unwrap_or_else(|| "local:".to_string());
         match pcp::transport::connect(&host) {
             Err(e) => writeln!(self.err, "pminfo: Cannot connect to PMCD on host \"{host}\": {e}")?,
@@ -189,7 +340,7 @@ impl<'a> Pminfo<'a> {
     }
 
     /// A PMID (`d.c.i`) or instance domain (`d.s`) argument.
-    fn digits(&mut self, ctx: &Context, arg: &str) -> Result<(), PmError> {
+    fn digits(&mut self, ctx: &mut Context, arg: &str) -> Result<(), PmError> {
         let parts: Vec<u32> = crate::cscanf::scan_dotted_u32(arg.as_bytes());
         match parts[..] {
             [d, c, i, ..] => {
@@ -197,67 +348,241 @@ impl<'a> Pminfo<'a> {
                 self.traverse(ctx, &name)
             }
             [d, s] => {
-                let indom = InDom::new(d, s);
-                let _ = writeln!(self.out, "\nInDom: {indom} 0x{:x}", indom.0);
+                if !self.p.verify {
+                    let _ = self.indom(ctx, InDom::new(d, s));
+                }
                 Ok(())
             }
             _ => Err(PmError::PM_ERR_NAME),
         }
     }
 
-    fn traverse(&mut self, ctx: &Context, name: &str) -> Result<(), PmError> {
-        ctx.traverse_with(name, |n| {
+    /// pminfo's `doindom`.
+    fn indom(&mut self, ctx: &Context, indom: InDom) -> std::io::Result<()> {
+        write!(self.out, "\nInDom: {indom}")?;
+        if self.p.fulliid {
+            write!(self.out, " = {} =", indom.0)?;
+        }
+        write!(self.out, " 0x{:x}", indom.0)?;
+        if self.p.oneline {
+            self.oneline(ctx.lookup_indom_text(indom, TextLevel::OneLine), self.p.fulliid)?;
+        }
+        writeln!(self.out)?;
+        if self.p.help {
+            self.helptext(ctx.lookup_indom_text(indom, TextLevel::Help))?;
+        }
+        Ok(())
+    }
+
+    fn traverse(&mut self, ctx: &mut Context, name: &str) -> Result<(), PmError> {
+        let mut names = Vec::new();
+        let r = ctx.traverse_with(name, |n| names.push(n.to_string()));
+        for n in names {
             if n.is_empty() {
                 let _ = self.out.write_all(b"PMNS appears to be empty!\n");
-                return;
+                continue;
             }
-            self.batch.push(n.to_string());
-            if self.batch.len() >= BATCH {
-                let _ = Self::report_batch(ctx, &mut self.batch, self.out, self.p_mid, self.p_fullmid);
+            self.batch.push(n);
+            if self.batch.len() >= self.batchsize {
+                let _ = self.report(ctx);
             }
-        })
+        }
+        r
     }
 
-    fn report(&mut self, ctx: &Context) -> std::io::Result<()> {
-        Self::report_batch(ctx, &mut self.batch, self.out, self.p_mid, self.p_fullmid)
-    }
-
-    /// Print a batch of names (looked up together, as pminfo does).
-    fn report_batch(
-        pmns: &Context,
-        batch: &mut Vec<String>,
-        out: &mut dyn Write,
-        p_mid: bool,
-        p_fullmid: bool,
-    ) -> std::io::Result<()> {
-        if batch.is_empty() {
+    /// pminfo's `report`: look up and print the batch of names.
+    fn report(&mut self, ctx: &mut Context) -> std::io::Result<()> {
+        if self.batch.is_empty() {
             return Ok(());
         }
-        let mut pmids = vec![PmId::NULL; batch.len()];
+        let batch = std::mem::take(&mut self.batch);
         let mut names: Vec<&str> = batch.iter().map(String::as_str).collect();
-        if p_mid {
-            match pmns.lookup_names(&names) {
+        let mut pmids = vec![PmId::NULL; names.len()];
+        if self.need_pmid {
+            match ctx.lookup_names(&names) {
                 Ok((ids, _)) => pmids = ids,
                 Err(e) => {
-                    // one name in the batch, and it failed
-                    for n in &names {
-                        writeln!(out, "{n}: pmLookupName: {e}")?;
+                    let (mut kept_names, mut kept_ids) = (Vec::new(), Vec::new());
+                    let ids = ctx.lookup_names(&names).map(|(ids, _)| ids).unwrap_or_default();
+                    for (i, n) in names.iter().enumerate() {
+                        match ids.get(i).filter(|id| !id.is_null()) {
+                            Some(id) => {
+                                kept_names.push(*n);
+                                kept_ids.push(*id);
+                            }
+                            None => writeln!(self.out, "{n}: pmLookupName: {e}")?,
+                        }
                     }
-                    names.clear();
+                    names = kept_names;
+                    pmids = kept_ids;
                 }
             }
         }
-        for (name, pmid) in names.iter().zip(&pmids) {
-            out.write_all(name.as_bytes())?;
-            if p_mid {
-                write!(out, " PMID: {pmid}")?;
+        let p = self.p;
+        let mut result: Option<FetchResult> = None;
+        if p.value || p.verify {
+            if let Some(&pmid) = pmids.first().filter(|_| ctx.archive().is_some()) {
+                match self.fetched.get(&pmid).cloned().unwrap_or(Err(PmError::PM_ERR_EOL)) {
+                    Ok(r) => {
+                        // the fetch moves the context to the record's time
+                        ctx.set_origin(r.timestamp);
+                        result = Some(r);
+                    }
+                    Err(e) => {
+                        for n in &names {
+                            writeln!(self.out, "{n}: pmFetch: {e}")?;
+                        }
+                        return Ok(());
+                    }
+                }
             }
-            if p_fullmid {
-                write!(out, " = {} = 0x{:x}", pmid.0, pmid.0)?;
-            }
-            out.write_all(b"\n")?;
         }
-        batch.clear();
+        for (i, (name, &pmid)) in names.iter().zip(&pmids).enumerate() {
+            let mut desc = None;
+            if p.desc || p.value || p.verify {
+                match ctx.lookup_desc(pmid) {
+                    Ok(d) => desc = Some(d),
+                    Err(e) => {
+                        writeln!(self.out, "{name}: pmLookupDesc: {e}")?;
+                        continue;
+                    }
+                }
+            }
+            if p.desc || p.help || p.value {
+                writeln!(self.out)?;
+            }
+            let vset = result.as_ref().and_then(|r| r.sets.get(i));
+            if p.verify {
+                let (Some(d), Some(vs)) = (desc, vset) else { continue };
+                if d.ty == MetricType::NOSUPPORT {
+                    writeln!(self.out, "{name}: Not Supported")?;
+                } else {
+                    match &vs.values {
+                        Err(e) => writeln!(self.out, "{name}: {e}")?,
+                        Ok(v) if v.is_empty() => writeln!(self.out, "{name}: No value(s) available")?,
+                        Ok(_) => {}
+                    }
+                }
+                continue;
+            }
+            self.out.write_all(name.as_bytes())?;
+            if p.mid {
+                write!(self.out, " PMID: {pmid}")?;
+            }
+            if p.fullmid {
+                write!(self.out, " = {} = 0x{:x}", pmid.0, pmid.0)?;
+            }
+            if p.oneline {
+                self.oneline(ctx.lookup_text(pmid, TextLevel::OneLine), p.fullmid)?;
+            }
+            writeln!(self.out)?;
+            if let (true, Some(d)) = (p.desc, &desc) {
+                self.desc(d)?;
+            }
+            if p.help {
+                self.helptext(ctx.lookup_text(pmid, TextLevel::Help))?;
+            }
+            if let (true, Some(d), Some(vs)) = (p.value, &desc, vset) {
+                self.dump(ctx, d, vs)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// pminfo's `mydesc`.
+    fn desc(&mut self, d: &Desc) -> std::io::Result<()> {
+        match d.ty.description() {
+            Some(t) => write!(self.out, "    Data Type: {t}")?,
+            None if d.ty == MetricType::NOSUPPORT => write!(self.out, "    Data Type: Not Supported")?,
+            None => write!(self.out, "    Data Type: ??? ({})", d.ty.0)?,
+        }
+        write!(self.out, "  InDom: {}", d.indom)?;
+        if self.p.fulliid {
+            write!(self.out, " = {} =", d.indom.0)?;
+        }
+        writeln!(self.out, " 0x{:x}", d.indom.0)?;
+        match d.sem.name() {
+            "???" => write!(self.out, "    Semantics: ??? ({})", d.sem.0)?,
+            s => write!(self.out, "    Semantics: {s}")?,
+        }
+        writeln!(self.out, "  Units: {}", d.units.describe())
+    }
+
+    /// pminfo's `myoneline`.
+    fn oneline(&mut self, text: PmResult<Vec<u8>>, full: bool) -> std::io::Result<()> {
+        match text {
+            Ok(t) => {
+                self.out.write_all(if full { b"\n    " } else { b" " })?;
+                self.out.write_all(b"[")?;
+                self.out.write_all(&t)?;
+                self.out.write_all(b"]")
+            }
+            Err(e) => write!(self.out, " One-line Help: Error: {e}"),
+        }
+    }
+
+    /// pminfo's `myhelptext`.
+    fn helptext(&mut self, text: PmResult<Vec<u8>>) -> std::io::Result<()> {
+        match text {
+            Ok(mut t) => {
+                while t.last() == Some(&b'\n') {
+                    t.pop();
+                }
+                if t.is_empty() {
+                    writeln!(self.out, "Help: <empty entry>")
+                } else {
+                    self.out.write_all(b"Help:\n")?;
+                    self.out.write_all(&t)?;
+                    self.out.write_all(b"\n")
+                }
+            }
+            Err(e) => writeln!(self.out, "Full Help: Error: {e}"),
+        }
+    }
+
+    /// The instances of `indom` as pminfo's cache has them: asked for
+    /// again only when the instance domain changes.
+    fn instance_name(&mut self, ctx: &Context, indom: InDom, inst: i32) -> Option<Vec<u8>> {
+        if self.icache.as_ref().is_none_or(|(i, _)| *i != indom) {
+            self.icache = Some((indom, ctx.get_indom(indom)));
+        }
+        let (_, Ok((ids, names))) = self.icache.as_ref()? else { return None };
+        ids.iter().position(|&i| i == inst).map(|k| names[k].clone())
+    }
+
+    /// pminfo's `mydump`: one metric's values.
+    fn dump(&mut self, ctx: &Context, d: &Desc, vs: &ValueSet) -> std::io::Result<()> {
+        let values = match &vs.values {
+            Err(e) => return writeln!(self.out, "Error: {e}"),
+            Ok(v) if v.is_empty() => return writeln!(self.out, "No value(s) available!"),
+            Ok(v) => v,
+        };
+        for v in values {
+            if !d.indom.is_null() {
+                match self.instance_name(ctx, d.indom, v.inst) {
+                    None if self.p.force => {
+                        writeln!(self.out, "    inst [{} \"DISAPPEARED\"]", v.inst)?;
+                        continue;
+                    }
+                    None => {
+                        writeln!(self.out, "pmNameIndom: indom={} inst={}: {}", d.indom, v.inst, PmError::PM_ERR_INST)?;
+                        write!(self.out, "    inst [{}]", v.inst)?;
+                    }
+                    Some(n) => {
+                        write!(self.out, "    inst [{} or \"", v.inst)?;
+                        self.out.write_all(&n)?;
+                        write!(self.out, "\"]")?;
+                    }
+                }
+            } else {
+                write!(self.out, "   ")?;
+            }
+            write!(self.out, " value ")?;
+            let mut text = Vec::new();
+            let _ = pcp_core::format::print_value(&mut text, &v.value, d.ty, 1);
+            self.out.write_all(&text)?;
+            writeln!(self.out)?;
+        }
         Ok(())
     }
 }

@@ -1,6 +1,7 @@
 //! The PMAPI context: where metrics come from, and the services on it.
 
-use pcp_core::{PmId, PmResult};
+use crate::archive::ArchiveSource;
+use pcp_core::{Desc, InDom, PmError, PmId, PmResult, Timestamp};
 use pcp_pmns::cpp::Files;
 use pcp_pmns::{LoadOptions, Loaded, Pmns};
 
@@ -25,6 +26,22 @@ pub enum PmnsLocation {
 pub struct Context {
     pmns: Pmns,
     location: PmnsLocation,
+    archive: Option<Box<ArchiveSource>>,
+    /// The current time (`c_origin`): where the next fetch starts and what
+    /// time instance domains are taken at.
+    origin: Timestamp,
+}
+
+/// Instance identifiers and their names, index for index.
+pub type Instances = (Vec<i32>, Vec<Vec<u8>>);
+
+/// `PM_TEXT_ONELINE` / `PM_TEXT_HELP`: which help text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextLevel {
+    /// `PM_TEXT_ONELINE`.
+    OneLine,
+    /// `PM_TEXT_HELP`.
+    Help,
 }
 
 impl Context {
@@ -32,8 +49,120 @@ impl Context {
     /// `pmLoadASCIINameSpace`), with libpcp's two anonymous derived metrics
     /// (`event.flags`, `event.missed`) that every context has.
     pub fn with_namespace(mut pmns: Pmns) -> Context {
-        pmns.add_names([("event.flags", PmId::new(511, 0, 1)), ("event.missed", PmId::new(511, 0, 2))]);
-        Context { pmns, location: PmnsLocation::Local }
+        pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
+        Context { pmns, location: PmnsLocation::Local, archive: None, origin: Timestamp::default() }
+    }
+
+    /// `pmNewContext(PM_CONTEXT_ARCHIVE, name)`: a context over the archive
+    /// `name` (its base name or any of its files), its names from the
+    /// archive's metadata, positioned at the archive's start.
+    #[doc(alias = "pmNewContext")]
+    pub fn open_archive(name: &str) -> PmResult<Context> {
+        let source = ArchiveSource::open(name)?;
+        let mut pmns = Pmns::new();
+        // libpcp adds each name in turn to the front of its parent's children
+        pmns.add_names_front(
+            source.meta().names().iter().map(|(n, id)| (std::str::from_utf8(n).unwrap_or("\u{fffd}"), *id)),
+        );
+        pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
+        let origin = source.label().start;
+        Ok(Context { pmns, location: PmnsLocation::Archive, archive: Some(Box::new(source)), origin })
+    }
+
+    /// The archive of an archive context.
+    pub fn archive(&self) -> Option<&ArchiveSource> {
+        self.archive.as_deref()
+    }
+
+    fn need_archive(&self) -> PmResult<&ArchiveSource> {
+        self.archive.as_deref().ok_or(PmError::PM_ERR_NOTARCHIVE)
+    }
+
+    /// The context's current time (libpcp's `c_origin`).
+    pub fn origin(&self) -> Timestamp {
+        self.origin
+    }
+
+    /// Set the current time (as a fetch in an archive context moves it).
+    pub fn set_origin(&mut self, t: Timestamp) {
+        self.origin = t;
+    }
+
+    /// `pmLookupDesc`: the descriptor of `pmid`.
+    #[doc(alias = "pmLookupDesc")]
+    pub fn lookup_desc(&self, pmid: PmId) -> PmResult<Desc> {
+        if let Some(a) = crate::derived::anon_by_pmid(pmid) {
+            return Ok(a.desc);
+        }
+        self.need_archive()?.meta().desc(pmid).copied()
+    }
+
+    /// `pmGetInDom`: the instances of `indom` at the current time, ordered
+    /// by instance identifier.
+    #[doc(alias = "pmGetInDom")]
+    pub fn get_indom(&self, indom: InDom) -> PmResult<Instances> {
+        if indom.is_null() {
+            return Err(PmError::PM_ERR_INDOM);
+        }
+        let set = self.need_archive()?.meta().indom_at(indom, Some(self.origin))?;
+        Ok((set.ids.clone(), set.names.clone()))
+    }
+
+    /// `pmNameInDom`: an instance's name at the current time.
+    #[doc(alias = "pmNameInDom")]
+    pub fn name_indom(&self, indom: InDom, inst: i32) -> PmResult<Vec<u8>> {
+        if indom.is_null() {
+            return Err(PmError::PM_ERR_INDOM);
+        }
+        let set = self.need_archive()?.meta().indom_at(indom, Some(self.origin))?;
+        set.name_of(inst).map(<[u8]>::to_vec).ok_or(PmError::PM_ERR_INST_LOG)
+    }
+
+    /// `pmLookupInDom`: an instance by name at the current time.
+    #[doc(alias = "pmLookupInDom")]
+    pub fn lookup_indom(&self, indom: InDom, name: &[u8]) -> PmResult<i32> {
+        if indom.is_null() {
+            return Err(PmError::PM_ERR_INDOM);
+        }
+        let set = self.need_archive()?.meta().indom_at(indom, Some(self.origin))?;
+        set.lookup(name).ok_or(PmError::PM_ERR_INST_LOG)
+    }
+
+    /// `pmGetInDomArchive`: every instance `indom` had in the archive.
+    #[doc(alias = "pmGetInDomArchive")]
+    pub fn get_indom_archive(&self, indom: InDom) -> PmResult<Instances> {
+        self.need_archive()?.meta().indom_union(indom)
+    }
+
+    /// `pmLookupText`: a metric's help text.
+    #[doc(alias = "pmLookupText")]
+    pub fn lookup_text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
+        if let Some(a) = crate::derived::anon_by_pmid(pmid) {
+            let text = if level == TextLevel::OneLine { a.oneline } else { a.help };
+            return Ok(text.as_bytes().to_vec());
+        }
+        self.text(pmid.0, pcp_archive::meta::text_kind::PMID, level)
+    }
+
+    /// `pmLookupInDomText`: an instance domain's help text.
+    #[doc(alias = "pmLookupInDomText")]
+    pub fn lookup_indom_text(&self, indom: InDom, level: TextLevel) -> PmResult<Vec<u8>> {
+        self.text(indom.0, pcp_archive::meta::text_kind::INDOM, level)
+    }
+
+    fn text(&self, ident: u32, what: u32, level: TextLevel) -> PmResult<Vec<u8>> {
+        use pcp_archive::meta::text_kind;
+        let level = match level {
+            TextLevel::OneLine => text_kind::ONELINE,
+            TextLevel::Help => text_kind::HELP,
+        };
+        let meta = self.need_archive()?.meta();
+        match meta.text(level | what, ident) {
+            // full help that is missing or empty falls back to the one-line text
+            Err(_) | Ok([]) if level == text_kind::HELP => meta.text(text_kind::ONELINE | what, ident),
+            r => r,
+        }
+        .map(<[u8]>::to_vec)
     }
 
     /// Load an ASCII name space file (through pmcpp, as libpcp does) and

@@ -8,8 +8,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod archive;
 pub mod config;
 pub mod context;
+pub mod derived;
 pub mod timezone;
 pub mod transport;
 

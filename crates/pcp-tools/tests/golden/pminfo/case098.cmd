@@ -1,0 +1,13 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-Z
+EST5
+-f
+29.0.5
+29.1
+no.such
+1.2.3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

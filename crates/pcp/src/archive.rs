@@ -1,0 +1,106 @@
+//! The archive side of a context: an opened archive, its metadata as
+//! libpcp holds it, and reading its results in time order.
+
+use pcp_archive::archive::Archive;
+use pcp_archive::files::{find_file, open_records};
+use pcp_archive::meta::MetaIndex;
+use pcp_archive::raw::{decode_result, Label};
+use pcp_core::{FetchResult, PmError, PmId, PmResult, Timestamp, ValueSet};
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+/// An archive opened for a context (`pmNewContext(PM_CONTEXT_ARCHIVE)`).
+#[derive(Debug)]
+pub struct ArchiveSource {
+    archive: Archive,
+    meta: MetaIndex,
+}
+
+impl ArchiveSource {
+    /// Open and index the archive `name` (its base name or any of its
+    /// files).
+    pub fn open(name: &str) -> PmResult<ArchiveSource> {
+        let archive = Archive::open(name)?;
+        let meta = MetaIndex::build(archive.meta())?;
+        Ok(ArchiveSource { archive, meta })
+    }
+
+    /// The archive on disk.
+    pub fn archive(&self) -> &Archive {
+        &self.archive
+    }
+
+    /// Its metadata.
+    pub fn meta(&self) -> &MetaIndex {
+        &self.meta
+    }
+
+    /// `pmGetArchiveLabel`.
+    #[doc(alias = "pmGetArchiveLabel")]
+    pub fn label(&self) -> &Label {
+        self.archive.label()
+    }
+
+    /// Read the results at or after `from`, oldest first, volume by
+    /// volume, handing each to `f` until it breaks. Ends with
+    /// `PM_ERR_EOL` after the last record, or the error of a record that
+    /// cannot be read. Mark records are handed on as results without
+    /// value sets.
+    pub fn scan_forward(&self, from: Timestamp, mut f: impl FnMut(FetchResult) -> ControlFlow<()>) -> PmResult<()> {
+        for &vol in self.archive.volumes() {
+            let Some(path) = find_file(self.archive.base(), &format!(".{vol}")) else { continue };
+            let (label, mut records) = open_records(&path)?;
+            while let Some(payload) = records.next_record()? {
+                let result = decode_result(payload, label.version)?;
+                if result.timestamp < from {
+                    continue;
+                }
+                if f(result).is_break() {
+                    return Ok(());
+                }
+            }
+        }
+        Err(PmError::PM_ERR_EOL)
+    }
+
+    /// For each of `pmids`, what `pmSetMode(PM_MODE_FORW, from)` then
+    /// `pmFetch` of that one metric answers, in one pass over the archive:
+    /// the first record at or after `from` holding the metric (mark
+    /// records and records without it are passed over), with just that
+    /// metric's value set; or the error that ends the search
+    /// (`PM_ERR_EOL` at the end). pminfo and pmprobe fetch archives this
+    /// way, one metric at a time from the same origin.
+    pub fn first_each(&self, from: Timestamp, pmids: &[PmId]) -> HashMap<PmId, PmResult<FetchResult>> {
+        let mut found: HashMap<PmId, PmResult<FetchResult>> = HashMap::with_capacity(pmids.len());
+        let mut wanted: std::collections::HashSet<PmId> = pmids.iter().copied().collect();
+        // derived metrics (only the anonymous ones exist yet) have no values
+        // in a record; any record that is not a mark answers them
+        let mut derived: Vec<PmId> =
+            pmids.iter().copied().filter(|p| crate::derived::anon_by_pmid(*p).is_some()).collect();
+        wanted.retain(|p| !derived.contains(p));
+        let end = self.scan_forward(from, |result| {
+            if !result.sets.is_empty() {
+                for pmid in derived.drain(..) {
+                    let set = ValueSet { pmid, values: Ok(Vec::new()) };
+                    found.insert(pmid, Ok(FetchResult { timestamp: result.timestamp, sets: vec![set] }));
+                }
+            }
+            for set in result.sets {
+                if wanted.remove(&set.pmid) {
+                    found.insert(set.pmid, Ok(FetchResult { timestamp: result.timestamp, sets: vec![set] }));
+                }
+            }
+            if wanted.is_empty() && derived.is_empty() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        if let Err(e) = end {
+            for pmid in wanted.into_iter().chain(derived) {
+                found.insert(pmid, Err(e));
+            }
+        }
+        found
+    }
+}
