@@ -4,14 +4,15 @@
 //! An archive `base` has files `base.meta`, `base.index` and data volumes
 //! `base.0`, `base.1`, ...; any of them may carry a compression suffix.
 //! PCP 6.0.3 reads `.xz` and `.lzma` (xz), `.bz2` and `.bz` (bzip2), and
-//! `.gz`, `.Z` and `.z` (gzip); we decompress all but the old `compress`
-//! format (`.Z`/`.z` files written by `compress`, rather than gzip, are
-//! reported as `PM_ERR_LOGFILE`).
+//! `.gz`, `.Z` and `.z` (through `gzip -dc`, which also reads the old
+//! `compress` format); we decompress all of these ourselves, telling
+//! gzip from `compress` data by its magic number as gzip does. (gzip also
+//! reads the long-obsolete `pack` format; we do not.)
 
 use crate::raw::Label;
 use pcp_core::PmError;
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// The compression suffixes PCP knows, in the order it tries them.
@@ -95,9 +96,10 @@ pub fn volumes(base: &Path) -> io::Result<Vec<u32>> {
 
 /// Open a file for reading, decompressing by its suffix.
 pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
-    let f = BufReader::with_capacity(1 << 16, File::open(path)?);
+    let mut f = BufReader::with_capacity(1 << 16, File::open(path)?);
     Ok(match compression_of(&path.to_string_lossy()) {
         Compression::None => Box::new(f),
+        Compression::Gzip if crate::lzw::is_compress(f.fill_buf()?) => Box::new(crate::lzw::LzwDecoder::new(f)),
         Compression::Xz => {
             // accepts both the .xz container and the legacy .lzma format
             let stream = liblzma::stream::Stream::new_auto_decoder(u64::MAX, liblzma::stream::CONCATENATED)
@@ -116,6 +118,176 @@ pub fn content_size(path: &Path) -> io::Result<u64> {
         Compression::None => Ok(std::fs::metadata(path)?.len()),
         _ => io::copy(&mut open(path)?, &mut io::sink()),
     }
+}
+
+/// An archive file opened for reading anywhere in it, as libpcp's
+/// `__pmFILE` allows: plain files are read through a window that serves
+/// reads going backwards as well as forwards; compressed files are
+/// decompressed as they are read forwards, and copied decompressed into
+/// an unlinked temporary file the first time anything else is asked of
+/// them (a backward seek, or their size).
+pub struct VolFile {
+    path: PathBuf,
+    kind: Kind,
+    /// The logical position.
+    pos: u64,
+}
+
+enum Kind {
+    Plain(Window),
+    Stream { input: BufReader<Box<dyn Read + Send>>, at: u64 },
+}
+
+/// A file read through one buffer placed around the reads.
+struct Window {
+    file: File,
+    size: u64,
+    buf: Vec<u8>,
+    start: u64,
+}
+
+const WINDOW: usize = 1 << 17;
+
+impl Window {
+    fn new(file: File) -> io::Result<Window> {
+        let size = file.metadata()?.len();
+        Ok(Window { file, size, buf: Vec::new(), start: 0 })
+    }
+
+    /// Copy bytes at `pos` into `out`; how many there were.
+    fn read_at(&mut self, pos: u64, out: &mut [u8]) -> io::Result<usize> {
+        let want = (out.len() as u64).min(self.size.saturating_sub(pos)) as usize;
+        if want == 0 {
+            return Ok(0);
+        }
+        if want > WINDOW / 2 {
+            // a big read goes straight to the file
+            self.file.seek(SeekFrom::Start(pos))?;
+            self.file.read_exact(&mut out[..want])?;
+            return Ok(want);
+        }
+        let end = self.start + self.buf.len() as u64;
+        if pos < self.start || pos + want as u64 > end {
+            // going backwards: end the new window just after this read
+            let start = if pos < self.start { (pos + want as u64).saturating_sub(WINDOW as u64) } else { pos };
+            let len = (WINDOW as u64).min(self.size - start) as usize;
+            self.buf.resize(len, 0);
+            self.file.seek(SeekFrom::Start(start))?;
+            self.file.read_exact(&mut self.buf)?;
+            self.start = start;
+        }
+        let at = (pos - self.start) as usize;
+        out[..want].copy_from_slice(&self.buf[at..at + want]);
+        Ok(want)
+    }
+}
+
+impl VolFile {
+    /// Open `path`, decompressing by its suffix.
+    pub fn open(path: &Path) -> io::Result<VolFile> {
+        let kind = match compression_of(&path.to_string_lossy()) {
+            Compression::None => Kind::Plain(Window::new(File::open(path)?)?),
+            _ => Kind::Stream { input: BufReader::with_capacity(1 << 16, open(path)?), at: 0 },
+        };
+        Ok(VolFile { path: path.to_path_buf(), kind, pos: 0 })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The current position (`ftell`).
+    pub fn tell(&self) -> u64 {
+        self.pos
+    }
+
+    /// Move to `pos` (`fseek`); positions past the end are allowed (reads
+    /// there find nothing).
+    pub fn seek(&mut self, pos: u64) -> io::Result<()> {
+        if let Kind::Stream { at, .. } = &self.kind {
+            if pos < *at {
+                self.materialize()?;
+            }
+        }
+        self.pos = pos;
+        Ok(())
+    }
+
+    /// The size of the (decompressed) contents.
+    pub fn size(&mut self) -> io::Result<u64> {
+        self.materialize()?;
+        match &self.kind {
+            Kind::Plain(w) => Ok(w.size),
+            Kind::Stream { .. } => Err(io::Error::other("not materialized")),
+        }
+    }
+
+    /// Read up to `buf.len()` bytes at the current position (`fread`):
+    /// fewer only at the end of the file.
+    pub fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = match &mut self.kind {
+            Kind::Plain(w) => w.read_at(self.pos, buf)?,
+            Kind::Stream { input, at } => {
+                if *at < self.pos {
+                    let skip = self.pos - *at;
+                    *at += io::copy(&mut input.by_ref().take(skip), &mut io::sink())?;
+                    if *at < self.pos {
+                        return Ok(0);
+                    }
+                }
+                let mut got = 0;
+                while got < buf.len() {
+                    match input.read(&mut buf[got..]) {
+                        Ok(0) => break,
+                        Ok(k) => got += k,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                *at += got as u64;
+                got
+            }
+        };
+        self.pos += n as u64;
+        Ok(n)
+    }
+
+    /// Decompress the whole file into an unlinked temporary file and read
+    /// that from now on (what libpcp does for gzip and bzip2 files).
+    fn materialize(&mut self) -> io::Result<()> {
+        if matches!(self.kind, Kind::Plain(_)) {
+            return Ok(());
+        }
+        let mut tmp = temp_file()?;
+        {
+            let mut w = io::BufWriter::with_capacity(1 << 16, &mut tmp);
+            io::copy(&mut open(&self.path)?, &mut w)?;
+            w.flush()?;
+        }
+        self.kind = Kind::Plain(Window::new(tmp)?);
+        Ok(())
+    }
+}
+
+/// A new temporary file, already unlinked, open for reading and writing.
+fn temp_file() -> io::Result<File> {
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let dir = std::env::temp_dir();
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    for _ in 0..100 {
+        let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = dir.join(format!("pcp-rs-{}-{nanos}-{seq}", std::process::id()));
+        match std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
+            Ok(f) => {
+                std::fs::remove_file(&path)?;
+                return Ok(f);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("cannot make a temporary file"))
 }
 
 /// Reads framed records from a stream, one at a time, into one reusable

@@ -9,5 +9,8 @@
 
 pub mod archive;
 pub mod files;
+pub mod labels;
+pub mod logread;
+pub mod lzw;
 pub mod meta;
 pub mod raw;

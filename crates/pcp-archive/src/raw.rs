@@ -417,33 +417,125 @@ impl IndexEntry {
     }
 }
 
-/// Decode a data volume record's payload: a result. `numpmid == 0` is a
-/// mark record (an empty result).
+/// Bytes of libpcp's PDU header, which its record buffer puts before a
+/// record's payload: value block offsets count words from its start.
+const PDU_HDR: usize = 12;
+
+/// Bytes before the value sets in libpcp's record buffer: the PDU header,
+/// the timestamp and `numpmid`.
+fn preamble(version: Version) -> usize {
+    match version {
+        Version::V2 => PDU_HDR + 8 + 4,
+        Version::V3 => PDU_HDR + 12 + 4,
+    }
+}
+
+/// `PM_PDU_SIZE_BYTES`: rounded up to whole 4-byte words.
+fn padded(len: usize) -> usize {
+    (len + 3) & !3
+}
+
+/// The `i32` at offset `at` of libpcp's record buffer (the PDU header
+/// followed by `payload`); `None` outside the payload.
+fn word_at(payload: &[u8], at: usize) -> Option<i32> {
+    let p = at.checked_sub(PDU_HDR)?;
+    let b = payload.get(p..p.checked_add(4)?)?;
+    Some(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Decode a data volume record's payload (the bytes between its two
+/// length words): a result. `numpmid == 0` is a mark record (an empty
+/// result).
+///
+/// Accepts exactly what libpcp's `__pmDecodeResult` accepts from an
+/// archive: value sets back to back after the timestamp, a `numval` no
+/// larger than the record, `valfmt` 0, 1 or 2, and value blocks that
+/// start right after the last value set and fill the rest of the record
+/// exactly (each padded to 4 bytes). Anything else is `PM_ERR_LOGREC`
+/// (libpcp's archive reader turns the decoder's `PM_ERR_IPC` into that).
 #[doc(alias = "__pmLogRead")]
+#[doc(alias = "__pmDecodeResult")]
 pub fn decode_result(payload: &[u8], version: Version) -> Result<FetchResult, PmError> {
+    let pdulen = PDU_HDR + payload.len();
+    let bytes = preamble(version);
+    if pdulen < bytes {
+        return Err(LOGREC);
+    }
     let mut r = Reader::new(payload);
     let timestamp = r.timestamp(version, LOGREC)?;
     let numpmid = r.i32(LOGREC)?;
-    if numpmid == 0 && !r.rest().is_empty() {
+    if numpmid < 0 || numpmid as usize > pdulen {
         return Err(LOGREC);
     }
-    let n = count(numpmid, 8, &r)?;
-    let mut sets = Vec::with_capacity(n);
-    for _ in 0..n {
-        let pmid = PmId(r.u32(LOGREC)?);
-        let numval = r.i32(LOGREC)?;
+    // first pass: libpcp's checks, finding where the value sets end and
+    // where the value blocks lie
+    let mut vsize = 0usize;
+    let mut vbsize = 0usize;
+    let mut vsplit = pdulen;
+    for _ in 0..numpmid {
+        let vlp = bytes + vsize;
+        if vlp + 8 > pdulen {
+            return Err(LOGREC);
+        }
+        vsize += 8;
+        let numval = word_at(payload, vlp + 4).ok_or(LOGREC)?;
+        if numval > 0 && numval as usize > pdulen {
+            return Err(LOGREC);
+        }
+        if numval <= 0 {
+            continue;
+        }
+        if vlp + 12 > pdulen {
+            return Err(LOGREC);
+        }
+        let valfmt = word_at(payload, vlp + 8).ok_or(LOGREC)?;
+        vsize += 4 + numval as usize * 8;
+        if valfmt == 0 {
+            continue;
+        }
+        for j in 0..numval as usize {
+            let pduvp = vlp + 12 + 8 * j;
+            if pduvp + 8 > pdulen {
+                return Err(LOGREC);
+            }
+            let vindex = word_at(payload, pduvp + 4).ok_or(LOGREC)?;
+            if vindex < 0 || vindex as usize > pdulen {
+                return Err(LOGREC);
+            }
+            let at = 4 * vindex as usize;
+            vsplit = vsplit.min(at);
+            let head = word_at(payload, at).ok_or(LOGREC)? as u32;
+            let vlen = (head & 0x00ff_ffff) as usize;
+            if vlen < 4 || vlen > pdulen || vlen > pdulen - at {
+                return Err(LOGREC);
+            }
+            vbsize += padded(vlen);
+        }
+    }
+    let offset = bytes + vsize;
+    if offset != vsplit || offset + vbsize != pdulen {
+        return Err(LOGREC);
+    }
+    // second pass: the values
+    let mut sets = Vec::with_capacity(numpmid as usize);
+    let mut at = bytes;
+    for _ in 0..numpmid {
+        let pmid = PmId(word_at(payload, at).ok_or(LOGREC)? as u32);
+        let numval = word_at(payload, at + 4).ok_or(LOGREC)?;
+        at += 8;
         if numval <= 0 {
             // zero values, or the (negative) error code for this metric
             let values = if numval == 0 { Ok(Vec::new()) } else { Err(PmError::from_code(numval)) };
             sets.push(ValueSet { pmid, values });
             continue;
         }
-        let valfmt = r.i32(LOGREC)?;
-        let nv = count(numval, 8, &r)?;
-        let mut values = Vec::with_capacity(nv);
-        for _ in 0..nv {
-            let inst = r.i32(LOGREC)?;
-            let word = r.i32(LOGREC)?;
+        let valfmt = word_at(payload, at).ok_or(LOGREC)?;
+        at += 4;
+        let mut values = Vec::with_capacity(numval as usize);
+        for _ in 0..numval {
+            let inst = word_at(payload, at).ok_or(LOGREC)?;
+            let word = word_at(payload, at + 4).ok_or(LOGREC)?;
+            at += 8;
             let value = match valfmt {
                 0 => Value::Insitu(word),
                 1 | 2 => Value::Block(value_block(payload, word)?),
@@ -456,25 +548,82 @@ pub fn decode_result(payload: &[u8], version: Version) -> Result<FetchResult, Pm
     Ok(FetchResult { timestamp, sets })
 }
 
-/// The value block at word `index` of libpcp's record buffer, which puts a
-/// three-word header before the payload. Numeric payloads are turned into
-/// the little-endian form [`ValueBlock`] keeps.
+/// The value block at word `index` of libpcp's record buffer. Numeric
+/// payloads and event arrays are turned into the little-endian form
+/// [`ValueBlock`] keeps.
 fn value_block(payload: &[u8], index: i32) -> Result<ValueBlock, PmError> {
-    let word = usize::try_from(index).ok().and_then(|i| i.checked_sub(3)).ok_or(LOGREC)?;
-    let start = word.checked_mul(4).ok_or(LOGREC)?;
-    let mut r = Reader::new(payload.get(start..).ok_or(LOGREC)?);
-    let head = r.u32(LOGREC)?;
+    let at = usize::try_from(index).map_err(|_| LOGREC)? * 4;
+    let head = word_at(payload, at).ok_or(LOGREC)? as u32;
     let vtype = (head >> 24) as u8;
     let vlen = (head & 0x00ff_ffff) as usize;
-    if vlen < 4 {
-        return Err(LOGREC);
-    }
-    let mut data = r.bytes(vlen - 4, LOGREC)?.to_vec();
-    // the numeric types travel big-endian; keep them little-endian
-    if matches!(vtype, 2..=5) && matches!(data.len(), 4 | 8) {
-        data.reverse();
+    let start = at + 4 - PDU_HDR;
+    let mut data = payload.get(start..start + vlen.saturating_sub(4)).ok_or(LOGREC)?.to_vec();
+    match MetricType(vtype as i32) {
+        // the numeric types travel big-endian; keep them little-endian
+        MetricType::I64 | MetricType::U64 | MetricType::DOUBLE | MetricType::FLOAT if matches!(data.len(), 4 | 8) => {
+            data.reverse()
+        }
+        MetricType::EVENT => pcp_core::event::to_host_order(&mut data, false),
+        MetricType::HIGHRES_EVENT => pcp_core::event::to_host_order(&mut data, true),
+        _ => {}
     }
     Ok(ValueBlock::new(vtype, data))
+}
+
+/// libpcp's `paranoidCheck`: the looser sanity check its archive reader
+/// applies to a record (length words included in `len`) before decoding
+/// it when it hunts for the end of an archive. `true` if it passes.
+#[doc(alias = "paranoidCheck")]
+pub fn paranoid_check(payload: &[u8], version: Version) -> bool {
+    let len = payload.len() as i64 + 8;
+    let (hdrsz, ts) = match version {
+        Version::V3 => (24i64, 12usize),
+        Version::V2 => (20i64, 8usize),
+    };
+    if len < hdrsz {
+        return false;
+    }
+    let word = |p: usize| payload.get(p..p + 4).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+    let Some(numpmid) = word(ts) else { return false };
+    if numpmid < 1 && len != hdrsz {
+        return false;
+    }
+    // offsets below are into the payload; value block indexes count words
+    // of libpcp's buffer, which has the 12-byte PDU header in front
+    let data = ts + 4;
+    let (mut vsize, mut vbsize) = (0i64, 0i64);
+    for _ in 0..numpmid.max(0) {
+        let vlp = data as i64 + vsize;
+        vsize += 8;
+        if len < hdrsz + vsize + vbsize {
+            return false;
+        }
+        let Some(numval) = word(vlp as usize + 4) else { return false };
+        if numval <= 0 {
+            continue;
+        }
+        let valfmt = word(vlp as usize + 8).unwrap_or(0);
+        if !(0..=2).contains(&valfmt) {
+            return false;
+        }
+        vsize += 4 + numval as i64 * 8;
+        if valfmt == 0 {
+            continue;
+        }
+        for j in 0..numval as i64 {
+            let Some(index) = word((vlp + 12 + 8 * j + 4) as usize) else { return false };
+            if index < 0 || index as i64 * 4 > len {
+                return false;
+            }
+            let Some(head) = (index as usize * 4).checked_sub(PDU_HDR).and_then(word) else { return false };
+            let vlen = (head as u32 & 0x00ff_ffff) as i64;
+            if vlen < 4 {
+                return false;
+            }
+            vbsize += (vlen + 3) & !3;
+        }
+    }
+    true
 }
 
 #[cfg(test)]

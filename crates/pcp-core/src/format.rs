@@ -4,7 +4,9 @@
 //! bytes, and PCP's tools print them unchanged.
 
 use crate::cfmt::sprintf_f64_text;
-use crate::error::{PmError, PmResult};
+use crate::error::PmResult;
+use crate::event::summary;
+use crate::time::{LocalTime, Utc};
 use crate::types::MetricType;
 use crate::value::{extract_value, AtomValue, Value, ValueBlock};
 use std::io::Write;
@@ -112,10 +114,25 @@ fn is_c_print(b: u8) -> bool {
 /// held in place; for a block, its 64-bit, double or float reading, a quoted
 /// string when all bytes are printable, and the bytes in hex.
 ///
-/// Event arrays held in a block are not printed yet (`PM_ERR_NYI`); that
-/// summary needs event record decoding.
+/// An event array held in a block prints as a summary of its records
+/// ([`crate::event::summary`]), with its timestamps in UTC; use
+/// [`print_value_in`] for another zone. A 32-bit value held in place for
+/// an event type is pmlc's control word.
 #[doc(alias = "pmPrintValue")]
 pub fn print_value(out: &mut Vec<u8>, value: &Value, ty: MetricType, minwidth: i32) -> PmResult<()> {
+    print_value_in(out, value, ty, minwidth, &Utc)
+}
+
+/// [`print_value`] with event record timestamps shown in `zone` (as
+/// `pmPrintValue` shows them in the current `pmLocaltime` zone).
+#[doc(alias = "pmPrintValue")]
+pub fn print_value_in(
+    out: &mut Vec<u8>,
+    value: &Value,
+    ty: MetricType,
+    minwidth: i32,
+    zone: &dyn LocalTime,
+) -> PmResult<()> {
     let extracted = match ty {
         MetricType::UNKNOWN | MetricType::EVENT | MetricType::HIGHRES_EVENT => None,
         _ => extract_value(value, ty, ty).ok(),
@@ -134,10 +151,13 @@ pub fn print_value(out: &mut Vec<u8>, value: &Value, ty: MetricType, minwidth: i
             out.extend_from_slice(&s);
             out.push(b'"');
         }
-        Some(AtomValue::Event(_)) => return Err(PmError::PM_ERR_NYI),
-        Some(AtomValue::Aggregate(_)) | None => {
+        Some(AtomValue::Aggregate(_) | AtomValue::Event(_)) | None => {
             if extracted.is_none() && matches!(ty, MetricType::EVENT | MetricType::HIGHRES_EVENT) {
-                return print_event(out, value);
+                match value {
+                    Value::Insitu(l) => print_pmlc_control(out, *l),
+                    Value::Block(b) => summary(out, &b.data, ty == MetricType::HIGHRES_EVENT, zone),
+                }
+                return Ok(());
             }
             print_raw(out, value, minwidth);
         }
@@ -146,10 +166,7 @@ pub fn print_value(out: &mut Vec<u8>, value: &Value, ty: MetricType, minwidth: i
 }
 
 /// pmlc's control word, which pmlogger stores as an event metric's value.
-fn print_event(out: &mut Vec<u8>, value: &Value) -> PmResult<()> {
-    let Value::Insitu(l) = *value else {
-        return Err(PmError::PM_ERR_NYI);
-    };
+fn print_pmlc_control(out: &mut Vec<u8>, l: i32) {
     let l = l as u32;
     let (on, mand, avail, inlog) = (l & 1, (l >> 1) & 1, (l >> 2) & 1, (l >> 3) & 1);
     let delta = (l >> 4) & 0x0fff_ffff;
@@ -162,7 +179,6 @@ fn print_event(out: &mut Vec<u8>, value: &Value) -> PmResult<()> {
         out.extend_from_slice(b"nl ");
     }
     let _ = write!(out, "{delta}]");
-    Ok(())
 }
 
 fn print_raw(out: &mut Vec<u8>, value: &Value, minwidth: i32) {

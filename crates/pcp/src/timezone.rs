@@ -120,3 +120,32 @@ impl Zone {
         ))
     }
 }
+
+/// The time of day in this zone, cheaply: the zone's offset at that time
+/// applied to the seconds (what [`Zone::localtime`] gives, without
+/// building a whole date).
+impl pcp_core::LocalTime for Zone {
+    fn hms(&self, sec: i64) -> Option<(u32, u32, u32)> {
+        let off = self.tz.find_local_time_type(sec).ok()?.ut_offset();
+        let s = sec.checked_add(off as i64)?.rem_euclid(86_400) as u32;
+        Some((s / 3600, s / 60 % 60, s % 60))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pcp_core::LocalTime;
+
+    #[test]
+    fn time_of_day_agrees_with_localtime() {
+        for tz in ["UTC", "EST-11EST-10,89/2:00,299/2:00", "AEST-10AEDT-11,M10.5.0/3,M3.5.0/2", "PST8PDT"] {
+            let z = Zone::new(tz).unwrap();
+            // across a year, in steps that cross both transitions
+            for sec in (1_700_000_000i64..1_732_000_000).step_by(3_607) {
+                let tm = z.localtime(sec).unwrap();
+                assert_eq!(z.hms(sec), Some((tm.hour as u32, tm.min as u32, tm.sec as u32)), "{tz} {sec}");
+            }
+        }
+    }
+}
