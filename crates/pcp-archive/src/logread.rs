@@ -11,7 +11,7 @@
 //! for gzip and bzip2 volumes.
 
 use crate::files::{find_file, VolFile};
-use crate::raw::{decode_result, paranoid_check, IndexEntry, Label, Version};
+use crate::raw::{decode_result_valfmts, paranoid_check, IndexEntry, Label, Version};
 use pcp_core::{FetchResult, PmError, PmResult, Timestamp};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -49,6 +49,8 @@ pub struct LogReader {
     direction: Direction,
     /// The last record's bytes.
     buf: Vec<u8>,
+    /// The `valfmt` of each value set of the last record read.
+    valfmts: Vec<i32>,
 }
 
 fn errno(e: std::io::Error) -> PmError {
@@ -135,6 +137,7 @@ impl LogReader {
             origin: start,
             direction: Direction::Forward,
             buf: Vec::new(),
+            valfmts: Vec::new(),
         };
         r.change_vol(minvol as i32)?;
         Ok(r)
@@ -147,6 +150,12 @@ impl LogReader {
         self.direction = direction;
         self.origin = when;
         self.serial = false;
+    }
+
+    /// The `valfmt` of each value set of the last result fetched, as
+    /// recorded (`PM_VAL_DPTR` or `PM_VAL_SPTR` for values in blocks).
+    pub fn valfmts(&self) -> &[i32] {
+        &self.valfmts
     }
 
     /// The current time (`c_origin`): the last result fetched.
@@ -251,7 +260,16 @@ impl LogReader {
     fn finish_read(&mut self, direction: Direction, offset: u64, head: i32, paranoid: bool) -> PmResult<FetchResult> {
         let version = self.version;
         let Some(f) = self.file.as_mut() else { return Err(PmError::PM_ERR_EOL) };
-        let (buf, result) = read_record(f, direction, offset, head, version, paranoid, std::mem::take(&mut self.buf));
+        let (buf, result) = read_record(
+            f,
+            direction,
+            offset,
+            head,
+            version,
+            paranoid,
+            std::mem::take(&mut self.buf),
+            &mut self.valfmts,
+        );
         self.buf = buf;
         result
     }
@@ -530,7 +548,7 @@ fn end_of_volume(
             let _ = f.seek(offset);
             return Err(PmError::PM_ERR_EOL);
         };
-        let (b, r) = read_record(f, d, offset, head, version, true, std::mem::take(buf));
+        let (b, r) = read_record(f, d, offset, head, version, true, std::mem::take(buf), &mut Vec::new());
         *buf = b;
         r
     };
@@ -584,6 +602,7 @@ fn end_of_volume(
 /// been read (forwards) or whose last length word has (backwards, the
 /// record ending at `offset`), leaving the file where libpcp leaves it.
 /// Returns the buffer for reuse and the decoded result.
+#[allow(clippy::too_many_arguments)]
 fn read_record(
     f: &mut VolFile,
     direction: Direction,
@@ -592,6 +611,7 @@ fn read_record(
     version: Version,
     paranoid: bool,
     mut buf: Vec<u8>,
+    valfmts: &mut Vec<i32>,
 ) -> (Vec<u8>, PmResult<FetchResult>) {
     let logrec = Err(PmError::PM_ERR_LOGREC);
     let rlen = head as i64 - 8;
@@ -641,7 +661,7 @@ fn read_record(
             return (buf, Err(e));
         }
     }
-    let r = decode_result(&buf, version).map_err(|_| PmError::PM_ERR_LOGREC);
+    let r = decode_result_valfmts(&buf, version, valfmts).map_err(|_| PmError::PM_ERR_LOGREC);
     (buf, r)
 }
 

@@ -456,6 +456,14 @@ fn word_at(payload: &[u8], at: usize) -> Option<i32> {
 #[doc(alias = "__pmLogRead")]
 #[doc(alias = "__pmDecodeResult")]
 pub fn decode_result(payload: &[u8], version: Version) -> Result<FetchResult, PmError> {
+    decode_result_valfmts(payload, version, &mut Vec::new())
+}
+
+/// [`decode_result`], also giving each value set's `valfmt` as recorded
+/// (0 for a set without values): `valfmts` is cleared, then holds one a
+/// set.
+pub fn decode_result_valfmts(payload: &[u8], version: Version, valfmts: &mut Vec<i32>) -> Result<FetchResult, PmError> {
+    valfmts.clear();
     let pdulen = PDU_HDR + payload.len();
     let bytes = preamble(version);
     if pdulen < bytes {
@@ -527,9 +535,11 @@ pub fn decode_result(payload: &[u8], version: Version) -> Result<FetchResult, Pm
             // zero values, or the (negative) error code for this metric
             let values = if numval == 0 { Ok(Vec::new()) } else { Err(PmError::from_code(numval)) };
             sets.push(ValueSet { pmid, values });
+            valfmts.push(0);
             continue;
         }
         let valfmt = word_at(payload, at).ok_or(LOGREC)?;
+        valfmts.push(valfmt);
         at += 4;
         let mut values = Vec::with_capacity(numval as usize);
         for _ in 0..numval {

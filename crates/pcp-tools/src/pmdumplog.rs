@@ -832,27 +832,32 @@ impl Dumper<'_> {
         let done = if reverse { Timestamp { sec: 0, nsec: 0 } } else { Timestamp { sec: i32::MAX as i64, nsec: 0 } };
         let mut first = true;
         let mut buf = std::mem::take(&mut self.buf);
+        let mut valfmts: Vec<i32> = Vec::new();
         let sts = loop {
             let raw = match reader.fetch() {
                 Ok(r) => r,
                 Err(e) => break e,
             };
+            valfmts.clear();
+            valfmts.extend_from_slice(reader.valfmts());
             let result = if pmids.is_empty() || (raw.sets.is_empty() && marks) {
                 raw
             } else {
                 // cherry-pick the metrics asked for, in the order asked
-                let mut slots: Vec<Option<ValueSet>> = vec![None; pmids.len()];
+                let mut slots: Vec<Option<(ValueSet, i32)>> = vec![None; pmids.len()];
                 let mut picked = 0;
-                for set in raw.sets {
+                for (set, vf) in raw.sets.into_iter().zip(valfmts.iter().copied()) {
                     if let Some(j) = pmids.iter().position(|p| *p == set.pmid) {
-                        slots[j] = Some(set);
+                        slots[j] = Some((set, vf));
                         picked += 1;
                     }
                 }
                 if picked == 0 {
                     continue;
                 }
-                FetchResult { timestamp: raw.timestamp, sets: slots.into_iter().flatten().collect() }
+                let (sets, vfs): (Vec<ValueSet>, Vec<i32>) = slots.into_iter().flatten().unzip();
+                valfmts = vfs;
+                FetchResult { timestamp: raw.timestamp, sets }
             };
             if first && reverse {
                 first = false;
@@ -864,7 +869,7 @@ impl Dumper<'_> {
             }
             buf.clear();
             buf.push(b'\n');
-            self.dump_result(&mut buf, err, &result, reader.origin())?;
+            self.dump_result(&mut buf, err, &result, &valfmts, reader.origin())?;
             out.write_all(&buf)?;
         };
         self.buf = buf;
@@ -880,6 +885,7 @@ impl Dumper<'_> {
         buf: &mut Vec<u8>,
         err: &mut dyn Write,
         r: &FetchResult,
+        valfmts: &[i32],
         when: Timestamp,
     ) -> std::io::Result<()> {
         if self.sizes {
@@ -892,7 +898,8 @@ impl Dumper<'_> {
         }
         let n = r.sets.len();
         let _ = writeln!(buf, " {} metric{}", n, if n > 1 { "s" } else { "" });
-        for vs in &r.sets {
+        for (k, vs) in r.sets.iter().enumerate() {
+            let valfmt = valfmts.get(k).copied().unwrap_or(1);
             let names = self.names_of(vs.pmid).unwrap_or("<nonames>").to_string();
             let values = match &vs.values {
                 Ok(v) if v.is_empty() => {
@@ -914,7 +921,8 @@ impl Dumper<'_> {
             };
             for (j, iv) in values.iter().enumerate() {
                 if ty == MetricType::EVENT || ty == MetricType::HIGHRES_EVENT {
-                    self.dump_event(buf, err, vs, j, &names, indom, ty == MetricType::HIGHRES_EVENT, when)?;
+                    let highres = ty == MetricType::HIGHRES_EVENT;
+                    self.dump_event(buf, err, (vs, valfmt), j, &names, indom, highres, when)?;
                     continue;
                 }
                 if j == 0 {
@@ -963,7 +971,7 @@ impl Dumper<'_> {
         &mut self,
         buf: &mut Vec<u8>,
         err: &mut dyn Write,
-        vs: &ValueSet,
+        (vs, valfmt): (&ValueSet, i32),
         j: usize,
         names: &str,
         indom: InDom,
@@ -981,18 +989,12 @@ impl Dumper<'_> {
         }
         buf.extend_from_slice(b": ");
         let block = match &iv.value {
-            Value::Block(b) if vs.valfmt() != ValueFormat::Insitu => Some(b),
+            Value::Block(b) if valfmt == 1 || valfmt == 2 => Some(b),
             _ => None,
         };
         if block.map_or(Err(PmError::PM_ERR_CONV), |b| event::check(b, highres)).is_err() {
             // libpcp dumps the array to stderr when its check fails
-            let src = event::DumpSource {
-                pmid: vs.pmid,
-                numval: vs.numval(),
-                valfmt: if block.is_some() { 1 } else { 0 },
-                inst: iv.inst,
-                block,
-            };
+            let src = event::DumpSource { pmid: vs.pmid, numval: vs.numval(), valfmt, inst: iv.inst, block };
             let names = self.names;
             let mut text = Vec::new();
             event::dump(&mut text, &src, highres, &|p| names.names_of(p).ok());
