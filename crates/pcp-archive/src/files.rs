@@ -112,12 +112,80 @@ pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
 }
 
 /// The size of a file's contents: for a compressed file, the size once
-/// decompressed (as libpcp's `__pmStat` reports it).
+/// decompressed (as libpcp's `__pmStat` reports it). For `.xz` files it
+/// is read from the streams' indexes, as libpcp's xz reader does; other
+/// compressed files are decompressed to count.
 pub fn content_size(path: &Path) -> io::Result<u64> {
-    match compression_of(&path.to_string_lossy()) {
+    let name = path.to_string_lossy();
+    match compression_of(&name) {
         Compression::None => Ok(std::fs::metadata(path)?.len()),
+        Compression::Xz if name.ends_with(".xz") => match xz_size(&mut File::open(path)?) {
+            Some(n) => Ok(n),
+            None => io::copy(&mut open(path)?, &mut io::sink()),
+        },
         _ => io::copy(&mut open(path)?, &mut io::sink()),
     }
+}
+
+/// The uncompressed size of an `.xz` file from its index(es), walking
+/// its streams from the end; `None` if anything does not look right.
+fn xz_size(f: &mut File) -> Option<u64> {
+    fn varint(b: &[u8], at: &mut usize) -> Option<u64> {
+        let mut v = 0u64;
+        for i in 0..9 {
+            let byte = *b.get(*at)?;
+            *at += 1;
+            v |= u64::from(byte & 0x7f) << (7 * i);
+            if byte & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+    let mut end = f.metadata().ok()?.len();
+    let mut total = 0u64;
+    let read_at = |f: &mut File, at: u64, n: usize| -> Option<Vec<u8>> {
+        let mut b = vec![0u8; n];
+        f.seek(SeekFrom::Start(at)).ok()?;
+        f.read_exact(&mut b).ok()?;
+        Some(b)
+    };
+    while end > 0 {
+        // stream padding: zero bytes in fours
+        let tail = read_at(f, end.checked_sub(4)?, 4)?;
+        if tail == [0, 0, 0, 0] {
+            end -= 4;
+            continue;
+        }
+        let footer = read_at(f, end.checked_sub(12)?, 12)?;
+        if &footer[10..12] != b"YZ" {
+            return None;
+        }
+        let backward = (u64::from(u32::from_le_bytes([footer[4], footer[5], footer[6], footer[7]])) + 1) * 4;
+        if backward > 1 << 30 {
+            return None;
+        }
+        let index_at = end.checked_sub(12 + backward)?;
+        let index = read_at(f, index_at, backward as usize)?;
+        if index.first() != Some(&0) {
+            return None;
+        }
+        let mut at = 1;
+        let records = varint(&index, &mut at)?;
+        let mut blocks = 0u64;
+        for _ in 0..records {
+            let unpadded = varint(&index, &mut at)?;
+            total = total.checked_add(varint(&index, &mut at)?)?;
+            blocks = blocks.checked_add((unpadded + 3) & !3)?;
+        }
+        // header, blocks, index, footer
+        end = index_at.checked_sub(blocks)?.checked_sub(12)?;
+        let header = read_at(f, end, 6)?;
+        if header != [0xfd, b'7', b'z', b'X', b'Z', 0] {
+            return None;
+        }
+    }
+    Some(total)
 }
 
 /// An archive file opened for reading anywhere in it, as libpcp's
@@ -187,7 +255,7 @@ impl VolFile {
     pub fn open(path: &Path) -> io::Result<VolFile> {
         let kind = match compression_of(&path.to_string_lossy()) {
             Compression::None => Kind::Plain(Window::new(File::open(path)?)?),
-            _ => Kind::Stream { input: BufReader::with_capacity(1 << 16, open(path)?), at: 0 },
+            _ => Kind::Stream { input: BufReader::with_capacity(1 << 16, Box::new(Prefetch::new(open(path)?))), at: 0 },
         };
         Ok(VolFile { path: path.to_path_buf(), kind, pos: 0 })
     }
@@ -220,6 +288,16 @@ impl VolFile {
         match &self.kind {
             Kind::Plain(w) => Ok(w.size),
             Kind::Stream { .. } => Err(io::Error::other("not materialized")),
+        }
+    }
+
+    /// Does the file go on past the current position? Answered without
+    /// decompressing the rest of a compressed file.
+    pub fn more(&mut self) -> io::Result<bool> {
+        match &mut self.kind {
+            Kind::Plain(w) => Ok(self.pos < w.size),
+            Kind::Stream { input, at } if *at == self.pos => Ok(!input.fill_buf()?.is_empty()),
+            Kind::Stream { .. } => Ok(self.size()? > self.pos),
         }
     }
 
@@ -267,6 +345,85 @@ impl VolFile {
         }
         self.kind = Kind::Plain(Window::new(tmp)?);
         Ok(())
+    }
+}
+
+/// Decompresses on a thread of its own, a few chunks ahead of the reader,
+/// so that decompressing and using the data overlap.
+struct Prefetch {
+    chunks: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    chunk: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+impl Prefetch {
+    const CHUNK: usize = 1 << 18;
+
+    fn new(mut input: Box<dyn Read + Send>) -> Prefetch {
+        let (tx, chunks) = std::sync::mpsc::sync_channel(4);
+        std::thread::spawn(move || loop {
+            let mut chunk = vec![0u8; Prefetch::CHUNK];
+            let mut got = 0;
+            let result = loop {
+                match input.read(&mut chunk[got..]) {
+                    Ok(0) => break Ok(()),
+                    Ok(n) => {
+                        got += n;
+                        if got == chunk.len() {
+                            break Ok(());
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => break Err(e),
+                }
+            };
+            chunk.truncate(got);
+            let last = got < Prefetch::CHUNK || result.is_err();
+            // the reader has gone away: stop
+            if (got > 0 || result.is_ok()) && tx.send(Ok(chunk)).is_err() {
+                return;
+            }
+            if let Err(e) = result {
+                let _ = tx.send(Err(e));
+                return;
+            }
+            if last {
+                return;
+            }
+        });
+        Prefetch { chunks, chunk: Vec::new(), at: 0, done: false }
+    }
+}
+
+impl Read for Prefetch {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.at >= self.chunk.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.chunks.recv() {
+                Ok(Ok(c)) => {
+                    if c.len() < Prefetch::CHUNK {
+                        self.done = true;
+                    }
+                    self.chunk = c;
+                    self.at = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => {
+                    self.done = true;
+                    return Ok(0);
+                }
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
     }
 }
 
@@ -400,6 +557,28 @@ mod tests {
         ] {
             assert_eq!(base_name(name), base, "{name}");
         }
+    }
+
+    #[test]
+    fn xz_sizes_come_from_the_index() {
+        let dir = std::env::temp_dir().join(format!("pcp-rs-xz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let data: Vec<u8> = (0..300_000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
+        // two streams back to back, then stream padding
+        let mut z = Vec::new();
+        for part in [&data[..500_000], &data[500_000..]] {
+            let mut e = liblzma::write::XzEncoder::new(Vec::new(), 1);
+            std::io::Write::write_all(&mut e, part).unwrap();
+            z.extend(e.finish().unwrap());
+        }
+        z.extend_from_slice(&[0; 8]);
+        let path = dir.join("t.0.xz");
+        std::fs::write(&path, &z).unwrap();
+        assert_eq!(xz_size(&mut File::open(&path).unwrap()), Some(data.len() as u64));
+        assert_eq!(content_size(&path).unwrap(), data.len() as u64);
+        std::fs::write(&path, &z[..z.len() - 20]).unwrap();
+        assert_eq!(xz_size(&mut File::open(&path).unwrap()), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

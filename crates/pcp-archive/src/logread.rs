@@ -11,7 +11,7 @@
 //! for gzip and bzip2 volumes.
 
 use crate::files::{find_file, VolFile};
-use crate::raw::{decode_result_valfmts, paranoid_check, IndexEntry, Label, Version};
+use crate::raw::{paranoid_check, IndexEntry, Label, ResultView, Version};
 use pcp_core::{FetchResult, PmError, PmResult, Timestamp};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -49,8 +49,6 @@ pub struct LogReader {
     direction: Direction,
     /// The last record's bytes.
     buf: Vec<u8>,
-    /// The `valfmt` of each value set of the last record read.
-    valfmts: Vec<i32>,
 }
 
 fn errno(e: std::io::Error) -> PmError {
@@ -104,7 +102,7 @@ fn check_label(f: &mut VolFile, vol: i32) -> PmResult<bool> {
     if label.vol != vol {
         return Err(PmError::PM_ERR_LABEL);
     }
-    Ok(f.size().map_err(errno)? != len)
+    f.more().map_err(errno)
 }
 
 impl LogReader {
@@ -137,7 +135,6 @@ impl LogReader {
             origin: start,
             direction: Direction::Forward,
             buf: Vec::new(),
-            valfmts: Vec::new(),
         };
         r.change_vol(minvol as i32)?;
         Ok(r)
@@ -150,12 +147,6 @@ impl LogReader {
         self.direction = direction;
         self.origin = when;
         self.serial = false;
-    }
-
-    /// The `valfmt` of each value set of the last result fetched, as
-    /// recorded (`PM_VAL_DPTR` or `PM_VAL_SPTR` for values in blocks).
-    pub fn valfmts(&self) -> &[i32] {
-        &self.valfmts
     }
 
     /// The current time (`c_origin`): the last result fetched.
@@ -204,7 +195,7 @@ impl LogReader {
     /// start) of one. `PM_ERR_EOL` past the last (or first) volume,
     /// `PM_ERR_LOGREC` for a damaged record.
     #[doc(alias = "__pmLogRead")]
-    fn read(&mut self, direction: Direction) -> PmResult<FetchResult> {
+    fn read(&mut self, direction: Direction) -> PmResult<Timestamp> {
         let mut offset = self.tell();
         if direction == Direction::Backward {
             loop {
@@ -257,19 +248,10 @@ impl LogReader {
 
     /// The rest of a read once the record's first length word is in:
     /// its payload and trailer, checked and decoded.
-    fn finish_read(&mut self, direction: Direction, offset: u64, head: i32, paranoid: bool) -> PmResult<FetchResult> {
+    fn finish_read(&mut self, direction: Direction, offset: u64, head: i32, paranoid: bool) -> PmResult<Timestamp> {
         let version = self.version;
         let Some(f) = self.file.as_mut() else { return Err(PmError::PM_ERR_EOL) };
-        let (buf, result) = read_record(
-            f,
-            direction,
-            offset,
-            head,
-            version,
-            paranoid,
-            std::mem::take(&mut self.buf),
-            &mut self.valfmts,
-        );
+        let (buf, result) = read_record(f, direction, offset, head, version, paranoid, std::mem::take(&mut self.buf));
         self.buf = buf;
         result
     }
@@ -436,6 +418,18 @@ impl LogReader {
     #[doc(alias = "pmFetchArchive")]
     #[doc(alias = "__pmLogFetch")]
     pub fn fetch(&mut self) -> PmResult<FetchResult> {
+        self.fetch_view()?.to_result()
+    }
+
+    /// [`LogReader::fetch`] without copying: the record, read in place
+    /// (valid until the next call).
+    pub fn fetch_view(&mut self) -> PmResult<ResultView<'_>> {
+        self.fetch_record()?;
+        ResultView::new(&self.buf, self.version)
+    }
+
+    /// Find the next record to return; it is left in `buf`.
+    fn fetch_record(&mut self) -> PmResult<()> {
         // back to where the last fetch stopped
         self.change_vol(self.vol)?;
         self.seek(self.offset)?;
@@ -449,8 +443,7 @@ impl LogReader {
                 self.set_time()?;
                 // fine tuning: back up (against the direction) to the
                 // first record not beyond the origin
-                while let Ok(r) = self.read(back) {
-                    let t = r.timestamp;
+                while let Ok(t) = self.read(back) {
                     let beyond = match dir {
                         Direction::Forward => t < self.origin,
                         Direction::Backward => t > self.origin,
@@ -463,19 +456,19 @@ impl LogReader {
                 }
                 self.serial = true;
             }
-            let r = self.read(dir)?;
+            let t = self.read(dir)?;
             let skip = match dir {
-                Direction::Forward => r.timestamp < self.origin,
-                Direction::Backward => r.timestamp > self.origin,
+                Direction::Forward => t < self.origin,
+                Direction::Backward => t > self.origin,
             };
             if !skip {
-                break r;
+                break t;
             }
         };
-        self.origin = result.timestamp;
+        self.origin = result;
         self.offset = self.tell();
         self.vol = self.curvol.unwrap_or(-1);
-        Ok(result)
+        Ok(())
     }
 
     /// `pmGetArchiveEnd`: the time of the last record, found as libpcp
@@ -536,7 +529,7 @@ fn end_of_volume(
     if physend <= label_size {
         return VolEnd::Nothing;
     }
-    let paranoid_read = |f: &mut VolFile, d: Direction, buf: &mut Vec<u8>| -> PmResult<FetchResult> {
+    let paranoid_read = |f: &mut VolFile, d: Direction, buf: &mut Vec<u8>| -> PmResult<Timestamp> {
         let offset = f.tell();
         if d == Direction::Backward {
             if offset <= label_size {
@@ -548,15 +541,15 @@ fn end_of_volume(
             let _ = f.seek(offset);
             return Err(PmError::PM_ERR_EOL);
         };
-        let (b, r) = read_record(f, d, offset, head, version, true, std::mem::take(buf), &mut Vec::new());
+        let (b, r) = read_record(f, d, offset, head, version, true, std::mem::take(buf));
         *buf = b;
         r
     };
     if f.seek(physend).is_err() {
         return VolEnd::Nothing;
     }
-    if let Ok(r) = paranoid_read(f, Direction::Backward, buf) {
-        return VolEnd::Found(r.timestamp);
+    if let Ok(t) = paranoid_read(f, Direction::Backward, buf) {
+        return VolEnd::Found(t);
     }
     // a damaged last record: chase forwards from the last index entry
     // for this volume inside the file
@@ -570,7 +563,7 @@ fn end_of_volume(
     let mut last = None;
     if logend > label_size {
         match paranoid_read(f, Direction::Backward, buf) {
-            Ok(r) => last = Some(r.timestamp),
+            Ok(t) => last = Some(t),
             Err(_) => return VolEnd::Damaged,
         }
     }
@@ -585,9 +578,9 @@ fn end_of_volume(
             break;
         }
         match paranoid_read(f, Direction::Forward, buf) {
-            Ok(r) => {
+            Ok(t) => {
                 found = true;
-                last = Some(r.timestamp);
+                last = Some(t);
             }
             Err(_) => break,
         }
@@ -601,8 +594,8 @@ fn end_of_volume(
 /// Read the rest of a record whose first length word `head` has just
 /// been read (forwards) or whose last length word has (backwards, the
 /// record ending at `offset`), leaving the file where libpcp leaves it.
-/// Returns the buffer for reuse and the decoded result.
-#[allow(clippy::too_many_arguments)]
+/// Returns the buffer (holding the record) and the record's time once it
+/// has been checked as libpcp decodes it.
 fn read_record(
     f: &mut VolFile,
     direction: Direction,
@@ -611,8 +604,7 @@ fn read_record(
     version: Version,
     paranoid: bool,
     mut buf: Vec<u8>,
-    valfmts: &mut Vec<i32>,
-) -> (Vec<u8>, PmResult<FetchResult>) {
+) -> (Vec<u8>, PmResult<Timestamp>) {
     let logrec = Err(PmError::PM_ERR_LOGREC);
     let rlen = head as i64 - 8;
     if rlen < 0 || (direction == Direction::Backward && rlen as u64 > offset) {
@@ -661,7 +653,7 @@ fn read_record(
             return (buf, Err(e));
         }
     }
-    let r = decode_result_valfmts(&buf, version, valfmts).map_err(|_| PmError::PM_ERR_LOGREC);
+    let r = ResultView::new(&buf, version).map(|v| v.timestamp());
     (buf, r)
 }
 

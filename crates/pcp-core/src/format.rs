@@ -29,6 +29,43 @@ fn pad(out: &mut Vec<u8>, text: &[u8], width: i32) {
     }
 }
 
+/// An integer's decimal digits, made without allocating.
+pub struct Decimal {
+    buf: [u8; 20],
+    start: usize,
+}
+
+impl Decimal {
+    /// The digits of `v`.
+    pub fn unsigned(mut v: u64) -> Decimal {
+        let mut d = Decimal { buf: [0; 20], start: 20 };
+        loop {
+            d.start -= 1;
+            d.buf[d.start] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                return d;
+            }
+        }
+    }
+
+    /// The digits of `v`, with a `-` if it is negative.
+    pub fn signed(v: i64) -> Decimal {
+        let mut d = Decimal::unsigned(v.unsigned_abs());
+        if v < 0 {
+            // 19 digits at most for |i64::MIN|: there is room for the sign
+            d.start -= 1;
+            d.buf[d.start] = b'-';
+        }
+        d
+    }
+
+    /// The text.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf[self.start..]
+    }
+}
+
 /// The bytes of a C string: up to its first NUL.
 fn c_str(b: &[u8]) -> &[u8] {
     &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
@@ -138,10 +175,10 @@ pub fn print_value_in(
         _ => extract_value(value, ty, ty).ok(),
     };
     match extracted {
-        Some(AtomValue::I32(v)) => pad(out, v.to_string().as_bytes(), minwidth),
-        Some(AtomValue::U32(v)) => pad(out, v.to_string().as_bytes(), minwidth),
-        Some(AtomValue::I64(v)) => pad(out, v.to_string().as_bytes(), minwidth),
-        Some(AtomValue::U64(v)) => pad(out, v.to_string().as_bytes(), minwidth),
+        Some(AtomValue::I32(v)) => pad(out, Decimal::signed(v as i64).as_bytes(), minwidth),
+        Some(AtomValue::U32(v)) => pad(out, Decimal::unsigned(v as u64).as_bytes(), minwidth),
+        Some(AtomValue::I64(v)) => pad(out, Decimal::signed(v).as_bytes(), minwidth),
+        Some(AtomValue::U64(v)) => pad(out, Decimal::unsigned(v).as_bytes(), minwidth),
         Some(AtomValue::Float(v)) => out.extend(gfmt("%*.8g", minwidth, v as f64).bytes()),
         Some(AtomValue::Double(v)) => out.extend(gfmt("%*.16g", minwidth, v).bytes()),
         Some(AtomValue::String(s)) => {
@@ -277,5 +314,18 @@ pub fn number_str(value: f64) -> String {
     } else {
         // also NaN, which compares false everywhere
         scaled(0.0, ' ')
+    }
+}
+
+#[cfg(test)]
+mod decimal_tests {
+    use super::Decimal;
+
+    #[test]
+    fn digits_like_display() {
+        for v in [0i64, 7, -7, 10, 99, -100, i64::MAX, i64::MIN] {
+            assert_eq!(Decimal::signed(v).as_bytes(), v.to_string().as_bytes());
+        }
+        assert_eq!(Decimal::unsigned(u64::MAX).as_bytes(), u64::MAX.to_string().as_bytes());
     }
 }

@@ -20,13 +20,11 @@ use pcp::Context;
 use pcp_archive::archive::libpcp_hash_order;
 use pcp_archive::labels::{label_type, LabelIndex};
 use pcp_archive::logread::{Direction, LogReader};
-use pcp_archive::meta::text_kind;
-use pcp_archive::raw::{Label, MetaRecord, Version};
+use pcp_archive::meta::{text_kind, InDomSet};
+use pcp_archive::raw::{Label, MetaRecord, SetView, ValueView, Version};
 use pcp_core::event::{self, EVENT_FLAGS_PMID, EVENT_MISSED_PMID, FLAG_MISSED};
-use pcp_core::format::print_value_in;
-use pcp_core::{
-    Desc, FetchResult, InDom, LocalTime, MetricType, PmError, PmId, Timestamp, Value, ValueFormat, ValueSet,
-};
+use pcp_core::format::{print_value_in, Decimal};
+use pcp_core::{Desc, InDom, LocalTime, MetricType, PmError, PmId, Timestamp, Value, ValueSet};
 use pcp_pmns::cpp::{Files, OsFiles};
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -295,6 +293,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         sizes: f.sizes,
         name_cache: HashMap::new(),
         desc_cache: HashMap::new(),
+        metric_cache: HashMap::new(),
+        inst_lines: HashMap::new(),
         buf: Vec::with_capacity(1 << 16),
     };
     if f.reverse {
@@ -445,7 +445,71 @@ struct Dumper<'a> {
     /// `pmNameAll` of each PMID, joined with " or ".
     name_cache: HashMap<PmId, Option<String>>,
     desc_cache: HashMap<PmId, Option<Desc>>,
+    metric_cache: HashMap<PmId, std::rc::Rc<MetricInfo>>,
+    /// [`inst_lines`] of each instance set met, by its address.
+    inst_lines: HashMap<usize, std::rc::Rc<Vec<Vec<u8>>>>,
     buf: Vec<u8>,
+}
+
+/// A metric's heading and descriptor, for dumping its values.
+struct MetricInfo {
+    /// `    PMID (names` (the caller closes the parenthesis).
+    head: Vec<u8>,
+    /// Its names joined with " or " (`<nonames>` for none).
+    names: String,
+    desc: Option<Desc>,
+}
+
+/// Append `v` in decimal, a digit at a time (cheaper than copying a
+/// few bytes from elsewhere when done millions of times).
+fn push_unsigned(buf: &mut Vec<u8>, mut v: u64) {
+    let start = buf.len();
+    loop {
+        buf.push(b'0' + (v % 10) as u8);
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    buf[start..].reverse();
+}
+
+/// Append `v` in decimal, with a `-` if it is negative.
+fn push_signed(buf: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        buf.push(b'-');
+    }
+    push_unsigned(buf, v.unsigned_abs());
+}
+
+/// Where an instance is in `set`, looked for first where the last one
+/// was found (results list instances in the order of their domain);
+/// `hint` is left just after it.
+fn index_near(set: &InDomSet, inst: i32, hint: &mut usize) -> Option<usize> {
+    let i = match set.ids.get(*hint) {
+        Some(&id) if id == inst => *hint,
+        _ => set.ids.binary_search(&inst).ok()?,
+    };
+    *hint = i + 1;
+    Some(i)
+}
+
+/// `        inst [ID or "NAME"] value ` for each instance of `set`.
+fn inst_lines(set: &InDomSet) -> std::rc::Rc<Vec<Vec<u8>>> {
+    let lines = set
+        .ids
+        .iter()
+        .zip(&set.names)
+        .map(|(id, name)| {
+            let mut l = b"        inst [".to_vec();
+            l.extend_from_slice(Decimal::signed(*id as i64).as_bytes());
+            l.extend_from_slice(b" or \"");
+            l.extend_from_slice(name);
+            l.extend_from_slice(b"\"] value ");
+            l
+        })
+        .collect();
+    std::rc::Rc::new(lines)
 }
 
 /// `HH:MM:SS` of `sec` in `zone`.
@@ -832,44 +896,40 @@ impl Dumper<'_> {
         let done = if reverse { Timestamp { sec: 0, nsec: 0 } } else { Timestamp { sec: i32::MAX as i64, nsec: 0 } };
         let mut first = true;
         let mut buf = std::mem::take(&mut self.buf);
-        let mut valfmts: Vec<i32> = Vec::new();
         let sts = loop {
-            let raw = match reader.fetch() {
+            let view = match reader.fetch_view() {
                 Ok(r) => r,
                 Err(e) => break e,
             };
-            valfmts.clear();
-            valfmts.extend_from_slice(reader.valfmts());
-            let result = if pmids.is_empty() || (raw.sets.is_empty() && marks) {
-                raw
+            let when = view.timestamp();
+            let sets: Vec<SetView> = if pmids.is_empty() || (view.numpmid() == 0 && marks) {
+                view.sets().collect()
             } else {
                 // cherry-pick the metrics asked for, in the order asked
-                let mut slots: Vec<Option<(ValueSet, i32)>> = vec![None; pmids.len()];
+                let mut slots: Vec<Option<SetView>> = vec![None; pmids.len()];
                 let mut picked = 0;
-                for (set, vf) in raw.sets.into_iter().zip(valfmts.iter().copied()) {
+                for set in view.sets() {
                     if let Some(j) = pmids.iter().position(|p| *p == set.pmid) {
-                        slots[j] = Some((set, vf));
+                        slots[j] = Some(set);
                         picked += 1;
                     }
                 }
                 if picked == 0 {
                     continue;
                 }
-                let (sets, vfs): (Vec<ValueSet>, Vec<i32>) = slots.into_iter().flatten().unzip();
-                valfmts = vfs;
-                FetchResult { timestamp: raw.timestamp, sets }
+                slots.into_iter().flatten().collect()
             };
             if first && reverse {
                 first = false;
-                let c = self.zone.ctime(result.timestamp.sec).unwrap_or_default();
+                let c = self.zone.ctime(when.sec).unwrap_or_default();
                 writeln!(out, "\nLog finished at {:24.24} - dump in reverse order", c)?;
             }
-            if (!reverse && result.timestamp > done) || (reverse && result.timestamp < done) {
+            if (!reverse && when > done) || (reverse && when < done) {
                 break PmError::PM_ERR_EOL;
             }
             buf.clear();
             buf.push(b'\n');
-            self.dump_result(&mut buf, err, &result, &valfmts, reader.origin())?;
+            self.dump_result(&mut buf, err, when, &sets)?;
             out.write_all(&buf)?;
         };
         self.buf = buf;
@@ -880,69 +940,131 @@ impl Dumper<'_> {
         Ok(0)
     }
 
+    /// What pmdumplog needs of a metric to dump its values, worked out
+    /// once: `    PMID (names)`, and its type and instance domain.
+    fn metric(&mut self, pmid: PmId) -> std::rc::Rc<MetricInfo> {
+        if let Some(m) = self.metric_cache.get(&pmid) {
+            return m.clone();
+        }
+        let names = self.names_of(pmid).unwrap_or("<nonames>").to_string();
+        let mut head = Vec::new();
+        let _ = write!(head, "    {pmid} ({names}");
+        let desc = self.desc(pmid);
+        let m = std::rc::Rc::new(MetricInfo { head, names, desc });
+        self.metric_cache.insert(pmid, m.clone());
+        m
+    }
+
     fn dump_result(
         &mut self,
         buf: &mut Vec<u8>,
         err: &mut dyn Write,
-        r: &FetchResult,
-        valfmts: &[i32],
         when: Timestamp,
+        sets: &[SetView],
     ) -> std::io::Result<()> {
         if self.sizes {
-            let _ = writeln!(buf, "[{} bytes]", record_size(r, self.version));
+            let _ = writeln!(buf, "[{} bytes]", record_size(sets, self.version));
         }
-        self.stamp(buf, r.timestamp);
-        if r.sets.is_empty() {
+        self.stamp(buf, when);
+        if sets.is_empty() {
             buf.extend_from_slice(b"  <mark>\n");
             return Ok(());
         }
-        let n = r.sets.len();
-        let _ = writeln!(buf, " {} metric{}", n, if n > 1 { "s" } else { "" });
-        for (k, vs) in r.sets.iter().enumerate() {
-            let valfmt = valfmts.get(k).copied().unwrap_or(1);
-            let names = self.names_of(vs.pmid).unwrap_or("<nonames>").to_string();
-            let values = match &vs.values {
-                Ok(v) if v.is_empty() => {
-                    let _ = writeln!(buf, "    {} ({}): No values returned!", vs.pmid, names);
-                    continue;
-                }
-                Ok(v) => v,
-                Err(e) => {
-                    let _ = writeln!(buf, "    {} ({}): {e}", vs.pmid, names);
-                    continue;
-                }
-            };
-            let (ty, indom) = match self.desc(vs.pmid) {
+        let n = sets.len();
+        buf.push(b' ');
+        buf.extend_from_slice(Decimal::unsigned(n as u64).as_bytes());
+        buf.extend_from_slice(if n > 1 { b" metrics\n" } else { b" metric\n" });
+        let meta = self.ctx.archive().map(|a| a.meta());
+        for vs in sets {
+            let m = self.metric(vs.pmid);
+            if vs.numval == 0 {
+                buf.extend_from_slice(&m.head);
+                buf.extend_from_slice(b"): No values returned!\n");
+                continue;
+            }
+            if vs.numval < 0 {
+                buf.extend_from_slice(&m.head);
+                let _ = writeln!(buf, "): {}", PmError::from_code(vs.numval));
+                continue;
+            }
+            let (ty, indom) = match m.desc {
                 Some(d) => (d.ty, d.indom),
-                None => {
-                    let ty = if vs.valfmt() == ValueFormat::Insitu { MetricType::I32 } else { MetricType::AGGREGATE };
-                    (ty, InDom::NULL)
-                }
+                None if vs.valfmt == 0 => (MetricType::I32, InDom::NULL),
+                None => (MetricType::AGGREGATE, InDom::NULL),
             };
-            for (j, iv) in values.iter().enumerate() {
-                if ty == MetricType::EVENT || ty == MetricType::HIGHRES_EVENT {
-                    let highres = ty == MetricType::HIGHRES_EVENT;
-                    self.dump_event(buf, err, (vs, valfmt), j, &names, indom, highres, when)?;
-                    continue;
+            if ty == MetricType::EVENT || ty == MetricType::HIGHRES_EVENT {
+                let highres = ty == MetricType::HIGHRES_EVENT;
+                let set = vs.to_set();
+                for j in 0..vs.numval as usize {
+                    self.dump_event(buf, err, (&set, vs.valfmt), j, &m.names, indom, highres, when)?;
                 }
+                continue;
+            }
+            // the instances in force at this time, looked up once a set,
+            // and the text before each instance's value made once a set
+            let insts = if indom.is_null() { None } else { meta.and_then(|m| m.indom_at(indom, Some(when)).ok()) };
+            let lines = insts.map(|set| {
+                let key = set as *const InDomSet as usize;
+                self.inst_lines.entry(key).or_insert_with(|| inst_lines(set)).clone()
+            });
+            let mut hint = 0usize;
+            for (j, (inst, value)) in vs.values().enumerate() {
                 if j == 0 {
-                    let _ = write!(buf, "    {} ({}):", vs.pmid, names);
-                    if values.len() > 1 {
-                        buf.extend_from_slice(b"\n       ");
-                    }
+                    buf.extend_from_slice(&m.head);
+                    buf.extend_from_slice(if vs.numval > 1 { b"):\n" } else { b"):" });
+                }
+                let indent: &[u8] = if j == 0 && vs.numval == 1 { b"" } else { b"       " };
+                if indom.is_null() {
+                    buf.extend_from_slice(indent);
+                    buf.extend_from_slice(b" value ");
                 } else {
-                    buf.extend_from_slice(b"       ");
+                    match (insts, &lines) {
+                        (Some(set), Some(lines)) if index_near(set, inst, &mut hint).is_some() => {
+                            let line = &lines[hint - 1];
+                            buf.extend_from_slice(if indent.is_empty() { &line[7..] } else { line });
+                        }
+                        _ => {
+                            buf.extend_from_slice(indent);
+                            buf.extend_from_slice(b" inst [");
+                            buf.extend_from_slice(Decimal::signed(inst as i64).as_bytes());
+                            buf.extend_from_slice(b" or ???] value ");
+                        }
+                    }
                 }
-                if !indom.is_null() {
-                    buf.extend_from_slice(b" inst [");
-                    self.inst_name(buf, indom, iv.inst, when, "]");
-                }
-                buf.extend_from_slice(b" value ");
-                let _ = print_value_in(buf, &iv.value, ty, 1, &self.zone);
+                self.value(buf, value, ty);
                 buf.push(b'\n');
             }
         }
         Ok(())
+    }
+
+    /// `pmPrintValue(..., 1)` of one value; the common integer cases
+    /// straight from the record's bytes.
+    fn value(&self, buf: &mut Vec<u8>, value: ValueView, ty: MetricType) {
+        let same = |vtype: u8| vtype == ty.0 as u8 || vtype == 0;
+        // libpcp turns a block's numbers to host order only when the block
+        // says its type; with the type byte unset they stay as recorded
+        let word = |vtype: u8, w: [u8; 8]| if vtype == 0 { u64::from_le_bytes(w) } else { u64::from_be_bytes(w) };
+        match (value, ty) {
+            (ValueView::Insitu(l), MetricType::I32) => push_signed(buf, l as i64),
+            (ValueView::Insitu(l), MetricType::U32) => push_unsigned(buf, l as u32 as u64),
+            (ValueView::Block(t, &[a, b, c, d, e, f, g, h]), MetricType::I64) if same(t) => {
+                push_signed(buf, word(t, [a, b, c, d, e, f, g, h]) as i64)
+            }
+            (ValueView::Block(t, &[a, b, c, d, e, f, g, h]), MetricType::U64) if same(t) => {
+                push_unsigned(buf, word(t, [a, b, c, d, e, f, g, h]))
+            }
+            (ValueView::Block(t, data), MetricType::STRING) if same(t) => {
+                // a C string: up to its first NUL
+                let end = data.iter().position(|&c| c == 0).unwrap_or(data.len());
+                buf.push(b'"');
+                buf.extend_from_slice(&data[..end]);
+                buf.push(b'"');
+            }
+            _ => {
+                let _ = print_value_in(buf, &value.to_value(), ty, 1, &self.zone);
+            }
+        }
     }
 
     /// `%d or "name"` (or `%d or ???`) for an instance at time `when`,
@@ -1102,22 +1224,19 @@ impl Dumper<'_> {
 }
 
 /// pmdumplog's idea of a record's size on disk (`do_size`).
-fn record_size(r: &FetchResult, v: Version) -> usize {
+fn record_size(sets: &[SetView], v: Version) -> usize {
     let mut n = match v {
         Version::V3 => 4 + 12 + 4,
         Version::V2 => 4 + 8 + 4,
     } + 4;
-    for vs in &r.sets {
+    for vs in sets {
         n += 8;
-        if let Ok(values) = &vs.values {
-            if !values.is_empty() {
-                n += 4;
-                let insitu = vs.valfmt() == ValueFormat::Insitu;
-                for iv in values {
-                    n += 8;
-                    if let (false, Value::Block(b)) = (insitu, &iv.value) {
-                        n += (b.vlen() + 3) & !3;
-                    }
+        if vs.numval > 0 {
+            n += 4;
+            for (_, value) in vs.values() {
+                n += 8;
+                if let (true, ValueView::Block(_, data)) = (vs.valfmt != 0, value) {
+                    n += (data.len() + 4 + 3) & !3;
                 }
             }
         }

@@ -50,3 +50,20 @@ first_param = blocks[1] + 8 + 24
 word = struct.unpack('>I', b[first_param + 4:first_param + 8])[0]
 b[first_param + 4:first_param + 8] = struct.pack('>I', (word & 0xff000000) | 0x400)
 open(vol('badevent'), 'wb').write(b)
+# a 64-bit value whose block has its type byte unset (libpcp leaves its
+# bytes as recorded, so it prints them read in host order)
+copy('v3', 'vtype0')
+b = bytearray(open(vol('vtype0'), 'rb').read()); r = records(b, 808)
+rec = r[1]; p = rec[0] + 4 + 12
+numpmid = struct.unpack('>i', b[p:p + 4])[0]; p += 4
+for _ in range(numpmid):
+    pmid, numval = struct.unpack('>Ii', b[p:p + 8])
+    if numval <= 0:
+        p += 8
+        continue
+    valfmt = struct.unpack('>i', b[p + 8:p + 12])[0]
+    if pmid == (29 << 22) | 101:
+        idx = struct.unpack('>i', b[p + 16:p + 20])[0]
+        b[rec[0] + 4 + idx * 4 - 12] = 0
+    p += 12 + 8 * numval
+open(vol('vtype0'), 'wb').write(b)
