@@ -21,3 +21,8 @@ fn parse_units_corpus() {
 fn value_corpus() {
     replay("value", harness::value_target);
 }
+
+#[test]
+fn event_corpus() {
+    replay("event", harness::event_target);
+}
