@@ -13,6 +13,7 @@ pub mod pmcpp;
 pub mod pmdumplog;
 pub mod pmerr;
 pub mod pminfo;
+pub mod pmprobe;
 
 use std::ffi::OsString;
 use std::io::{self, Write};

@@ -119,7 +119,7 @@ impl<'a> Pminfo<'a> {
 
     fn main(&mut self, args: &[OsString]) -> std::io::Result<i32> {
         let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
-        let parsed = getopt::parse(&args, SPECS, "pminfo", self.err);
+        let parsed = getopt::parse_quiet(&args, SPECS, "pminfo");
         let mut errors = parsed.errors;
         let mut messages = Vec::new();
         let mut runtime_error = false;
@@ -132,7 +132,8 @@ impl<'a> Pminfo<'a> {
         let mut unsupported: Option<char> = None;
         let mut nsflag = false;
         let p = &mut self.p;
-        for o in &parsed.opts {
+        for (k, o) in parsed.opts.iter().enumerate() {
+            messages.extend(parsed.messages_at(k).map(str::to_string));
             let arg = || String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into_owned();
             match o.opt {
                 'n' | 'N' => {
@@ -214,8 +215,13 @@ impl<'a> Pminfo<'a> {
                 self.need_pmid = true;
             }
         }
+        messages.extend(parsed.messages_at(parsed.opts.len()).map(str::to_string));
         if hostzone && zone_arg.is_some() {
-            messages.push("pminfo: at most one of -Z and/or -z allowed\n".to_string());
+            messages.push("pminfo: at most one of -Z and -z allowed\n".to_string());
+            errors += 1;
+        }
+        if hostzone && archive.is_none() && host.is_none() {
+            messages.push("pminfo: use of timezone from metric source requires a source\n".to_string());
             errors += 1;
         }
         if version && errors == 0 {

@@ -21,6 +21,7 @@ fn tool(name: &str) -> Option<(ToolFn, &'static str)> {
         "pmerr" => (pcp_tools::pmerr::run, "pmerr"),
         "pmcpp" => (pcp_tools::pmcpp::run, "/usr/lib/pcp/bin/pmcpp"),
         "pminfo" => (pcp_tools::pminfo::run, "pminfo"),
+        "pmprobe" => (pcp_tools::pmprobe::run, "pmprobe"),
         "pmdumplog" => (pcp_tools::pmdumplog::run, "pmdumplog"),
         _ => return None,
     })
