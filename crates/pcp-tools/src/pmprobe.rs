@@ -8,8 +8,9 @@
 //! `--container` say they are not implemented yet.
 
 use crate::getopt::{self, OptSpec};
+use pcp::context::Instances;
 use pcp::Context;
-use pcp_core::{InDom, PmError, PmId};
+use pcp_core::{InDom, PmError, PmId, PmResult};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -239,8 +240,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         idx += b;
     }
 
-    let mut icache: Option<(InDom, Result<(Vec<i32>, Vec<Vec<u8>>), PmError>)> = None;
-    let mut lookup = |indom: InDom| -> Result<(Vec<i32>, Vec<Vec<u8>>), PmError> {
+    let mut icache: Option<(InDom, PmResult<Instances>)> = None;
+    let mut lookup = |indom: InDom| -> PmResult<Instances> {
         if icache.as_ref().is_none_or(|(i, _)| *i != indom) {
             icache = Some((indom, ctx.get_indom_archive(indom)));
         }
