@@ -9,4 +9,11 @@
 
 pub mod archive;
 pub mod files;
+mod interp;
+mod ldouble;
+mod logread;
 pub mod raw;
+pub mod replay;
+
+pub use ldouble::timestamp_sub;
+pub use replay::{Mode, Replay};
