@@ -9,5 +9,12 @@
 
 pub mod archive;
 pub mod files;
+mod interp;
+mod ldouble;
+mod logread;
 pub mod meta;
 pub mod raw;
+pub mod replay;
+
+pub use ldouble::timestamp_sub;
+pub use replay::{Mode, Replay};
