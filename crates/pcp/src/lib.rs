@@ -10,6 +10,7 @@
 
 pub mod config;
 pub mod context;
+pub mod timeparse;
 pub mod timezone;
 pub mod transport;
 
