@@ -29,6 +29,10 @@ echo "== time zones against glibc, seed $seed"
 oracle/gen-tz.sh "$work/tz.tsv" "$seed" 200 >/dev/null
 PCP_RS_TZ_GOLDEN="$work/tz.tsv" cargo test -q -p pcp --test timezone_glibc
 
+echo "== time parsing against libpcp, seed $seed"
+oracle/gen-timeparse.sh "$work/timeparse.tsv" "$seed" 2000 >/dev/null
+PCP_RS_TIMEPARSE_GOLDEN="$work/timeparse.tsv" cargo test -q -p pcp --test timeparse_libpcp
+
 echo "== tools against the C tools, live"
 PCP_RS_LIVE=1 cargo test -q -p pcp-tools --test golden
 
