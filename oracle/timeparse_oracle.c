@@ -214,8 +214,10 @@ getdate_like(char *p)
     int n = 1 + below(4), i;
     p = cat(p, PICK(spaces));
     for (i = 0; i < n; i++) {
+	/* always apart: glued digits make years of ten digits and more,
+	 * where libpcp reads uninitialised memory (localtime fails) */
 	if (i)
-	    p = cat(p, PICK(((const char *const[]){ " ", " ", "  ", "", "\t" })));
+	    p = cat(p, PICK(((const char *const[]){ " ", " ", "  ", "\t" })));
 	if (below(8) == 0)
 	    p += sprintf(p, "%d %s", 1 + below(30), PICK(((const char *const[]){ "days", "hours", "weeks", "minutes", "secs", "months", "years" })));
 	else

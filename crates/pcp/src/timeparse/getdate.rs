@@ -660,7 +660,8 @@ fn relative_month(zone: &Zone, timezone: i64, start: i64, months: i64) -> Option
         return Some(0);
     }
     let tm = zone.localtime_c(start)?;
-    let m = (i64::from(tm.year) + 1900).wrapping_mul(12).wrapping_add(tm.mon.into()).wrapping_add(months);
+    // 12 * year + month in a C int, then the relative months in a long long
+    let m = i64::from(tm.year.wrapping_add(1900).wrapping_mul(12).wrapping_add(tm.mon)).wrapping_add(months);
     let (year, month) = (m / 12, m % 12 + 1);
     let future = convert(
         zone,
@@ -693,7 +694,9 @@ fn tm_diff(a: &CTm, b: &CTm) -> i64 {
 /// epoch) in `zone`; `None` if it is not one libpcp accepts.
 #[doc(alias = "__pmGetDate")]
 pub(crate) fn get_date(text: &[u8], now: i64, zone: &Zone) -> Option<i64> {
-    let local = zone.localtime_c(now)?;
+    // where localtime fails libpcp carries on with the zeroed struct it
+    // passed in (and no UTC offset)
+    let local = zone.localtime_c(now).unwrap_or_default();
     let mut tzoff = match Zone::utc().localtime_c(now) {
         Some(gmt) => tm_diff(&gmt, &local) / 60,
         None => 0,
