@@ -101,6 +101,11 @@ cat(char *p, const char *s)
 
 static const char *const spaces[] = { "", "", "", " ", " ", "  ", "\t" };
 
+/* set while generating -S/-T/-O times: numbers stay below 2^53, as
+ * relative dates with larger counts reach instants localtime() cannot
+ * convert, after which libpcp reads uninitialised memory */
+static int modest;
+
 static char *
 number(char *p)
 {
@@ -112,7 +117,10 @@ number(char *p)
     case 4: return p + sprintf(p, ".%d", below(1000));
     case 5: return p + sprintf(p, "%de%d", 1 + below(9), below(12) - 3);
     case 6: return p + sprintf(p, "0x%x", below(4096));
-    case 7: return cat(p, PICK(((const char *const[]){ "nan", "inf", "NaN", "-0", "1e400", "-5", "+5", "0x1p-3", "9223372036854775807", "4611686018427387904", "1.999999999999", "0.0000000005", "0.0000000015", "1e-30", "18446744073709551616" })));
+    case 7:
+	if (modest)
+	    return cat(p, PICK(((const char *const[]){ "nan", "inf", "NaN", "-0", "1e400", "-5", "+5", "0x1p-3", "1.999999999999", "0.0000000005", "0.0000000015", "1e-30" })));
+	return cat(p, PICK(((const char *const[]){ "nan", "inf", "NaN", "-0", "1e400", "-5", "+5", "0x1p-3", "9223372036854775807", "4611686018427387904", "1.999999999999", "0.0000000005", "0.0000000015", "1e-30", "18446744073709551616" })));
     case 8: return p + sprintf(p, "%d.%09d", below(1000), below(1000000000));
     case 9: return p + sprintf(p, "%u", (unsigned)rnd());
     default: return p + sprintf(p, "%d", 1 + below(60));
@@ -230,6 +238,7 @@ static void
 time_spec(char *buf)
 {
     char *p = buf;
+    modest = 1;
     switch (below(10)) {
     case 0: case 1: case 2:
 	p = cat(p, PICK(((const char *const[]){ "", "+", "-", " +", " -", "+ ", "@", "-@" })));
@@ -244,6 +253,7 @@ time_spec(char *buf)
 	getdate_like(p);
 	break;
     }
+    modest = 0;
 }
 
 /* ---------------------------------------------------------------- cases */

@@ -228,7 +228,7 @@ fn absolute(tmin: &CTm, origin: RawTime, zone: &Zone, guess: &mut MktimeGuess) -
         tm.isdst = -1;
         if tmin.mon != -1 {
             if tmin.mon < tm.mon {
-                tm.year += 1;
+                tm.year = tm.year.wrapping_add(1);
             }
             (tm.mon, tm.mday, tm.hour, tm.min, tm.sec) = (tmin.mon, tmin.mday, tmin.hour, tmin.min, tmin.sec);
             t.nsec = tmin.yday.into();
