@@ -345,7 +345,8 @@ pub struct Options {
     pub origin_arg: Option<Vec<u8>>,
     /// `-s` (0 if not given).
     pub samples: i32,
-    /// The last `-s` argument.
+    /// The last `-s` argument on the command line (not `PCP_SAMPLES`):
+    /// pmval tells `-s 0` from no `-s` with it.
     pub samples_arg: Option<Vec<u8>>,
     /// `-t` (zero if not given; microsecond resolution for V2 tools).
     pub interval: Timestamp,
@@ -761,7 +762,6 @@ impl Options {
     fn set_samples(&mut self, arg: &[u8]) {
         let (n, whole) = strtol_int(arg);
         self.samples = n;
-        self.samples_arg = Some(arg.to_vec());
         if !whole || n < 0 {
             let m = format!("{}: -s requires a positive numeric argument\n", self.prog);
             self.error(&m);
@@ -835,7 +835,10 @@ impl Options {
             "host-list" => self.add_host_list(arg),
             "interval" => self.set_interval(arg),
             "origin" => self.origin_arg = Some(arg.to_vec()),
-            "samples" => self.set_samples(arg),
+            "samples" => {
+                self.samples_arg = Some(arg.to_vec());
+                self.set_samples(arg);
+            }
             "start" => self.start_arg = Some(arg.to_vec()),
             "finish" => self.finish_arg = Some(arg.to_vec()),
             "timezone" => self.set_timezone(arg),
@@ -870,7 +873,10 @@ impl Options {
             b'O' => self.origin_arg = Some(arg.to_vec()),
             b'p' => self.set_guiport(arg),
             b'S' => self.start_arg = Some(arg.to_vec()),
-            b's' => self.set_samples(arg),
+            b's' => {
+                self.samples_arg = Some(arg.to_vec());
+                self.set_samples(arg);
+            }
             b'T' => self.finish_arg = Some(arg.to_vec()),
             b't' => self.set_interval(arg),
             b'V' => self.set_version(),
