@@ -283,7 +283,8 @@ pub trait Hooks {
     }
     /// Read a file (`-H` hosts files, `--archive-folio` folios).
     fn read_file(&mut self, path: &[u8]) -> io::Result<Vec<u8>> {
-        std::fs::read(String::from_utf8_lossy(path).as_ref())
+        use std::os::unix::ffi::OsStrExt;
+        std::fs::read(std::ffi::OsStr::from_bytes(path))
     }
     /// The archive libpcp assumes for `-O` with no source:
     /// `$PCP_ARCHIVE_DIR/HOSTNAME`.
@@ -502,6 +503,11 @@ impl Options {
         }
     }
 
+    fn complain(&mut self, parts: &[&[u8]]) {
+        self.msg_bytes(parts);
+        self.errors += 1;
+    }
+
     fn error(&mut self, text: &str) {
         self.msg(text);
         self.errors += 1;
@@ -598,42 +604,38 @@ impl Options {
         } else {
             match read_or_empty(hooks, arg) {
                 Err(e) => {
-                    let m = format!(
-                        "{}: cannot open archive folio {}: {}\n",
-                        self.prog,
-                        String::from_utf8_lossy(arg),
-                        io_err_text(&e)
-                    );
-                    self.error(&m);
+                    let p = self.prog.clone();
+                    let e = io_err_text(&e);
+                    self.complain(&[p.as_bytes(), b": cannot open archive folio ", arg, b": ", e.as_bytes(), b"\n"]);
                     self.runtime_error = true;
                 }
                 Ok(text) => {
                     if let Err(m) = self.read_folio(&text, arg, &mut shown) {
-                        self.error(&m);
+                        self.complain(&[&m]);
                         self.runtime_error = true;
                     }
                 }
             }
         }
         if self.archives.len() > 1 && !self.flags.multi {
-            let m = format!("{}: too many archives requested: {}\n", self.prog, String::from_utf8_lossy(&shown));
-            self.error(&m);
+            let p = self.prog.clone();
+            self.complain(&[p.as_bytes(), b": too many archives requested: ", &shown, b"\n"]);
         }
     }
 
     /// The archives of a folio: a `PCPFolio` / `Version: 1` header, then
     /// `Archive: HOST PATH` lines (paths relative to the folio's
     /// directory).
-    fn read_folio(&mut self, text: &[u8], folio: &[u8], shown: &mut Vec<u8>) -> Result<(), String> {
-        let name = String::from_utf8_lossy(folio).into_owned();
+    fn read_folio(&mut self, text: &[u8], folio: &[u8], shown: &mut Vec<u8>) -> Result<(), Vec<u8>> {
+        let about = |what: &str| [self.prog.as_bytes(), b": archive folio ", folio, what.as_bytes(), b"\n"].concat();
         let mut lines = text.split_inclusive(|&b| b == b'\n');
-        let header = lines.next().ok_or_else(|| format!("{}: archive folio {name} has no header\n", self.prog))?;
+        let header = lines.next().ok_or_else(|| about(" has no header"))?;
         if !header.starts_with(b"PCPFolio") {
-            return Err(format!("{}: archive folio {name} has bad magic\n", self.prog));
+            return Err(about(" has bad magic"));
         }
-        let version = lines.next().ok_or_else(|| format!("{}: archive folio {name} has no version\n", self.prog))?;
+        let version = lines.next().ok_or_else(|| about(" has no version"))?;
         if !version.starts_with(b"Version: 1") {
-            return Err(format!("{}: unknown version archive folio {name}\n", self.prog));
+            return Err([self.prog.as_bytes(), b": unknown version archive folio ", folio, b"\n"].concat());
         }
         let dir = match dirname(folio) {
             Some(d) => {
@@ -653,11 +655,11 @@ impl Options {
             let skip_word = |p: usize| p + line[p..].iter().take_while(|b| !is_space(b)).count();
             let mut p = skip_blanks(skip_word(0));
             if line.get(p) == Some(&b'\n') {
-                return Err(format!("{}: missing host on archive folio line {line_no}\n", self.prog));
+                return Err(format!("{}: missing host on archive folio line {line_no}\n", self.prog).into_bytes());
             }
             p = skip_blanks(skip_word(p));
             if line.get(p) == Some(&b'\n') {
-                return Err(format!("{}: missing path on archive folio line {line_no}\n", self.prog));
+                return Err(format!("{}: missing path on archive folio line {line_no}\n", self.prog).into_bytes());
             }
             let path = &line[p..skip_word(p)];
             if path.starts_with(b"/") {
@@ -676,8 +678,8 @@ impl Options {
     #[doc(alias = "__pmAddOptHost")]
     pub fn add_host(&mut self, arg: &[u8]) {
         if !self.hosts.is_empty() && !self.flags.multi {
-            let m = format!("{}: too many hosts requested: {}\n", self.prog, String::from_utf8_lossy(arg));
-            self.error(&m);
+            let p = self.prog.clone();
+            self.complain(&[p.as_bytes(), b": too many hosts requested: ", arg, b"\n"]);
         } else if !self.archives.is_empty() && !self.flags.mixed {
             let m = format!("{}: only one host or archive allowed\n", self.prog);
             self.error(&m);
@@ -696,8 +698,8 @@ impl Options {
             }
         }
         if self.hosts.len() > 1 && !self.flags.multi {
-            let m = format!("{}: too many hosts requested: {}\n", self.prog, String::from_utf8_lossy(arg));
-            self.error(&m);
+            let p = self.prog.clone();
+            self.complain(&[p.as_bytes(), b": too many hosts requested: ", arg, b"\n"]);
         }
     }
 
@@ -710,13 +712,9 @@ impl Options {
         let text = match read_or_empty(hooks, arg) {
             Ok(t) => t,
             Err(e) => {
-                let m = format!(
-                    "{}: cannot open hosts file {}: {}\n",
-                    self.prog,
-                    String::from_utf8_lossy(arg),
-                    io_err_text(&e)
-                );
-                self.error(&m);
+                let p = self.prog.clone();
+                let e = io_err_text(&e);
+                self.complain(&[p.as_bytes(), b": cannot open hosts file ", arg, b": ", e.as_bytes(), b"\n"]);
                 self.runtime_error = true;
                 return;
             }
@@ -729,8 +727,8 @@ impl Options {
                 continue;
             }
             if !self.hosts.is_empty() && !self.flags.multi {
-                let m = format!("{}: too many hosts requested: {}\n", self.prog, String::from_utf8_lossy(arg));
-                self.error(&m);
+                let p = self.prog.clone();
+                self.complain(&[p.as_bytes(), b": too many hosts requested: ", arg, b"\n"]);
                 break;
             }
             let len = rest.iter().take_while(|b| **b != b'#' && !is_space(b)).count();
@@ -1076,12 +1074,12 @@ impl Options {
                         Ok(end) => *end,
                         Err(e) => {
                             out.flush()?;
-                            let name = self.archives.first().map(|a| String::from_utf8_lossy(a).into_owned());
+                            let name = self.archives.first().cloned().unwrap_or_default();
+                            write!(err, "{}: Cannot locate end of archive ", self.prog)?;
+                            err.write_all(&name)?;
                             write!(
                                 err,
-                                "{}: Cannot locate end of archive {}: {e}\n\nWARNING: This archive is sufficiently damaged that it may not be possible to\n         produce complete information.  Continuing and hoping for the best.\n\n",
-                                self.prog,
-                                name.unwrap_or_default()
+                                ": {e}\n\nWARNING: This archive is sufficiently damaged that it may not be possible to\n         produce complete information.  Continuing and hoping for the best.\n\n"
                             )?;
                             err.flush()?;
                             Timestamp { sec: PM_MAX_TIME_T, nsec: 0 }
