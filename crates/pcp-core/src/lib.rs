@@ -13,7 +13,7 @@ pub mod error;
 mod errtext;
 pub mod format;
 pub mod ids;
-mod strtod;
+pub mod strtod;
 pub mod time;
 pub mod types;
 pub mod units;

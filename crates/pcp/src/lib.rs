@@ -13,6 +13,7 @@ pub mod config;
 pub mod context;
 pub mod derived;
 pub mod profile;
+pub mod timeparse;
 pub mod timezone;
 pub mod transport;
 
