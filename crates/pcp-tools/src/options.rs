@@ -1614,6 +1614,17 @@ pub fn process_env() -> Vec<(Vec<u8>, Vec<u8>)> {
     std::env::vars_os().map(|(k, v)| (k.as_encoded_bytes().to_vec(), v.as_encoded_bytes().to_vec())).collect()
 }
 
+/// The current time.
+pub fn now() -> Timestamp {
+    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    Timestamp { sec: d.as_secs() as i64, nsec: d.subsec_nanos() }
+}
+
+/// C's `atoi`: [`strtol_int`]'s value, whatever follows the number.
+pub fn atoi(s: &[u8]) -> i32 {
+    strtol_int(s).0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

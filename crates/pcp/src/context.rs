@@ -53,7 +53,13 @@ impl Context {
     /// (`event.flags`, `event.missed`) that every context has.
     pub fn with_namespace(mut pmns: Pmns) -> Context {
         pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
-        Context { pmns, location: PmnsLocation::Local, archive: None, profile: Profile::default(), origin: Timestamp::default() }
+        Context {
+            pmns,
+            location: PmnsLocation::Local,
+            archive: None,
+            profile: Profile::default(),
+            origin: Timestamp::default(),
+        }
     }
 
     /// `pmNewContext(PM_CONTEXT_ARCHIVE, name)`: a context over the archive
@@ -107,8 +113,17 @@ impl Context {
     pub fn fetch(&mut self, pmids: &[PmId]) -> PmResult<FetchResult> {
         let profile = &self.profile;
         let src = self.archive.as_deref_mut().ok_or(PmError::PM_ERR_NOTARCHIVE)?;
-        let r = src.replay().fetch(pmids, &|indom, inst| profile.wanted(indom, inst));
+        let mut r = src.replay().fetch(pmids, &|indom, inst| profile.wanted(indom, inst));
         self.origin = src.replay().position();
+        // derived metrics are evaluated over the result (__pmFinishResult);
+        // the anonymous event metrics have no operands, so no values
+        if let Ok(result) = &mut r {
+            for set in &mut result.sets {
+                if crate::derived::anon_by_pmid(set.pmid).is_some() {
+                    set.values = Ok(Vec::new());
+                }
+            }
+        }
         r
     }
 
