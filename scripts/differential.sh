@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 
 echo "== committed golden files against libpcp (seed 1)"
 oracle/gen.sh "$work/seed1" 1 >/dev/null
-diff -r "$work/seed1" crates/pcp-core/tests/golden --exclude=printf.tsv
+diff -r "$work/seed1" crates/pcp-core/tests/golden --exclude=printf.tsv --exclude=labels.tsv
 echo "ok"
 
 echo "== fresh cases, seed $seed"
@@ -24,6 +24,12 @@ if [ -x oracle/gen-printf.sh ]; then
     oracle/gen-printf.sh "$work/printf.tsv" "$seed" 50000 >/dev/null
     PCP_RS_PRINTF_GOLDEN="$work/printf.tsv" cargo test -q -p pcp-core --test printf_golden
 fi
+
+echo "== label sets against libpcp, seed $seed"
+oracle/gen-labels.sh "$work/labels.tsv" 1 >/dev/null
+cmp "$work/labels.tsv" crates/pcp-core/tests/golden/labels.tsv
+oracle/gen-labels.sh "$work/labels.tsv" "$seed" 40000 >/dev/null
+PCP_RS_LABELS_GOLDEN="$work/labels.tsv" cargo test -q -p pcp-core --test labels_golden
 
 echo "== time zones against glibc, seed $seed"
 oracle/gen-tz.sh "$work/tz.tsv" "$seed" 200 >/dev/null
