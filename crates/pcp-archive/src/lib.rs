@@ -9,5 +9,6 @@
 
 pub mod archive;
 pub mod files;
+pub mod labels;
 pub mod meta;
 pub mod raw;
