@@ -3,6 +3,7 @@
 
 use pcp_archive::archive::Archive;
 use pcp_archive::files::{find_file, open_records};
+use pcp_archive::labels::LabelIndex;
 use pcp_archive::meta::MetaIndex;
 use pcp_archive::raw::{decode_result, Label};
 use pcp_core::{FetchResult, PmError, PmId, PmResult, Timestamp, ValueSet};
@@ -14,6 +15,7 @@ use std::ops::ControlFlow;
 pub struct ArchiveSource {
     archive: Archive,
     meta: MetaIndex,
+    labels: LabelIndex,
 }
 
 impl ArchiveSource {
@@ -22,7 +24,8 @@ impl ArchiveSource {
     pub fn open(name: &str) -> PmResult<ArchiveSource> {
         let archive = Archive::open(name)?;
         let meta = MetaIndex::build(archive.meta())?;
-        Ok(ArchiveSource { archive, meta })
+        let labels = LabelIndex::build(archive.meta())?;
+        Ok(ArchiveSource { archive, meta, labels })
     }
 
     /// The archive on disk.
@@ -33,6 +36,11 @@ impl ArchiveSource {
     /// Its metadata.
     pub fn meta(&self) -> &MetaIndex {
         &self.meta
+    }
+
+    /// Its label sets.
+    pub fn labels(&self) -> &LabelIndex {
+        &self.labels
     }
 
     /// `pmGetArchiveLabel`.
