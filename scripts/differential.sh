@@ -85,4 +85,25 @@ for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(
 done
 echo "pmdumplog: $runs runs over the QA archives agree"
 
+echo "== pminfo -l over PCP's QA archives"
+cargo build -q -p pcp-tools --bin pminfo
+runs=0
+for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(\.(xz|lzma|bz2|bz|gz|Z|z))?$//' | sort -u); do
+    # (-l with -f waits for pminfo -f's event records and -F's profiles)
+    for flags in "-l" "-l -dtT" "-l -v" "-l -I -b 2"; do
+        # shellcheck disable=SC2086
+        (export PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C
+         st=0; pminfo -a "$base" $flags >"$work/c.out" 2>"$work/c.err" || st=$?; echo "status $st" >>"$work/c.err"
+         st=0; target/debug/pminfo -a "$base" $flags >"$work/r.out" 2>"$work/r.err" || st=$?; echo "status $st" >>"$work/r.err")
+        if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
+            echo "pminfo -a $base $flags differs" >&2
+            diff "$work/c.out" "$work/r.out" | head -20 >&2 || true
+            diff "$work/c.err" "$work/r.err" | head -20 >&2 || true
+            exit 1
+        fi
+        runs=$((runs + 1))
+    done
+done
+echo "pminfo -l: $runs runs over the QA archives agree"
+
 echo "differential suite passed (seed $seed)"
