@@ -85,12 +85,12 @@ for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(
 done
 echo "pmdumplog: $runs runs over the QA archives agree"
 
-echo "== pminfo -l over PCP's QA archives"
+echo "== pminfo -l and -s over PCP's QA archives"
 cargo build -q -p pcp-tools --bin pminfo
 runs=0
 for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(\.(xz|lzma|bz2|bz|gz|Z|z))?$//' | sort -u); do
     # (-l with -f waits for pminfo -f's event records and -F's profiles)
-    for flags in "-l" "-l -dtT" "-l -v" "-l -I -b 2"; do
+    for flags in "-l" "-l -dtT" "-l -v" "-l -I -b 2" "-s" "-s -l -d"; do
         # shellcheck disable=SC2086
         (export PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C
          st=0; pminfo -a "$base" $flags >"$work/c.out" 2>"$work/c.err" || st=$?; echo "status $st" >>"$work/c.err"
@@ -104,6 +104,6 @@ for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(
         runs=$((runs + 1))
     done
 done
-echo "pminfo -l: $runs runs over the QA archives agree"
+echo "pminfo -l, -s: $runs runs over the QA archives agree"
 
 echo "differential suite passed (seed $seed)"

@@ -3,20 +3,21 @@
 //!
 //! Works today: the name-space part (`-n`/`-N FILE`, `-m`, `-M`, metric and
 //! subtree names, PMIDs and instance domains as arguments) and archive
-//! contexts (`-a` with `-d -f -F -I -l -m -M -t -T -v -b -z -Z`). Archive
-//! values are read in one pass for all the metrics named, with the answers
-//! pminfo's one-metric-at-a-time fetches from the archive's start give;
-//! labels are those of the time each fetch found (see `labels`).
+//! contexts (`-a` with `-d -f -F -I -l -m -M -s -t -T -v -b -z -Z`).
+//! Archive values are read in one pass for all the metrics named, with the
+//! answers pminfo's one-metric-at-a-time fetches from the archive's start
+//! give; labels are those of the time each fetch found (see `labels`).
 //! Host contexts connect to pmcd as pminfo does (so an absent pmcd is
 //! reported in PCP's words) and then say they are not implemented yet; so
-//! do `-s -x -c -L -K -O --container`.
+//! do `-x -c -L -K -O --container`.
 
 mod labels;
+mod series;
 
 use crate::getopt::{self, OptSpec};
 use pcp::context::{Instances, TextLevel};
 use pcp::Context;
-use pcp_core::labels::{merge_label_sets, LabelSet, PM_MAXLABELJSONLEN};
+use pcp_core::labels::{flags as label_flags, merge_label_sets, Label, LabelSet, PM_MAXLABELJSONLEN};
 use pcp_core::{Desc, FetchResult, InDom, MetricType, PmError, PmId, PmResult, Timestamp, ValueSet, PM_IN_NULL};
 use pcp_pmns::cpp::{Files, OsFiles};
 use std::collections::HashMap;
@@ -85,6 +86,7 @@ struct Flags {
     oneline: bool,
     help: bool,
     label: bool,
+    series: bool,
     value: bool,
     force: bool,
     verify: bool,
@@ -190,6 +192,7 @@ impl<'a> Pminfo<'a> {
                     p.force = true;
                 }
                 'l' => p.label = true,
+                's' => p.series = true,
                 't' => p.oneline = true,
                 'T' => p.help = true,
                 'v' => p.verify = true,
@@ -218,7 +221,7 @@ impl<'a> Pminfo<'a> {
                 'z' => hostzone = true,
                 'Z' => zone_arg = Some(arg()),
                 'D' => {}
-                's' | 'x' | 'L' | 'K' | 'c' | 'O' | '\u{1}' => {
+                'x' | 'L' | 'K' | 'c' | 'O' | '\u{1}' => {
                     unsupported.get_or_insert(o.opt);
                 }
                 _ => {}
@@ -467,7 +470,7 @@ impl<'a> Pminfo<'a> {
         }
         for (i, (name, &pmid)) in names.iter().zip(&pmids).enumerate() {
             let mut desc = None;
-            if p.desc || p.value || p.label || p.verify {
+            if p.desc || p.value || p.label || p.series || p.verify {
                 match ctx.lookup_desc(pmid) {
                     Ok(d) => desc = Some(d),
                     Err(e) => {
@@ -507,6 +510,9 @@ impl<'a> Pminfo<'a> {
             if let (true, Some(d)) = (p.desc, &desc) {
                 self.desc(d)?;
             }
+            if let (true, Some(d)) = (p.series, &desc) {
+                self.metric_series(ctx, name, d)?;
+            }
             if let (true, Some(d)) = (p.label, &desc) {
                 self.metric_labels(ctx, d)?;
             }
@@ -515,6 +521,9 @@ impl<'a> Pminfo<'a> {
             }
             if let (true, Some(d), Some(vs)) = (p.value, &desc, vset) {
                 self.dump(ctx, d, vs)?;
+            }
+            if let (true, Some(d)) = (p.series, &desc) {
+                self.instance_series(ctx, d.indom)?;
             }
             if let (true, Some(d)) = (p.label, &desc) {
                 self.instance_labels(ctx, d)?;
@@ -621,11 +630,67 @@ impl<'a> Pminfo<'a> {
         print_merged(&mut *self.out, &mut *self.err, &sets, b"    ", || format!("metric {}", d.pmid))
     }
 
+    /// pminfo's `mymetricseries`: the source's and the metric's series
+    /// identifiers, from their intrinsic labels.
+    fn metric_series(&mut self, ctx: &Context, name: &str, d: &Desc) -> std::io::Result<()> {
+        let mut intrinsic = |l: &Label, _: &[u8]| l.flags & label_flags::OPTIONAL == 0;
+        self.labels.context(ctx);
+        let h = self.labels.held();
+        match merge_label_sets(&[h.context], PM_MAXLABELJSONLEN, Some(&mut intrinsic)) {
+            Ok(text) if text.is_empty() => {}
+            Ok(text) => writeln!(self.out, "    Source: {}", series::hex(&series::source(&text)))?,
+            Err(e) => writeln!(self.err, "pminfo: context labels merge failed: {e}")?,
+        }
+        let c = &mut self.labels;
+        c.domain(ctx, d.pmid.domain());
+        c.indom(ctx, d.indom);
+        c.cluster(ctx, d.pmid);
+        c.item(ctx, d.pmid);
+        let h = self.labels.held();
+        let sets = [h.context, h.domain, h.indom, h.cluster, h.item];
+        match merge_label_sets(&sets, PM_MAXLABELJSONLEN, Some(&mut intrinsic)) {
+            Ok(text) if text.is_empty() => Ok(()),
+            Ok(text) => writeln!(self.out, "    Series: {}", series::hex(&series::metric(name, d, &text))),
+            Err(e) => writeln!(self.err, "pminfo: metric {} labels merge failed: {e}", d.pmid),
+        }
+    }
+
+    /// pminfo's `myinstanceseries`: each instance's series identifier,
+    /// from its labels merged over its instance domain's (all of them).
+    fn instance_series(&mut self, ctx: &Context, indom: InDom) -> std::io::Result<()> {
+        self.each_instance(ctx, indom, None, |out, inst, name, text| {
+            let id = series::hex(&series::instance(text, name));
+            write!(out, "    inst [{inst} or \"")?;
+            out.write_all(name.unwrap_or(b"DISAPPEARED"))?;
+            writeln!(out, "\"] series {id}")
+        })
+    }
+
     /// pminfo's `myinstancelabels`: each instance's labels merged over the
-    /// metric's, for as many instances as have label sets, else as the
-    /// instance domain has.
+    /// metric's.
     fn instance_labels(&mut self, ctx: &Context, d: &Desc) -> std::io::Result<()> {
-        let indom = d.indom;
+        self.each_instance(ctx, d.indom, Some(d.pmid), |out, inst, name, text| {
+            write!(out, "    inst [{inst} or \"")?;
+            out.write_all(name.unwrap_or(b"DISAPPEARED"))?;
+            out.write_all(b"\"] labels ")?;
+            out.write_all(text)?;
+            out.write_all(b"\n")
+        })
+    }
+
+    /// The walk over an instance domain's instances that pminfo's label
+    /// and series reports share: as many instances as have label sets,
+    /// else as the instance domain has; each one's labels merged over the
+    /// context's, domain's and instance domain's (and, given a metric, its
+    /// cluster's and item's), handed to `each` with the instance and its
+    /// name when the merge gives a text. Failed merges are reported.
+    fn each_instance(
+        &mut self,
+        ctx: &Context,
+        indom: InDom,
+        metric: Option<PmId>,
+        mut each: impl FnMut(&mut dyn Write, i32, Option<&[u8]>, &[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
         if indom.is_null() {
             return Ok(());
         }
@@ -638,8 +703,10 @@ impl<'a> Pminfo<'a> {
         c.context(ctx);
         c.domain(ctx, indom.domain());
         c.indom(ctx, indom);
-        c.cluster(ctx, d.pmid);
-        c.item(ctx, d.pmid);
+        if let Some(pmid) = metric {
+            c.cluster(ctx, pmid);
+            c.item(ctx, pmid);
+        }
         let h = self.labels.held();
         let isets: &[LabelSet] = h.instances.as_deref().unwrap_or(&[]);
         let n = if isets.is_empty() { numinst } else { isets.len() };
@@ -649,18 +716,17 @@ impl<'a> Pminfo<'a> {
         };
         for j in 0..n {
             let ilabels = isets.get(j);
-            let mut sets = vec![h.context, h.domain, h.indom, h.cluster, h.item];
+            let mut sets = vec![h.context, h.domain, h.indom];
+            if metric.is_some() {
+                sets.extend([h.cluster, h.item]);
+            }
             sets.extend(ilabels.map(Some));
             match merge_label_sets(&sets, PM_MAXLABELJSONLEN, None) {
                 Ok(text) if text.is_empty() => {}
                 Ok(text) => {
                     let inst = ilabels.map_or_else(|| ids.get(j).copied().unwrap_or(PM_IN_NULL), |s| s.inst);
-                    let name = ids.iter().position(|&i| i == inst).map_or(&b"DISAPPEARED"[..], |k| &names[k]);
-                    write!(self.out, "    inst [{inst} or \"")?;
-                    self.out.write_all(name)?;
-                    self.out.write_all(b"\"] labels ")?;
-                    self.out.write_all(&text)?;
-                    self.out.write_all(b"\n")?;
+                    let name = ids.iter().position(|&i| i == inst).map(|k| names[k].as_slice());
+                    each(&mut *self.out, inst, name, &text)?;
                 }
                 Err(e) => writeln!(self.err, "pminfo: {indom} instances labels merge failed: {e}")?,
             }
