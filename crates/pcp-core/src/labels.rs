@@ -321,6 +321,8 @@ impl Parser<'_> {
         } else {
             if !noop && self.style == Style::Compound {
                 let size = self.stack.as_ref().map_or(0, Vec::len) + 1 + self.namelen + 1;
+                // a stack emptied by a pop at the third level is printed as
+                // glibc prints a null string; the name is cut to fit
                 let mut full = match &self.stack {
                     Some(s) => c_at(s, 0).to_vec(),
                     None => b"(null)".to_vec(),
@@ -521,12 +523,13 @@ struct Side<'a> {
     names: Option<&'a CompoundNames>,
 }
 
-/// Decides per label whether a merge keeps it.
-type Filter<'f> = Option<&'f mut dyn FnMut(&Label, &[u8]) -> bool>;
+/// A merge's label filter (pmMergeLabelSets' callback): given a label
+/// and its set's JSONB text, whether the merge keeps it.
+pub type LabelFilter<'f> = Option<&'f mut dyn FnMut(&Label, &[u8]) -> bool>;
 
 /// `stash_label`: write `"name":value,` for `l` (of `side`), recording
 /// where it went in `index`.
-fn stash_label(l: &Label, side: Side, out: &mut Out, index: &mut Vec<Label>, filter: &mut Filter) -> PmResult<()> {
+fn stash_label(l: &Label, side: Side, out: &mut Out, index: &mut Vec<Label>, filter: &mut LabelFilter) -> PmResult<()> {
     if let Some(f) = filter.as_mut() {
         if !f(l, side.json) {
             return Ok(());
@@ -563,7 +566,7 @@ fn stash_label(l: &Label, side: Side, out: &mut Out, index: &mut Vec<Label>, fil
 /// `__pmMergeLabelSets`: merge two sorted sides into one text of at most
 /// `room` bytes, `b`'s value winning for a name in both; the text and the
 /// index of what it holds.
-fn merge_two(a: Side, b: Side, room: usize, filter: &mut Filter) -> PmResult<(Vec<u8>, Vec<Label>)> {
+fn merge_two(a: Side, b: Side, room: usize, filter: &mut LabelFilter) -> PmResult<(Vec<u8>, Vec<Label>)> {
     let mut out = Out::new(room);
     let mut index = Vec::new();
     out.stash(b"{", 1)?;
@@ -609,7 +612,7 @@ fn usable(set: &LabelSet) -> &[Label] {
 ///
 /// As libpcp does, when the filter drops every label the text is `}`.
 #[doc(alias = "pmMergeLabelSets")]
-pub fn merge_label_sets(sets: &[Option<&LabelSet>], buflen: usize, mut filter: Filter) -> PmResult<Vec<u8>> {
+pub fn merge_label_sets(sets: &[Option<&LabelSet>], buflen: usize, mut filter: LabelFilter) -> PmResult<Vec<u8>> {
     if sets.is_empty() {
         return Err(EINVAL);
     }
