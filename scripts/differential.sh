@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 
 echo "== committed golden files against libpcp (seed 1)"
 oracle/gen.sh "$work/seed1" 1 >/dev/null
-diff -r "$work/seed1" crates/pcp-core/tests/golden --exclude=printf.tsv
+diff -r "$work/seed1" crates/pcp-core/tests/golden --exclude=printf.tsv --exclude=labels.tsv
 echo "ok"
 
 echo "== fresh cases, seed $seed"
@@ -24,6 +24,12 @@ if [ -x oracle/gen-printf.sh ]; then
     oracle/gen-printf.sh "$work/printf.tsv" "$seed" 50000 >/dev/null
     PCP_RS_PRINTF_GOLDEN="$work/printf.tsv" cargo test -q -p pcp-core --test printf_golden
 fi
+
+echo "== label sets against libpcp, seed $seed"
+oracle/gen-labels.sh "$work/labels.tsv" 1 >/dev/null
+cmp "$work/labels.tsv" crates/pcp-core/tests/golden/labels.tsv
+oracle/gen-labels.sh "$work/labels.tsv" "$seed" 40000 >/dev/null
+PCP_RS_LABELS_GOLDEN="$work/labels.tsv" cargo test -q -p pcp-core --test labels_golden
 
 echo "== time zones against glibc, seed $seed"
 oracle/gen-tz.sh "$work/tz.tsv" "$seed" 200 >/dev/null
@@ -97,5 +103,26 @@ for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(
     done
 done
 echo "pmdumplog: $runs runs over the QA archives agree"
+
+echo "== pminfo -l and -s over PCP's QA archives"
+cargo build -q -p pcp-tools --bin pminfo
+runs=0
+for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(\.(xz|lzma|bz2|bz|gz|Z|z))?$//' | sort -u); do
+    # (-l with -f waits for pminfo -f's event records and -F's profiles)
+    for flags in "-l" "-l -dtT" "-l -v" "-l -I -b 2" "-s" "-s -l -d"; do
+        # shellcheck disable=SC2086
+        (export PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C
+         st=0; pminfo -a "$base" $flags >"$work/c.out" 2>"$work/c.err" || st=$?; echo "status $st" >>"$work/c.err"
+         st=0; target/debug/pminfo -a "$base" $flags >"$work/r.out" 2>"$work/r.err" || st=$?; echo "status $st" >>"$work/r.err")
+        if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
+            echo "pminfo -a $base $flags differs" >&2
+            diff "$work/c.out" "$work/r.out" | head -20 >&2 || true
+            diff "$work/c.err" "$work/r.err" | head -20 >&2 || true
+            exit 1
+        fi
+        runs=$((runs + 1))
+    done
+done
+echo "pminfo -l, -s: $runs runs over the QA archives agree"
 
 echo "differential suite passed (seed $seed)"

@@ -12,6 +12,7 @@ pub mod files;
 mod interp;
 mod ldouble;
 mod logread;
+pub mod labels;
 pub mod meta;
 pub mod raw;
 pub mod replay;

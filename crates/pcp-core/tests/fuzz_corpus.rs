@@ -21,3 +21,8 @@ fn parse_units_corpus() {
 fn value_corpus() {
     replay("value", harness::value_target);
 }
+
+#[test]
+fn labels_corpus() {
+    replay("labels", harness::labels_target);
+}

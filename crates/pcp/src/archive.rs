@@ -3,6 +3,7 @@
 
 use pcp_archive::archive::Archive;
 use pcp_archive::files::{find_file, open_records};
+use pcp_archive::labels::LabelIndex;
 use pcp_archive::meta::MetaIndex;
 use pcp_archive::replay::Replay;
 use pcp_archive::raw::{decode_result, Label};
@@ -15,6 +16,7 @@ use std::ops::ControlFlow;
 pub struct ArchiveSource {
     replay: Replay,
     meta: MetaIndex,
+    labels: LabelIndex,
 }
 
 impl ArchiveSource {
@@ -23,8 +25,9 @@ impl ArchiveSource {
     pub fn open(name: &str) -> PmResult<ArchiveSource> {
         let archive = Archive::open(name)?;
         let meta = MetaIndex::build(archive.meta())?;
+        let labels = LabelIndex::build(archive.meta())?;
         let replay = Replay::new(archive)?;
-        Ok(ArchiveSource { replay, meta })
+        Ok(ArchiveSource { replay, meta, labels })
     }
 
     /// The archive on disk.
@@ -40,6 +43,11 @@ impl ArchiveSource {
     /// Its metadata.
     pub fn meta(&self) -> &MetaIndex {
         &self.meta
+    }
+
+    /// Its label sets.
+    pub fn labels(&self) -> &LabelIndex {
+        &self.labels
     }
 
     /// `pmGetArchiveLabel`.
