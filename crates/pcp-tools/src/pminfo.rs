@@ -482,7 +482,26 @@ impl<'a> Pminfo<'a> {
             if p.desc || p.help || p.value || p.label {
                 writeln!(self.out)?;
             }
-            let vset = result.as_ref().and_then(|r| r.sets.get(i));
+            let vset = result.as_ref().and_then(|r| r.sets.get(i)).cloned();
+            if let (true, Some(d), Some(vs)) = (p.value && p.force, desc, vset.as_ref()) {
+                if vs.values == Err(PmError::PM_ERR_PROFILE) {
+                    // a non-enumerable instance domain: pminfo fetches again
+                    // with every instance in the profile; an archive answers
+                    // with the same recorded value set
+                    match ctx.get_indom(d.indom) {
+                        Ok((ids, _)) if !ids.is_empty() => {}
+                        Ok(_) => {
+                            writeln!(self.out, "{name}: pmGetIndom: No instances?")?;
+                            continue;
+                        }
+                        Err(e) => {
+                            writeln!(self.out, "{name}: pmGetIndom: {e}")?;
+                            continue;
+                        }
+                    }
+                }
+            }
+            let vset = vset.as_ref();
             if p.verify {
                 let (Some(d), Some(vs)) = (desc, vset) else { continue };
                 if d.ty == MetricType::NOSUPPORT {
