@@ -196,7 +196,9 @@ pub fn run(name: &str, script: &str, wrap: bool) -> String {
                     odd.dedup();
                     let _ = writeln!(out, "indom {indom}");
                     Profile::change(&mut profile, indom.0, true, &[]);
-                    Profile::change(&mut profile, indom.0, false, &odd);
+                    if !odd.is_empty() {
+                        Profile::change(&mut profile, indom.0, false, &odd);
+                    }
                 }
             }
             ("reopen", _) => {
