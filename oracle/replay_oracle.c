@@ -22,6 +22,9 @@
  *                                 indom, libpcp 6.0.3 then excludes all)
  *   include DOM.SERIAL [INST...]  pmAddProfile(these instances, or all)
  *   only DOM.SERIAL INST...       pmDelProfile of all, pmAddProfile of these
+ *   autoprofile                   on the instance domain of the first metric
+ *                                 (of "pmids all") that has one: include all,
+ *                                 then exclude the instances with odd ids
  *   end                           pmGetHighResArchiveEnd
  *   reopen                        a fresh context on the archive (libpcp
  *                                 6.0.3 can crash on some sequences of
@@ -281,6 +284,28 @@ main(int argc, char **argv)
 		sts = pmDelProfile(indom, n - 2, insts);
 	    if (sts < 0)
 		printf("E %d\n", sts);
+	}
+	else if (strcmp(words[0], "autoprofile") == 0) {
+	    for (i = 0; i < nall; i++) {
+		pmDesc desc;
+		if (pmLookupDesc(all[i], &desc) < 0 || desc.indom == PM_INDOM_NULL)
+		    continue;
+		int *ids = NULL, k, m = 0;
+		char **names = NULL;
+		int ni = pmGetInDomArchive(desc.indom, &ids, &names);
+		int *odd = malloc((ni > 0 ? ni : 1) * sizeof(int));
+		for (k = 0; k < ni; k++)
+		    if (ids[k] & 1)
+			odd[m++] = ids[k];
+		printf("indom %s\n", pmInDomStr(desc.indom));
+		pmAddProfile(desc.indom, 0, NULL);
+		if (m > 0)
+		    pmDelProfile(desc.indom, m, odd);
+		free(odd);
+		free(ids);
+		free(names);
+		break;
+	    }
 	}
 	else if (strcmp(words[0], "reopen") == 0) {
 	    pmDestroyContext(pmWhichContext());

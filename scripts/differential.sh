@@ -104,25 +104,31 @@ for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(
 done
 echo "pmdumplog: $runs runs over the QA archives agree"
 
-echo "== pminfo -l and -s over PCP's QA archives"
-cargo build -q -p pcp-tools --bin pminfo
-runs=0
-for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(\.(xz|lzma|bz2|bz|gz|Z|z))?$//' | sort -u); do
-    # (-l with -f waits for pminfo -f's event records and -F's profiles)
-    for flags in "-l" "-l -dtT" "-l -v" "-l -I -b 2" "-s" "-s -l -d"; do
-        # shellcheck disable=SC2086
-        (export PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C
-         st=0; pminfo -a "$base" $flags >"$work/c.out" 2>"$work/c.err" || st=$?; echo "status $st" >>"$work/c.err"
-         st=0; target/debug/pminfo -a "$base" $flags >"$work/r.out" 2>"$work/r.err" || st=$?; echo "status $st" >>"$work/r.err")
-        if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
-            echo "pminfo -a $base $flags differs" >&2
-            diff "$work/c.out" "$work/r.out" | head -20 >&2 || true
-            diff "$work/c.err" "$work/r.err" | head -20 >&2 || true
-            exit 1
-        fi
-        runs=$((runs + 1))
-    done
+echo "== archive replay goldens against libpcp"
+oracle/gen-replay.sh "$work/replay" >/dev/null
+for f in crates/pcp-archive/tests/replay/*.out crates/pcp-archive/tests/replay/tsub.tsv; do
+    cmp "$f" "$work/replay/$(basename "$f")"
 done
-echo "pminfo -l, -s: $runs runs over the QA archives agree"
+echo "ok"
+
+echo "== archive replay (pmSetMode, pmFetch, pmFetchArchive) over PCP's QA archives"
+# v2 and v3, compressed (xz, bz2) volumes and metadata, several volumes, no
+# index, marks and gaps, a truncated volume, time zone changes, event
+# records, counter wraps, instances coming and going; and version 3 copies
+# of some of them made with pmlogextract -V 3
+replay_archives="20041125 20071023-08-06-36 20101004-trunc 20130706 20150105.17.57 20180606
+    20190628.04.03 20190628.06.31 540117-short 541380_v2 573184 951127.23.01_v2 ace_v2 arch_a bug_v2
+    changeinst count-mark diff1 dyninsts dyninsts2 dynmetric eventrec eventrec-old gap gap2 gmt-boring
+    instant-1 interpmark late mark-bug markmerge mark_no_mark_0 mirage multi-vm00 new_mysql numa ok-foo
+    ok-interp ok-mv-bar ok-mv-foo ok-mv-interp ok-noti-interp ok-noti-bigbin omnibus_v2 omnibus_v3
+    omnibus-nomark_v3 pmiostat_mark sample-secs section-a tzchange-10-a tzchange-12-b uwrap wrap
+    value-test dstat-diskfarm coverage"
+replay_paths=""
+for a in $replay_archives; do replay_paths="$replay_paths $qa/$a"; done
+mkdir -p "$work/v3"
+for a in gap interpmark ok-mv-bar ok-noti-interp changeinst eventrec tzchange-10-a 20130706; do
+    pmlogextract -V 3 "$qa/$a" "$work/v3/$a" && replay_paths="$replay_paths $work/v3/$a"
+done
+scripts/replay-sweep.sh $replay_paths
 
 echo "differential suite passed (seed $seed)"

@@ -160,9 +160,16 @@ impl Cursor {
     /// `fread`: up to `n` bytes from the position (fewer at the end of the
     /// file), and whether the end was hit.
     pub fn read(&mut self, n: usize) -> Result<(Vec<u8>, bool), PmError> {
+        let mut out = Vec::new();
+        let eof = self.read_append(n, &mut out)?;
+        Ok((out, eof))
+    }
+
+    /// `fread` onto the end of `out`; whether the end of the file was hit.
+    pub fn read_append(&mut self, n: usize, out: &mut Vec<u8>) -> Result<bool, PmError> {
         let size = self.data.size as i64;
         if self.pos >= size {
-            return Ok((Vec::new(), n > 0));
+            return Ok(n > 0);
         }
         let take = ((size - self.pos) as u64).min(n as u64) as usize;
         let off = self.pos as u64;
@@ -173,9 +180,17 @@ impl Cursor {
         }
         let at = (off - self.win_off) as usize;
         let Some(bytes) = self.win.get(at..at + take) else { return Err(PmError::from_errno(5)) };
-        let out = bytes.to_vec();
+        out.extend_from_slice(bytes);
         self.pos += take as i64;
-        Ok((out, take < n))
+        Ok(take < n)
+    }
+
+    /// A 4-byte word at the position, big-endian, or how many bytes there
+    /// were and whether the end was hit.
+    fn read_word(&mut self) -> Result<Result<u32, bool>, PmError> {
+        let mut w = Vec::with_capacity(4);
+        let eof = self.read_append(4, &mut w)?;
+        Ok(be32(&w, 0).ok_or(eof))
     }
 }
 
@@ -434,10 +449,10 @@ impl Log {
         }
         let head = loop {
             let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
-            let (b, eof) = f.read(4)?;
-            if b.len() == 4 {
-                break be32(&b, 0).unwrap_or(0) as i32;
-            }
+            let eof = match f.read_word()? {
+                Ok(word) => break word as i32,
+                Err(eof) => eof,
+            };
             if !eof {
                 return Err(LOGREC);
             }
@@ -468,29 +483,30 @@ impl Log {
         if dir == Dir::Back {
             f.seek_cur(-(4 + rlen as i64));
         }
-        let (payload, _) = f.read(rlen)?;
-        if payload.len() != rlen {
+        // libpcp's buffer: a 3-word PDU header, then the record
+        let mut pdu = vec![0u8; 12];
+        f.read_append(rlen, &mut pdu)?;
+        if pdu.len() != 12 + rlen {
             f.seek_set(offset);
             return Err(LOGREC);
         }
         if dir == Dir::Back {
             f.seek_cur(-(rlen as i64 + 4));
         }
-        let (trail, _) = f.read(4)?;
-        if trail.len() != 4 {
+        let Ok(trail) = f.read_word()? else {
             f.seek_set(offset);
             return Err(LOGREC);
-        }
-        if be32(&trail, 0) != Some(head as u32) {
+        };
+        if trail != head as u32 {
             return Err(LOGREC);
         }
-        if paranoid && !paranoid_check(&payload, version) {
+        if paranoid && !paranoid_check(&pdu[12..], version) {
             return Err(LOGREC);
         }
         if dir == Dir::Back {
             f.seek_cur(-4);
         }
-        decode(payload, version).map_err(|_| LOGREC)
+        decode_pdu(pdu, version).map_err(|_| LOGREC)
     }
 
     /// `__pmGetArchiveEnd`: the time of the last record that reads cleanly,
@@ -720,12 +736,16 @@ fn swap_event_array(buf: &mut [u8], at: usize, end: usize, highres: bool) {
 /// all of its layout checks: value blocks must follow the value lists
 /// exactly and fill the rest of the record. Any failure is an error
 /// (`__pmLogRead` reports `PM_ERR_LOGREC`).
+#[cfg(test)]
 pub(crate) fn decode(payload: Vec<u8>, version: Version) -> Result<LogResult, PmError> {
+    let mut pdu = vec![0u8; 12];
+    pdu.extend_from_slice(&payload);
+    decode_pdu(pdu, version)
+}
+
+/// [`decode`] on libpcp's buffer: 12 bytes of PDU header, then the record.
+fn decode_pdu(mut buf: Vec<u8>, version: Version) -> Result<LogResult, PmError> {
     const IPC: PmError = PmError::PM_ERR_IPC;
-    // libpcp's buffer: a 3-word PDU header, then the record
-    let mut buf = vec![0u8; 12];
-    buf.extend_from_slice(&payload);
-    drop(payload);
     let pdulen = buf.len() as i64;
     let word =
         |b: &[u8], at: i64| -> Option<i32> { usize::try_from(at).ok().and_then(|a| be32(b, a)).map(|v| v as i32) };

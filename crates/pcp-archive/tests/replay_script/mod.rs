@@ -177,6 +177,30 @@ pub fn run(name: &str, script: &str, wrap: bool) -> String {
                     _ => Profile::change(&mut profile, indom.0, false, &insts),
                 }
             }
+            ("autoprofile", _) => {
+                let archive = replay.archive();
+                let indom = all.iter().find_map(|p| replay.desc(*p).map(|d| d.indom).filter(|i| *i != InDom::NULL));
+                if let Some(indom) = indom {
+                    let mut odd: Vec<i32> = archive
+                        .meta()
+                        .iter()
+                        .filter_map(|m| match m {
+                            MetaRecord::InDom { indom: i, instances, .. } if *i == indom => Some(instances),
+                            _ => None,
+                        })
+                        .flatten()
+                        .filter(|(id, name)| id & 1 == 1 && name.is_some())
+                        .map(|(id, _)| *id)
+                        .collect();
+                    odd.sort_unstable();
+                    odd.dedup();
+                    let _ = writeln!(out, "indom {indom}");
+                    Profile::change(&mut profile, indom.0, true, &[]);
+                    if !odd.is_empty() {
+                        Profile::change(&mut profile, indom.0, false, &odd);
+                    }
+                }
+            }
             ("reopen", _) => {
                 let fresh = Archive::open(name).and_then(Replay::new);
                 match fresh {
