@@ -87,3 +87,44 @@ pub fn labels_target(data: &[u8]) {
         }
     }
 }
+
+/// The event record array decoder on arbitrary bytes: byte 0 picks plain
+/// or high-resolution records and the value's type byte; the rest is an
+/// array as it travels (big-endian). The array is turned to host order,
+/// checked, unpacked, summarised (as pmPrintValue does) and dumped (as
+/// libpcp's diagnostic dump does), whatever the check says.
+pub fn event_target(data: &[u8]) {
+    let Some((&pick, wire)) = data.split_first() else { return };
+    let highres = pick & 1 == 1;
+    let vtype = match pick >> 1 & 3 {
+        0 => MetricType::EVENT.0 as u8,
+        1 => MetricType::HIGHRES_EVENT.0 as u8,
+        2 => 0,
+        _ => pick,
+    };
+    let mut bytes = wire.to_vec();
+    pcp_core::event::to_host_order(&mut bytes, highres);
+    let block = ValueBlock::new(vtype, bytes);
+    let _ = pcp_core::event::check(&block, highres);
+    if let Ok(records) = pcp_core::event::unpack(&block, highres) {
+        for r in &records {
+            for set in &r.sets {
+                for iv in set.values.iter().flatten() {
+                    let mut out = Vec::new();
+                    let _ = print_value(&mut out, &iv.value, type_of(pick), 1);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let ty = if highres { MetricType::HIGHRES_EVENT } else { MetricType::EVENT };
+    let _ = print_value(&mut out, &Value::Block(block.clone()), ty, 1);
+    let src = pcp_core::event::DumpSource {
+        pmid: pcp_core::PmId(pick as u32),
+        numval: 1,
+        valfmt: (pick >> 3 & 3) as i32,
+        inst: -1,
+        block: Some(&block),
+    };
+    pcp_core::event::dump(&mut out, &src, highres, &|p| (p.0 % 2 == 0).then(|| vec!["a.b".to_string()]));
+}

@@ -2,17 +2,33 @@
 // and the corpus replay in `cargo test` (crates/pcp-archive/tests/fuzz_corpus.rs).
 // It must never panic, hang or allocate without bound.
 
-use pcp_archive::raw::{decode_result, next_record, IndexEntry, Label, MetaRecord, Version};
+use pcp_archive::raw::{
+    decode_result, next_record, paranoid_check, IndexEntry, Label, MetaRecord, ResultView, Version,
+};
 use pcp_core::format::print_value;
+use std::io::Read;
 
 /// The archive record decoders: a label, then framed records decoded as
-/// metadata and as results in both versions, and index entries.
+/// metadata (and label sets indexed) and as results in both versions (in
+/// place and owned, and libpcp's looser check), index entries, and the
+/// whole input as `compress` (.Z) data.
 pub fn archive_target(data: &[u8]) {
     let _ = Label::decode(data);
     let mut at = 0;
+    let mut meta = Vec::new();
     while let Ok(Some((payload, used))) = next_record(&data[at..]) {
         for v in [Version::V2, Version::V3] {
-            let _ = MetaRecord::decode(payload, v);
+            if let Ok(m) = MetaRecord::decode(payload, v) {
+                meta.push(m);
+            }
+            let _ = paranoid_check(payload, v);
+            if let Ok(view) = ResultView::new(payload, v) {
+                for set in view.sets() {
+                    for (_, value) in set.values() {
+                        let _ = value.to_value();
+                    }
+                }
+            }
             if let Ok(res) = decode_result(payload, v) {
                 for set in &res.sets {
                     for iv in set.values.iter().flatten() {
@@ -24,6 +40,10 @@ pub fn archive_target(data: &[u8]) {
         }
         at += used;
     }
+    let _ = pcp_archive::labels::LabelIndex::build(&meta);
+    let _ = pcp_archive::dumplabels::LabelIndex::build(&meta);
     let _ = IndexEntry::decode_all(data, Version::V2);
     let _ = IndexEntry::decode_all(data, Version::V3);
+    let mut out = Vec::new();
+    let _ = pcp_archive::lzw::LzwDecoder::new(data).take(1 << 20).read_to_end(&mut out);
 }

@@ -4,14 +4,15 @@
 //! An archive `base` has files `base.meta`, `base.index` and data volumes
 //! `base.0`, `base.1`, ...; any of them may carry a compression suffix.
 //! PCP 6.0.3 reads `.xz` and `.lzma` (xz), `.bz2` and `.bz` (bzip2), and
-//! `.gz`, `.Z` and `.z` (gzip); we decompress all but the old `compress`
-//! format (`.Z`/`.z` files written by `compress`, rather than gzip, are
-//! reported as `PM_ERR_LOGFILE`).
+//! `.gz`, `.Z` and `.z` (through `gzip -dc`, which also reads the old
+//! `compress` format); we decompress all of these ourselves, telling
+//! gzip from `compress` data by its magic number as gzip does. (gzip also
+//! reads the long-obsolete `pack` format; we do not.)
 
 use crate::raw::Label;
 use pcp_core::PmError;
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// The compression suffixes PCP knows, in the order it tries them.
@@ -95,9 +96,10 @@ pub fn volumes(base: &Path) -> io::Result<Vec<u32>> {
 
 /// Open a file for reading, decompressing by its suffix.
 pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
-    let f = BufReader::with_capacity(1 << 16, File::open(path)?);
+    let mut f = BufReader::with_capacity(1 << 16, File::open(path)?);
     Ok(match compression_of(&path.to_string_lossy()) {
         Compression::None => Box::new(f),
+        Compression::Gzip if crate::lzw::is_compress(f.fill_buf()?) => Box::new(crate::lzw::LzwDecoder::new(f)),
         Compression::Xz => {
             // accepts both the .xz container and the legacy .lzma format
             let stream = liblzma::stream::Stream::new_auto_decoder(u64::MAX, liblzma::stream::CONCATENATED)
@@ -110,12 +112,339 @@ pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
 }
 
 /// The size of a file's contents: for a compressed file, the size once
-/// decompressed (as libpcp's `__pmStat` reports it).
+/// decompressed (as libpcp's `__pmStat` reports it). For `.xz` files it
+/// is read from the streams' indexes, as libpcp's xz reader does; other
+/// compressed files are decompressed to count.
 pub fn content_size(path: &Path) -> io::Result<u64> {
-    match compression_of(&path.to_string_lossy()) {
+    let name = path.to_string_lossy();
+    match compression_of(&name) {
         Compression::None => Ok(std::fs::metadata(path)?.len()),
+        Compression::Xz if name.ends_with(".xz") => match xz_size(&mut File::open(path)?) {
+            Some(n) => Ok(n),
+            None => io::copy(&mut open(path)?, &mut io::sink()),
+        },
         _ => io::copy(&mut open(path)?, &mut io::sink()),
     }
+}
+
+/// The uncompressed size of an `.xz` file from its index(es), walking
+/// its streams from the end; `None` if anything does not look right.
+fn xz_size(f: &mut File) -> Option<u64> {
+    fn varint(b: &[u8], at: &mut usize) -> Option<u64> {
+        let mut v = 0u64;
+        for i in 0..9 {
+            let byte = *b.get(*at)?;
+            *at += 1;
+            v |= u64::from(byte & 0x7f) << (7 * i);
+            if byte & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+    let mut end = f.metadata().ok()?.len();
+    let mut total = 0u64;
+    let read_at = |f: &mut File, at: u64, n: usize| -> Option<Vec<u8>> {
+        let mut b = vec![0u8; n];
+        f.seek(SeekFrom::Start(at)).ok()?;
+        f.read_exact(&mut b).ok()?;
+        Some(b)
+    };
+    while end > 0 {
+        // stream padding: zero bytes in fours
+        let tail = read_at(f, end.checked_sub(4)?, 4)?;
+        if tail == [0, 0, 0, 0] {
+            end -= 4;
+            continue;
+        }
+        let footer = read_at(f, end.checked_sub(12)?, 12)?;
+        if &footer[10..12] != b"YZ" {
+            return None;
+        }
+        let backward = (u64::from(u32::from_le_bytes([footer[4], footer[5], footer[6], footer[7]])) + 1) * 4;
+        if backward > 1 << 30 {
+            return None;
+        }
+        let index_at = end.checked_sub(12 + backward)?;
+        let index = read_at(f, index_at, backward as usize)?;
+        if index.first() != Some(&0) {
+            return None;
+        }
+        let mut at = 1;
+        let records = varint(&index, &mut at)?;
+        let mut blocks = 0u64;
+        for _ in 0..records {
+            let unpadded = varint(&index, &mut at)?;
+            total = total.checked_add(varint(&index, &mut at)?)?;
+            blocks = blocks.checked_add((unpadded + 3) & !3)?;
+        }
+        // header, blocks, index, footer
+        end = index_at.checked_sub(blocks)?.checked_sub(12)?;
+        let header = read_at(f, end, 6)?;
+        if header != [0xfd, b'7', b'z', b'X', b'Z', 0] {
+            return None;
+        }
+    }
+    Some(total)
+}
+
+/// An archive file opened for reading anywhere in it, as libpcp's
+/// `__pmFILE` allows: plain files are read through a window that serves
+/// reads going backwards as well as forwards; compressed files are
+/// decompressed as they are read forwards, and copied decompressed into
+/// an unlinked temporary file the first time anything else is asked of
+/// them (a backward seek, or their size).
+pub struct VolFile {
+    path: PathBuf,
+    kind: Kind,
+    /// The logical position.
+    pos: u64,
+}
+
+enum Kind {
+    Plain(Window),
+    Stream { input: BufReader<Box<dyn Read + Send>>, at: u64 },
+}
+
+/// A file read through one buffer placed around the reads.
+struct Window {
+    file: File,
+    size: u64,
+    buf: Vec<u8>,
+    start: u64,
+}
+
+const WINDOW: usize = 1 << 17;
+
+impl Window {
+    fn new(file: File) -> io::Result<Window> {
+        let size = file.metadata()?.len();
+        Ok(Window { file, size, buf: Vec::new(), start: 0 })
+    }
+
+    /// Copy bytes at `pos` into `out`; how many there were.
+    fn read_at(&mut self, pos: u64, out: &mut [u8]) -> io::Result<usize> {
+        let want = (out.len() as u64).min(self.size.saturating_sub(pos)) as usize;
+        if want == 0 {
+            return Ok(0);
+        }
+        if want > WINDOW / 2 {
+            // a big read goes straight to the file
+            self.file.seek(SeekFrom::Start(pos))?;
+            self.file.read_exact(&mut out[..want])?;
+            return Ok(want);
+        }
+        let end = self.start + self.buf.len() as u64;
+        if pos < self.start || pos + want as u64 > end {
+            // going backwards: end the new window just after this read
+            let start = if pos < self.start { (pos + want as u64).saturating_sub(WINDOW as u64) } else { pos };
+            let len = (WINDOW as u64).min(self.size - start) as usize;
+            self.buf.resize(len, 0);
+            self.file.seek(SeekFrom::Start(start))?;
+            self.file.read_exact(&mut self.buf)?;
+            self.start = start;
+        }
+        let at = (pos - self.start) as usize;
+        out[..want].copy_from_slice(&self.buf[at..at + want]);
+        Ok(want)
+    }
+}
+
+impl VolFile {
+    /// Open `path`, decompressing by its suffix.
+    pub fn open(path: &Path) -> io::Result<VolFile> {
+        let kind = match compression_of(&path.to_string_lossy()) {
+            Compression::None => Kind::Plain(Window::new(File::open(path)?)?),
+            _ => Kind::Stream { input: BufReader::with_capacity(1 << 16, Box::new(Prefetch::new(open(path)?))), at: 0 },
+        };
+        Ok(VolFile { path: path.to_path_buf(), kind, pos: 0 })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The current position (`ftell`).
+    pub fn tell(&self) -> u64 {
+        self.pos
+    }
+
+    /// Move to `pos` (`fseek`); positions past the end are allowed (reads
+    /// there find nothing).
+    pub fn seek(&mut self, pos: u64) -> io::Result<()> {
+        if let Kind::Stream { at, .. } = &self.kind {
+            if pos < *at {
+                self.materialize()?;
+            }
+        }
+        self.pos = pos;
+        Ok(())
+    }
+
+    /// The size of the (decompressed) contents.
+    pub fn size(&mut self) -> io::Result<u64> {
+        self.materialize()?;
+        match &self.kind {
+            Kind::Plain(w) => Ok(w.size),
+            Kind::Stream { .. } => Err(io::Error::other("not materialized")),
+        }
+    }
+
+    /// Does the file go on past the current position? Answered without
+    /// decompressing the rest of a compressed file.
+    pub fn more(&mut self) -> io::Result<bool> {
+        match &mut self.kind {
+            Kind::Plain(w) => Ok(self.pos < w.size),
+            Kind::Stream { input, at } if *at == self.pos => Ok(!input.fill_buf()?.is_empty()),
+            Kind::Stream { .. } => Ok(self.size()? > self.pos),
+        }
+    }
+
+    /// Read up to `buf.len()` bytes at the current position (`fread`):
+    /// fewer only at the end of the file.
+    pub fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = match &mut self.kind {
+            Kind::Plain(w) => w.read_at(self.pos, buf)?,
+            Kind::Stream { input, at } => {
+                if *at < self.pos {
+                    let skip = self.pos - *at;
+                    *at += io::copy(&mut input.by_ref().take(skip), &mut io::sink())?;
+                    if *at < self.pos {
+                        return Ok(0);
+                    }
+                }
+                let mut got = 0;
+                while got < buf.len() {
+                    match input.read(&mut buf[got..]) {
+                        Ok(0) => break,
+                        Ok(k) => got += k,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                *at += got as u64;
+                got
+            }
+        };
+        self.pos += n as u64;
+        Ok(n)
+    }
+
+    /// Decompress the whole file into an unlinked temporary file and read
+    /// that from now on (what libpcp does for gzip and bzip2 files).
+    fn materialize(&mut self) -> io::Result<()> {
+        if matches!(self.kind, Kind::Plain(_)) {
+            return Ok(());
+        }
+        let mut tmp = temp_file()?;
+        {
+            let mut w = io::BufWriter::with_capacity(1 << 16, &mut tmp);
+            io::copy(&mut open(&self.path)?, &mut w)?;
+            w.flush()?;
+        }
+        self.kind = Kind::Plain(Window::new(tmp)?);
+        Ok(())
+    }
+}
+
+/// Decompresses on a thread of its own, a few chunks ahead of the reader,
+/// so that decompressing and using the data overlap.
+struct Prefetch {
+    chunks: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    chunk: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+impl Prefetch {
+    const CHUNK: usize = 1 << 18;
+
+    fn new(mut input: Box<dyn Read + Send>) -> Prefetch {
+        let (tx, chunks) = std::sync::mpsc::sync_channel(4);
+        std::thread::spawn(move || loop {
+            let mut chunk = vec![0u8; Prefetch::CHUNK];
+            let mut got = 0;
+            let result = loop {
+                match input.read(&mut chunk[got..]) {
+                    Ok(0) => break Ok(()),
+                    Ok(n) => {
+                        got += n;
+                        if got == chunk.len() {
+                            break Ok(());
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => break Err(e),
+                }
+            };
+            chunk.truncate(got);
+            let last = got < Prefetch::CHUNK || result.is_err();
+            // the reader has gone away: stop
+            if (got > 0 || result.is_ok()) && tx.send(Ok(chunk)).is_err() {
+                return;
+            }
+            if let Err(e) = result {
+                let _ = tx.send(Err(e));
+                return;
+            }
+            if last {
+                return;
+            }
+        });
+        Prefetch { chunks, chunk: Vec::new(), at: 0, done: false }
+    }
+}
+
+impl Read for Prefetch {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.at >= self.chunk.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.chunks.recv() {
+                Ok(Ok(c)) => {
+                    if c.len() < Prefetch::CHUNK {
+                        self.done = true;
+                    }
+                    self.chunk = c;
+                    self.at = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => {
+                    self.done = true;
+                    return Ok(0);
+                }
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// A new temporary file, already unlinked, open for reading and writing.
+fn temp_file() -> io::Result<File> {
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let dir = std::env::temp_dir();
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    for _ in 0..100 {
+        let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = dir.join(format!("pcp-rs-{}-{nanos}-{seq}", std::process::id()));
+        match std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
+            Ok(f) => {
+                std::fs::remove_file(&path)?;
+                return Ok(f);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("cannot make a temporary file"))
 }
 
 /// Reads framed records from a stream, one at a time, into one reusable
@@ -228,6 +557,28 @@ mod tests {
         ] {
             assert_eq!(base_name(name), base, "{name}");
         }
+    }
+
+    #[test]
+    fn xz_sizes_come_from_the_index() {
+        let dir = std::env::temp_dir().join(format!("pcp-rs-xz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let data: Vec<u8> = (0..300_000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
+        // two streams back to back, then stream padding
+        let mut z = Vec::new();
+        for part in [&data[..500_000], &data[500_000..]] {
+            let mut e = liblzma::write::XzEncoder::new(Vec::new(), 1);
+            std::io::Write::write_all(&mut e, part).unwrap();
+            z.extend(e.finish().unwrap());
+        }
+        z.extend_from_slice(&[0; 8]);
+        let path = dir.join("t.0.xz");
+        std::fs::write(&path, &z).unwrap();
+        assert_eq!(xz_size(&mut File::open(&path).unwrap()), Some(data.len() as u64));
+        assert_eq!(content_size(&path).unwrap(), data.len() as u64);
+        std::fs::write(&path, &z[..z.len() - 20]).unwrap();
+        assert_eq!(xz_size(&mut File::open(&path).unwrap()), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

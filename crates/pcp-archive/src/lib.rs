@@ -9,10 +9,13 @@
 
 pub mod archive;
 pub mod files;
+pub mod dumplabels;
+pub mod dumpread;
 mod interp;
+pub mod labels;
 mod ldouble;
 mod logread;
-pub mod labels;
+pub mod lzw;
 pub mod meta;
 pub mod raw;
 pub mod replay;

@@ -244,6 +244,12 @@ impl MetaIndex {
         hist.iter().rev().find_map(|s| s.name_of(inst)).ok_or(PmError::PM_ERR_INST_LOG)
     }
 
+    /// Every help text: its kind (`PM_TEXT_*` bits without
+    /// `PM_TEXT_DIRECT`), identifier and text, in no particular order.
+    pub fn texts(&self) -> impl Iterator<Item = (u32, u32, &[u8])> {
+        self.text.iter().map(|(&(kind, ident), t)| (kind, ident, t.as_slice()))
+    }
+
     /// `__pmLogLookupText`: help text of `kind` (`PM_TEXT_ONELINE` or
     /// `PM_TEXT_HELP`, with `PM_TEXT_PMID` or `PM_TEXT_INDOM`) for `ident`.
     #[doc(alias = "__pmLogLookupText")]

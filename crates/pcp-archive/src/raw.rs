@@ -417,64 +417,299 @@ impl IndexEntry {
     }
 }
 
-/// Decode a data volume record's payload: a result. `numpmid == 0` is a
-/// mark record (an empty result).
-#[doc(alias = "__pmLogRead")]
-pub fn decode_result(payload: &[u8], version: Version) -> Result<FetchResult, PmError> {
-    let mut r = Reader::new(payload);
-    let timestamp = r.timestamp(version, LOGREC)?;
-    let numpmid = r.i32(LOGREC)?;
-    if numpmid == 0 && !r.rest().is_empty() {
-        return Err(LOGREC);
+/// Bytes of libpcp's PDU header, which its record buffer puts before a
+/// record's payload: value block offsets count words from its start.
+const PDU_HDR: usize = 12;
+
+/// Bytes before the value sets in libpcp's record buffer: the PDU header,
+/// the timestamp and `numpmid`.
+fn preamble(version: Version) -> usize {
+    match version {
+        Version::V2 => PDU_HDR + 8 + 4,
+        Version::V3 => PDU_HDR + 12 + 4,
     }
-    let n = count(numpmid, 8, &r)?;
-    let mut sets = Vec::with_capacity(n);
-    for _ in 0..n {
-        let pmid = PmId(r.u32(LOGREC)?);
-        let numval = r.i32(LOGREC)?;
-        if numval <= 0 {
-            // zero values, or the (negative) error code for this metric
-            let values = if numval == 0 { Ok(Vec::new()) } else { Err(PmError::from_code(numval)) };
-            sets.push(ValueSet { pmid, values });
-            continue;
-        }
-        let valfmt = r.i32(LOGREC)?;
-        let nv = count(numval, 8, &r)?;
-        let mut values = Vec::with_capacity(nv);
-        for _ in 0..nv {
-            let inst = r.i32(LOGREC)?;
-            let word = r.i32(LOGREC)?;
-            let value = match valfmt {
-                0 => Value::Insitu(word),
-                1 | 2 => Value::Block(value_block(payload, word)?),
-                _ => return Err(LOGREC),
-            };
-            values.push(InstValue { inst, value });
-        }
-        sets.push(ValueSet { pmid, values: Ok(values) });
-    }
-    Ok(FetchResult { timestamp, sets })
 }
 
-/// The value block at word `index` of libpcp's record buffer, which puts a
-/// three-word header before the payload. Numeric payloads are turned into
-/// the little-endian form [`ValueBlock`] keeps.
-fn value_block(payload: &[u8], index: i32) -> Result<ValueBlock, PmError> {
-    let word = usize::try_from(index).ok().and_then(|i| i.checked_sub(3)).ok_or(LOGREC)?;
-    let start = word.checked_mul(4).ok_or(LOGREC)?;
-    let mut r = Reader::new(payload.get(start..).ok_or(LOGREC)?);
-    let head = r.u32(LOGREC)?;
-    let vtype = (head >> 24) as u8;
-    let vlen = (head & 0x00ff_ffff) as usize;
-    if vlen < 4 {
-        return Err(LOGREC);
+/// `PM_PDU_SIZE_BYTES`: rounded up to whole 4-byte words.
+fn padded(len: usize) -> usize {
+    (len + 3) & !3
+}
+
+/// The `i32` at offset `at` of libpcp's record buffer (the PDU header
+/// followed by `payload`); `None` outside the payload.
+fn word_at(payload: &[u8], at: usize) -> Option<i32> {
+    let p = at.checked_sub(PDU_HDR)?;
+    let b = payload.get(p..p.checked_add(4)?)?;
+    Some(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Decode a data volume record's payload (the bytes between its two
+/// length words): a result. `numpmid == 0` is a mark record (an empty
+/// result).
+///
+/// Accepts exactly what libpcp's `__pmDecodeResult` accepts from an
+/// archive (see [`ResultView::new`]); anything else is `PM_ERR_LOGREC`.
+#[doc(alias = "__pmLogRead")]
+#[doc(alias = "__pmDecodeResult")]
+pub fn decode_result(payload: &[u8], version: Version) -> Result<FetchResult, PmError> {
+    ResultView::new(payload, version)?.to_result()
+}
+
+/// A record's result checked and read in place, without copying: what a
+/// reader that goes through many records uses.
+#[derive(Clone, Copy, Debug)]
+pub struct ResultView<'a> {
+    payload: &'a [u8],
+    timestamp: Timestamp,
+    numpmid: usize,
+    /// Offset of the first value set in libpcp's buffer.
+    sets_at: usize,
+}
+
+/// One value set of a [`ResultView`].
+#[derive(Clone, Copy, Debug)]
+pub struct SetView<'a> {
+    payload: &'a [u8],
+    /// The metric.
+    pub pmid: PmId,
+    /// The number of values, or (negative) the error for this metric.
+    pub numval: i32,
+    /// How the values are held as recorded (0 when there are none).
+    pub valfmt: i32,
+    /// Offset of the first value in libpcp's buffer.
+    values_at: usize,
+}
+
+/// One value of a [`SetView`], as recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueView<'a> {
+    /// Held in place.
+    Insitu(i32),
+    /// A value block: its type byte and its bytes as recorded (numbers
+    /// big-endian).
+    Block(u8, &'a [u8]),
+}
+
+impl<'a> ResultView<'a> {
+    /// Check a record's payload as libpcp's `__pmDecodeResult` does:
+    /// value sets back to back after the timestamp, a `numval` no larger
+    /// than the record, `valfmt` 0, 1 or 2, and value blocks that start
+    /// right after the last value set and fill the rest of the record
+    /// exactly (each padded to 4 bytes). Anything else is
+    /// `PM_ERR_LOGREC` (libpcp's archive reader turns the decoder's
+    /// `PM_ERR_IPC` into that).
+    pub fn new(payload: &'a [u8], version: Version) -> Result<ResultView<'a>, PmError> {
+        let pdulen = PDU_HDR + payload.len();
+        let bytes = preamble(version);
+        if pdulen < bytes {
+            return Err(LOGREC);
+        }
+        let mut r = Reader::new(payload);
+        let timestamp = r.timestamp(version, LOGREC)?;
+        let numpmid = r.i32(LOGREC)?;
+        if numpmid < 0 || numpmid as usize > pdulen {
+            return Err(LOGREC);
+        }
+        // libpcp's checks, finding where the value sets end and where the
+        // value blocks lie
+        let mut vsize = 0usize;
+        let mut vbsize = 0usize;
+        let mut vsplit = pdulen;
+        for _ in 0..numpmid {
+            let vlp = bytes + vsize;
+            if vlp + 8 > pdulen {
+                return Err(LOGREC);
+            }
+            vsize += 8;
+            let numval = word_at(payload, vlp + 4).ok_or(LOGREC)?;
+            if numval > 0 && numval as usize > pdulen {
+                return Err(LOGREC);
+            }
+            if numval <= 0 {
+                continue;
+            }
+            if vlp + 12 > pdulen {
+                return Err(LOGREC);
+            }
+            let valfmt = word_at(payload, vlp + 8).ok_or(LOGREC)?;
+            if !(0..=2).contains(&valfmt) {
+                return Err(LOGREC);
+            }
+            vsize += 4 + numval as usize * 8;
+            if valfmt == 0 {
+                continue;
+            }
+            for j in 0..numval as usize {
+                let pduvp = vlp + 12 + 8 * j;
+                if pduvp + 8 > pdulen {
+                    return Err(LOGREC);
+                }
+                let vindex = word_at(payload, pduvp + 4).ok_or(LOGREC)?;
+                if vindex < 0 || vindex as usize > pdulen {
+                    return Err(LOGREC);
+                }
+                let at = 4 * vindex as usize;
+                vsplit = vsplit.min(at);
+                let head = word_at(payload, at).ok_or(LOGREC)? as u32;
+                let vlen = (head & 0x00ff_ffff) as usize;
+                if vlen < 4 || vlen > pdulen || vlen > pdulen - at {
+                    return Err(LOGREC);
+                }
+                vbsize += padded(vlen);
+            }
+        }
+        let offset = bytes + vsize;
+        if offset != vsplit || offset + vbsize != pdulen {
+            return Err(LOGREC);
+        }
+        Ok(ResultView { payload, timestamp, numpmid: numpmid as usize, sets_at: bytes })
     }
-    let mut data = r.bytes(vlen - 4, LOGREC)?.to_vec();
-    // the numeric types travel big-endian; keep them little-endian
-    if matches!(vtype, 2..=5) && matches!(data.len(), 4 | 8) {
-        data.reverse();
+
+    /// When.
+    pub fn timestamp(&self) -> Timestamp {
+        self.timestamp
     }
-    Ok(ValueBlock::new(vtype, data))
+
+    /// The number of value sets (0 for a mark record).
+    pub fn numpmid(&self) -> usize {
+        self.numpmid
+    }
+
+    /// The value sets, in record order.
+    pub fn sets(&self) -> impl Iterator<Item = SetView<'a>> + 'a {
+        let payload = self.payload;
+        let mut at = self.sets_at;
+        (0..self.numpmid).map(move |_| {
+            let pmid = PmId(word_at(payload, at).unwrap_or(-1) as u32);
+            let numval = word_at(payload, at + 4).unwrap_or(0);
+            at += 8;
+            let mut valfmt = 0;
+            let values_at = at + 4;
+            if numval > 0 {
+                valfmt = word_at(payload, at).unwrap_or(0);
+                at += 4 + 8 * numval as usize;
+            }
+            SetView { payload, pmid, numval, valfmt, values_at }
+        })
+    }
+
+    /// The owned form.
+    pub fn to_result(&self) -> Result<FetchResult, PmError> {
+        Ok(FetchResult { timestamp: self.timestamp, sets: self.sets().map(|s| s.to_set()).collect() })
+    }
+}
+
+impl<'a> SetView<'a> {
+    /// The values with their instances (none for a set with an error).
+    pub fn values(&self) -> impl Iterator<Item = (i32, ValueView<'a>)> + 'a {
+        let (payload, valfmt, at) = (self.payload, self.valfmt, self.values_at);
+        (0..self.numval.max(0) as usize).map(move |j| {
+            let inst = word_at(payload, at + 8 * j).unwrap_or(0);
+            let word = word_at(payload, at + 8 * j + 4).unwrap_or(0);
+            if valfmt == 0 {
+                return (inst, ValueView::Insitu(word));
+            }
+            let head_at = 4 * word.max(0) as usize;
+            let head = word_at(payload, head_at).unwrap_or(0) as u32;
+            let vlen = (head & 0x00ff_ffff) as usize;
+            let start = (head_at + 4).saturating_sub(PDU_HDR);
+            let data = payload.get(start..start + vlen.saturating_sub(4)).unwrap_or_default();
+            (inst, ValueView::Block((head >> 24) as u8, data))
+        })
+    }
+
+    /// The owned form.
+    pub fn to_set(&self) -> ValueSet {
+        let values = match self.numval {
+            0 => Ok(Vec::new()),
+            n if n < 0 => Err(PmError::from_code(n)),
+            _ => Ok(self.values().map(|(inst, v)| InstValue { inst, value: v.to_value() }).collect()),
+        };
+        ValueSet { pmid: self.pmid, values }
+    }
+}
+
+impl ValueView<'_> {
+    /// The owned form: numbers and event arrays in the little-endian form
+    /// [`ValueBlock`] keeps.
+    pub fn to_value(&self) -> Value {
+        match *self {
+            ValueView::Insitu(l) => Value::Insitu(l),
+            ValueView::Block(vtype, bytes) => Value::Block(host_block(vtype, bytes)),
+        }
+    }
+}
+
+/// A value block's bytes as recorded, turned into the little-endian
+/// form [`ValueBlock`] keeps.
+fn host_block(vtype: u8, bytes: &[u8]) -> ValueBlock {
+    let mut data = bytes.to_vec();
+    match MetricType(vtype as i32) {
+        // the numeric types travel big-endian; keep them little-endian
+        MetricType::I64 | MetricType::U64 | MetricType::DOUBLE | MetricType::FLOAT if matches!(data.len(), 4 | 8) => {
+            data.reverse()
+        }
+        MetricType::EVENT => pcp_core::event::to_host_order(&mut data, false),
+        MetricType::HIGHRES_EVENT => pcp_core::event::to_host_order(&mut data, true),
+        _ => {}
+    }
+    ValueBlock::new(vtype, data)
+}
+
+/// libpcp's `paranoidCheck`: the looser sanity check its archive reader
+/// applies to a record (length words included in `len`) before decoding
+/// it when it hunts for the end of an archive. `true` if it passes.
+#[doc(alias = "paranoidCheck")]
+pub fn paranoid_check(payload: &[u8], version: Version) -> bool {
+    let len = payload.len() as i64 + 8;
+    let (hdrsz, ts) = match version {
+        Version::V3 => (24i64, 12usize),
+        Version::V2 => (20i64, 8usize),
+    };
+    if len < hdrsz {
+        return false;
+    }
+    let word = |p: usize| payload.get(p..p + 4).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+    let Some(numpmid) = word(ts) else { return false };
+    if numpmid < 1 && len != hdrsz {
+        return false;
+    }
+    // offsets below are into the payload; value block indexes count words
+    // of libpcp's buffer, which has the 12-byte PDU header in front
+    let data = ts + 4;
+    let (mut vsize, mut vbsize) = (0i64, 0i64);
+    for _ in 0..numpmid.max(0) {
+        let vlp = data as i64 + vsize;
+        vsize += 8;
+        if len < hdrsz + vsize + vbsize {
+            return false;
+        }
+        let Some(numval) = word(vlp as usize + 4) else { return false };
+        if numval <= 0 {
+            continue;
+        }
+        let valfmt = word(vlp as usize + 8).unwrap_or(0);
+        if !(0..=2).contains(&valfmt) {
+            return false;
+        }
+        vsize += 4 + numval as i64 * 8;
+        if valfmt == 0 {
+            continue;
+        }
+        for j in 0..numval as i64 {
+            let Some(index) = word((vlp + 12 + 8 * j + 4) as usize) else { return false };
+            if index < 0 || index as i64 * 4 > len {
+                return false;
+            }
+            let Some(head) = (index as usize * 4).checked_sub(PDU_HDR).and_then(word) else { return false };
+            let vlen = (head as u32 & 0x00ff_ffff) as i64;
+            if vlen < 4 {
+                return false;
+            }
+            vbsize += (vlen + 3) & !3;
+        }
+    }
+    true
 }
 
 #[cfg(test)]

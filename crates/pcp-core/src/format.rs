@@ -4,7 +4,9 @@
 //! bytes, and PCP's tools print them unchanged.
 
 use crate::cfmt::sprintf_f64_text;
-use crate::error::{PmError, PmResult};
+use crate::error::PmResult;
+use crate::event::summary;
+use crate::time::{LocalTime, Utc};
 use crate::types::MetricType;
 use crate::value::{extract_value, AtomValue, Value, ValueBlock};
 use std::io::Write;
@@ -24,6 +26,43 @@ fn pad(out: &mut Vec<u8>, text: &[u8], width: i32) {
     } else {
         out.extend_from_slice(text);
         out.resize(out.len() + fill, b' ');
+    }
+}
+
+/// An integer's decimal digits, made without allocating.
+pub struct Decimal {
+    buf: [u8; 20],
+    start: usize,
+}
+
+impl Decimal {
+    /// The digits of `v`.
+    pub fn unsigned(mut v: u64) -> Decimal {
+        let mut d = Decimal { buf: [0; 20], start: 20 };
+        loop {
+            d.start -= 1;
+            d.buf[d.start] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                return d;
+            }
+        }
+    }
+
+    /// The digits of `v`, with a `-` if it is negative.
+    pub fn signed(v: i64) -> Decimal {
+        let mut d = Decimal::unsigned(v.unsigned_abs());
+        if v < 0 {
+            // 19 digits at most for |i64::MIN|: there is room for the sign
+            d.start -= 1;
+            d.buf[d.start] = b'-';
+        }
+        d
+    }
+
+    /// The text.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf[self.start..]
     }
 }
 
@@ -112,19 +151,34 @@ fn is_c_print(b: u8) -> bool {
 /// held in place; for a block, its 64-bit, double or float reading, a quoted
 /// string when all bytes are printable, and the bytes in hex.
 ///
-/// Event arrays held in a block are not printed yet (`PM_ERR_NYI`); that
-/// summary needs event record decoding.
+/// An event array held in a block prints as a summary of its records
+/// ([`crate::event::summary`]), with its timestamps in UTC; use
+/// [`print_value_in`] for another zone. A 32-bit value held in place for
+/// an event type is pmlc's control word.
 #[doc(alias = "pmPrintValue")]
 pub fn print_value(out: &mut Vec<u8>, value: &Value, ty: MetricType, minwidth: i32) -> PmResult<()> {
+    print_value_in(out, value, ty, minwidth, &Utc)
+}
+
+/// [`print_value`] with event record timestamps shown in `zone` (as
+/// `pmPrintValue` shows them in the current `pmLocaltime` zone).
+#[doc(alias = "pmPrintValue")]
+pub fn print_value_in(
+    out: &mut Vec<u8>,
+    value: &Value,
+    ty: MetricType,
+    minwidth: i32,
+    zone: &dyn LocalTime,
+) -> PmResult<()> {
     let extracted = match ty {
         MetricType::UNKNOWN | MetricType::EVENT | MetricType::HIGHRES_EVENT => None,
         _ => extract_value(value, ty, ty).ok(),
     };
     match extracted {
-        Some(AtomValue::I32(v)) => pad(out, v.to_string().as_bytes(), minwidth),
-        Some(AtomValue::U32(v)) => pad(out, v.to_string().as_bytes(), minwidth),
-        Some(AtomValue::I64(v)) => pad(out, v.to_string().as_bytes(), minwidth),
-        Some(AtomValue::U64(v)) => pad(out, v.to_string().as_bytes(), minwidth),
+        Some(AtomValue::I32(v)) => pad(out, Decimal::signed(v as i64).as_bytes(), minwidth),
+        Some(AtomValue::U32(v)) => pad(out, Decimal::unsigned(v as u64).as_bytes(), minwidth),
+        Some(AtomValue::I64(v)) => pad(out, Decimal::signed(v).as_bytes(), minwidth),
+        Some(AtomValue::U64(v)) => pad(out, Decimal::unsigned(v).as_bytes(), minwidth),
         Some(AtomValue::Float(v)) => out.extend(gfmt("%*.8g", minwidth, v as f64).bytes()),
         Some(AtomValue::Double(v)) => out.extend(gfmt("%*.16g", minwidth, v).bytes()),
         Some(AtomValue::String(s)) => {
@@ -134,10 +188,13 @@ pub fn print_value(out: &mut Vec<u8>, value: &Value, ty: MetricType, minwidth: i
             out.extend_from_slice(&s);
             out.push(b'"');
         }
-        Some(AtomValue::Event(_)) => return Err(PmError::PM_ERR_NYI),
-        Some(AtomValue::Aggregate(_)) | None => {
+        Some(AtomValue::Aggregate(_) | AtomValue::Event(_)) | None => {
             if extracted.is_none() && matches!(ty, MetricType::EVENT | MetricType::HIGHRES_EVENT) {
-                return print_event(out, value);
+                match value {
+                    Value::Insitu(l) => print_pmlc_control(out, *l),
+                    Value::Block(b) => summary(out, &b.data, ty == MetricType::HIGHRES_EVENT, zone),
+                }
+                return Ok(());
             }
             print_raw(out, value, minwidth);
         }
@@ -146,10 +203,7 @@ pub fn print_value(out: &mut Vec<u8>, value: &Value, ty: MetricType, minwidth: i
 }
 
 /// pmlc's control word, which pmlogger stores as an event metric's value.
-fn print_event(out: &mut Vec<u8>, value: &Value) -> PmResult<()> {
-    let Value::Insitu(l) = *value else {
-        return Err(PmError::PM_ERR_NYI);
-    };
+fn print_pmlc_control(out: &mut Vec<u8>, l: i32) {
     let l = l as u32;
     let (on, mand, avail, inlog) = (l & 1, (l >> 1) & 1, (l >> 2) & 1, (l >> 3) & 1);
     let delta = (l >> 4) & 0x0fff_ffff;
@@ -162,7 +216,6 @@ fn print_event(out: &mut Vec<u8>, value: &Value) -> PmResult<()> {
         out.extend_from_slice(b"nl ");
     }
     let _ = write!(out, "{delta}]");
-    Ok(())
 }
 
 fn print_raw(out: &mut Vec<u8>, value: &Value, minwidth: i32) {
@@ -261,5 +314,18 @@ pub fn number_str(value: f64) -> String {
     } else {
         // also NaN, which compares false everywhere
         scaled(0.0, ' ')
+    }
+}
+
+#[cfg(test)]
+mod decimal_tests {
+    use super::Decimal;
+
+    #[test]
+    fn digits_like_display() {
+        for v in [0i64, 7, -7, 10, 99, -100, i64::MAX, i64::MIN] {
+            assert_eq!(Decimal::signed(v).as_bytes(), v.to_string().as_bytes());
+        }
+        assert_eq!(Decimal::unsigned(u64::MAX).as_bytes(), u64::MAX.to_string().as_bytes());
     }
 }

@@ -34,9 +34,37 @@ impl Timestamp {
     }
 }
 
+/// The time of day in some time zone, as `pmLocaltime` breaks a time
+/// down: what value printers need to show timestamps inside values (event
+/// records). `pcp::timezone::Zone` implements it for real zones.
+#[doc(alias = "pmLocaltime")]
+pub trait LocalTime {
+    /// Hours, minutes and seconds of the day at `sec` seconds since the
+    /// epoch, or `None` when the time cannot be broken down.
+    fn hms(&self, sec: i64) -> Option<(u32, u32, u32)>;
+}
+
+/// Coordinated Universal Time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Utc;
+
+impl LocalTime for Utc {
+    fn hms(&self, sec: i64) -> Option<(u32, u32, u32)> {
+        let s = sec.rem_euclid(86_400) as u32;
+        Some((s / 3600, s / 60 % 60, s % 60))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utc_time_of_day() {
+        assert_eq!(Utc.hms(0), Some((0, 0, 0)));
+        assert_eq!(Utc.hms(86_399), Some((23, 59, 59)));
+        assert_eq!(Utc.hms(-1), Some((23, 59, 59)));
+    }
 
     #[test]
     fn carries_and_orders() {

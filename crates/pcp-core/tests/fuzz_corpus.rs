@@ -26,3 +26,8 @@ fn value_corpus() {
 fn labels_corpus() {
     replay("labels", harness::labels_target);
 }
+
+#[test]
+fn event_corpus() {
+    replay("event", harness::event_target);
+}

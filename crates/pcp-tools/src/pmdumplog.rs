@@ -1,24 +1,43 @@
 //! `pmdumplog`: dump the contents of a PCP archive.
 //!
-//! What works today: the archive label (`-l`, and `-L` with time zones,
-//! features and pmlogger's PID), the metric descriptors (`-d`) and the
-//! temporal index with its integrity checks (`-t`), in the local zone or
-//! the archive's (`-z`) or a given one (`-Z`). The other dumps (results,
-//! instance domains, labels, help text) say they are not implemented yet.
+//! Everything PCP 6.0.3's pmdumplog dumps: the archive label (`-l`, `-L`),
+//! metric descriptors (`-d`), label sets (`-e`), help text (`-h`),
+//! instance domains as logged (`-I`) and as libpcp resolves them (`-i`),
+//! the temporal index (`-t`), and the results (the default, `-m`), in
+//! either direction (`-r`), with record sizes (`-s`), long timestamps
+//! (`-x`, `-xx`, `-xxx`), for chosen metrics only (metric name operands,
+//! `-M` to keep mark records then), names from another name space (`-n`),
+//! in the local zone, the archive's (`-z`) or a given one (`-Z`); and a
+//! raw dump of any file (`-v`). The time window options `-S` and `-T`
+//! are not implemented yet.
+//!
+//! Results are read one record at a time ([`LogReader`]), so memory stays
+//! small whatever the size of the archive.
 
 use crate::getopt::{self, OptSpec};
 use pcp::timezone::Zone;
-use pcp_archive::archive::{libpcp_hash_order, Archive};
-use pcp_archive::raw::{MetaRecord, Version};
-use pcp_core::Timestamp;
+use pcp::Context;
+use pcp_archive::archive::libpcp_hash_order;
+use pcp_archive::dumplabels::{label_type, LabelIndex};
+use pcp_archive::dumpread::{Direction, LogReader};
+use pcp_archive::meta::{text_kind, InDomSet};
+use pcp_archive::raw::{Label, MetaRecord, SetView, ValueView, Version};
+use pcp_core::event::{self, EVENT_FLAGS_PMID, EVENT_MISSED_PMID, FLAG_MISSED};
+use pcp_core::format::{print_value_in, Decimal};
+use pcp_core::{Desc, InDom, LocalTime, MetricType, PmError, PmId, Timestamp, Value, ValueSet};
+use pcp_pmns::cpp::{Files, OsFiles};
+use std::collections::HashMap;
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{Read, Write};
 
 const USAGE: &str = include_str!("pmdumplog-usage.txt");
 
 const fn opt(short: char, long: Option<&'static str>, has_arg: bool) -> OptSpec {
     OptSpec { short, long, has_arg }
 }
+
+/// `--version` has no short form here.
+const VERSION: char = '\u{100}';
 
 const SPECS: &[OptSpec] = &[
     opt('a', Some("all"), false),
@@ -29,77 +48,178 @@ const SPECS: &[OptSpec] = &[
     opt('I', Some("on-disk-insts"), false),
     opt('i', Some("insts"), false),
     opt('l', Some("label"), false),
-    opt('L', Some("Label"), false),
-    opt('m', Some("markrecs"), false),
-    opt('M', Some("mark"), false),
+    opt('L', None, false),
+    opt('M', Some("markrecs"), false),
+    opt('m', Some("metrics"), false),
     opt('n', Some("namespace"), true),
     opt('r', Some("reverse"), false),
     opt('S', Some("start"), true),
     opt('s', Some("sizes"), false),
     opt('T', Some("finish"), true),
-    opt('t', Some("index"), false),
-    opt('v', Some("verbose"), true),
+    opt('t', None, false),
+    opt('v', None, true),
     opt('x', None, false),
     opt('Z', Some("timezone"), true),
     opt('z', Some("hostzone"), false),
+    opt(VERSION, Some("version"), false),
     opt('?', Some("help"), false),
 ];
 
 /// Run `pmdumplog` with `args` (including the program name).
 pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    main(args, out, err).unwrap_or(1)
+    run_with(args, out, err, &mut OsFiles)
 }
 
-fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+/// [`run`] with the files a `-n` name space is read from.
+pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> i32 {
+    main(args, out, err, files).unwrap_or(1)
+}
+
+/// What to dump, and how.
+#[derive(Default)]
+struct Flags {
+    descs: bool,
+    labelsets: bool,
+    help: bool,
+    disk_indoms: bool,
+    indoms: bool,
+    label: bool,
+    verbose_label: bool,
+    marks: bool,
+    metrics: bool,
+    reverse: bool,
+    sizes: bool,
+    index: bool,
+    xflag: u32,
+}
+
+fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
     let parsed = getopt::parse(&args, SPECS, "pmdumplog", err);
-    let (mut label, mut verbose, mut hostzone, mut index, mut descs) = (false, false, false, false, false);
+    let mut f = Flags::default();
     let mut zone_arg: Option<String> = None;
-    let mut unsupported: Option<char> = None;
+    let mut hostzone = false;
+    let mut raw: Option<Vec<u8>> = None;
+    let mut window: Option<char> = None;
+    let mut version = false;
     let mut errors = parsed.errors;
+    let mut runtime_error = false;
+    let mut messages: Vec<u8> = Vec::new();
+    let mut names_ctx: Option<Context> = None;
     for o in &parsed.opts {
         match o.opt {
-            'l' => label = true,
+            'a' => {
+                f.descs = true;
+                f.indoms = true;
+                f.verbose_label = true;
+                f.label = true;
+                f.metrics = true;
+                f.sizes = true;
+                f.index = true;
+            }
+            'd' => f.descs = true,
+            'e' => f.labelsets = true,
+            'h' => f.help = true,
+            'I' => f.disk_indoms = true,
+            'i' => f.indoms = true,
             'L' => {
-                label = true;
-                verbose = true;
+                f.verbose_label = true;
+                f.label = true;
             }
-            't' => index = true,
-            'd' => descs = true,
-            'z' => hostzone = true,
-            'Z' => zone_arg = Some(String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into_owned()),
+            'l' => f.label = true,
+            'm' => f.metrics = true,
+            'M' => f.marks = true,
+            'r' => f.reverse = true,
+            's' => f.sizes = true,
+            't' => f.index = true,
+            'v' => raw = o.arg.clone(),
+            'x' => f.xflag += 1,
+            'z' => {
+                if zone_arg.is_some() {
+                    messages.extend_from_slice(b"pmdumplog: at most one of -Z and -z allowed\n");
+                    errors += 1;
+                } else {
+                    hostzone = true;
+                }
+            }
+            'Z' => {
+                if hostzone {
+                    messages.extend_from_slice(b"pmdumplog: at most one of -Z and -z allowed\n");
+                    errors += 1;
+                } else {
+                    zone_arg = Some(String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into_owned());
+                }
+            }
+            'n' => {
+                let file = o.arg.clone().unwrap_or_default();
+                let (ctx, diagnostics) = Context::load_namespace(&file, true, files);
+                err.write_all(&diagnostics)?;
+                match ctx {
+                    Ok(c) => names_ctx = Some(c),
+                    Err(e) => {
+                        let _ = writeln!(
+                            messages,
+                            "pmdumplog: Cannot load namespace from \"{}\": {e}",
+                            String::from_utf8_lossy(&file)
+                        );
+                        runtime_error = true;
+                        errors += 1;
+                    }
+                }
+            }
+            'S' | 'T' => {
+                window.get_or_insert(o.opt);
+            }
+            VERSION => version = true,
             '?' => errors += 1,
-            'D' => {}
-            c => {
-                unsupported.get_or_insert(c);
-            }
+            _ => {}
         }
     }
-    if errors > 0 || parsed.operands.is_empty() {
-        err.write_all(USAGE.as_bytes())?;
+    if version && errors == 0 {
+        err.write_all(b"pmdumplog version 6.0.3\n")?;
+        return Ok(0);
+    }
+    let operands = &parsed.operands;
+    if errors > 0 || (raw.is_some() && !operands.is_empty()) || (raw.is_none() && operands.is_empty()) {
+        err.write_all(&messages)?;
+        if !runtime_error {
+            err.write_all(USAGE.as_bytes())?;
+        }
         return Ok(1);
     }
-    if let Some(c) = unsupported {
+    if let Some(file) = raw {
+        return raw_dump(out, err, &file);
+    }
+    if let Some(c) = window {
         writeln!(err, "pmdumplog: -{c} is not implemented in pcp-rs yet")?;
         return Ok(1);
     }
-    if parsed.operands.len() > 1 {
-        writeln!(err, "pmdumplog: metric name arguments are not implemented in pcp-rs yet")?;
+    if !(f.descs || f.labelsets || f.help || f.disk_indoms || f.indoms || f.label || f.metrics || f.index) {
+        f.metrics = true;
+    }
+    let name = String::from_utf8_lossy(&operands[0]).into_owned();
+    if name.contains(',') || std::fs::metadata(&name).is_ok_and(|m| m.is_dir()) {
+        writeln!(err, "pmdumplog: Multiple archives are not supported")?;
         return Ok(1);
     }
-    if !label && !index && !descs {
-        writeln!(err, "pmdumplog: dumping results is not implemented in pcp-rs yet (try -l, -L, -d or -t)")?;
-        return Ok(1);
-    }
-    let name = String::from_utf8_lossy(&parsed.operands[0]).into_owned();
-    let archive = match Archive::open(&name) {
-        Ok(a) => a,
+    let opened = Context::open_archive(&name).and_then(|ctx| {
+        let a = ctx.archive().ok_or(PmError::PM_ERR_NOTARCHIVE)?.archive();
+        let index = a.index().unwrap_or_default();
+        let label = a.label();
+        let reader = LogReader::open(a.base(), label.version, index, label.start)?;
+        Ok((ctx, reader))
+    });
+    let (ctx, mut reader) = match opened {
+        Ok(x) => x,
         Err(e) => {
             writeln!(err, "pmdumplog: Cannot open archive \"{name}\": {e}")?;
             return Ok(1);
         }
     };
-    let l = archive.label();
+    let archive = ctx.archive().ok_or(PmError::PM_ERR_NOTARCHIVE).map_err(std::io::Error::other)?.archive();
+    // libpcp's label is the first data volume's (it checked it on opening)
+    let label = first_volume_label(archive).unwrap_or_else(|| archive.label().clone());
+    let meta_label = &label;
     let zone = if let Some(tz) = &zone_arg {
         writeln!(out, "Note: timezone set to \"TZ={tz}\"\n")?;
         Zone::new(tz).unwrap_or_else(|_| Zone::utc())
@@ -107,167 +227,1064 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         writeln!(
             out,
             "Note: timezone set to local timezone of host \"{}\" from archive\n",
-            String::from_utf8_lossy(&l.hostname)
+            String::from_utf8_lossy(&meta_label.hostname)
         )?;
-        let tz = if l.zoneinfo.is_empty() { &l.timezone } else { &l.zoneinfo };
+        let tz = if meta_label.zoneinfo.is_empty() { &meta_label.timezone } else { &meta_label.zoneinfo };
         Zone::new(&String::from_utf8_lossy(tz)).unwrap_or_else(|_| Zone::utc())
     } else {
         Zone::local()
     };
-    if label {
-        dump_label(out, &archive, &zone, verbose)?;
+    // the time window's bounds: libpcp looks for the end of the archive
+    // whatever the options, and warns when it cannot find it
+    let end = reader.end();
+    if let Err(e) = end {
+        out.flush()?;
+        write!(
+            err,
+            "pmdumplog: Cannot locate end of archive {name}: {e}\n\n\
+             WARNING: This archive is sufficiently damaged that it may not be possible to\n         \
+             produce complete information.  Continuing and hoping for the best.\n\n"
+        )?;
     }
-    if descs {
-        dump_descs(out, &archive)?;
+
+    // metric name operands, in the archive's name space (or -n's)
+    let names = names_ctx.as_ref().unwrap_or(&ctx);
+    let mut pmids: Vec<PmId> = Vec::new();
+    if operands.len() > 1 {
+        for op in &operands[1..] {
+            let m = String::from_utf8_lossy(op).into_owned();
+            match lookup_name(names, &m) {
+                Ok((ids, _)) => pmids.extend(ids),
+                Err(PmError::PM_ERR_NONLEAF) => {
+                    let mut leaves = Vec::new();
+                    let sts = names.traverse_with(&m, |leaf| leaves.push(leaf.to_string()));
+                    for leaf in leaves {
+                        if leaf.is_empty() {
+                            out.write_all(b"PMNS appears to be empty!\n")?;
+                            continue;
+                        }
+                        match names.lookup_names(&[leaf.as_str()]) {
+                            Ok((ids, _)) => pmids.extend(ids),
+                            Err(e) => writeln!(err, "pmdumplog: pmLookupName({leaf}): {e}")?,
+                        }
+                    }
+                    if let Err(e) = sts {
+                        writeln!(err, "pmdumplog: pmTraversePMNS({m}): {e}")?;
+                        // libpcp drops one more (the last found) here
+                        pmids.pop();
+                    }
+                }
+                Err(e) => writeln!(err, "pmdumplog: pmLookupName({m}): {e}")?,
+            }
+        }
+        if pmids.is_empty() {
+            writeln!(err, "No metric names can be translated, dump abandoned")?;
+            return Ok(1);
+        }
     }
-    if index {
-        dump_index(out, &archive, &zone)?;
+
+    let mut d = Dumper {
+        ctx: &ctx,
+        names,
+        zone,
+        version: label.version,
+        start: label.start,
+        xflag: f.xflag,
+        sizes: f.sizes,
+        name_cache: HashMap::new(),
+        desc_cache: HashMap::new(),
+        metric_cache: HashMap::new(),
+        inst_lines: HashMap::new(),
+        buf: Vec::with_capacity(1 << 16),
+    };
+    if f.reverse {
+        let when = end.unwrap_or(Timestamp { sec: i64::MAX, nsec: 0 });
+        reader.set_mode(Direction::Backward, when);
+    } else {
+        reader.set_mode(Direction::Forward, label.start);
+    }
+    if f.label {
+        d.dump_label(out, &label, end.ok(), f.verbose_label)?;
+    }
+    if f.descs {
+        d.dump_descs(out)?;
+    }
+    if f.labelsets {
+        d.dump_labelsets(out)?;
+    }
+    if f.help {
+        d.dump_help(out)?;
+    }
+    if f.disk_indoms {
+        d.dump_disk_indoms(out)?;
+    }
+    if f.indoms {
+        d.dump_indoms(out)?;
+    }
+    if f.index {
+        d.dump_index(out)?;
+    }
+    if f.metrics {
+        return d.dump_results(out, err, &mut reader, &pmids, f.marks, f.reverse);
     }
     Ok(0)
 }
 
-fn dump_label(out: &mut dyn Write, archive: &Archive, zone: &Zone, verbose: bool) -> std::io::Result<()> {
-    let l = archive.label();
-    writeln!(out, "Log Label (Log Format Version {})", l.version as u8)?;
-    writeln!(out, "Performance metrics from host {}", String::from_utf8_lossy(&l.hostname))?;
-    write_when(out, zone, "    commencing ", l.start, l.version)?;
-    match archive.end() {
-        Ok(end) => write_when(out, zone, "    ending     ", end, l.version)?,
-        Err(_) => writeln!(out, "    ending     UNKNOWN")?,
+/// `pmLookupName` of one name. libpcp finds the anonymous derived
+/// metrics (`event.flags`, `event.missed`) by name but not their parent,
+/// so a non-leaf with nothing but those below it (or the root) is an
+/// unknown name.
+fn lookup_name(names: &Context, name: &str) -> Result<(Vec<PmId>, usize), PmError> {
+    match names.lookup_names(&[name]) {
+        Err(PmError::PM_ERR_NONLEAF) => {
+            let mut real = false;
+            let _ = names.traverse_with(name, |leaf| {
+                real |= !pcp::derived::ANON.iter().any(|a| a.name == leaf);
+            });
+            if name.is_empty() || !real {
+                Err(PmError::PM_ERR_NAME)
+            } else {
+                Err(PmError::PM_ERR_NONLEAF)
+            }
+        }
+        r => r,
     }
-    if verbose {
-        if !l.timezone.is_empty() {
-            writeln!(out, "Archive timezone: {}", String::from_utf8_lossy(&l.timezone))?;
-        }
-        if !l.zoneinfo.is_empty() {
-            writeln!(out, "Archive zoneinfo: {}", String::from_utf8_lossy(&l.zoneinfo))?;
-        }
-        if l.features != 0 {
-            // no feature bits are defined in 6.0.3: all of them are unknown
-            writeln!(out, "Archive features: 0x{:x} [unknown: 0x{:x}]", l.features, l.features)?;
-        }
-        writeln!(out, "PID for pmlogger: {}", l.pid)?;
-    }
-    Ok(())
 }
 
-/// The descriptors, once per PMID, in the order libpcp's hash table
-/// holds them, each with its names from the archive's name space.
-fn dump_descs(out: &mut dyn Write, archive: &Archive) -> std::io::Result<()> {
-    writeln!(out, "\nDescriptions for Metrics in the Log ...")?;
-    let mut descs: Vec<pcp_core::Desc> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut names: Vec<(String, pcp_core::PmId)> = Vec::new();
-    for rec in archive.meta() {
-        if let MetaRecord::Desc { desc, names: n } = rec {
-            if seen.insert(desc.pmid) {
-                descs.push(*desc);
+/// The label of the first data volume.
+fn first_volume_label(archive: &pcp_archive::archive::Archive) -> Option<Label> {
+    let vol = archive.volumes().first()?;
+    let path = pcp_archive::files::find_file(archive.base(), &format!(".{vol}"))?;
+    pcp_archive::files::open_records(&path).ok().map(|(l, _)| l)
+}
+
+/// `-v FILE`: every record of any archive file, in hex.
+fn raw_dump(out: &mut dyn Write, err: &mut dyn Write, file: &[u8]) -> std::io::Result<i32> {
+    let name = String::from_utf8_lossy(file);
+    let path = std::path::PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(file));
+    let f = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        Err(e) => {
+            let e = PmError::from_errno(e.raw_os_error().unwrap_or(2));
+            writeln!(err, "pmdumplog: Cannot open \"{name}\": {e}")?;
+            return Ok(1);
+        }
+    };
+    writeln!(out, "Raw dump of physical archive file \"{name}\" ...")?;
+    let mut input = std::io::BufReader::with_capacity(1 << 16, f);
+    let mut pos: u64 = 0;
+    let mut buf = Vec::with_capacity(1 << 16);
+    let mut word = [0u8; 4];
+    loop {
+        if read_full(&mut input, &mut word) != 4 {
+            break;
+        }
+        pos += 4;
+        let len = i32::from_be_bytes(word);
+        buf.clear();
+        let _ = write!(buf, "Dump ... record len: {len} @ offset: {}", pos - 4);
+        let body = len.wrapping_sub(8);
+        let mut i: i32 = 0;
+        let mut byte = [0u8; 1];
+        while i < body {
+            if read_full(&mut input, &mut byte) != 1 {
+                buf.extend_from_slice(b"Unexpected EOF\n");
+                break;
             }
-            // libpcp keeps each name as a C string: it ends at a NUL
-            // (some archives pad names with NULs)
-            let c_name = |x: &[u8]| x[..x.iter().position(|&b| b == 0).unwrap_or(x.len())].to_vec();
-            names.extend(n.iter().map(|x| (String::from_utf8_lossy(&c_name(x)).into_owned(), desc.pmid)));
+            pos += 1;
+            if i % 32 == 0 {
+                buf.push(b'\n');
+            }
+            if i % 4 == 0 {
+                buf.push(b' ');
+            }
+            let _ = write!(buf, "{:02x}", byte[0]);
+            i += 1;
+        }
+        buf.push(b'\n');
+        out.write_all(&buf)?;
+        let n = read_full(&mut input, &mut word);
+        if n != 4 {
+            if n == 0 {
+                out.write_all(b"Unexpected EOF\n")?;
+            }
+            break;
+        }
+        pos += 4;
+        let check = i32::from_be_bytes(word);
+        let len = body.wrapping_add(8);
+        if check != len {
+            writeln!(out, "Trailer botch: {check} != {len}")?;
+            break;
         }
     }
-    let mut pmns = pcp_pmns::Pmns::new();
-    // libpcp builds an archive's name space with __pmAddPMNSNode
-    pmns.add_names_front(names.iter().map(|(n, id)| (n.as_str(), *id)));
-    let keys: Vec<u32> = descs.iter().map(|d| d.pmid.0).collect();
-    for i in libpcp_hash_order(&keys) {
-        let d = &descs[i];
-        match pmns.names_of(d.pmid) {
-            Ok(n) => writeln!(out, "PMID: {} ({})", d.pmid, n.join(" or "))?,
-            Err(_) => writeln!(out, "PMID: {} (<noname>)", d.pmid)?,
+    Ok(0)
+}
+
+/// Read until `buf` is full or the input ends (or fails); how many came.
+fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> usize {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got += n,
         }
-        write!(out, "{d}")?;
     }
-    Ok(())
+    got
+}
+
+struct Dumper<'a> {
+    ctx: &'a Context,
+    /// Where names come from: the archive, or `-n`'s name space.
+    names: &'a Context,
+    zone: Zone,
+    version: Version,
+    start: Timestamp,
+    xflag: u32,
+    sizes: bool,
+    /// `pmNameAll` of each PMID, joined with " or ".
+    name_cache: HashMap<PmId, Option<String>>,
+    desc_cache: HashMap<PmId, Option<Desc>>,
+    metric_cache: HashMap<PmId, std::rc::Rc<MetricInfo>>,
+    /// [`inst_lines`] of each instance set met, by its address.
+    inst_lines: HashMap<usize, std::rc::Rc<Vec<Vec<u8>>>>,
+    buf: Vec<u8>,
+}
+
+/// A metric's heading and descriptor, for dumping its values.
+struct MetricInfo {
+    /// `    PMID (names` (the caller closes the parenthesis).
+    head: Vec<u8>,
+    /// Its names joined with " or " (`<nonames>` for none).
+    names: String,
+    desc: Option<Desc>,
+}
+
+/// Append `v` in decimal, a digit at a time (cheaper than copying a
+/// few bytes from elsewhere when done millions of times).
+fn push_unsigned(buf: &mut Vec<u8>, mut v: u64) {
+    let start = buf.len();
+    loop {
+        buf.push(b'0' + (v % 10) as u8);
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    buf[start..].reverse();
+}
+
+/// Append `v` in decimal, with a `-` if it is negative.
+fn push_signed(buf: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        buf.push(b'-');
+    }
+    push_unsigned(buf, v.unsigned_abs());
+}
+
+/// Where an instance is in `set`, looked for first where the last one
+/// was found (results list instances in the order of their domain);
+/// `hint` is left just after it.
+fn index_near(set: &InDomSet, inst: i32, hint: &mut usize) -> Option<usize> {
+    let i = match set.ids.get(*hint) {
+        Some(&id) if id == inst => *hint,
+        _ => set.ids.binary_search(&inst).ok()?,
+    };
+    *hint = i + 1;
+    Some(i)
+}
+
+/// `        inst [ID or "NAME"] value ` for each instance of `set`.
+fn inst_lines(set: &InDomSet) -> std::rc::Rc<Vec<Vec<u8>>> {
+    let lines = set
+        .ids
+        .iter()
+        .zip(&set.names)
+        .map(|(id, name)| {
+            let mut l = b"        inst [".to_vec();
+            l.extend_from_slice(Decimal::signed(*id as i64).as_bytes());
+            l.extend_from_slice(b" or \"");
+            l.extend_from_slice(name);
+            l.extend_from_slice(b"\"] value ");
+            l
+        })
+        .collect();
+    std::rc::Rc::new(lines)
+}
+
+/// `HH:MM:SS` of `sec` in `zone`.
+fn hms(zone: &Zone, sec: i64) -> String {
+    match zone.hms(sec) {
+        Some((h, m, s)) => format!("{h:02}:{m:02}:{s:02}"),
+        None => "??:??:??".to_string(),
+    }
 }
 
 /// `HH:MM:SS.uuuuuu` (v2) or `HH:MM:SS.nnnnnnnnn` (v3) in `zone`.
 fn timestamp(zone: &Zone, t: Timestamp, v: Version) -> String {
-    let Ok(tm) = zone.localtime(t.sec) else { return "??:??:??".to_string() };
     match v {
-        Version::V2 => format!("{:02}:{:02}:{:02}.{:06}", tm.hour, tm.min, tm.sec, t.nsec / 1000),
-        Version::V3 => format!("{:02}:{:02}:{:02}.{:09}", tm.hour, tm.min, tm.sec, t.nsec),
+        Version::V2 => format!("{}.{:06}", hms(zone, t.sec), t.nsec / 1000),
+        Version::V3 => format!("{}.{:09}", hms(zone, t.sec), t.nsec),
     }
 }
 
-/// The temporal index, with pmdumplog's integrity checks against the
-/// files' sizes.
-fn dump_index(out: &mut dyn Write, archive: &Archive, zone: &Zone) -> std::io::Result<()> {
-    let v = archive.label().version;
-    writeln!(out, "\nTemporal Index")?;
-    if v == Version::V3 {
-        out.write_all(b"\t")?;
+/// `a - b` in seconds as libpcp computes it (in long double, then
+/// rounded to double): the double nearest `units` counted in `per`-ths of
+/// a second.
+fn seconds(units: i128, per: i128) -> f64 {
+    let sign = if units < 0 { "-" } else { "" };
+    let u = units.unsigned_abs();
+    let digits = if per == 1_000_000 { 6 } else { 9 };
+    format!("{sign}{}.{:0digits$}", u / per as u128, u % per as u128).parse().unwrap_or(0.0)
+}
+
+impl Dumper<'_> {
+    fn names_of(&mut self, pmid: PmId) -> Option<&str> {
+        let names = self.names;
+        self.name_cache.entry(pmid).or_insert_with(|| names.names_of(pmid).ok().map(|n| n.join(" or "))).as_deref()
     }
-    writeln!(out, "\t\tLog Vol    end(meta)     end(log)")?;
-    let entries = archive.index().unwrap_or_default();
-    // the file as found, compressed or not, by its decompressed size (as
-    // libpcp's __pmStat reports it)
-    let size = |suffix: &str| -> Option<u64> {
-        let path = pcp_archive::files::find_file(archive.base(), suffix)?;
-        pcp_archive::files::content_size(&path).ok()
-    };
-    let mut meta_size = None;
-    let mut log_size = None;
-    let mut last: Option<&pcp_archive::raw::IndexEntry> = None;
-    for (i, e) in entries.iter().enumerate() {
-        writeln!(
+
+    fn desc(&mut self, pmid: PmId) -> Option<Desc> {
+        let ctx = self.ctx;
+        *self.desc_cache.entry(pmid).or_insert_with(|| ctx.lookup_desc(pmid).ok())
+    }
+
+    /// `dump_pmTimestamp`: the time, with `-x` the date and year, with
+    /// `-xx` the offset from the archive's start, with `-xxx` the seconds
+    /// since the epoch.
+    fn stamp(&self, buf: &mut Vec<u8>, t: Timestamp) {
+        let ctime = if self.xflag > 0 { self.zone.ctime(t.sec).ok() } else { None };
+        if let Some(c) = &ctime {
+            let _ = write!(buf, "{} ", c.get(..10).unwrap_or(""));
+        }
+        buf.extend_from_slice(timestamp(&self.zone, t, self.version).as_bytes());
+        if let Some(c) = &ctime {
+            let _ = write!(buf, " {:>4.4}", c.get(20..).unwrap_or(""));
+        }
+        if self.xflag >= 2 {
+            let ns =
+                (t.sec as i128 - self.start.sec as i128) * 1_000_000_000 + (t.nsec as i128 - self.start.nsec as i128);
+            let (fmt, v) = match self.version {
+                Version::V3 => ("%.9f", seconds(ns, 1_000_000_000)),
+                Version::V2 => ("%.6f", seconds(ns, 1_000_000_000)),
+            };
+            let _ = write!(buf, " ({})", pcp_core::cfmt::sprintf_f64_text(fmt, &[], v).unwrap_or_default());
+        }
+        if self.xflag >= 3 {
+            let _ = write!(buf, " {}", t.sec as u64);
+        }
+    }
+
+    /// `dump_timeval`: an event record's time (microseconds).
+    fn timeval(&self, buf: &mut Vec<u8>, sec: i64, usec: i64) {
+        let ctime = if self.xflag > 0 { self.zone.ctime(sec).ok() } else { None };
+        if let Some(c) = &ctime {
+            let _ = write!(buf, "{} ", c.get(..10).unwrap_or(""));
+        }
+        let _ = write!(buf, "{}.{:06}", hms(&self.zone, sec), usec as i32);
+        if let Some(c) = &ctime {
+            let _ = write!(buf, " {:>4.4}", c.get(20..).unwrap_or(""));
+        }
+        if self.xflag >= 2 {
+            let us =
+                (sec as i128 - self.start.sec as i128) * 1_000_000 + (usec as i128 - (self.start.nsec / 1000) as i128);
+            let v = seconds(us, 1_000_000);
+            let _ = write!(buf, " ({})", pcp_core::cfmt::sprintf_f64_text("%.6f", &[], v).unwrap_or_default());
+        }
+    }
+
+    fn dump_label(&self, out: &mut dyn Write, l: &Label, end: Option<Timestamp>, verbose: bool) -> std::io::Result<()> {
+        writeln!(out, "Log Label (Log Format Version {})", l.version as u8)?;
+        writeln!(out, "Performance metrics from host {}", String::from_utf8_lossy(&l.hostname))?;
+        self.write_when(out, "    commencing ", l.start)?;
+        match end {
+            Some(end) => self.write_when(out, "    ending     ", end)?,
+            None => writeln!(out, "    ending     UNKNOWN")?,
+        }
+        if verbose {
+            if !l.timezone.is_empty() {
+                writeln!(out, "Archive timezone: {}", String::from_utf8_lossy(&l.timezone))?;
+            }
+            if !l.zoneinfo.is_empty() {
+                writeln!(out, "Archive zoneinfo: {}", String::from_utf8_lossy(&l.zoneinfo))?;
+            }
+            if l.features != 0 {
+                write!(out, "Archive features: 0x{:x}", l.features)?;
+                // the QA bit is the one feature 6.0.3 knows
+                let unknown = l.features & !0x8000_0000;
+                if unknown != 0 {
+                    let bits: Vec<String> =
+                        (0..31).rev().filter(|b| unknown & (1 << b) != 0).map(|b| format!("bit_{b:02}")).collect();
+                    write!(out, " [unknown: {}]", bits.join(" "))?;
+                }
+                writeln!(out)?;
+            }
+            writeln!(out, "PID for pmlogger: {}", l.pid)?;
+        }
+        Ok(())
+    }
+
+    /// `    commencing Sat Nov 21 18:25:14.786674603 2026`.
+    fn write_when(&self, out: &mut dyn Write, prefix: &str, t: Timestamp) -> std::io::Result<()> {
+        let Ok(ctime) = self.zone.ctime(t.sec) else {
+            return writeln!(out, "{prefix}UNKNOWN");
+        };
+        write!(
             out,
-            "{}\t  {:5}  {:11}  {:11}",
-            timestamp(zone, e.when, v),
-            e.vol,
-            e.meta_offset as i64,
-            e.data_offset as i64
+            "{prefix}{} {} {:>4.4}",
+            &ctime[..10],
+            timestamp(&self.zone, t, self.version),
+            ctime.get(20..).unwrap_or("")
         )?;
-        if i == 0 {
-            meta_size = size(".meta");
+        if self.xflag >= 3 {
+            write!(out, " {}", t.sec as u64)?;
         }
-        if last.is_none_or(|l| l.vol != e.vol) {
-            log_size = size(&format!(".{}", e.vol));
-            if log_size.is_none() {
-                writeln!(out, "\t\tWarning: file missing for log volume {}", e.vol)?;
-            }
-        }
-        if e.when.sec < 0 {
-            writeln!(out, "\t\tError: illegal timestamp value ({} sec, {} nsec)", e.when.sec, e.when.nsec)?;
-        }
-        if let Some(m) = meta_size.filter(|&m| e.meta_offset as i64 > m as i64) {
-            writeln!(out, "\t\tError: offset to meta file past end of file ({m})")?;
-        }
-        if let Some(s) = log_size.filter(|&s| e.data_offset as i64 > s as i64) {
-            writeln!(out, "\t\tError: offset to log file past end of file ({s})")?;
-        }
-        if let Some(l) = last {
-            if e.when < l.when {
-                writeln!(
-                    out,
-                    "\t\tError: timestamp went backwards in time {} -> {}",
-                    timestamp(zone, l.when, v),
-                    timestamp(zone, e.when, v)
-                )?;
-            }
-            if e.vol < l.vol {
-                writeln!(out, "\t\tError: volume number decreased")?;
-            }
-            if e.vol == l.vol && (e.meta_offset as i64) < l.meta_offset as i64 {
-                writeln!(out, "\t\tError: offset to meta file decreased")?;
-            }
-            if e.vol == l.vol && (e.data_offset as i64) < l.data_offset as i64 {
-                writeln!(out, "\t\tError: offset to log file decreased")?;
-            }
-        }
-        last = Some(e);
+        writeln!(out)
     }
-    Ok(())
+
+    /// The descriptors, once per PMID, in the order libpcp's hash table
+    /// holds them, each with its names.
+    fn dump_descs(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "\nDescriptions for Metrics in the Log ...")?;
+        let Some(src) = self.ctx.archive() else { return Ok(()) };
+        let descs: Vec<Desc> = src.meta().descs().copied().collect();
+        let keys: Vec<u32> = descs.iter().map(|d| d.pmid.0).collect();
+        for i in libpcp_hash_order(&keys) {
+            let d = &descs[i];
+            match self.names.names_of(d.pmid) {
+                Ok(n) => writeln!(out, "PMID: {} ({})", d.pmid, n.join(" or "))?,
+                Err(_) => writeln!(out, "PMID: {} (<noname>)", d.pmid)?,
+            }
+            write!(out, "{d}")?;
+        }
+        Ok(())
+    }
+
+    /// `-e`: the label sets, by time, then type, then identifier.
+    fn dump_labelsets(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "\nMetric Labels in the Log ...")?;
+        let Some(src) = self.ctx.archive() else { return Ok(()) };
+        let idx = LabelIndex::build(src.archive().meta());
+        let mut times: Vec<Timestamp> = idx.entries().map(|e| e.when).filter(|t| *t > Timestamp::default()).collect();
+        times.sort();
+        times.dedup();
+        let order = [
+            label_type::CONTEXT,
+            label_type::DOMAIN,
+            label_type::CLUSTER,
+            label_type::ITEM,
+            label_type::INDOM,
+            label_type::INSTANCES,
+        ];
+        for t in times {
+            let mut buf = Vec::new();
+            self.stamp(&mut buf, t);
+            buf.push(b'\n');
+            for ty in order {
+                let chains = idx.chains(ty);
+                // context labels: every chain in turn; others: one chain a
+                // identifier, by increasing identifier
+                let mut picked = Vec::new();
+                if ty == label_type::CONTEXT {
+                    picked.extend(chains.iter().copied());
+                } else {
+                    let mut prev: Option<u32> = None;
+                    loop {
+                        let next = chains.iter().filter(|c| prev.is_none_or(|p| c.ident > p)).fold(
+                            None::<&&pcp_archive::dumplabels::LabelChain>,
+                            |best, c| match best {
+                                Some(b) if b.ident <= c.ident => Some(b),
+                                _ => Some(c),
+                            },
+                        );
+                        let Some(c) = next else { break };
+                        picked.push(*c);
+                        prev = Some(c.ident);
+                    }
+                }
+                for chain in picked {
+                    for e in chain.entries.iter().filter(|e| e.when == t) {
+                        print_label_sets(&mut buf, chain.ident, ty, &e.sets);
+                    }
+                }
+            }
+            out.write_all(&buf)?;
+        }
+        Ok(())
+    }
+
+    /// `-h`: help text by kind (metrics, then instance domains), then
+    /// identifier, one-line text before full text.
+    fn dump_help(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "\nMetric Help Text in the Log ...")?;
+        let Some(src) = self.ctx.archive() else { return Ok(()) };
+        for what in [text_kind::PMID, text_kind::INDOM] {
+            let mut items: Vec<(u32, u32, &[u8])> = src
+                .meta()
+                .texts()
+                .filter(|(k, _, _)| *k == what | text_kind::ONELINE || *k == what | text_kind::HELP)
+                .map(|(k, i, t)| (i, if k & text_kind::ONELINE != 0 { 0 } else { 1 }, t))
+                .collect();
+            items.sort_by_key(|(i, c, _)| (*i, *c));
+            for (ident, class, text) in items {
+                if what == text_kind::PMID {
+                    write!(out, "PMID: {}", PmId(ident))?;
+                } else {
+                    write!(out, "InDom: {}", InDom(ident))?;
+                }
+                let text = &text[..text.iter().position(|&b| b == 0).unwrap_or(text.len())];
+                if class == 0 {
+                    out.write_all(b" [")?;
+                    out.write_all(text)?;
+                    out.write_all(b"]")?;
+                } else {
+                    out.write_all(b"\n")?;
+                    out.write_all(text)?;
+                }
+                writeln!(out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `-I`: the instance domain records as they are in `.meta`.
+    fn dump_disk_indoms(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "\nInstance Domains on-disk ...")?;
+        let Some(src) = self.ctx.archive() else { return Ok(()) };
+        for rec in src.archive().meta() {
+            let MetaRecord::InDom { when, indom, instances, delta } = rec else { continue };
+            let mut buf = Vec::new();
+            self.stamp(&mut buf, *when);
+            let _ = write!(buf, " InDom: {indom}");
+            if *delta {
+                buf.extend_from_slice(b" delta");
+            }
+            let _ = writeln!(buf, " {} instances", instances.len());
+            for (id, name) in instances {
+                match (delta, name) {
+                    (true, None) => {
+                        let _ = writeln!(buf, "   del {id}");
+                    }
+                    (true, Some(n)) => {
+                        let _ = write!(buf, "   add {id} or \"");
+                        buf.extend_from_slice(n);
+                        buf.extend_from_slice(b"\"\n");
+                    }
+                    (false, n) => {
+                        let _ = write!(buf, "   {id} or \"");
+                        buf.extend_from_slice(n.as_deref().unwrap_or_default());
+                        buf.extend_from_slice(b"\"\n");
+                    }
+                }
+            }
+            out.write_all(&buf)?;
+        }
+        Ok(())
+    }
+
+    /// `-i`: each instance domain's history as libpcp holds it, in its
+    /// hash table's order, oldest set first.
+    fn dump_indoms(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "\nInstance Domains in the Log ...")?;
+        let Some(src) = self.ctx.archive() else { return Ok(()) };
+        let meta = src.meta();
+        let keys: Vec<u32> = meta.indom_order().iter().map(|i| i.0).collect();
+        for i in libpcp_hash_order(&keys) {
+            let indom = meta.indom_order()[i];
+            let mut buf = Vec::new();
+            let _ = writeln!(buf, "InDom: {indom}");
+            for set in meta.indom_history(indom) {
+                self.stamp(&mut buf, set.when);
+                let _ = writeln!(buf, " {} instances", set.ids.len());
+                for (id, name) in set.ids.iter().zip(&set.names) {
+                    let _ = write!(buf, "   {id} or \"");
+                    buf.extend_from_slice(name);
+                    buf.extend_from_slice(b"\"\n");
+                }
+            }
+            out.write_all(&buf)?;
+        }
+        Ok(())
+    }
+
+    /// `-t`: the temporal index, with pmdumplog's integrity checks
+    /// against the files' sizes.
+    fn dump_index(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        let Some(src) = self.ctx.archive() else { return Ok(()) };
+        let archive = src.archive();
+        let v = self.version;
+        writeln!(out, "\nTemporal Index")?;
+        if self.xflag > 0 {
+            out.write_all(b"\t\t")?;
+        }
+        if self.xflag >= 2 {
+            out.write_all(b"\t\t")?;
+        }
+        if v == Version::V3 {
+            out.write_all(b"\t")?;
+        }
+        writeln!(out, "\t\tLog Vol    end(meta)     end(log)")?;
+        let entries = archive.index().unwrap_or_default();
+        // the file as found, compressed or not, by its decompressed size (as
+        // libpcp's __pmStat reports it)
+        let size = |suffix: &str| -> Option<u64> {
+            let path = pcp_archive::files::find_file(archive.base(), suffix)?;
+            pcp_archive::files::content_size(&path).ok()
+        };
+        let mut meta_size = None;
+        let mut log_size = None;
+        let mut last: Option<&pcp_archive::raw::IndexEntry> = None;
+        for (i, e) in entries.iter().enumerate() {
+            let mut buf = Vec::new();
+            self.stamp(&mut buf, e.when);
+            let _ = writeln!(buf, "\t  {:5}  {:11}  {:11}", e.vol, e.meta_offset as i64, e.data_offset as i64);
+            out.write_all(&buf)?;
+            if i == 0 {
+                meta_size = size(".meta");
+            }
+            if last.is_none_or(|l| l.vol != e.vol) {
+                log_size = size(&format!(".{}", e.vol));
+                if log_size.is_none() {
+                    writeln!(out, "\t\tWarning: file missing for log volume {}", e.vol)?;
+                }
+            }
+            if e.when.sec < 0 {
+                writeln!(out, "\t\tError: illegal timestamp value ({} sec, {} nsec)", e.when.sec, e.when.nsec)?;
+            }
+            if let Some(m) = meta_size.filter(|&m| e.meta_offset as i64 > m as i64) {
+                writeln!(out, "\t\tError: offset to meta file past end of file ({m})")?;
+            }
+            if let Some(s) = log_size.filter(|&s| e.data_offset as i64 > s as i64) {
+                writeln!(out, "\t\tError: offset to log file past end of file ({s})")?;
+            }
+            if let Some(l) = last {
+                if e.when < l.when {
+                    writeln!(
+                        out,
+                        "\t\tError: timestamp went backwards in time {} -> {}",
+                        timestamp(&self.zone, l.when, v),
+                        timestamp(&self.zone, e.when, v)
+                    )?;
+                }
+                if e.vol < l.vol {
+                    writeln!(out, "\t\tError: volume number decreased")?;
+                }
+                if e.vol == l.vol && (e.meta_offset as i64) < l.meta_offset as i64 {
+                    writeln!(out, "\t\tError: offset to meta file decreased")?;
+                }
+                if e.vol == l.vol && (e.data_offset as i64) < l.data_offset as i64 {
+                    writeln!(out, "\t\tError: offset to log file decreased")?;
+                }
+            }
+            last = Some(e);
+        }
+        Ok(())
+    }
+
+    /// The results, one record at a time, as `pmFetchArchive` returns
+    /// them; with metric operands, only records holding one of them, cut
+    /// down to those (mark records too with `-M`).
+    fn dump_results(
+        &mut self,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+        reader: &mut LogReader,
+        pmids: &[PmId],
+        marks: bool,
+        reverse: bool,
+    ) -> std::io::Result<i32> {
+        let done = if reverse { Timestamp { sec: 0, nsec: 0 } } else { Timestamp { sec: i32::MAX as i64, nsec: 0 } };
+        let mut first = true;
+        let mut buf = std::mem::take(&mut self.buf);
+        let sts = loop {
+            let view = match reader.fetch_view() {
+                Ok(r) => r,
+                Err(e) => break e,
+            };
+            let when = view.timestamp();
+            let sets: Vec<SetView> = if pmids.is_empty() || (view.numpmid() == 0 && marks) {
+                view.sets().collect()
+            } else {
+                // cherry-pick the metrics asked for, in the order asked
+                let mut slots: Vec<Option<SetView>> = vec![None; pmids.len()];
+                let mut picked = 0;
+                for set in view.sets() {
+                    if let Some(j) = pmids.iter().position(|p| *p == set.pmid) {
+                        slots[j] = Some(set);
+                        picked += 1;
+                    }
+                }
+                if picked == 0 {
+                    continue;
+                }
+                slots.into_iter().flatten().collect()
+            };
+            if first && reverse {
+                first = false;
+                let c = self.zone.ctime(when.sec).unwrap_or_default();
+                writeln!(out, "\nLog finished at {:24.24} - dump in reverse order", c)?;
+            }
+            if (!reverse && when > done) || (reverse && when < done) {
+                break PmError::PM_ERR_EOL;
+            }
+            buf.clear();
+            buf.push(b'\n');
+            self.dump_result(&mut buf, err, when, &sets)?;
+            out.write_all(&buf)?;
+        };
+        self.buf = buf;
+        if sts != PmError::PM_ERR_EOL {
+            writeln!(err, "pmdumplog: pmFetch: {sts}")?;
+            return Ok(1);
+        }
+        Ok(0)
+    }
+
+    /// What pmdumplog needs of a metric to dump its values, worked out
+    /// once: `    PMID (names)`, and its type and instance domain.
+    fn metric(&mut self, pmid: PmId) -> std::rc::Rc<MetricInfo> {
+        if let Some(m) = self.metric_cache.get(&pmid) {
+            return m.clone();
+        }
+        let names = self.names_of(pmid).unwrap_or("<nonames>").to_string();
+        let mut head = Vec::new();
+        let _ = write!(head, "    {pmid} ({names}");
+        let desc = self.desc(pmid);
+        let m = std::rc::Rc::new(MetricInfo { head, names, desc });
+        self.metric_cache.insert(pmid, m.clone());
+        m
+    }
+
+    fn dump_result(
+        &mut self,
+        buf: &mut Vec<u8>,
+        err: &mut dyn Write,
+        when: Timestamp,
+        sets: &[SetView],
+    ) -> std::io::Result<()> {
+        if self.sizes {
+            let _ = writeln!(buf, "[{} bytes]", record_size(sets, self.version));
+        }
+        self.stamp(buf, when);
+        if sets.is_empty() {
+            buf.extend_from_slice(b"  <mark>\n");
+            return Ok(());
+        }
+        let n = sets.len();
+        buf.push(b' ');
+        buf.extend_from_slice(Decimal::unsigned(n as u64).as_bytes());
+        buf.extend_from_slice(if n > 1 { b" metrics\n" } else { b" metric\n" });
+        let meta = self.ctx.archive().map(|a| a.meta());
+        for vs in sets {
+            let m = self.metric(vs.pmid);
+            if vs.numval == 0 {
+                buf.extend_from_slice(&m.head);
+                buf.extend_from_slice(b"): No values returned!\n");
+                continue;
+            }
+            if vs.numval < 0 {
+                buf.extend_from_slice(&m.head);
+                let _ = writeln!(buf, "): {}", PmError::from_code(vs.numval));
+                continue;
+            }
+            let (ty, indom) = match m.desc {
+                Some(d) => (d.ty, d.indom),
+                None if vs.valfmt == 0 => (MetricType::I32, InDom::NULL),
+                None => (MetricType::AGGREGATE, InDom::NULL),
+            };
+            if ty == MetricType::EVENT || ty == MetricType::HIGHRES_EVENT {
+                let highres = ty == MetricType::HIGHRES_EVENT;
+                let set = vs.to_set();
+                for j in 0..vs.numval as usize {
+                    self.dump_event(buf, err, (&set, vs.valfmt), j, &m.names, indom, highres, when)?;
+                }
+                continue;
+            }
+            // the instances in force at this time, looked up once a set,
+            // and the text before each instance's value made once a set
+            let insts = if indom.is_null() { None } else { meta.and_then(|m| m.indom_at(indom, Some(when)).ok()) };
+            let lines = insts.map(|set| {
+                let key = set as *const InDomSet as usize;
+                self.inst_lines.entry(key).or_insert_with(|| inst_lines(set)).clone()
+            });
+            let mut hint = 0usize;
+            for (j, (inst, value)) in vs.values().enumerate() {
+                if j == 0 {
+                    buf.extend_from_slice(&m.head);
+                    buf.extend_from_slice(if vs.numval > 1 { b"):\n" } else { b"):" });
+                }
+                let indent: &[u8] = if j == 0 && vs.numval == 1 { b"" } else { b"       " };
+                if indom.is_null() {
+                    buf.extend_from_slice(indent);
+                    buf.extend_from_slice(b" value ");
+                } else {
+                    match (insts, &lines) {
+                        (Some(set), Some(lines)) if index_near(set, inst, &mut hint).is_some() => {
+                            let line = &lines[hint - 1];
+                            buf.extend_from_slice(if indent.is_empty() { &line[7..] } else { line });
+                        }
+                        _ => {
+                            buf.extend_from_slice(indent);
+                            buf.extend_from_slice(b" inst [");
+                            buf.extend_from_slice(Decimal::signed(inst as i64).as_bytes());
+                            buf.extend_from_slice(b" or ???] value ");
+                        }
+                    }
+                }
+                self.value(buf, value, ty);
+                buf.push(b'\n');
+            }
+        }
+        Ok(())
+    }
+
+    /// `pmPrintValue(..., 1)` of one value; the common integer cases
+    /// straight from the record's bytes.
+    fn value(&self, buf: &mut Vec<u8>, value: ValueView, ty: MetricType) {
+        let same = |vtype: u8| vtype == ty.0 as u8 || vtype == 0;
+        // libpcp turns a block's numbers to host order only when the block
+        // says its type; with the type byte unset they stay as recorded
+        let word = |vtype: u8, w: [u8; 8]| if vtype == 0 { u64::from_le_bytes(w) } else { u64::from_be_bytes(w) };
+        match (value, ty) {
+            (ValueView::Insitu(l), MetricType::I32) => push_signed(buf, l as i64),
+            (ValueView::Insitu(l), MetricType::U32) => push_unsigned(buf, l as u32 as u64),
+            (ValueView::Block(t, &[a, b, c, d, e, f, g, h]), MetricType::I64) if same(t) => {
+                push_signed(buf, word(t, [a, b, c, d, e, f, g, h]) as i64)
+            }
+            (ValueView::Block(t, &[a, b, c, d, e, f, g, h]), MetricType::U64) if same(t) => {
+                push_unsigned(buf, word(t, [a, b, c, d, e, f, g, h]))
+            }
+            (ValueView::Block(t, data), MetricType::STRING) if same(t) => {
+                // a C string: up to its first NUL
+                let end = data.iter().position(|&c| c == 0).unwrap_or(data.len());
+                buf.push(b'"');
+                buf.extend_from_slice(&data[..end]);
+                buf.push(b'"');
+            }
+            _ => {
+                let _ = print_value_in(buf, &value.to_value(), ty, 1, &self.zone);
+            }
+        }
+    }
+
+    /// `%d or "name"` (or `%d or ???`) for an instance at time `when`,
+    /// then `close`.
+    fn inst_name(&self, buf: &mut Vec<u8>, indom: InDom, inst: i32, when: Timestamp, close: &str) {
+        let name = self
+            .ctx
+            .archive()
+            .and_then(|a| a.meta().indom_at(indom, Some(when)).ok())
+            .and_then(|set| set.name_of(inst));
+        match name {
+            Some(n) => {
+                let _ = write!(buf, "{inst} or \"");
+                buf.extend_from_slice(n);
+                let _ = write!(buf, "\"{close}");
+            }
+            None => {
+                let _ = write!(buf, "{inst} or ???{close}");
+            }
+        }
+    }
+
+    /// One value of an event metric: its records unpacked.
+    #[allow(clippy::too_many_arguments)]
+    fn dump_event(
+        &mut self,
+        buf: &mut Vec<u8>,
+        err: &mut dyn Write,
+        (vs, valfmt): (&ValueSet, i32),
+        j: usize,
+        names: &str,
+        indom: InDom,
+        highres: bool,
+        when: Timestamp,
+    ) -> std::io::Result<()> {
+        let Ok(values) = &vs.values else { return Ok(()) };
+        let iv = &values[j];
+        let _ = write!(buf, "    {} ({}", vs.pmid, names);
+        if indom.is_null() {
+            buf.push(b')');
+        } else {
+            buf.push(b'[');
+            self.inst_name(buf, indom, iv.inst, when, "])");
+        }
+        buf.extend_from_slice(b": ");
+        let block = match &iv.value {
+            Value::Block(b) if valfmt == 1 || valfmt == 2 => Some(b),
+            _ => None,
+        };
+        if block.map_or(Err(PmError::PM_ERR_CONV), |b| event::check(b, highres)).is_err() {
+            // libpcp dumps the array to stderr when its check fails
+            let src = event::DumpSource { pmid: vs.pmid, numval: vs.numval(), valfmt, inst: iv.inst, block };
+            let names = self.names;
+            let mut text = Vec::new();
+            event::dump(&mut text, &src, highres, &|p| names.names_of(p).ok());
+            err.write_all(&text)?;
+            return Ok(());
+        }
+        let Some(Ok(records)) = block.map(|b| event::unpack(b, highres)) else { return Ok(()) };
+        if records.is_empty() {
+            buf.extend_from_slice(b"No event records\n");
+            return Ok(());
+        }
+        let value_of = |set: &ValueSet| match &set.values {
+            Ok(v) => match v.first().map(|iv| &iv.value) {
+                Some(Value::Insitu(l)) => *l,
+                _ => 0,
+            },
+            Err(_) => 0,
+        };
+        let mut nmissed: i32 = 0;
+        for r in &records {
+            if r.sets.len() == 2
+                && r.sets[0].pmid == EVENT_FLAGS_PMID
+                && value_of(&r.sets[0]) as u32 & FLAG_MISSED != 0
+                && r.sets[1].pmid == EVENT_MISSED_PMID
+            {
+                nmissed = nmissed.wrapping_add(value_of(&r.sets[1]));
+            }
+        }
+        let nrecords = records.len() as i32;
+        let _ = write!(buf, "{nrecords}");
+        if nmissed > 0 {
+            let _ = write!(buf, " (and {nmissed} missed)");
+        }
+        buf.extend_from_slice(if nrecords.wrapping_add(nmissed) == 1 {
+            b" event record\n"
+        } else {
+            b" event records\n"
+        });
+        for (i, r) in records.iter().enumerate() {
+            let _ = write!(buf, "        --- event record [{i}] timestamp ");
+            if highres {
+                let _ = write!(buf, "{}.{:09}", hms(&self.zone, r.sec), r.frac as i32);
+            } else {
+                self.timeval(buf, r.sec, r.frac);
+            }
+            if r.numpmid == 0 {
+                buf.extend_from_slice(b" ---\n\t          No parameters\n");
+                continue;
+            }
+            if r.numpmid < 0 {
+                let _ = writeln!(buf, " ---\n\t          Error: illegal number of parameters ({})", r.numpmid);
+                continue;
+            }
+            let mut flags: u32 = 0;
+            for (p, set) in r.sets.iter().enumerate() {
+                self.dump_parameter(buf, set, p, &mut flags);
+            }
+        }
+        Ok(())
+    }
+
+    /// One parameter of an event record (`event.flags` and `event.missed`
+    /// in their own forms).
+    fn dump_parameter(&mut self, buf: &mut Vec<u8>, set: &ValueSet, index: usize, flags: &mut u32) {
+        let lval = match &set.values {
+            Ok(v) => match v.first().map(|iv| &iv.value) {
+                Some(Value::Insitu(l)) => *l,
+                _ => 0,
+            },
+            Err(_) => 0,
+        };
+        match self.names_of(set.pmid).map(str::to_string) {
+            Some(names) => {
+                if index == 0 {
+                    if set.pmid == EVENT_FLAGS_PMID {
+                        *flags = lval as u32;
+                        let _ = writeln!(buf, " flags 0x{:x} ({}) ---", *flags, event::flags_str(*flags));
+                        return;
+                    }
+                    buf.extend_from_slice(b" ---\n");
+                }
+                if *flags & FLAG_MISSED != 0 && index == 1 && set.pmid == EVENT_MISSED_PMID {
+                    let _ = writeln!(buf, "        ==> {lval} missed event records");
+                    return;
+                }
+                let _ = write!(buf, "        {} ({}):", set.pmid, names);
+            }
+            None => {
+                let _ = write!(buf, "        PMID: {}:", set.pmid);
+            }
+        }
+        let Some(desc) = self.desc(set.pmid) else {
+            let e = self.ctx.lookup_desc(set.pmid).err().unwrap_or(PmError::PM_ERR_PMID_LOG);
+            let _ = writeln!(buf, " pmLookupDesc: {e}");
+            return;
+        };
+        buf.extend_from_slice(b" value ");
+        if let Ok(v) = &set.values {
+            if let Some(iv) = v.first() {
+                let _ = print_value_in(buf, &iv.value, desc.ty, 1, &self.zone);
+            }
+        }
+        buf.push(b'\n');
+    }
 }
 
-/// `    commencing Sat Nov 21 18:25:14.786674603 2026`: the date from
-/// ctime, the time with the archive version's precision, the year.
-fn write_when(out: &mut dyn Write, zone: &Zone, prefix: &str, t: Timestamp, v: Version) -> std::io::Result<()> {
-    let Ok(ctime) = zone.ctime(t.sec) else {
-        return writeln!(out, "{prefix}UNKNOWN");
+/// pmdumplog's idea of a record's size on disk (`do_size`).
+fn record_size(sets: &[SetView], v: Version) -> usize {
+    let mut n = match v {
+        Version::V3 => 4 + 12 + 4,
+        Version::V2 => 4 + 8 + 4,
+    } + 4;
+    for vs in sets {
+        n += 8;
+        if vs.numval > 0 {
+            n += 4;
+            for (_, value) in vs.values() {
+                n += 8;
+                if let (true, ValueView::Block(_, data)) = (vs.valfmt != 0, value) {
+                    n += (data.len() + 4 + 3) & !3;
+                }
+            }
+        }
+    }
+    n
+}
+
+/// `pmPrintLabelSets`.
+fn print_label_sets(buf: &mut Vec<u8>, ident: u32, ty: u32, sets: &[pcp_archive::raw::LabelSet]) {
+    let id = match ty {
+        label_type::DOMAIN => format!("Domain {ident}"),
+        label_type::INDOM | label_type::INSTANCES => format!("InDom {}", InDom(ident)),
+        label_type::CLUSTER => {
+            let s = PmId(ident).to_string();
+            format!("Cluster {}", &s[..s.rfind('.').unwrap_or(s.len())])
+        }
+        label_type::ITEM => format!("PMID {}", PmId(ident)),
+        label_type::CONTEXT => "Context".to_string(),
+        _ => String::new(),
     };
-    writeln!(out, "{prefix}{} {} {:>4.4}", &ctime[..10], timestamp(zone, t, v), ctime.get(20..).unwrap_or(""))
+    for s in sets {
+        let json = &s.json[..s.json.iter().position(|&b| b == 0).unwrap_or(s.json.len())];
+        if ty & label_type::INSTANCES != 0 {
+            let _ = write!(buf, "    {id}[{}] labels ({} bytes): ", s.inst as u32, s.json.len());
+        } else {
+            let _ = write!(buf, "    {id} labels ({} bytes): ", s.json.len());
+        }
+        buf.extend_from_slice(json);
+        buf.push(b'\n');
+        for (i, &(name, namelen, flags, value, valuelen)) in s.labels.iter().enumerate() {
+            let f = u32::from(flags);
+            let mut kind = match f & !(label_type::COMPOUND | label_type::OPTIONAL) {
+                label_type::CONTEXT => "context",
+                label_type::DOMAIN => "domain",
+                label_type::INDOM => "indom",
+                label_type::CLUSTER => "cluster",
+                label_type::ITEM => "pmid",
+                label_type::INSTANCES => "instances",
+                _ => "?",
+            }
+            .to_string();
+            if f & label_type::COMPOUND != 0 {
+                kind.push_str(",compound");
+            }
+            if f & label_type::OPTIONAL != 0 {
+                kind.push_str(",optional");
+            }
+            let _ = writeln!(buf, "        [{i}] name({name},{namelen}) : value({value},{valuelen}) [{kind}]");
+        }
+    }
 }

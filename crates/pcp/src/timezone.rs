@@ -440,9 +440,19 @@ impl Zone {
     }
 }
 
+/// The time of day in this zone (what [`Zone::localtime`] gives, for
+/// callers that need only the clock).
+impl pcp_core::LocalTime for Zone {
+    fn hms(&self, sec: i64) -> Option<(u32, u32, u32)> {
+        let tm = self.localtime(sec).ok()?;
+        Some((tm.hour as u32, tm.min as u32, tm.sec as u32))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pcp_core::LocalTime;
 
     fn tm(year: i32, mon: i32, mday: i32, hour: i32, min: i32) -> CTm {
         CTm { year: year - 1900, mon: mon - 1, mday, hour, min, isdst: -1, ..CTm::default() }
@@ -495,5 +505,17 @@ mod tests {
         let mel = Zone::from_tz_env(":Australia/Melbourne").unwrap_or_else(|_| Zone::utc());
         let t = mel.localtime_c(638_351_551_611_000);
         assert_eq!(t.map(|t| (t.year + 1900, t.mon + 1, t.mday, t.hour, t.isdst)), Some((20_230_525, 5, 25, 2, 1)));
+    }
+
+    #[test]
+    fn time_of_day_agrees_with_localtime() {
+        for tz in ["UTC", "EST-11EST-10,89/2:00,299/2:00", "AEST-10AEDT-11,M10.5.0/3,M3.5.0/2", "PST8PDT"] {
+            let z = Zone::new(tz).unwrap();
+            // across a year, in steps that cross both transitions
+            for sec in (1_700_000_000i64..1_732_000_000).step_by(3_607) {
+                let tm = z.localtime(sec).unwrap();
+                assert_eq!(z.hms(sec), Some((tm.hour as u32, tm.min as u32, tm.sec as u32)), "{tz} {sec}");
+            }
+        }
     }
 }

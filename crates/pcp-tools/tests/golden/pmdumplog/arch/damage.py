@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Make damaged copies of small archives for pmdumplog's golden tests."""
+import os, shutil, struct, sys
+src, out = sys.argv[1], sys.argv[2]   # dir with v3.*, events3.*, multi3.*; output dir
+os.makedirs(out, exist_ok=True)
+def records(buf, label):
+    at = label; recs = []
+    while at + 4 <= len(buf):
+        n = struct.unpack('>I', buf[at:at+4])[0]
+        recs.append((at, n)); at += n
+    return recs
+def copy(base, new, skip=()):
+    for suffix in ('.meta', '.index') + tuple('.%d' % i for i in range(9)):
+        p = os.path.join(src, base + suffix)
+        if os.path.exists(p) and suffix not in skip:
+            shutil.copy(p, os.path.join(out, new + suffix))
+def vol(new, n=0):
+    return os.path.join(out, '%s.%d' % (new, n))
+# flipped length word: the third record's header length no longer matches its trailer
+copy('v3', 'badlen')
+b = bytearray(open(vol('badlen'), 'rb').read()); r = records(b, 808)
+b[r[2][0] + 3] ^= 0x10; open(vol('badlen'), 'wb').write(b)
+# a value set with an impossible valfmt in the second record
+copy('v3', 'badfmt')
+b = bytearray(open(vol('badfmt'), 'rb').read()); r = records(b, 808)
+at = r[1][0] + 4 + 12 + 4          # first value set: pmid, numval, valfmt
+b[at + 8:at + 12] = struct.pack('>i', 7); open(vol('badfmt'), 'wb').write(b)
+# the third record's timestamp before the second's (out of time order)
+copy('v3', 'backwards')
+b = bytearray(open(vol('backwards'), 'rb').read()); r = records(b, 808)
+sec_lo = struct.unpack('>I', b[r[1][0] + 4:r[1][0] + 8])[0]
+b[r[2][0] + 4:r[2][0] + 8] = struct.pack('>I', sec_lo - 1); open(vol('backwards'), 'wb').write(b)
+# cut inside the first record: the end cannot be found
+copy('v3', 'noend')
+b = open(vol('noend'), 'rb').read()[:808 + 40]; open(vol('noend'), 'wb').write(b)
+# the middle volume missing; the last volume only a label
+copy('multi3', 'gaps', skip=('.2',))
+b = open(vol('gaps', 4), 'rb').read()[:808]; open(vol('gaps', 4), 'wb').write(b)
+# event arrays that fail libpcp's check: one "missed" record with other
+# flags set, and a parameter whose length runs past its value
+copy('events3', 'badevent')
+b = bytearray(open(vol('badevent'), 'rb').read()); r = records(b, 808)
+rec = r[1]; p = rec[0] + 4 + 12 + 4
+pmid, numval, valfmt = struct.unpack('>Iii', b[p:p + 12])
+assert pmid == 0x740008b and numval == 2, hex(pmid)
+blocks = [rec[0] + 4 + struct.unpack('>i', b[p + 12 + 8 * j + 4:p + 12 + 8 * j + 8])[0] * 4 - 12 for j in range(2)]
+# highres record: block header 4, nrecords 4, then sec 8, nsec 8, flags 4, nparams 4
+b[blocks[0] + 24:blocks[0] + 28] = struct.pack('>I', 0x80000001)
+first_param = blocks[1] + 8 + 24
+word = struct.unpack('>I', b[first_param + 4:first_param + 8])[0]
+b[first_param + 4:first_param + 8] = struct.pack('>I', (word & 0xff000000) | 0x400)
+open(vol('badevent'), 'wb').write(b)
+# a 64-bit value whose block has its type byte unset (libpcp leaves its
+# bytes as recorded, so it prints them read in host order)
+copy('v3', 'vtype0')
+b = bytearray(open(vol('vtype0'), 'rb').read()); r = records(b, 808)
+rec = r[1]; p = rec[0] + 4 + 12
+numpmid = struct.unpack('>i', b[p:p + 4])[0]; p += 4
+for _ in range(numpmid):
+    pmid, numval = struct.unpack('>Ii', b[p:p + 8])
+    if numval <= 0:
+        p += 8
+        continue
+    valfmt = struct.unpack('>i', b[p + 8:p + 12])[0]
+    if pmid == (29 << 22) | 101:
+        idx = struct.unpack('>i', b[p + 16:p + 20])[0]
+        b[rec[0] + 4 + idx * 4 - 12] = 0
+    p += 12 + 8 * numval
+open(vol('vtype0'), 'wb').write(b)

@@ -1,0 +1,7 @@
+-r
+-s
+tests/golden/pmdumplog/arch/marks3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,6 @@
+-r
+tests/golden/pmdumplog/arch/multi3.2
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-e
+-h
+-L
+-Z
+EST5
+tests/golden/pmdumplog/arch/marks3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

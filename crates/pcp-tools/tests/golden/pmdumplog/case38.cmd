@@ -1,0 +1,8 @@
+-d
+-n
+tests/golden/pmdumplog/arch/alt.pmns
+tests/golden/pmdumplog/arch/events3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

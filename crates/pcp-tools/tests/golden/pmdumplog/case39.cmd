@@ -1,0 +1,9 @@
+-n
+tests/golden/pmdumplog/arch/alt.pmns
+tests/golden/pmdumplog/arch/events3
+sample
+other
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

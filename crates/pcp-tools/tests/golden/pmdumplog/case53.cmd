@@ -1,0 +1,6 @@
+-v
+tests/golden/pmdumplog/arch/nosuch.0
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,7 @@
+-v
+tests/golden/pmdumplog/arch/events3.0
+tests/golden/pmdumplog/arch/events3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

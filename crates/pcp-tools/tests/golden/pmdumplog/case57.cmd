@@ -1,0 +1,8 @@
+-Z
+UTC
+-z
+tests/golden/pmdumplog/arch/events3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

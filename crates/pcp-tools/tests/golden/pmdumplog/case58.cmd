@@ -1,0 +1,5 @@
+--version
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,7 @@
+-xx
+-t
+tests/golden/pmdumplog/arch/events2
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

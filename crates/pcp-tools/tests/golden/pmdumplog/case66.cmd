@@ -1,0 +1,9 @@
+-z
+-m
+-x
+tests/golden/pmdumplog/arch/events3
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
