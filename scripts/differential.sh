@@ -10,6 +10,23 @@ seed=${PCP_RS_SEED:-$(date +%s)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# same_as_c TOOL ARGS...: our tool ($ours, else target/debug) and PCP's print the same
+# bytes (outputs may hold NULs, so compare files) and exit alike
+same_as_c() {
+    local tool=$1 st
+    shift
+    st=0; PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C "$tool" "$@" >"$work/c.out" 2>"$work/c.err" || st=$?
+    echo "status $st" >>"$work/c.err"
+    st=0; PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C "${ours:-target/debug}/$tool" "$@" >"$work/r.out" 2>"$work/r.err" || st=$?
+    echo "status $st" >>"$work/r.err"
+    if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
+        echo "$tool $* differs" >&2
+        diff "$work/c.out" "$work/r.out" | head -20 >&2 || true
+        diff "$work/c.err" "$work/r.err" | head -20 >&2 || true
+        exit 1
+    fi
+}
+
 echo "== committed golden files against libpcp (seed 1)"
 oracle/gen.sh "$work/seed1" 1 >/dev/null
 diff -r "$work/seed1" crates/pcp-core/tests/golden --exclude=printf.tsv --exclude=labels.tsv
@@ -83,26 +100,87 @@ if grep -v ': ok' "$work/scan.txt"; then
 fi
 echo "$(wc -l < "$work/scan.txt") archive files decode"
 
-echo "== pmdumplog -l/-L/-d/-t/-z/-Z over PCP's QA archives"
-cargo build -q -p pcp-tools --bin pmdumplog
+echo "== the archive tools over PCP's QA archives"
+cargo build -q -p pcp-tools --bin pmdumplog --bin pminfo --bin pmprobe --bin pmval
+archives=$(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(\.(xz|lzma|bz2|bz|gz|Z|z))?$//' | sort -u)
 runs=0
-for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(\.(xz|lzma|bz2|bz|gz|Z|z))?$//' | sort -u); do
+for base in $archives; do
     for flags in "-L" "-L -z" "-l -Z EST-11EST-10,89/2:00,299/2:00" "-t" "-l -t -z" "-d"; do
-        # byte-exact: outputs may hold NUL bytes, so compare files
-        st=0; TZ=UTC LC_ALL=C pmdumplog $flags "$base" >"$work/c.out" 2>"$work/c.err" || st=$?
-        echo "status $st" >>"$work/c.err"
-        st=0; TZ=UTC LC_ALL=C target/debug/pmdumplog $flags "$base" >"$work/r.out" 2>"$work/r.err" || st=$?
-        echo "status $st" >>"$work/r.err"
-        if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
-            echo "pmdumplog $flags $base differs" >&2
-            diff "$work/c.out" "$work/r.out" | head -20 >&2 || true
-            diff "$work/c.err" "$work/r.err" | head -20 >&2 || true
-            exit 1
+        # shellcheck disable=SC2086
+        same_as_c pmdumplog $flags "$base"
+        runs=$((runs + 1))
+    done
+done
+echo "pmdumplog: $runs runs agree"
+runs=0
+for base in $archives; do
+    for flags in "-m" "-dtT" "-M -I" "-f" "-F -v"; do
+        # shellcheck disable=SC2086
+        same_as_c pminfo -a "$base" $flags
+        runs=$((runs + 1))
+    done
+    for flags in "-v" "-i -I" "-f -I"; do
+        # shellcheck disable=SC2086
+        same_as_c pmprobe -a "$base" $flags
+        runs=$((runs + 1))
+    done
+done
+echo "pminfo/pmprobe: $runs runs agree"
+runs=0
+for base in $archives; do
+    # every 7th metric, at most 4, leaving out event records (pmval's
+    # event report is not implemented)
+    metrics=$(PCP_DERIVED_CONFIG= pminfo -a "$base" -d 2>/dev/null |
+        awk '/^$/ {next} /^[^ ]/ {name=$1; next} /Data Type/ && !/event/ && n++ % 7 == 0 && n <= 22 {print name}')
+    first=1
+    for m in $metrics; do
+        if [ $first = 1 ]; then
+            same_as_c pmval -a "$base" -t 7 "$m"
+            first=0
+        else
+            same_as_c pmval -a "$base" -t 3 -s 40 "$m"
+            same_as_c pmval -a "$base" -r -t 13 -s 20 -X "$m"
+            runs=$((runs + 1))
         fi
         runs=$((runs + 1))
     done
 done
-echo "pmdumplog: $runs runs over the QA archives agree"
+echo "pmval: $runs runs agree"
+
+runs=0
+for base in $archives; do
+    # (-l with -f waits for pminfo -f's event records and -F's profiles)
+    for flags in "-l" "-l -dtT" "-l -v" "-l -I -b 2" "-s" "-s -l -d"; do
+        # shellcheck disable=SC2086
+        same_as_c pminfo -a "$base" $flags
+        runs=$((runs + 1))
+    done
+done
+echo "pminfo -l, -s: $runs runs agree"
+
+echo "== pmdumplog results, instance domains, labels, help text over PCP's QA archives"
+cargo build -q --release -p pcp-tools --bin pmdumplog
+# two archives take PCP's pmdumplog about a minute each for any dump of
+# results; they are left out of those runs (not of the metadata dumps)
+huge="pcp-pidstat-process-args 20180416.10.00"
+runs=0
+for base in $archives; do
+    for flags in "-i" "-I" "-h" "-e"; do
+        # shellcheck disable=SC2086
+        ours=target/release same_as_c pmdumplog $flags "$base"
+        runs=$((runs + 1))
+    done
+    case " $huge " in *" $(basename "$base") "*) continue ;; esac
+    for flags in "" "-a" "-a -x" "-m -xxx" "-s" "-r"; do
+        # shellcheck disable=SC2086
+        ours=target/release same_as_c pmdumplog $flags "$base"
+        runs=$((runs + 1))
+    done
+    ours=target/release same_as_c pmdumplog -M -s "$base" kernel.all sample.bin pmcd
+    ours=target/release same_as_c pmdumplog "$base" kernel.percpu disk.dev.read nosuch.metric
+    runs=$((runs + 2))
+done
+echo "pmdumplog: $runs more runs agree (results not dumped for: $huge)"
 
 echo "== archive replay goldens against libpcp"
 oracle/gen-replay.sh "$work/replay" >/dev/null

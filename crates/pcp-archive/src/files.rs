@@ -214,7 +214,7 @@ struct Window {
     start: u64,
 }
 
-const WINDOW: usize = 1 << 17;
+const WINDOW: usize = 1 << 16;
 
 impl Window {
     fn new(file: File) -> io::Result<Window> {

@@ -291,8 +291,6 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         start: label.start,
         xflag: f.xflag,
         sizes: f.sizes,
-        name_cache: HashMap::new(),
-        desc_cache: HashMap::new(),
         metric_cache: HashMap::new(),
         inst_lines: HashMap::new(),
         buf: Vec::with_capacity(1 << 16),
@@ -442,12 +440,10 @@ struct Dumper<'a> {
     start: Timestamp,
     xflag: u32,
     sizes: bool,
-    /// `pmNameAll` of each PMID, joined with " or ".
-    name_cache: HashMap<PmId, Option<String>>,
-    desc_cache: HashMap<PmId, Option<Desc>>,
     metric_cache: HashMap<PmId, std::rc::Rc<MetricInfo>>,
-    /// [`inst_lines`] of each instance set met, by its address.
-    inst_lines: HashMap<usize, std::rc::Rc<Vec<Vec<u8>>>>,
+    /// [`inst_lines`] of the instance set last used for each instance
+    /// domain, with the set's address.
+    inst_lines: HashMap<InDom, (usize, InstLines)>,
     buf: Vec<u8>,
 }
 
@@ -455,8 +451,8 @@ struct Dumper<'a> {
 struct MetricInfo {
     /// `    PMID (names` (the caller closes the parenthesis).
     head: Vec<u8>,
-    /// Its names joined with " or " (`<nonames>` for none).
-    names: String,
+    /// Its names joined with " or ", if it has any.
+    names: Option<String>,
     desc: Option<Desc>,
 }
 
@@ -494,8 +490,11 @@ fn index_near(set: &InDomSet, inst: i32, hint: &mut usize) -> Option<usize> {
     Some(i)
 }
 
+/// The start of each instance's line, for one instance set.
+type InstLines = std::rc::Rc<Vec<Vec<u8>>>;
+
 /// `        inst [ID or "NAME"] value ` for each instance of `set`.
-fn inst_lines(set: &InDomSet) -> std::rc::Rc<Vec<Vec<u8>>> {
+fn inst_lines(set: &InDomSet) -> InstLines {
     let lines = set
         .ids
         .iter()
@@ -539,14 +538,14 @@ fn seconds(units: i128, per: i128) -> f64 {
 }
 
 impl Dumper<'_> {
-    fn names_of(&mut self, pmid: PmId) -> Option<&str> {
-        let names = self.names;
-        self.name_cache.entry(pmid).or_insert_with(|| names.names_of(pmid).ok().map(|n| n.join(" or "))).as_deref()
+    /// `pmNameAll` of `pmid`, joined with " or ".
+    fn names_of(&mut self, pmid: PmId) -> Option<String> {
+        self.metric(pmid).names.clone()
     }
 
+    /// `pmLookupDesc` of `pmid`.
     fn desc(&mut self, pmid: PmId) -> Option<Desc> {
-        let ctx = self.ctx;
-        *self.desc_cache.entry(pmid).or_insert_with(|| ctx.lookup_desc(pmid).ok())
+        self.metric(pmid).desc
     }
 
     /// `dump_pmTimestamp`: the time, with `-x` the date and year, with
@@ -929,7 +928,7 @@ impl Dumper<'_> {
             }
             buf.clear();
             buf.push(b'\n');
-            self.dump_result(&mut buf, err, when, &sets)?;
+            self.dump_result(out, &mut buf, err, when, &sets)?;
             out.write_all(&buf)?;
         };
         self.buf = buf;
@@ -946,10 +945,10 @@ impl Dumper<'_> {
         if let Some(m) = self.metric_cache.get(&pmid) {
             return m.clone();
         }
-        let names = self.names_of(pmid).unwrap_or("<nonames>").to_string();
+        let names = self.names.names_of(pmid).ok().map(|n| n.join(" or "));
         let mut head = Vec::new();
-        let _ = write!(head, "    {pmid} ({names}");
-        let desc = self.desc(pmid);
+        let _ = write!(head, "    {pmid} ({}", names.as_deref().unwrap_or("<nonames>"));
+        let desc = self.ctx.lookup_desc(pmid).ok();
         let m = std::rc::Rc::new(MetricInfo { head, names, desc });
         self.metric_cache.insert(pmid, m.clone());
         m
@@ -957,6 +956,7 @@ impl Dumper<'_> {
 
     fn dump_result(
         &mut self,
+        out: &mut dyn Write,
         buf: &mut Vec<u8>,
         err: &mut dyn Write,
         when: Timestamp,
@@ -976,6 +976,12 @@ impl Dumper<'_> {
         buf.extend_from_slice(if n > 1 { b" metrics\n" } else { b" metric\n" });
         let meta = self.ctx.archive().map(|a| a.meta());
         for vs in sets {
+            // hand on what is made so far now and then: a big record's text
+            // need not be held whole
+            if buf.len() >= 1 << 16 {
+                out.write_all(buf)?;
+                buf.clear();
+            }
             let m = self.metric(vs.pmid);
             if vs.numval == 0 {
                 buf.extend_from_slice(&m.head);
@@ -996,7 +1002,8 @@ impl Dumper<'_> {
                 let highres = ty == MetricType::HIGHRES_EVENT;
                 let set = vs.to_set();
                 for j in 0..vs.numval as usize {
-                    self.dump_event(buf, err, (&set, vs.valfmt), j, &m.names, indom, highres, when)?;
+                    let names = m.names.as_deref().unwrap_or("<nonames>");
+                    self.dump_event(buf, err, (&set, vs.valfmt), j, names, indom, highres, when)?;
                 }
                 continue;
             }
@@ -1004,8 +1011,16 @@ impl Dumper<'_> {
             // and the text before each instance's value made once a set
             let insts = if indom.is_null() { None } else { meta.and_then(|m| m.indom_at(indom, Some(when)).ok()) };
             let lines = insts.map(|set| {
+                // one instance set kept an instance domain: the one in use
                 let key = set as *const InDomSet as usize;
-                self.inst_lines.entry(key).or_insert_with(|| inst_lines(set)).clone()
+                match self.inst_lines.get(&indom) {
+                    Some((k, lines)) if *k == key => lines.clone(),
+                    _ => {
+                        let lines = inst_lines(set);
+                        self.inst_lines.insert(indom, (key, lines.clone()));
+                        lines
+                    }
+                }
             });
             let mut hint = 0usize;
             for (j, (inst, value)) in vs.values().enumerate() {
@@ -1188,7 +1203,7 @@ impl Dumper<'_> {
             },
             Err(_) => 0,
         };
-        match self.names_of(set.pmid).map(str::to_string) {
+        match self.names_of(set.pmid) {
             Some(names) => {
                 if index == 0 {
                     if set.pmid == EVENT_FLAGS_PMID {
