@@ -56,6 +56,38 @@ pub fn value_target(data: &[u8]) {
     }
 }
 
+/// Label sets on arbitrary bytes: byte 0 picks the flags, bytes 1-2 the
+/// buffer length, the rest splits at 0xff into up to four texts, which go
+/// through pmMergeLabels, __pmParseLabelSet, __pmAddLabels and
+/// pmMergeLabelSets (with a filter). A text that comes back must fit its
+/// buffer.
+pub fn labels_target(data: &[u8]) {
+    use pcp_core::labels::{add_labels, merge_label_sets, merge_labels, parse_label_set, Label};
+    let [f, b0, b1, rest @ ..] = data else { return };
+    let buflen = usize::from(u16::from_le_bytes([*b0, *b1]));
+    let texts: Vec<&[u8]> = rest.split(|&b| b == 0xff).take(4).collect();
+    let sets: Vec<Option<&[u8]>> = texts.iter().map(|t| Some(*t)).collect();
+    if let Ok(t) = merge_labels(&sets, buflen) {
+        assert!(t.is_empty() || t.len() < buflen);
+    }
+    let parsed: Vec<_> = texts.iter().map(|t| parse_label_set(t, *f).ok()).collect();
+    let mut added = None;
+    for t in &texts {
+        let _ = add_labels(&mut added, t, *f);
+    }
+    let mut refs: Vec<_> = parsed.iter().map(Option::as_ref).collect();
+    refs.push(added.as_ref());
+    let mut keep = |l: &Label, json: &[u8]| json.get(usize::from(l.name)).is_some_and(|c| c % 2 == 0);
+    if let Ok(t) = merge_label_sets(&refs, buflen, Some(&mut keep)) {
+        assert!(t.is_empty() || t.len() < buflen);
+    }
+    for set in refs.iter().flatten() {
+        for l in &set.labels {
+            let _ = (set.name(l), set.value(l));
+        }
+    }
+}
+
 /// The event record array decoder on arbitrary bytes: byte 0 picks plain
 /// or high-resolution records and the value's type byte; the rest is an
 /// array as it travels (big-endian). The array is turned to host order,

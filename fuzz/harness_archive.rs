@@ -41,6 +41,7 @@ pub fn archive_target(data: &[u8]) {
         at += used;
     }
     let _ = pcp_archive::labels::LabelIndex::build(&meta);
+    let _ = pcp_archive::dumplabels::LabelIndex::build(&meta);
     let _ = IndexEntry::decode_all(data, Version::V2);
     let _ = IndexEntry::decode_all(data, Version::V3);
     let mut out = Vec::new();

@@ -10,9 +10,26 @@ seed=${PCP_RS_SEED:-$(date +%s)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# same_as_c TOOL ARGS...: our tool ($ours, else target/debug) and PCP's print the same
+# bytes (outputs may hold NULs, so compare files) and exit alike
+same_as_c() {
+    local tool=$1 st
+    shift
+    st=0; PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C "$tool" "$@" >"$work/c.out" 2>"$work/c.err" || st=$?
+    echo "status $st" >>"$work/c.err"
+    st=0; PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C "${ours:-target/debug}/$tool" "$@" >"$work/r.out" 2>"$work/r.err" || st=$?
+    echo "status $st" >>"$work/r.err"
+    if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
+        echo "$tool $* differs" >&2
+        diff "$work/c.out" "$work/r.out" | head -20 >&2 || true
+        diff "$work/c.err" "$work/r.err" | head -20 >&2 || true
+        exit 1
+    fi
+}
+
 echo "== committed golden files against libpcp (seed 1)"
 oracle/gen.sh "$work/seed1" 1 >/dev/null
-diff -r "$work/seed1" crates/pcp-core/tests/golden --exclude=printf.tsv
+diff -r "$work/seed1" crates/pcp-core/tests/golden --exclude=printf.tsv --exclude=labels.tsv
 echo "ok"
 
 echo "== fresh cases, seed $seed"
@@ -25,9 +42,34 @@ if [ -x oracle/gen-printf.sh ]; then
     PCP_RS_PRINTF_GOLDEN="$work/printf.tsv" cargo test -q -p pcp-core --test printf_golden
 fi
 
+echo "== label sets against libpcp, seed $seed"
+oracle/gen-labels.sh "$work/labels.tsv" 1 >/dev/null
+cmp "$work/labels.tsv" crates/pcp-core/tests/golden/labels.tsv
+oracle/gen-labels.sh "$work/labels.tsv" "$seed" 40000 >/dev/null
+PCP_RS_LABELS_GOLDEN="$work/labels.tsv" cargo test -q -p pcp-core --test labels_golden
+
 echo "== time zones against glibc, seed $seed"
 oracle/gen-tz.sh "$work/tz.tsv" "$seed" 200 >/dev/null
 PCP_RS_TZ_GOLDEN="$work/tz.tsv" cargo test -q -p pcp --test timezone_glibc
+
+echo "== time parsing against libpcp, seed $seed"
+oracle/gen-timeparse.sh "$work/timeparse.tsv" "$seed" 2000 >/dev/null
+PCP_RS_TIMEPARSE_GOLDEN="$work/timeparse.tsv" cargo test -q -p pcp --test timeparse_libpcp
+
+echo "== option handling: the recorded C tool runs, again"
+mkdir -p "$work/options"
+cp crates/pcp-tools/tests/options/*.cmd crates/pcp-tools/tests/options/record.sh "$work/options/"
+"$work/options/record.sh" >/dev/null
+for cmd in "$work"/options/*.cmd; do
+    n=$(basename "${cmd%.cmd}")
+    for x in out err status; do
+        cmp -s "$work/options/$n.$x" "crates/pcp-tools/tests/options/$n.$x" || {
+            echo "options case $n ($(cat "$cmd")): $x differs from the C tool today" >&2
+            exit 1
+        }
+    done
+done
+echo "$(ls "$work"/options/*.cmd | wc -l) option cases still what the C tools print"
 
 echo "== tools against the C tools, live"
 PCP_RS_LIVE=1 cargo test -q -p pcp-tools --test golden
@@ -58,26 +100,63 @@ if grep -v ': ok' "$work/scan.txt"; then
 fi
 echo "$(wc -l < "$work/scan.txt") archive files decode"
 
-echo "== pmdumplog -l/-L/-d/-t/-z/-Z over PCP's QA archives"
-cargo build -q -p pcp-tools --bin pmdumplog
+echo "== the archive tools over PCP's QA archives"
+cargo build -q -p pcp-tools --bin pmdumplog --bin pminfo --bin pmprobe --bin pmval
+archives=$(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(\.(xz|lzma|bz2|bz|gz|Z|z))?$//' | sort -u)
 runs=0
-for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(\.(xz|lzma|bz2|bz|gz|Z|z))?$//' | sort -u); do
+for base in $archives; do
     for flags in "-L" "-L -z" "-l -Z EST-11EST-10,89/2:00,299/2:00" "-t" "-l -t -z" "-d"; do
-        # byte-exact: outputs may hold NUL bytes, so compare files
-        st=0; TZ=UTC LC_ALL=C pmdumplog $flags "$base" >"$work/c.out" 2>"$work/c.err" || st=$?
-        echo "status $st" >>"$work/c.err"
-        st=0; TZ=UTC LC_ALL=C target/debug/pmdumplog $flags "$base" >"$work/r.out" 2>"$work/r.err" || st=$?
-        echo "status $st" >>"$work/r.err"
-        if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
-            echo "pmdumplog $flags $base differs" >&2
-            diff "$work/c.out" "$work/r.out" | head -20 >&2 || true
-            diff "$work/c.err" "$work/r.err" | head -20 >&2 || true
-            exit 1
+        # shellcheck disable=SC2086
+        same_as_c pmdumplog $flags "$base"
+        runs=$((runs + 1))
+    done
+done
+echo "pmdumplog: $runs runs agree"
+runs=0
+for base in $archives; do
+    for flags in "-m" "-dtT" "-M -I" "-f" "-F -v"; do
+        # shellcheck disable=SC2086
+        same_as_c pminfo -a "$base" $flags
+        runs=$((runs + 1))
+    done
+    for flags in "-v" "-i -I" "-f -I"; do
+        # shellcheck disable=SC2086
+        same_as_c pmprobe -a "$base" $flags
+        runs=$((runs + 1))
+    done
+done
+echo "pminfo/pmprobe: $runs runs agree"
+runs=0
+for base in $archives; do
+    # every 7th metric, at most 4, leaving out event records (pmval's
+    # event report is not implemented)
+    metrics=$(PCP_DERIVED_CONFIG= pminfo -a "$base" -d 2>/dev/null |
+        awk '/^$/ {next} /^[^ ]/ {name=$1; next} /Data Type/ && !/event/ && n++ % 7 == 0 && n <= 22 {print name}')
+    first=1
+    for m in $metrics; do
+        if [ $first = 1 ]; then
+            same_as_c pmval -a "$base" -t 7 "$m"
+            first=0
+        else
+            same_as_c pmval -a "$base" -t 3 -s 40 "$m"
+            same_as_c pmval -a "$base" -r -t 13 -s 20 -X "$m"
+            runs=$((runs + 1))
         fi
         runs=$((runs + 1))
     done
 done
-echo "pmdumplog: $runs runs over the QA archives agree"
+echo "pmval: $runs runs agree"
+
+runs=0
+for base in $archives; do
+    # (-l with -f waits for pminfo -f's event records and -F's profiles)
+    for flags in "-l" "-l -dtT" "-l -v" "-l -I -b 2" "-s" "-s -l -d"; do
+        # shellcheck disable=SC2086
+        same_as_c pminfo -a "$base" $flags
+        runs=$((runs + 1))
+    done
+done
+echo "pminfo -l, -s: $runs runs agree"
 
 echo "== pmdumplog results, instance domains, labels, help text over PCP's QA archives"
 cargo build -q --release -p pcp-tools --bin pmdumplog
@@ -85,36 +164,49 @@ cargo build -q --release -p pcp-tools --bin pmdumplog
 # results; they are left out of those runs (not of the metadata dumps)
 huge="pcp-pidstat-process-args 20180416.10.00"
 runs=0
-compare() {
-    # byte-exact: outputs may hold NUL bytes, so compare files
-    local st
-    st=0; pmdumplog "$@" >"$work/c.out" 2>"$work/c.err" || st=$?
-    echo "status $st" >>"$work/c.err"
-    st=0; target/release/pmdumplog "$@" >"$work/r.out" 2>"$work/r.err" || st=$?
-    echo "status $st" >>"$work/r.err"
-    if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
-        echo "pmdumplog $* differs" >&2
-        diff "$work/c.out" "$work/r.out" | head -20 >&2 || true
-        diff "$work/c.err" "$work/r.err" | head -20 >&2 || true
-        exit 1
-    fi
-    runs=$((runs + 1))
-}
-export TZ=UTC LC_ALL=C PCP_DERIVED_CONFIG=
-for base in $(find "$qa" -maxdepth 1 -type f -name '*.meta*' | sed -E 's/\.meta(\.(xz|lzma|bz2|bz|gz|Z|z))?$//' | sort -u); do
+for base in $archives; do
     for flags in "-i" "-I" "-h" "-e"; do
         # shellcheck disable=SC2086
-        compare $flags "$base"
+        ours=target/release same_as_c pmdumplog $flags "$base"
+        runs=$((runs + 1))
     done
     case " $huge " in *" $(basename "$base") "*) continue ;; esac
     for flags in "" "-a" "-a -x" "-m -xxx" "-s" "-r"; do
         # shellcheck disable=SC2086
-        compare $flags "$base"
+        ours=target/release same_as_c pmdumplog $flags "$base"
+        runs=$((runs + 1))
     done
-    compare -M -s "$base" kernel.all sample.bin pmcd
-    compare "$base" kernel.percpu disk.dev.read nosuch.metric
+    ours=target/release same_as_c pmdumplog -M -s "$base" kernel.all sample.bin pmcd
+    ours=target/release same_as_c pmdumplog "$base" kernel.percpu disk.dev.read nosuch.metric
+    runs=$((runs + 2))
 done
-unset TZ LC_ALL PCP_DERIVED_CONFIG
-echo "pmdumplog: $runs more runs over the QA archives agree (results not dumped for: $huge)"
+echo "pmdumplog: $runs more runs agree (results not dumped for: $huge)"
+
+echo "== archive replay goldens against libpcp"
+oracle/gen-replay.sh "$work/replay" >/dev/null
+for f in crates/pcp-archive/tests/replay/*.out crates/pcp-archive/tests/replay/tsub.tsv; do
+    cmp "$f" "$work/replay/$(basename "$f")"
+done
+echo "ok"
+
+echo "== archive replay (pmSetMode, pmFetch, pmFetchArchive) over PCP's QA archives"
+# v2 and v3, compressed (xz, bz2) volumes and metadata, several volumes, no
+# index, marks and gaps, a truncated volume, time zone changes, event
+# records, counter wraps, instances coming and going; and version 3 copies
+# of some of them made with pmlogextract -V 3
+replay_archives="20041125 20071023-08-06-36 20101004-trunc 20130706 20150105.17.57 20180606
+    20190628.04.03 20190628.06.31 540117-short 541380_v2 573184 951127.23.01_v2 ace_v2 arch_a bug_v2
+    changeinst count-mark diff1 dyninsts dyninsts2 dynmetric eventrec eventrec-old gap gap2 gmt-boring
+    instant-1 interpmark late mark-bug markmerge mark_no_mark_0 mirage multi-vm00 new_mysql numa ok-foo
+    ok-interp ok-mv-bar ok-mv-foo ok-mv-interp ok-noti-interp ok-noti-bigbin omnibus_v2 omnibus_v3
+    omnibus-nomark_v3 pmiostat_mark sample-secs section-a tzchange-10-a tzchange-12-b uwrap wrap
+    value-test dstat-diskfarm coverage"
+replay_paths=""
+for a in $replay_archives; do replay_paths="$replay_paths $qa/$a"; done
+mkdir -p "$work/v3"
+for a in gap interpmark ok-mv-bar ok-noti-interp changeinst eventrec tzchange-10-a 20130706; do
+    pmlogextract -V 3 "$qa/$a" "$work/v3/$a" && replay_paths="$replay_paths $work/v3/$a"
+done
+scripts/replay-sweep.sh $replay_paths
 
 echo "differential suite passed (seed $seed)"

@@ -2,6 +2,7 @@
 
 use crate::files::{base_name, find_file, open_records, volumes};
 use crate::raw::{decode_result, IndexEntry, Label, MetaRecord};
+use pcp_core::hash::PmHash;
 use pcp_core::{PmError, Timestamp};
 use std::path::{Path, PathBuf};
 
@@ -97,35 +98,11 @@ impl Archive {
 /// it. pmdumplog lists descriptors and instance domains in this order.
 /// Returns indexes into `keys`.
 pub fn libpcp_hash_order(keys: &[u32]) -> Vec<usize> {
-    let mut size = 0usize;
-    let mut buckets: Vec<Vec<usize>> = Vec::new(); // each chain, head first
-    for (nodes, (i, &key)) in (1..).zip(keys.iter().enumerate()) {
-        if size == 0 {
-            size = 1;
-            buckets = vec![Vec::new()];
-        } else if nodes / 4 > size {
-            let mut new = size * 2;
-            if new % 2 != 0 {
-                new += 1;
-            }
-            if new % 3 != 0 {
-                new += 2;
-            }
-            if new % 5 != 0 {
-                new += 2;
-            }
-            let mut relinked: Vec<Vec<usize>> = vec![Vec::new(); new];
-            for chain in buckets.iter().rev() {
-                for &n in chain {
-                    relinked[keys[n] as usize % new].insert(0, n);
-                }
-            }
-            buckets = relinked;
-            size = new;
-        }
-        buckets[key as usize % size].insert(0, i);
+    let mut table = PmHash::new();
+    for (i, &key) in keys.iter().enumerate() {
+        table.add(key, i);
     }
-    buckets.into_iter().flatten().collect()
+    table.iter().map(|(_, &i)| i).collect()
 }
 
 #[cfg(test)]

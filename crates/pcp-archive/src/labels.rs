@@ -1,176 +1,253 @@
-//! An archive's label sets as libpcp holds them after loading `.meta`
-//! (`addlabel`, `check_dup_labels`): per label type and identifier, a
-//! chain of timestamped label sets, newest first, with sets repeated
-//! unchanged from one time to the next dropped from the later one.
+//! The label sets of an archive as libpcp holds them after loading `.meta`
+//! (`addlabel`, `check_dup_labels`, `__pmLogLookupLabel`).
+//!
+//! Each label record is filed by its type (without the compound and
+//! optional bits) and identifier (context labels all under `PM_ID_NULL`),
+//! on a chain ordered by decreasing time: a record goes after every entry
+//! no older than it. A lookup at a time takes the first entry logged at or
+//! before it. After loading, each entry drops the sets that the entry just
+//! older than it also holds (same instance, same labels and values), and an
+//! entry left with no sets goes, unless it is the oldest.
+//!
+//! One slip of libpcp's is kept: when the latest entry for an identifier
+//! holds no sets, the next record for it starts a second chain under the
+//! same key, and which chain lookups find then depends on the hash table's
+//! history ([`PmHash`]).
 
-use crate::archive::libpcp_hash_order;
-use crate::raw::{LabelSet, MetaRecord};
-use pcp_core::Timestamp;
+use crate::raw::MetaRecord;
+use pcp_core::hash::PmHash;
+use pcp_core::labels::{flags, Label, LabelSet, PM_MAXLABELJSONLEN, PM_MAXLABELS};
+use pcp_core::{PmError, PmResult, Timestamp};
 
-/// `PM_LABEL_CONTEXT` .. `PM_LABEL_INSTANCES`, `PM_LABEL_COMPOUND`,
-/// `PM_LABEL_OPTIONAL`.
-pub mod label_type {
-    /// Context labels.
-    pub const CONTEXT: u32 = 1 << 0;
-    /// Domain labels.
-    pub const DOMAIN: u32 = 1 << 1;
-    /// Instance domain labels.
-    pub const INDOM: u32 = 1 << 2;
-    /// Cluster labels.
-    pub const CLUSTER: u32 = 1 << 3;
-    /// Metric (item) labels.
-    pub const ITEM: u32 = 1 << 4;
-    /// Instance labels.
-    pub const INSTANCES: u32 = 1 << 5;
-    /// Flag: the name has several components.
-    pub const COMPOUND: u32 = 1 << 6;
-    /// Flag: an optional (extrinsic) label.
-    pub const OPTIONAL: u32 = 1 << 7;
-}
+/// `PM_ID_NULL`: the identifier context labels are filed under.
+const ID_NULL: u32 = 0xffff_ffff;
 
-/// Label sets logged at one time.
+/// Label sets of one type and identifier, logged at one time
+/// (`__pmLogLabelSet`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LabelEntry {
-    /// When.
+    /// When they were logged.
     pub when: Timestamp,
-    /// The sets.
+    /// The sets (one a instance for instance labels).
     pub sets: Vec<LabelSet>,
 }
 
-/// One identifier's chain (libpcp's hash node): entries newest first.
-#[derive(Clone, Debug)]
-pub struct LabelChain {
-    /// The identifier (`PM_ID_NULL` for context labels).
-    pub ident: u32,
-    /// The entries, newest first.
-    pub entries: Vec<LabelEntry>,
-}
-
-/// The label sets of one archive.
-#[derive(Debug, Default)]
+/// An archive's label sets, by type and identifier.
+#[derive(Clone, Debug, Default)]
 pub struct LabelIndex {
-    /// Per label type (without the flag bits), its chains in the order
-    /// they were made.
-    types: Vec<(u32, Vec<LabelChain>)>,
+    /// Type -> identifier -> chain, newest first.
+    by_type: PmHash<PmHash<Vec<LabelEntry>>>,
 }
 
+/// The key a record or lookup files under: the type without the compound
+/// and optional bits, and `PM_ID_NULL` for context labels.
+fn key(kind: u32, ident: u32) -> (u32, u32) {
+    let kind = kind & !u32::from(flags::COMPOUND | flags::OPTIONAL);
+    (kind, if kind == u32::from(flags::CONTEXT) { ID_NULL } else { ident })
+}
+
+/// `len` bytes of `json` from `off`, reading NULs past its end (libpcp's
+/// copy of the text ends in one).
+fn bytes_at(json: &[u8], off: u16, len: usize) -> impl Iterator<Item = u8> + '_ {
+    (usize::from(off)..usize::from(off) + len).map(|i| json.get(i).copied().unwrap_or(0))
+}
+
+/// `samelabelset`: the same instance, and every label of `a` in `b` by
+/// name with the same value.
 fn same_set(a: &LabelSet, b: &LabelSet) -> bool {
-    if a.inst != b.inst || a.labels.len() != b.labels.len() {
+    if a.inst != b.inst || a.nlabels != b.nlabels {
         return false;
     }
-    let part = |s: &LabelSet, off: u16, len: usize| -> Option<Vec<u8>> {
-        s.json.get(off as usize..off as usize + len).map(<[u8]>::to_vec)
-    };
-    a.labels.iter().all(|&(name, namelen, _, value, valuelen)| {
-        let an = part(a, name, namelen as usize);
-        match b.labels.iter().find(|l| l.1 == namelen && part(b, l.0, l.1 as usize) == an) {
-            Some(l) => l.4 == valuelen && part(b, l.3, l.4 as usize) == part(a, value, valuelen as usize),
+    let na = usize::try_from(a.nlabels).unwrap_or(0).min(a.labels.len());
+    let nb = usize::try_from(b.nlabels).unwrap_or(0).min(b.labels.len());
+    a.labels[..na].iter().all(|l1| {
+        let same_name = |l2: &&Label| {
+            l1.namelen == l2.namelen
+                && bytes_at(&a.json, l1.name, l1.namelen.into()).eq(bytes_at(&b.json, l2.name, l2.namelen.into()))
+        };
+        match b.labels[..nb].iter().find(same_name) {
+            Some(l2) => {
+                l1.valuelen == l2.valuelen
+                    && bytes_at(&a.json, l1.value, l1.valuelen.into()).eq(bytes_at(
+                        &b.json,
+                        l2.value,
+                        l2.valuelen.into(),
+                    ))
+            }
             None => false,
         }
     })
 }
 
 impl LabelIndex {
-    /// Index the label records among `records` (in `.meta` file order)
-    /// as libpcp does.
-    pub fn build(records: &[MetaRecord]) -> LabelIndex {
-        let mut idx = LabelIndex::default();
+    /// Index the label records among `records` (in `.meta` order) as
+    /// `__pmLogLoadMeta` does. A set with text longer than
+    /// `PM_MAXLABELJSONLEN` or more than `PM_MAXLABELS` labels is
+    /// `PM_ERR_LOGREC`.
+    #[doc(alias = "addlabel")]
+    #[doc(alias = "check_dup_labels")]
+    pub fn build(records: &[MetaRecord]) -> PmResult<LabelIndex> {
+        let mut index = LabelIndex::default();
         for rec in records {
-            if let MetaRecord::Labels { when, kind, ident, sets } = rec {
-                idx.add(*kind, *ident, *when, sets.clone());
-            }
-        }
-        for (_, chains) in &mut idx.types {
-            for chain in chains.iter_mut() {
-                // a later entry drops the sets the entry before it has;
-                // an entry left with none goes
-                let mut i = 0;
-                while i + 1 < chain.entries.len() {
-                    let (later, earlier) = chain.entries.split_at_mut(i + 1);
-                    let next = &earlier[0];
-                    later[i].sets.retain(|s| !next.sets.iter().any(|n| same_set(s, n)));
-                    if later[i].sets.is_empty() {
-                        chain.entries.remove(i);
-                    } else {
-                        i += 1;
-                    }
+            let MetaRecord::Labels { when, kind, ident, sets } = rec else { continue };
+            let mut entry = LabelEntry { when: *when, sets: Vec::with_capacity(sets.len()) };
+            for s in sets {
+                if s.json.len() > PM_MAXLABELJSONLEN || s.labels.len() > PM_MAXLABELS {
+                    return Err(PmError::PM_ERR_LOGREC);
                 }
+                let labels = s
+                    .labels
+                    .iter()
+                    .map(|&(name, namelen, flags, value, valuelen)| Label { name, namelen, flags, value, valuelen })
+                    .collect();
+                entry.sets.push(LabelSet::from_parts(s.inst, s.json.clone(), labels));
             }
+            index.add(*kind, *ident, entry);
         }
-        idx
+        index.drop_duplicates();
+        Ok(index)
     }
 
-    fn add(&mut self, kind: u32, ident: u32, when: Timestamp, sets: Vec<LabelSet>) {
-        let ty = kind & !(label_type::COMPOUND | label_type::OPTIONAL);
-        let ident = if ty == label_type::CONTEXT { u32::MAX } else { ident };
-        let entry = LabelEntry { when, sets };
-        let pos = match self.types.iter().position(|(t, _)| *t == ty) {
-            Some(p) => p,
-            None => {
-                self.types.push((ty, Vec::new()));
-                self.types.len() - 1
+    /// `addlabel`: file an entry.
+    fn add(&mut self, kind: u32, ident: u32, entry: LabelEntry) {
+        let (kind, ident) = key(kind, ident);
+        let found = self.lookup(kind, ident, None).map_or(0, <[LabelSet]>::len);
+        if found == 0 {
+            if self.by_type.search(kind).is_none() {
+                self.by_type.add(kind, PmHash::new());
             }
+            if let Some(idents) = self.by_type.search_mut(kind) {
+                idents.add(ident, vec![entry]);
+            }
+            return;
+        }
+        if let Some(chain) = self.by_type.search_mut(kind).and_then(|idents| idents.search_mut(ident)) {
+            let at = chain.iter().position(|e| e.when < entry.when).unwrap_or(chain.len());
+            chain.insert(at, entry);
+        }
+    }
+
+    /// `check_dup_labels`: drop from each entry the sets the next older
+    /// entry holds, then the entries left empty (but never the oldest).
+    fn drop_duplicates(&mut self) {
+        for (_, idents) in self.by_type.iter_mut() {
+            for (_, chain) in idents.iter_mut() {
+                for k in 0..chain.len().saturating_sub(1) {
+                    let (newer, older) = chain.split_at_mut(k + 1);
+                    let (newer, older) = (&mut newer[k], &older[0]);
+                    newer.sets.retain(|s| !older.sets.iter().any(|o| same_set(s, o)));
+                }
+                let last = chain.len().saturating_sub(1);
+                let mut k = 0;
+                chain.retain(|e| {
+                    k += 1;
+                    k - 1 == last || !e.sets.is_empty()
+                });
+            }
+        }
+    }
+
+    /// `__pmLogLookupLabel`: the sets of `kind` for `ident` logged last at
+    /// or before `when` (with no time, the latest); none when all were
+    /// logged later, `PM_ERR_NOLABELS` when there are none of that type
+    /// and identifier at all.
+    #[doc(alias = "__pmLogLookupLabel")]
+    pub fn lookup(&self, kind: u32, ident: u32, when: Option<Timestamp>) -> PmResult<&[LabelSet]> {
+        let (kind, ident) = key(kind, ident);
+        let chain =
+            self.by_type.search(kind).and_then(|idents| idents.search(ident)).ok_or(PmError::PM_ERR_NOLABELS)?;
+        let entry = match when {
+            Some(t) => chain.iter().find(|e| e.when <= t),
+            None => chain.first(),
         };
-        let chains = &mut self.types[pos].1;
-        // libpcp finds the newest chain for the identifier; one whose
-        // latest entry has no sets starts a new chain
-        match chains.iter_mut().rev().find(|c| c.ident == ident) {
-            Some(c) if c.entries.first().is_some_and(|e| !e.sets.is_empty()) => {
-                let at = c.entries.iter().position(|e| e.when < entry.when).unwrap_or(c.entries.len());
-                c.entries.insert(at, entry);
-            }
-            _ => chains.push(LabelChain { ident, entries: vec![entry] }),
-        }
+        Ok(entry.map_or(&[][..], |e| e.sets.as_slice()))
     }
 
-    /// The chains of label type `ty`, in libpcp's hash table walk order.
-    pub fn chains(&self, ty: u32) -> Vec<&LabelChain> {
-        let Some((_, chains)) = self.types.iter().find(|(t, _)| *t == ty) else { return Vec::new() };
-        let keys: Vec<u32> = chains.iter().map(|c| c.ident).collect();
-        libpcp_hash_order(&keys).into_iter().map(|i| &chains[i]).collect()
-    }
-
-    /// Every entry of every chain.
-    pub fn entries(&self) -> impl Iterator<Item = &LabelEntry> {
-        self.types.iter().flat_map(|(_, c)| c.iter().flat_map(|c| c.entries.iter()))
+    /// Every chain: type, identifier and entries (newest first), in the
+    /// order libpcp's tables walk them.
+    pub fn chains(&self) -> impl Iterator<Item = (u32, u32, &[LabelEntry])> {
+        self.by_type
+            .iter()
+            .flat_map(|(kind, idents)| idents.iter().map(move |(ident, chain)| (kind, ident, chain.as_slice())))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::raw::LabelSet as RawSet;
 
-    fn set(inst: i32, json: &str) -> LabelSet {
-        // one label: the whole of {"a":1} style text, name at 2..3, value at 5..
-        let j = json.as_bytes().to_vec();
-        let len = j.len();
-        LabelSet { inst, json: j, labels: vec![(2, 1, 1, 5, (len - 6) as u16)] }
+    fn t(sec: i64) -> Timestamp {
+        Timestamp::new(sec, 0)
     }
 
-    fn rec(sec: i64, kind: u32, ident: u32, sets: Vec<LabelSet>) -> MetaRecord {
-        MetaRecord::Labels { when: Timestamp::new(sec, 0), kind, ident, sets }
+    /// A record of one set `{"a":v}` per (inst, v).
+    fn rec(when: i64, kind: u8, ident: u32, sets: &[(i32, &str)]) -> MetaRecord {
+        let sets = sets
+            .iter()
+            .map(|&(inst, v)| {
+                let json = format!(r#"{{"a":{v}}}"#).into_bytes();
+                RawSet { inst, json, labels: vec![(2, 1, kind, 5, v.len() as u16)] }
+            })
+            .collect();
+        MetaRecord::Labels { when: t(when), kind: kind.into(), ident, sets }
+    }
+
+    fn values(sets: &[LabelSet]) -> Vec<(i32, String)> {
+        sets.iter().map(|s| (s.inst, String::from_utf8_lossy(s.value(&s.labels[0])).into_owned())).collect()
     }
 
     #[test]
-    fn repeated_sets_are_dropped_from_the_later_entry() {
+    fn lookups_take_the_latest_at_or_before() {
+        let recs = [rec(20, flags::ITEM, 7, &[(-1, "2")]), rec(10, flags::ITEM, 7, &[(-1, "1")])];
+        let idx = LabelIndex::build(&recs).unwrap();
+        let at = |s| values(idx.lookup(flags::ITEM.into(), 7, Some(t(s))).unwrap());
+        assert_eq!(at(5), []);
+        assert_eq!(at(10), [(-1, "1".to_string())]);
+        assert_eq!(at(25), [(-1, "2".to_string())]);
+        assert_eq!(values(idx.lookup(flags::ITEM.into(), 7, None).unwrap()), [(-1, "2".to_string())]);
+        assert_eq!(idx.lookup(flags::ITEM.into(), 8, None), Err(PmError::PM_ERR_NOLABELS));
+        assert_eq!(idx.lookup(flags::DOMAIN.into(), 7, None), Err(PmError::PM_ERR_NOLABELS));
+    }
+
+    #[test]
+    fn context_labels_ignore_their_identifier_and_flag_bits() {
+        let c = flags::CONTEXT | flags::COMPOUND;
+        let idx = LabelIndex::build(&[rec(1, c, 42, &[(-1, "1")])]).unwrap();
+        assert_eq!(values(idx.lookup(flags::CONTEXT.into(), 0, Some(t(1))).unwrap()).len(), 1);
+    }
+
+    #[test]
+    fn repeated_sets_are_dropped_from_the_newer_entry() {
+        let i = flags::INSTANCES;
         let recs = [
-            rec(10, label_type::DOMAIN, 29, vec![set(-1, "{\"a\":1}")]),
-            rec(20, label_type::DOMAIN | label_type::OPTIONAL, 29, vec![set(-1, "{\"a\":1}")]),
-            rec(30, label_type::DOMAIN, 29, vec![set(-1, "{\"a\":2}")]),
-            rec(5, label_type::CONTEXT, 7, vec![set(-1, "{\"h\":1}")]),
+            rec(1, i, 5, &[(0, "1"), (1, "1")]),
+            rec(2, i, 5, &[(0, "1"), (1, "2")]),
+            rec(3, i, 5, &[(0, "1"), (1, "2")]),
         ];
-        let idx = LabelIndex::build(&recs);
-        let d = idx.chains(label_type::DOMAIN);
-        assert_eq!(d.len(), 1);
-        let times: Vec<i64> = d[0].entries.iter().map(|e| e.when.sec).collect();
-        assert_eq!(times, [30, 10]);
-        assert_eq!(idx.chains(label_type::CONTEXT)[0].ident, u32::MAX);
+        let idx = LabelIndex::build(&recs).unwrap();
+        let chains: Vec<_> = idx.chains().collect();
+        assert_eq!(chains.len(), 1);
+        // t=3 repeats t=2 entirely and goes; t=2 keeps what changed
+        let when: Vec<i64> = chains[0].2.iter().map(|e| e.when.sec).collect();
+        assert_eq!(when, [2, 1]);
+        assert_eq!(values(idx.lookup(i.into(), 5, Some(t(9))).unwrap()), [(1, "2".to_string())]);
+        assert_eq!(values(idx.lookup(i.into(), 5, Some(t(1))).unwrap()).len(), 2);
     }
 
     #[test]
-    fn an_empty_latest_entry_starts_a_new_chain() {
-        let recs = [rec(10, label_type::INDOM, 3, vec![]), rec(20, label_type::INDOM, 3, vec![set(1, "{\"a\":1}")])];
-        let idx = LabelIndex::build(&recs);
-        assert_eq!(idx.chains(label_type::INDOM).len(), 2);
+    fn equal_times_file_after_earlier_records() {
+        let recs = [rec(1, flags::ITEM, 3, &[(-1, "1")]), rec(1, flags::ITEM, 3, &[(-1, "2")])];
+        let idx = LabelIndex::build(&recs).unwrap();
+        assert_eq!(values(idx.lookup(flags::ITEM.into(), 3, Some(t(1))).unwrap()), [(-1, "1".to_string())]);
+    }
+
+    #[test]
+    fn oversized_sets_are_corrupt() {
+        let mut r = rec(1, flags::ITEM, 3, &[(-1, "1")]);
+        if let MetaRecord::Labels { sets, .. } = &mut r {
+            sets[0].labels = vec![(2, 1, 0, 5, 1); 256];
+        }
+        assert_eq!(LabelIndex::build(&[r]).unwrap_err(), PmError::PM_ERR_LOGREC);
     }
 }

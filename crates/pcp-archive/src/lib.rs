@@ -8,9 +8,17 @@
 #![warn(missing_docs)]
 
 pub mod archive;
+pub mod dumplabels;
+pub mod dumpread;
 pub mod files;
+mod interp;
 pub mod labels;
-pub mod logread;
+mod ldouble;
+mod logread;
 pub mod lzw;
 pub mod meta;
 pub mod raw;
+pub mod replay;
+
+pub use ldouble::timestamp_sub;
+pub use replay::{Mode, Replay};

@@ -1,688 +1,903 @@
-//! Reading an archive's results in time order as libpcp does for
-//! `pmFetchArchive`: the data volumes one after another, forwards or
-//! backwards, with libpcp's handling of missing, empty and damaged
-//! volumes and records, its positioning through the temporal index, and
-//! its search for the end of the archive.
+//! Reading an archive's data volumes record by record, forwards and
+//! backwards, as libpcp's `__pmLogRead` does: one current volume with a file
+//! position, volume switching at either end, the checks a record must pass,
+//! and the file positions left behind on every error (replay depends on
+//! them, so damaged archives behave as they do under libpcp).
 //!
-//! One record is read at a time into one reusable buffer, so memory stays
-//! small whatever the archive's size. Compressed volumes are decompressed
-//! as they are read; one that must be read backwards (or whose size is
-//! needed) is first decompressed into a temporary file, as libpcp does
-//! for gzip and bzip2 volumes.
+//! Volumes are read on demand through a small window; compressed volumes
+//! are decompressed once into an unlinked temporary file (libpcp reads
+//! `.xz` volumes block by block in memory and runs `gzip`/`bzip2`/`xz` into
+//! an unlinked temporary file for the other formats), so random access costs
+//! disk, not memory.
 
-use crate::files::{find_file, VolFile};
-use crate::raw::{paranoid_check, IndexEntry, Label, ResultView, Version};
-use pcp_core::{FetchResult, PmError, PmResult, Timestamp};
+use crate::files::{compression_of, find_file, Compression};
+use crate::raw::Version;
+use pcp_core::{InstValue, PmError, Value, ValueBlock};
 use std::collections::HashSet;
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// Which way results are read (`PM_MODE_FORW`, `PM_MODE_BACK`).
+/// A timestamp as libpcp holds it (`__pmTimestamp`): nanoseconds are not
+/// normalised, and a version 2 record's microseconds times 1000 may wrap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct Ts {
+    pub sec: i64,
+    pub nsec: i32,
+}
+
+impl Ts {
+    pub fn sub(self, other: Ts) -> f64 {
+        crate::ldouble::timestamp_sub((self.sec, self.nsec), (other.sec, other.nsec))
+    }
+
+    pub fn to_timestamp(self) -> pcp_core::Timestamp {
+        pcp_core::Timestamp { sec: self.sec, nsec: self.nsec as u32 }
+    }
+
+    pub fn from_timestamp(t: pcp_core::Timestamp) -> Ts {
+        Ts { sec: t.sec, nsec: t.nsec as i32 }
+    }
+
+    /// `__pmTimestampCmp`.
+    pub fn cmp(self, other: Ts) -> std::cmp::Ordering {
+        (self.sec, self.nsec).cmp(&(other.sec, other.nsec))
+    }
+}
+
+/// Reading direction (`PM_MODE_FORW`, `PM_MODE_BACK`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    /// Oldest first.
-    Forward,
-    /// Newest first.
-    Backward,
+pub(crate) enum Dir {
+    Forw,
+    Back,
 }
 
-/// Reads the results of one archive as libpcp's archive context does.
-pub struct LogReader {
-    base: PathBuf,
-    version: Version,
-    label_size: u64,
-    minvol: i32,
-    maxvol: i32,
-    index: Vec<IndexEntry>,
-    /// The volume open now (`ac_curvol`), if any.
-    curvol: Option<i32>,
-    /// The file open now (`ac_mfp`): after a failed volume change it can
-    /// be a volume other than `curvol`, as in libpcp.
-    file: Option<VolFile>,
-    /// Volumes whose label has been checked (libpcp's `seen`).
-    seen: HashSet<i32>,
-    /// Where the next fetch starts (`ac_vol`, `ac_offset`).
-    vol: i32,
-    offset: u64,
-    /// Has the position been found for the current origin (`ac_serial`)?
-    serial: bool,
-    origin: Timestamp,
-    direction: Direction,
-    /// The last record's bytes: the first `len` of `buf`.
-    buf: Vec<u8>,
-    len: usize,
+/// One metric's values in a record, with the record's own `valfmt`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct LogSet {
+    pub pmid: u32,
+    /// Number of values, or a (negative) error code.
+    pub numval: i32,
+    pub valfmt: i32,
+    pub vals: Vec<InstValue>,
 }
 
-fn errno(e: std::io::Error) -> PmError {
+/// A decoded data volume record (a mark when `sets` is empty).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct LogResult {
+    pub ts: Ts,
+    pub sets: Vec<LogSet>,
+}
+
+/// A temporal index entry as libpcp loads it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ti {
+    pub stamp: Ts,
+    pub vol: i32,
+    pub off_data: i64,
+}
+
+const LOGREC: PmError = PmError::PM_ERR_LOGREC;
+const PM_LOG_MAGIC: u32 = 0x5005_2600;
+const WINDOW: usize = 1 << 16;
+
+fn be32(b: &[u8], at: usize) -> Option<u32> {
+    b.get(at..at + 4).map(|w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
+}
+
+fn io_err(e: &io::Error) -> PmError {
     PmError::from_errno(e.raw_os_error().unwrap_or(5))
 }
 
-/// Read `n` bytes at the file's position onto the end of `buf`, growing
-/// it only as bytes arrive; how many came.
-fn read_n(f: &mut VolFile, n: u64, buf: &mut Vec<u8>) -> PmResult<u64> {
-    let mut got = 0u64;
-    while got < n {
-        let chunk = (n - got).min(1 << 20) as usize;
-        let at = buf.len();
-        buf.resize(at + chunk, 0);
-        let k = f.read(&mut buf[at..]).map_err(errno)?;
-        buf.truncate(at + k);
-        got += k as u64;
-        if k < chunk {
-            break;
-        }
-    }
-    Ok(got)
+/// A volume's bytes: a plain file, or a decompressed copy.
+#[derive(Debug)]
+struct VolData {
+    file: File,
+    size: u64,
 }
 
-/// Read `n` bytes at the file's position into the start of `buf`, which
-/// is grown (never shrunk, so it is not cleared again for every record)
-/// only as bytes arrive; how many came.
-fn read_into(f: &mut VolFile, n: u64, buf: &mut Vec<u8>) -> PmResult<u64> {
-    let mut got = 0u64;
-    while got < n {
-        let chunk = (n - got).min(1 << 20) as usize;
-        let at = got as usize;
-        if buf.len() < at + chunk {
-            buf.resize(at + chunk, 0);
-        }
-        let k = f.read(&mut buf[at..at + chunk]).map_err(errno)?;
-        got += k as u64;
-        if k < chunk {
-            break;
-        }
-    }
-    Ok(got)
+/// An open volume with a stdio-like position (`__pmFILE`).
+#[derive(Debug)]
+pub(crate) struct Cursor {
+    data: Arc<VolData>,
+    pos: i64,
+    win: Vec<u8>,
+    win_off: u64,
 }
 
-fn read_word(f: &mut VolFile) -> PmResult<Option<i32>> {
-    let mut w = [0u8; 4];
-    let n = f.read(&mut w).map_err(errno)?;
-    Ok((n == 4).then(|| i32::from_be_bytes(w)))
+impl Cursor {
+    fn new(data: Arc<VolData>) -> Cursor {
+        Cursor { data, pos: 0, win: Vec::new(), win_off: 0 }
+    }
+
+    pub fn tell(&self) -> i64 {
+        self.pos
+    }
+
+    pub fn size(&self) -> i64 {
+        self.data.size as i64
+    }
+
+    /// `fseek`: a position before the start fails and leaves it alone.
+    pub fn seek_set(&mut self, off: i64) -> bool {
+        if off < 0 {
+            return false;
+        }
+        self.pos = off;
+        true
+    }
+
+    pub fn seek_cur(&mut self, delta: i64) -> bool {
+        self.seek_set(self.pos.saturating_add(delta))
+    }
+
+    pub fn seek_end(&mut self) {
+        self.pos = self.size();
+    }
+
+    fn fill(&mut self, off: u64, len: usize, backwards: bool) -> io::Result<()> {
+        let start = if backwards && len <= WINDOW { (off + len as u64).saturating_sub(WINDOW as u64) } else { off };
+        let want = (self.data.size - start).min(WINDOW.max(len) as u64) as usize;
+        self.win.clear();
+        self.win.resize(want, 0);
+        let mut f = &self.data.file;
+        f.seek(SeekFrom::Start(start))?;
+        let mut got = 0;
+        while got < want {
+            match f.read(&mut self.win[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.win.truncate(got);
+        self.win_off = start;
+        Ok(())
+    }
+
+    /// `fread`: up to `n` bytes from the position (fewer at the end of the
+    /// file), and whether the end was hit.
+    pub fn read(&mut self, n: usize) -> Result<(Vec<u8>, bool), PmError> {
+        let mut out = Vec::new();
+        let eof = self.read_append(n, &mut out)?;
+        Ok((out, eof))
+    }
+
+    /// `fread` onto the end of `out`; whether the end of the file was hit.
+    pub fn read_append(&mut self, n: usize, out: &mut Vec<u8>) -> Result<bool, PmError> {
+        let size = self.data.size as i64;
+        if self.pos >= size {
+            return Ok(n > 0);
+        }
+        let take = ((size - self.pos) as u64).min(n as u64) as usize;
+        let off = self.pos as u64;
+        let in_window = off >= self.win_off && off + take as u64 <= self.win_off + self.win.len() as u64;
+        if !in_window {
+            let backwards = off < self.win_off;
+            self.fill(off, take, backwards).map_err(|e| io_err(&e))?;
+        }
+        let at = (off - self.win_off) as usize;
+        let Some(bytes) = self.win.get(at..at + take) else { return Err(PmError::from_errno(5)) };
+        out.extend_from_slice(bytes);
+        self.pos += take as i64;
+        Ok(take < n)
+    }
+
+    /// A 4-byte word at the position, big-endian, or how many bytes there
+    /// were and whether the end was hit.
+    fn read_word(&mut self) -> Result<Result<u32, bool>, PmError> {
+        let mut w = Vec::with_capacity(4);
+        let eof = self.read_append(4, &mut w)?;
+        Ok(be32(&w, 0).ok_or(eof))
+    }
 }
 
-/// Check an archive file's label as `__pmLogChkLabel` does: the label
-/// record, then its volume number. Leaves the file after the label.
-/// `Ok(false)` for a volume holding nothing but its label (libpcp's
-/// `PM_ERR_NODATA`, which still counts the label as checked).
-fn check_label(f: &mut VolFile, vol: i32) -> PmResult<bool> {
-    f.seek(0).map_err(errno)?;
-    let mut rec = Vec::new();
-    if read_n(f, 8, &mut rec)? < 8 {
-        return Err(if rec.is_empty() { PmError::PM_ERR_NODATA } else { PmError::PM_ERR_LABEL });
-    }
-    let len = u32::from_be_bytes([rec[0], rec[1], rec[2], rec[3]]) as u64;
-    let expect = match rec[7] {
-        2 => 132,
-        3 => 808,
-        _ => return Err(PmError::PM_ERR_LABEL),
+/// Copy a compressed file's contents into an unlinked temporary file.
+fn decompress(path: &Path) -> Result<File, PmError> {
+    let mut input = crate::files::open(path).map_err(|e| io_err(&e))?;
+    let dir = std::env::temp_dir();
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let mut attempt = 0u32;
+    let mut out = loop {
+        let name = dir.join(format!("pcp-rs-{}-{nanos}-{attempt}", std::process::id()));
+        match std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&name) {
+            Ok(f) => {
+                // unlinked at once: the space goes when the file is closed
+                let _ = std::fs::remove_file(&name);
+                break f;
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 1000 => attempt += 1,
+            Err(e) => return Err(io_err(&e)),
+        }
     };
-    if len != expect || read_n(f, len - 8, &mut rec)? < len - 8 {
-        return Err(PmError::PM_ERR_LABEL);
-    }
-    let (label, _) = Label::decode(&rec)?;
-    if label.vol != vol {
-        return Err(PmError::PM_ERR_LABEL);
-    }
-    f.more().map_err(errno)
+    // a stream that does not decompress is what libpcp reports for a
+    // volume its decompressor rejects
+    io::copy(&mut input, &mut out).map_err(|_| LOGREC)?;
+    Ok(out)
 }
 
-impl LogReader {
-    /// Start reading the archive `base` (its base name), whose label says
-    /// `version`, with its temporal index `index`, positioned as libpcp is
-    /// after `pmNewContext`: at the start of the first volume, with the
-    /// origin at `start` (the label's start), reading forwards.
-    pub fn open(base: &Path, version: Version, index: Vec<IndexEntry>, start: Timestamp) -> PmResult<LogReader> {
-        let vols = crate::files::volumes(base).map_err(errno)?;
-        let (Some(&minvol), Some(&maxvol)) = (vols.first(), vols.last()) else {
-            return Err(PmError::PM_ERR_LOGFILE);
-        };
+/// Where a read happens: the current volume, or a volume opened to peek
+/// at (no volume switching).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Which {
+    Mfp,
+    Peek,
+}
+
+/// The data volumes of one archive and the reading position in them:
+/// libpcp's `__pmArchCtl`/`__pmLogCtl` as far as reading goes.
+#[derive(Debug)]
+pub(crate) struct Log {
+    base: PathBuf,
+    pub version: Version,
+    pub label_size: i64,
+    pub minvol: i32,
+    pub maxvol: i32,
+    pub ti: Vec<Ti>,
+    seen: HashSet<i32>,
+    /// The open volume (`ac_mfp`); `None` once closed by a failed switch.
+    pub mfp: Option<Cursor>,
+    pub peek: Option<Cursor>,
+    /// The volume libpcp believes is open (`ac_curvol`).
+    pub curvol: i32,
+    /// Decompressed volumes kept for reuse (at most two).
+    decompressed: Vec<(i32, Arc<VolData>)>,
+    /// `pmGetArchiveEnd`'s cache: the last volume's size, and its end.
+    physend: i64,
+    endtime: Ts,
+}
+
+impl Log {
+    pub fn new(base: &Path, version: Version, volumes: &[u32]) -> Log {
         let label_size = match version {
             Version::V2 => 132,
             Version::V3 => 808,
         };
-        let mut r = LogReader {
+        let minvol = volumes.first().map_or(-1, |&v| v as i32);
+        let maxvol = volumes.last().map_or(-1, |&v| v as i32);
+        Log {
             base: base.to_path_buf(),
             version,
             label_size,
-            minvol: minvol as i32,
-            maxvol: maxvol as i32,
-            index,
-            curvol: None,
-            file: None,
+            minvol,
+            maxvol,
+            ti: Vec::new(),
             seen: HashSet::new(),
-            vol: minvol as i32,
-            offset: label_size,
-            serial: false,
-            origin: start,
-            direction: Direction::Forward,
-            buf: Vec::new(),
-            len: 0,
+            mfp: None,
+            peek: None,
+            curvol: -1,
+            decompressed: Vec::new(),
+            physend: -1,
+            endtime: Ts::default(),
+        }
+    }
+
+    /// Load the temporal index (`__pmLogLoadIndex`): every whole entry.
+    pub fn load_index(&mut self) -> Result<(), PmError> {
+        let Some(path) = find_file(&self.base, ".index") else { return Ok(()) };
+        let mut data = Vec::new();
+        crate::files::open(&path).and_then(|mut f| f.read_to_end(&mut data)).map_err(|e| io_err(&e))?;
+        let size = match self.version {
+            Version::V2 => 20,
+            Version::V3 => 32,
         };
-        r.change_vol(minvol as i32)?;
-        Ok(r)
-    }
-
-    /// `pmSetMode(PM_MODE_FORW or PM_MODE_BACK, when)`: the next fetch
-    /// finds its place afresh from `when`.
-    #[doc(alias = "pmSetMode")]
-    pub fn set_mode(&mut self, direction: Direction, when: Timestamp) {
-        self.direction = direction;
-        self.origin = when;
-        self.serial = false;
-    }
-
-    /// The current time (`c_origin`): the last result fetched.
-    pub fn origin(&self) -> Timestamp {
-        self.origin
-    }
-
-    fn vol_path(&self, vol: i32) -> Option<PathBuf> {
-        find_file(&self.base, &format!(".{vol}"))
-    }
-
-    /// `__pmLogChangeVol`.
-    fn change_vol(&mut self, vol: i32) -> PmResult<()> {
-        if self.curvol == Some(vol) {
-            return Ok(());
+        let body = data.get(self.label_size as usize..).unwrap_or(&[]);
+        for e in body.chunks_exact(size) {
+            let w = |i: usize| be32(e, 4 * i).unwrap_or(0);
+            self.ti.push(match self.version {
+                Version::V2 => Ti {
+                    stamp: Ts { sec: w(0) as i32 as i64, nsec: w(1).wrapping_mul(1000) as i32 },
+                    vol: w(2) as i32,
+                    off_data: w(4) as i64,
+                },
+                Version::V3 => Ti {
+                    stamp: Ts { sec: ((w(1) as u64) << 32 | w(0) as u64) as i64, nsec: w(2) as i32 },
+                    vol: w(3) as i32,
+                    off_data: ((w(6) as u64) << 32 | w(7) as u64) as i64,
+                },
+            });
         }
-        self.file = None;
-        let path = self.vol_path(vol).ok_or(PmError::from_errno(2))?;
-        let f = self.file.insert(VolFile::open(&path).map_err(errno)?);
-        if self.seen.contains(&vol) {
-            f.seek(self.label_size).map_err(errno)?;
-        } else {
-            let has_data = check_label(f, vol)?;
-            self.seen.insert(vol);
-            if !has_data {
-                return Err(PmError::PM_ERR_NODATA);
-            }
-        }
-        self.curvol = Some(vol);
         Ok(())
     }
 
-    fn tell(&self) -> u64 {
-        self.file.as_ref().map_or(0, VolFile::tell)
+    fn open_data(&mut self, vol: i32) -> Result<Arc<VolData>, PmError> {
+        if let Some(i) = self.decompressed.iter().position(|(v, _)| *v == vol) {
+            let entry = self.decompressed.remove(i);
+            let data = Arc::clone(&entry.1);
+            self.decompressed.insert(0, entry);
+            return Ok(data);
+        }
+        let path = find_file(&self.base, &format!(".{vol}")).ok_or(PmError::from_errno(2))?;
+        if compression_of(&path.to_string_lossy()) == Compression::None {
+            let file = File::open(&path).map_err(|e| io_err(&e))?;
+            let size = file.metadata().map_err(|e| io_err(&e))?.len();
+            return Ok(Arc::new(VolData { file, size }));
+        }
+        let file = decompress(&path)?;
+        let size = file.metadata().map_err(|e| io_err(&e))?.len();
+        let data = Arc::new(VolData { file, size });
+        self.decompressed.insert(0, (vol, Arc::clone(&data)));
+        self.decompressed.truncate(2);
+        Ok(data)
     }
 
-    fn seek(&mut self, pos: u64) -> PmResult<()> {
-        match self.file.as_mut() {
-            Some(f) => f.seek(pos).map_err(errno),
-            None => Ok(()),
+    pub fn cursor(&mut self, w: Which) -> Option<&mut Cursor> {
+        match w {
+            Which::Mfp => self.mfp.as_mut(),
+            Which::Peek => self.peek.as_mut(),
         }
     }
 
-    /// `__pmLogRead`: the next record in `direction` from the current
-    /// position, moving to the next (or previous) volume at the end (or
-    /// start) of one. `PM_ERR_EOL` past the last (or first) volume,
-    /// `PM_ERR_LOGREC` for a damaged record.
-    #[doc(alias = "__pmLogRead")]
-    fn read(&mut self, direction: Direction) -> PmResult<Timestamp> {
-        let mut offset = self.tell();
-        if direction == Direction::Backward {
+    /// `__pmLogChkLabel`: check a volume's label (once per volume; later
+    /// checks only seek past it). Returns the label's start time when read.
+    fn chk_label(&mut self, w: Which, vol: i32) -> Result<Option<Ts>, PmError> {
+        let label_size = self.label_size;
+        let seen = self.seen.contains(&vol);
+        let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
+        if seen {
+            f.seek_set(label_size);
+            return Ok(None);
+        }
+        f.seek_set(0);
+        let (peek, eof) = f.read(8)?;
+        if peek.len() != 8 {
+            return Err(if eof { PmError::PM_ERR_NODATA } else { PmError::PM_ERR_LABEL });
+        }
+        let length = be32(&peek, 0).unwrap_or(0);
+        let magic = be32(&peek, 4).unwrap_or(0);
+        let want = match magic & 0xff {
+            3 => 808,
+            2 => 132,
+            _ => return Err(PmError::PM_ERR_LABEL),
+        };
+        if length != want {
+            return Err(PmError::PM_ERR_LABEL);
+        }
+        let (rest, _) = f.read(want as usize - 12)?;
+        if rest.len() != want as usize - 12 {
+            return Err(PmError::PM_ERR_LABEL);
+        }
+        let (trail, _) = f.read(4)?;
+        if be32(&trail, 0) != Some(length) {
+            return Err(PmError::PM_ERR_LABEL);
+        }
+        // `rest` starts at the label's pid
+        let w = |i: usize| be32(&rest, 4 * i).unwrap_or(0);
+        let (start, lvol, features) = if want == 808 {
+            (Ts { sec: ((w(2) as u64) << 32 | w(1) as u64) as i64, nsec: w(3) as i32 }, w(4) as i32, w(5))
+        } else {
+            (Ts { sec: w(1) as i32 as i64, nsec: w(2).wrapping_mul(1000) as i32 }, w(3) as i32, 0)
+        };
+        if magic & 0xffff_ff00 != PM_LOG_MAGIC || lvol != vol {
+            return Err(PmError::PM_ERR_LABEL);
+        }
+        if features & !0x8000_0000 != 0 {
+            return Err(PmError::PM_ERR_FEATURE);
+        }
+        let empty = f.size() == label_size;
+        // libpcp remembers the volume as checked even when it is empty
+        self.seen.insert(vol);
+        if empty {
+            return Err(PmError::PM_ERR_NODATA);
+        }
+        Ok(Some(start))
+    }
+
+    /// `__pmLogChangeVol`. On failure the old volume is closed all the
+    /// same, and `curvol` still names it, as in libpcp.
+    pub fn change_vol(&mut self, vol: i32) -> Result<Option<Ts>, PmError> {
+        if self.curvol == vol {
+            return Ok(None);
+        }
+        self.mfp = None;
+        let data = self.open_data(vol)?;
+        self.mfp = Some(Cursor::new(data));
+        let start = self.chk_label(Which::Mfp, vol)?;
+        self.curvol = vol;
+        Ok(start)
+    }
+
+    /// `_logpeek`: open volume `vol` on the side, label checked.
+    pub fn open_peek(&mut self, vol: i32) -> bool {
+        self.peek = None;
+        let Ok(data) = self.open_data(vol) else { return false };
+        self.peek = Some(Cursor::new(data));
+        if self.chk_label(Which::Peek, vol).is_err() {
+            self.peek = None;
+            return false;
+        }
+        true
+    }
+
+    /// `__pmLogRead`: the next record in direction `dir`. Reading the
+    /// current volume (`Which::Mfp`) moves to the next (previous) volume at
+    /// its end (start); `paranoid` adds the extra record checks libpcp
+    /// makes when looking for an archive's end.
+    pub fn read(&mut self, dir: Dir, w: Which, paranoid: bool) -> Result<LogResult, PmError> {
+        let label_size = self.label_size;
+        let version = self.version;
+        let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
+        let mut offset = f.tell();
+        if dir == Dir::Back {
             loop {
-                if offset > self.label_size {
-                    self.seek(offset - 4)?;
+                if offset > label_size {
+                    if let Some(f) = self.cursor(w) {
+                        f.seek_cur(-4);
+                    }
                     break;
                 }
-                // before the start: the end of an earlier volume
-                let mut vol = self.curvol.unwrap_or(self.minvol) - 1;
-                let mut found = false;
+                if w == Which::Peek {
+                    return Err(PmError::PM_ERR_EOL);
+                }
+                let mut vol = self.curvol - 1;
                 while vol >= self.minvol {
                     if self.change_vol(vol).is_ok() {
-                        if let Some(f) = self.file.as_mut() {
-                            let end = f.size().map_err(errno)?;
-                            f.seek(end).map_err(errno)?;
-                            offset = end;
+                        if let Some(f) = self.mfp.as_mut() {
+                            f.seek_end();
+                            offset = f.tell();
                         }
-                        found = true;
                         break;
                     }
                     vol -= 1;
                 }
-                if !found {
+                if vol < self.minvol {
                     return Err(PmError::PM_ERR_EOL);
                 }
             }
         }
         let head = loop {
-            let Some(f) = self.file.as_mut() else { return Err(PmError::PM_ERR_EOL) };
-            if let Some(head) = read_word(f)? {
-                break head;
+            let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
+            let eof = match f.read_word()? {
+                Ok(word) => break word as i32,
+                Err(eof) => eof,
+            };
+            if !eof {
+                return Err(LOGREC);
             }
-            // the end of this volume: on to the next one that opens
-            f.seek(offset).map_err(errno)?;
-            let mut vol = self.curvol.unwrap_or(self.maxvol) + 1;
-            let mut found = false;
+            // end of this volume: on to the next one, if any
+            f.seek_set(offset);
+            if w == Which::Peek {
+                return Err(PmError::PM_ERR_EOL);
+            }
+            let mut vol = self.curvol + 1;
+            let mut switched = false;
             while vol <= self.maxvol {
                 if self.change_vol(vol).is_ok() {
-                    found = true;
+                    switched = true;
                     break;
                 }
                 vol += 1;
             }
-            if !found {
+            if !switched {
                 return Err(PmError::PM_ERR_EOL);
             }
         };
-        self.finish_read(direction, offset, head, false)
-    }
-
-    /// The rest of a read once the record's first length word is in:
-    /// its payload and trailer, checked and decoded.
-    fn finish_read(&mut self, direction: Direction, offset: u64, head: i32, paranoid: bool) -> PmResult<Timestamp> {
-        let version = self.version;
-        let Some(f) = self.file.as_mut() else { return Err(PmError::PM_ERR_EOL) };
-        let (buf, result) = read_record(f, direction, offset, head, version, paranoid, std::mem::take(&mut self.buf));
-        self.buf = buf;
-        if result.is_ok() {
-            self.len = (head - 8) as usize;
+        let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
+        let rlen = head.wrapping_sub(8);
+        if rlen < 0 || (dir == Dir::Back && rlen as i64 > offset) {
+            return Err(LOGREC);
         }
-        result
-    }
-
-    /// `__pmLogSetTime`: find the place for the origin through the
-    /// temporal index (or the start or end of the volumes without one).
-    #[doc(alias = "__pmLogSetTime")]
-    fn set_time(&mut self) -> PmResult<()> {
-        let dir = self.direction;
-        if self.index.is_empty() {
-            if dir == Direction::Forward {
-                let vol = (self.minvol..=self.maxvol).find(|&v| self.change_vol(v).is_ok());
-                if vol.is_none() {
-                    self.curvol = None;
-                    self.file = None;
-                    return Err(PmError::PM_ERR_LOGFILE);
-                }
-                self.seek(self.label_size)?;
-            } else {
-                let vol = (self.minvol..=self.maxvol).rev().find(|&v| self.change_vol(v).is_ok());
-                if vol.is_none() {
-                    self.curvol = None;
-                    self.file = None;
-                    return Err(PmError::PM_ERR_LOGFILE);
-                }
-                if let Some(f) = self.file.as_mut() {
-                    let end = f.size().map_err(errno)?;
-                    f.seek(end).map_err(errno)?;
-                }
-            }
-        } else {
-            let origin = self.origin;
-            let numti = self.index.len();
-            let mut j = None;
-            let (mut toobig, mut exact) = (false, false);
-            let mut last_size: Option<u64> = None;
-            for i in 0..numti {
-                let ti = self.index[i];
-                if ti.vol < self.minvol {
-                    continue;
-                }
-                if ti.vol == self.maxvol {
-                    // the last volume may be shorter than the index says
-                    let size = match last_size {
-                        Some(s) => s,
-                        None => {
-                            let s = self.last_vol_size();
-                            last_size = Some(s);
-                            s
-                        }
-                    };
-                    if ti.data_offset as i64 > size as i64 {
-                        j = Some(i);
-                        toobig = true;
-                        break;
-                    }
-                }
-                if ti.when > origin {
-                    j = Some(i);
-                    break;
-                }
-                if ti.when == origin {
-                    j = Some(i);
-                    exact = true;
-                    break;
-                }
-            }
-            let j = j.unwrap_or(numti);
-            self.serial = true;
-            let place = |this: &mut LogReader, d: Direction, k: usize| -> PmResult<()> {
-                let k = this.vol_skip(d, k).ok_or(PmError::PM_ERR_LOGFILE)?;
-                let off = this.index[k].data_offset;
-                this.seek(off)
-            };
-            if exact {
-                place(self, dir, j)?;
-                if dir == Direction::Backward {
-                    self.serial = false;
-                }
-            } else if j < 1 {
-                place(self, Direction::Forward, 0)?;
-            } else if j == numti {
-                place(self, Direction::Backward, numti - 1)?;
-                if dir == Direction::Backward {
-                    self.serial = false;
-                }
-            } else {
-                let t_hi = sub(self.index[j].when, origin);
-                let t_lo = sub(origin, self.index[j - 1].when);
-                if t_hi <= t_lo && !toobig {
-                    place(self, dir, j)?;
-                    if dir == Direction::Forward {
-                        self.serial = false;
-                    }
-                } else {
-                    place(self, dir, j - 1)?;
-                    if dir == Direction::Backward {
-                        self.serial = false;
-                    }
-                }
-                if self.serial && dir == Direction::Forward {
-                    // the index points after a record: back up over it
-                    let _ = self.read(Direction::Backward);
-                }
-            }
+        let rlen = rlen as usize;
+        if dir == Dir::Back {
+            f.seek_cur(-(4 + rlen as i64));
         }
-        self.offset = self.tell();
-        self.vol = self.curvol.unwrap_or(-1);
-        Ok(())
-    }
-
-    /// libpcp's `VolSkip`: from index entry `j`, the first entry (going
-    /// `d`) whose volume opens, now the current volume.
-    fn vol_skip(&mut self, d: Direction, mut j: usize) -> Option<usize> {
-        let mut vol = self.index[j].vol;
-        while self.minvol <= vol && vol <= self.maxvol {
-            if self.change_vol(vol).is_ok() {
-                return Some(j);
-            }
-            match d {
-                Direction::Forward => {
-                    j = (j + 1..self.index.len()).find(|&k| self.index[k].vol != vol)?;
-                }
-                Direction::Backward => {
-                    j = (0..j).rev().find(|&k| self.index[k].vol != vol)?;
-                }
-            }
-            vol = self.index[j].vol;
+        // libpcp's buffer: a 3-word PDU header, then the record
+        let mut pdu = vec![0u8; 12];
+        f.read_append(rlen, &mut pdu)?;
+        if pdu.len() != 12 + rlen {
+            f.seek_set(offset);
+            return Err(LOGREC);
         }
-        None
-    }
-
-    /// The size libpcp takes for the last volume when it checks index
-    /// entries against it: once that volume's label has been checked,
-    /// the size of whatever file is open now (libpcp stats its current
-    /// file then, which for an archive of several volumes is not always
-    /// the last); else the last volume's own (0 if it cannot be opened).
-    fn last_vol_size(&mut self) -> u64 {
-        if self.seen.contains(&self.maxvol) {
-            return self.file.as_mut().map_or(0, |f| f.size().unwrap_or(0));
+        if dir == Dir::Back {
+            f.seek_cur(-(rlen as i64 + 4));
         }
-        match self.peek(self.maxvol) {
-            Some(mut f) => f.size().unwrap_or(0),
-            None => 0,
-        }
-    }
-
-    /// libpcp's `_logpeek`: a volume opened apart from the current one,
-    /// its label checked (which counts as checked even when the volume
-    /// is empty).
-    fn peek(&mut self, vol: i32) -> Option<VolFile> {
-        let path = self.vol_path(vol)?;
-        let mut f = VolFile::open(&path).ok()?;
-        let has_data = check_label(&mut f, vol).ok()?;
-        self.seen.insert(vol);
-        has_data.then_some(f)
-    }
-
-    /// `pmFetchArchive` (libpcp's `__pmLogFetch` with no metrics): the next
-    /// record in the current direction, mark records included. Records
-    /// out of time order (before the last one fetched, going forwards;
-    /// after it, going backwards) are passed over, as libpcp does.
-    /// `PM_ERR_EOL` at the end; `PM_ERR_LOGREC` for a damaged record.
-    #[doc(alias = "pmFetchArchive")]
-    #[doc(alias = "__pmLogFetch")]
-    pub fn fetch(&mut self) -> PmResult<FetchResult> {
-        self.fetch_view()?.to_result()
-    }
-
-    /// [`LogReader::fetch`] without copying: the record, read in place
-    /// (valid until the next call).
-    pub fn fetch_view(&mut self) -> PmResult<ResultView<'_>> {
-        self.fetch_record()?;
-        ResultView::new(&self.buf[..self.len], self.version)
-    }
-
-    /// Find the next record to return; it is left in `buf`.
-    fn fetch_record(&mut self) -> PmResult<()> {
-        // back to where the last fetch stopped
-        self.change_vol(self.vol)?;
-        self.seek(self.offset)?;
-        let dir = self.direction;
-        let back = match dir {
-            Direction::Forward => Direction::Backward,
-            Direction::Backward => Direction::Forward,
+        let Ok(trail) = f.read_word()? else {
+            f.seek_set(offset);
+            return Err(LOGREC);
         };
-        let result = loop {
-            if !self.serial {
-                self.set_time()?;
-                // fine tuning: back up (against the direction) to the
-                // first record not beyond the origin
-                while let Ok(t) = self.read(back) {
-                    let beyond = match dir {
-                        Direction::Forward => t < self.origin,
-                        Direction::Backward => t > self.origin,
-                    };
-                    if beyond || t == self.origin {
-                        break;
-                    }
-                    self.offset = self.tell();
-                    self.vol = self.curvol.unwrap_or(-1);
-                }
-                self.serial = true;
-            }
-            let t = self.read(dir)?;
-            let skip = match dir {
-                Direction::Forward => t < self.origin,
-                Direction::Backward => t > self.origin,
-            };
-            if !skip {
-                break t;
-            }
-        };
-        self.origin = result;
-        self.offset = self.tell();
-        self.vol = self.curvol.unwrap_or(-1);
-        Ok(())
+        if trail != head as u32 {
+            return Err(LOGREC);
+        }
+        if paranoid && !paranoid_check(&pdu[12..], version) {
+            return Err(LOGREC);
+        }
+        if dir == Dir::Back {
+            f.seek_cur(-4);
+        }
+        decode_pdu(pdu, version).map_err(|_| LOGREC)
     }
 
-    /// `pmGetArchiveEnd`: the time of the last record, found as libpcp
-    /// finds it: reading backwards from the end of the last volume that
-    /// has records, or, when that record is damaged, forwards from the
-    /// last index entry for that volume until a record fails.
-    #[doc(alias = "pmGetArchiveEnd")]
-    #[doc(alias = "__pmGetArchiveEnd")]
-    pub fn end(&mut self) -> PmResult<Timestamp> {
-        let saved = self.tell();
-        let mut found = None;
+    /// `__pmGetArchiveEnd`: the time of the last record that reads cleanly,
+    /// searching back from the end of the last volume (and the index when
+    /// the end is damaged); cached while the last volume does not grow.
+    pub fn archive_end(&mut self) -> Result<Ts, PmError> {
+        let label_size = self.label_size;
+        let mut found: Option<(i32, i64, Ts)> = None;
+        let mut cached = None;
+        let mut save = 0;
+        let mut last = None;
         let mut vol = self.maxvol;
         while vol >= self.minvol {
-            let mut peek = None;
-            if !(self.curvol == Some(vol) && self.file.is_some()) {
-                peek = self.peek(vol);
-                if peek.is_none() {
-                    vol -= 1;
-                    continue;
-                }
+            let w = if self.curvol == vol {
+                save = self.tell();
+                Which::Mfp
+            } else if self.open_peek(vol) {
+                Which::Peek
+            } else {
+                last = None;
+                vol -= 1;
+                continue;
+            };
+            last = Some(w);
+            let size = self.cursor(w).map_or(0, |f| f.size());
+            if vol == self.maxvol && size == self.physend {
+                cached = Some(self.endtime);
+                break;
             }
-            let Some(f) = peek.as_mut().or(self.file.as_mut()) else { break };
-            match end_of_volume(f, vol, &self.index, self.label_size, self.version, &mut self.buf) {
-                VolEnd::Found(t) => {
-                    found = Some(t);
+            if size > label_size {
+                let physend = size;
+                if let Some(f) = self.cursor(w) {
+                    f.seek_set(physend);
+                }
+                if let Ok(r) = self.read(Dir::Back, w, true) {
+                    found = Some((vol, physend, r.ts));
                     break;
                 }
-                VolEnd::Damaged => break,
-                VolEnd::Nothing => vol -= 1,
+                // a damaged end: from the last index entry in this volume,
+                // read forwards while records are whole
+                if let Some(t) = self.ti.iter().rev().find(|t| t.vol == vol && t.off_data <= physend) {
+                    let logend = t.off_data;
+                    if let Some(f) = self.cursor(w) {
+                        f.seek_set(logend);
+                    }
+                    if logend > label_size && self.read(Dir::Back, w, true).is_err() {
+                        break;
+                    }
+                    while let Some(f) = self.cursor(w) {
+                        let offset = f.tell();
+                        let Ok((b, _)) = f.read(4) else { break };
+                        let Some(head) = be32(&b, 0) else { break };
+                        if offset + head as i32 as i64 > physend {
+                            break;
+                        }
+                        f.seek_set(offset);
+                        match self.read(Dir::Forw, w, true) {
+                            Ok(r) => found = Some((vol, physend, r.ts)),
+                            Err(_) => break,
+                        }
+                    }
+                    if found.is_some() {
+                        break;
+                    }
+                }
             }
+            if w == Which::Peek {
+                self.peek = None;
+                last = None;
+            }
+            vol -= 1;
         }
-        if let Some(f) = self.file.as_mut() {
-            let _ = f.seek(saved);
+        if last == Some(Which::Mfp) {
+            self.seek(save);
         }
-        found.ok_or(PmError::PM_ERR_LOGREC)
+        self.peek = None;
+        if let Some(t) = cached {
+            return Ok(t);
+        }
+        let (vol, physend, ts) = found.ok_or(LOGREC)?;
+        if vol == self.maxvol {
+            self.endtime = ts;
+            self.physend = physend;
+        }
+        Ok(ts)
+    }
+
+    /// The volume the open file really is (it can differ from `curvol`
+    /// after a failed switch).
+    pub fn mfp_size(&self) -> Option<i64> {
+        self.mfp.as_ref().map(Cursor::size)
+    }
+
+    pub fn seen(&self, vol: i32) -> bool {
+        self.seen.contains(&vol)
+    }
+
+    pub fn tell(&self) -> i64 {
+        self.mfp.as_ref().map_or(0, Cursor::tell)
+    }
+
+    pub fn seek(&mut self, off: i64) {
+        if let Some(f) = self.mfp.as_mut() {
+            f.seek_set(off);
+        }
+    }
+
+    pub fn seek_end(&mut self) {
+        if let Some(f) = self.mfp.as_mut() {
+            f.seek_end();
+        }
     }
 }
 
-enum VolEnd {
-    Found(Timestamp),
-    /// Stop looking: libpcp gives up on the whole archive.
-    Damaged,
-    /// No records here: try the volume before.
-    Nothing,
+/// libpcp's extra checks on a record before trusting it as an archive's
+/// last (`paranoidCheck`); `payload` is the record without its length
+/// words.
+fn paranoid_check(payload: &[u8], version: Version) -> bool {
+    let len = payload.len() as i64 + 8;
+    let (hdrsz, data) = match version {
+        Version::V2 => (20i64, 12usize),
+        Version::V3 => (24, 16),
+    };
+    if len < hdrsz {
+        return false;
+    }
+    let Some(numpmid) = be32(payload, data - 4).map(|v| v as i32) else { return false };
+    if numpmid < 1 && len != hdrsz {
+        return false;
+    }
+    let (mut vsize, mut vbsize) = (0i64, 0i64);
+    for _ in 0..numpmid.max(0) {
+        let vlp = data as i64 + vsize;
+        vsize += 8;
+        if len < hdrsz + vsize + vbsize {
+            return false;
+        }
+        let Some(numval) = be32(payload, vlp as usize + 4).map(|v| v as i32) else { return false };
+        if numval <= 0 {
+            continue;
+        }
+        let Some(valfmt) = be32(payload, vlp as usize + 8).map(|v| v as i32) else { return false };
+        if !(0..=2).contains(&valfmt) {
+            return false;
+        }
+        vsize += 4 + numval as i64 * 8;
+        if valfmt == 0 {
+            continue;
+        }
+        for j in 0..numval as i64 {
+            let at = vlp + 12 + 8 * j + 4;
+            let Some(index) = usize::try_from(at).ok().and_then(|a| be32(payload, a)).map(|v| v as i32) else {
+                return false;
+            };
+            if index < 0 || index as i64 * 4 > len {
+                return false;
+            }
+            // the index counts words of a buffer with a 3-word header
+            let Some(hdr) = (index as usize).checked_sub(3).and_then(|w| be32(payload, 4 * w)) else { return false };
+            let vlen = (hdr & 0x00ff_ffff) as i64;
+            if vlen < 4 {
+                return false;
+            }
+            vbsize += (vlen + 3) & !3;
+        }
+    }
+    true
 }
 
-/// The search for the last record of one volume (the body of libpcp's
-/// loop in `__pmGetArchiveEnd`).
-fn end_of_volume(
-    f: &mut VolFile,
-    vol: i32,
-    index: &[IndexEntry],
-    label_size: u64,
-    version: Version,
-    buf: &mut Vec<u8>,
-) -> VolEnd {
-    let Ok(physend) = f.size() else { return VolEnd::Nothing };
-    if physend <= label_size {
-        return VolEnd::Nothing;
-    }
-    let paranoid_read = |f: &mut VolFile, d: Direction, buf: &mut Vec<u8>| -> PmResult<Timestamp> {
-        let offset = f.tell();
-        if d == Direction::Backward {
-            if offset <= label_size {
-                return Err(PmError::PM_ERR_EOL);
+/// Swap an event array's fields to host order in place, as libpcp's
+/// `ntohEventArray` does; never past `end`.
+fn swap_event_array(buf: &mut [u8], at: usize, end: usize, highres: bool) {
+    let swap4 = |b: &mut [u8], i: usize| -> Option<u32> {
+        let w = b.get_mut(i..i + 4).filter(|_| i + 4 <= end)?;
+        w.reverse();
+        Some(u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+    };
+    let swap8 = |b: &mut [u8], i: usize| {
+        if i + 8 <= end {
+            if let Some(w) = b.get_mut(i..i + 8) {
+                w.reverse();
             }
-            f.seek(offset - 4).map_err(errno)?;
         }
-        let Some(head) = read_word(f)? else {
-            let _ = f.seek(offset);
-            return Err(PmError::PM_ERR_EOL);
+    };
+    let Some(nrecords) = swap4(buf, at + 4) else { return };
+    let mut base = at + 8;
+    for _ in 0..nrecords as i32 {
+        if base >= end {
+            return;
+        }
+        let (flags, nparams) = if highres {
+            swap8(buf, base);
+            swap8(buf, base + 8);
+            let Some(flags) = swap4(buf, base + 16) else { return };
+            let Some(np) = swap4(buf, base + 20) else { return };
+            base += 24;
+            (flags, np as i32)
+        } else {
+            swap4(buf, base);
+            swap4(buf, base + 4);
+            let Some(flags) = swap4(buf, base + 8) else { return };
+            let Some(np) = swap4(buf, base + 12) else { return };
+            base += 16;
+            (flags, np as i32)
         };
-        let (b, r) = read_record(f, d, offset, head, version, true, std::mem::take(buf));
-        *buf = b;
-        r
-    };
-    if f.seek(physend).is_err() {
-        return VolEnd::Nothing;
-    }
-    if let Ok(t) = paranoid_read(f, Direction::Backward, buf) {
-        return VolEnd::Found(t);
-    }
-    // a damaged last record: chase forwards from the last index entry
-    // for this volume inside the file
-    let Some(ti) = index.iter().rev().find(|t| t.vol == vol && t.data_offset as i64 <= physend as i64) else {
-        return VolEnd::Nothing;
-    };
-    let logend = ti.data_offset;
-    if f.seek(logend).is_err() {
-        return VolEnd::Nothing;
-    }
-    let mut last = None;
-    if logend > label_size {
-        match paranoid_read(f, Direction::Backward, buf) {
-            Ok(t) => last = Some(t),
-            Err(_) => return VolEnd::Damaged,
-        }
-    }
-    let mut found = false;
-    loop {
-        let offset = f.tell();
-        let Ok(Some(head)) = read_word(f) else { break };
-        if offset as i64 + head as i64 > physend as i64 {
-            break;
-        }
-        if f.seek(offset).is_err() {
-            break;
-        }
-        match paranoid_read(f, Direction::Forward, buf) {
-            Ok(t) => {
-                found = true;
-                last = Some(t);
+        let nparams = if flags & 0x8000_0000 != 0 { 0 } else { nparams };
+        for _ in 0..nparams {
+            if base >= end {
+                return;
             }
-            Err(_) => break,
+            swap4(buf, base);
+            let Some(tl) = swap4(buf, base + 4) else { return };
+            let (ty, len) = (tl >> 24, (tl & 0x00ff_ffff) as usize);
+            match ty {
+                0 | 1 | 4 => {
+                    swap4(buf, base + 8);
+                }
+                2 | 3 | 5 => swap8(buf, base + 8),
+                _ => {}
+            }
+            base += 4 + ((len + 3) & !3);
         }
-    }
-    match (found, last) {
-        (true, Some(t)) => VolEnd::Found(t),
-        _ => VolEnd::Nothing,
     }
 }
 
-/// Read the rest of a record whose first length word `head` has just
-/// been read (forwards) or whose last length word has (backwards, the
-/// record ending at `offset`), leaving the file where libpcp leaves it.
-/// Returns the buffer (holding the record) and the record's time once it
-/// has been checked as libpcp decodes it.
-fn read_record(
-    f: &mut VolFile,
-    direction: Direction,
-    offset: u64,
-    head: i32,
-    version: Version,
-    paranoid: bool,
-    mut buf: Vec<u8>,
-) -> (Vec<u8>, PmResult<Timestamp>) {
-    let logrec = Err(PmError::PM_ERR_LOGREC);
-    let rlen = head as i64 - 8;
-    if rlen < 0 || (direction == Direction::Backward && rlen as u64 > offset) {
-        return (buf, logrec);
-    }
-    let rlen = rlen as u64;
-    let seek = |f: &mut VolFile, p: u64| f.seek(p).map_err(errno);
-    if direction == Direction::Backward {
-        let Some(p) = f.tell().checked_sub(4 + rlen) else { return (buf, logrec) };
-        if let Err(e) = seek(f, p) {
-            return (buf, Err(e));
+/// Decode a data volume record as libpcp's `__pmDecodeResult` does, with
+/// all of its layout checks: value blocks must follow the value lists
+/// exactly and fill the rest of the record. Any failure is an error
+/// (`__pmLogRead` reports `PM_ERR_LOGREC`).
+#[cfg(test)]
+pub(crate) fn decode(payload: Vec<u8>, version: Version) -> Result<LogResult, PmError> {
+    let mut pdu = vec![0u8; 12];
+    pdu.extend_from_slice(&payload);
+    decode_pdu(pdu, version)
+}
+
+/// [`decode`] on libpcp's buffer: 12 bytes of PDU header, then the record.
+fn decode_pdu(mut buf: Vec<u8>, version: Version) -> Result<LogResult, PmError> {
+    const IPC: PmError = PmError::PM_ERR_IPC;
+    let pdulen = buf.len() as i64;
+    let word =
+        |b: &[u8], at: i64| -> Option<i32> { usize::try_from(at).ok().and_then(|a| be32(b, a)).map(|v| v as i32) };
+    let (bytes, ts) = match version {
+        Version::V2 => {
+            if pdulen < 24 {
+                return Err(IPC);
+            }
+            let sec = word(&buf, 12).ok_or(IPC)? as i64;
+            let usec = word(&buf, 16).ok_or(IPC)?;
+            (24i64, Ts { sec, nsec: usec.wrapping_mul(1000) })
         }
-    }
-    match read_into(f, rlen, &mut buf) {
-        Ok(n) if n == rlen => {}
-        Ok(_) => {
-            let _ = f.seek(offset);
-            return (buf, logrec);
+        Version::V3 => {
+            if pdulen < 28 {
+                return Err(IPC);
+            }
+            let low = word(&buf, 12).ok_or(IPC)? as u32 as u64;
+            let high = word(&buf, 16).ok_or(IPC)? as u32 as u64;
+            (28, Ts { sec: (high << 32 | low) as i64, nsec: word(&buf, 20).ok_or(IPC)? })
         }
-        Err(e) => return (buf, Err(e)),
-    }
-    if direction == Direction::Backward {
-        let Some(p) = f.tell().checked_sub(rlen + 4) else { return (buf, logrec) };
-        if let Err(e) = seek(f, p) {
-            return (buf, Err(e));
-        }
-    }
-    let trail = match read_word(f) {
-        Ok(Some(t)) => t,
-        Ok(None) => {
-            let _ = f.seek(offset);
-            return (buf, logrec);
-        }
-        Err(e) => return (buf, Err(e)),
     };
-    if trail != head {
-        return (buf, logrec);
+    let numpmid = word(&buf, bytes - 4).ok_or(IPC)?;
+    if numpmid < 0 || numpmid as i64 > pdulen || numpmid >= 268_435_451 {
+        return Err(IPC);
     }
-    let payload = &buf[..rlen as usize];
-    if paranoid && !paranoid_check(payload, version) {
-        return (buf, logrec);
-    }
-    if direction == Direction::Backward {
-        let p = f.tell().saturating_sub(4);
-        if let Err(e) = seek(f, p) {
-            return (buf, Err(e));
+    // first pass: check the layout, swapping value block headers (and
+    // numeric payloads) to host order as libpcp does, in place
+    let (mut vsize, mut vbsize, mut vsplit) = (0i64, 0i64, pdulen);
+    for _ in 0..numpmid {
+        let vlp = bytes + vsize;
+        let rem = pdulen - vlp;
+        if rem < 8 {
+            return Err(IPC);
+        }
+        vsize += 8;
+        let numval = word(&buf, vlp + 4).ok_or(IPC)?;
+        if numval as i64 > pdulen {
+            return Err(IPC);
+        }
+        if numval <= 0 {
+            continue;
+        }
+        if rem < 12 || numval >= 268_435_453 {
+            return Err(IPC);
+        }
+        let valfmt = word(&buf, vlp + 8).ok_or(IPC)?;
+        vsize += 4 + numval as i64 * 8;
+        if valfmt == 0 {
+            continue;
+        }
+        for j in 0..numval as i64 {
+            let pduvp = vlp + 12 + 8 * j;
+            if pdulen - pduvp < 8 {
+                return Err(IPC);
+            }
+            let vindex = word(&buf, pduvp + 4).ok_or(IPC)?;
+            if vindex < 0 || vindex as i64 > pdulen {
+                return Err(IPC);
+            }
+            let boff = vindex as i64 * 4;
+            vsplit = vsplit.min(boff);
+            if pdulen - boff < 4 {
+                return Err(IPC);
+            }
+            let b = boff as usize;
+            buf[b..b + 4].reverse();
+            let hdr = u32::from_le_bytes([buf[b], buf[b + 1], buf[b + 2], buf[b + 3]]);
+            let (vtype, vlen) = (hdr >> 24, (hdr & 0x00ff_ffff) as i64);
+            let end = buf.len();
+            match vtype {
+                2 | 3 | 5 if b + 12 <= end => buf[b + 4..b + 12].reverse(),
+                4 if b + 8 <= end => buf[b + 4..b + 8].reverse(),
+                9 | 10 => swap_event_array(&mut buf, b, end, vtype == 10),
+                _ => {}
+            }
+            if vlen < 4 || vlen > pdulen || vlen > pdulen - boff {
+                return Err(IPC);
+            }
+            vbsize += (vlen + 3) & !3;
         }
     }
-    let r = ResultView::new(payload, version).map(|v| v.timestamp());
-    (buf, r)
+    let offset = bytes + vsize;
+    if vsize > i32::MAX as i64 / 4 || vbsize > i32::MAX as i64 / 8 || offset != vsplit || offset + vbsize != pdulen {
+        return Err(IPC);
+    }
+    // second pass: build the value sets
+    let mut sets = Vec::with_capacity(numpmid as usize);
+    let mut vsize = 0i64;
+    for _ in 0..numpmid {
+        let vlp = bytes + vsize;
+        let pmid = word(&buf, vlp).ok_or(IPC)? as u32;
+        let numval = word(&buf, vlp + 4).ok_or(IPC)?;
+        vsize += 8;
+        if numval <= 0 {
+            sets.push(LogSet { pmid, numval, valfmt: 0, vals: Vec::new() });
+            continue;
+        }
+        let valfmt = word(&buf, vlp + 8).ok_or(IPC)?;
+        vsize += 4 + numval as i64 * 8;
+        let mut vals = Vec::with_capacity(numval as usize);
+        for j in 0..numval as i64 {
+            let at = vlp + 12 + 8 * j;
+            let inst = word(&buf, at).ok_or(IPC)?;
+            let lval = word(&buf, at + 4).ok_or(IPC)?;
+            let value = match valfmt {
+                0 => Value::Insitu(lval),
+                1 | 2 => {
+                    let b = lval as usize * 4;
+                    let h = buf.get(b..b + 4).ok_or(IPC)?;
+                    let hdr = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+                    let vlen = (hdr & 0x00ff_ffff) as usize;
+                    let data_end = (b + vlen.max(4)).min(buf.len());
+                    Value::Block(ValueBlock::new((hdr >> 24) as u8, buf[b + 4..data_end].to_vec()))
+                }
+                _ => return Err(IPC),
+            };
+            vals.push(InstValue { inst, value });
+        }
+        sets.push(LogSet { pmid, numval, valfmt, vals });
+    }
+    Ok(LogResult { ts, sets })
 }
 
-/// `__pmTimestampSub`: `a - b` in seconds.
-fn sub(a: Timestamp, b: Timestamp) -> f64 {
-    (a.sec - b.sec) as f64 + (a.nsec as f64 - b.nsec as f64) / 1e9
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec_v2(body: &[u32]) -> Vec<u8> {
+        body.iter().flat_map(|w| w.to_be_bytes()).collect()
+    }
+
+    #[test]
+    fn decodes_insitu_and_blocks() {
+        // ts 5.000007, 2 pmids: one insitu value, one 64-bit block
+        let r = rec_v2(&[5, 7, 2, 0x100, 1, 0, 3, 42, 0x200, 1, 1, 9, 16, 0x0200_000c, 0, 77]);
+        let res = decode(r, Version::V2).unwrap();
+        assert_eq!(res.ts, Ts { sec: 5, nsec: 7000 });
+        assert_eq!(res.sets[0].vals[0], InstValue { inst: 3, value: Value::Insitu(42) });
+        let Value::Block(b) = &res.sets[1].vals[0].value else { panic!() };
+        assert_eq!((b.vtype, &b.data[..]), (2, &77u64.to_le_bytes()[..]));
+    }
+
+    #[test]
+    fn refuses_loose_layouts() {
+        // a value block that does not start right after the value lists
+        let r = rec_v2(&[5, 7, 1, 0x200, 1, 1, 9, 12, 0, 0x0200_000c, 0, 77]);
+        assert!(decode(r, Version::V2).is_err());
+        // trailing bytes after the last value list
+        let r = rec_v2(&[5, 7, 1, 0x100, 1, 0, 3, 42, 0]);
+        assert!(decode(r, Version::V2).is_err());
+        // a mark is exactly timestamp and a zero count
+        assert!(decode(rec_v2(&[5, 7, 0]), Version::V2).is_ok());
+        assert!(decode(rec_v2(&[5, 7, 0, 0]), Version::V2).is_err());
+    }
 }

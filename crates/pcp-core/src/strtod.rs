@@ -1,10 +1,11 @@
 //! The longest-prefix number reader of C's `strtod` (C locale), which
 //! `pmParseUnitsStr` uses for multipliers such as `10`, `.5`, `1e3`,
-//! `0x10` or `-inf`.
+//! `0x10` or `-inf`, and libpcp's time and interval parsers for their
+//! numbers.
 
 /// A number read from the front of a byte string.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Prefix {
+pub struct Prefix {
     /// The value (correctly rounded, as glibc's).
     pub value: f64,
     /// How many bytes it used.
@@ -34,7 +35,8 @@ fn starts_with_ci(s: &[u8], word: &[u8]) -> bool {
 /// Read a number from the front of `s` as `strtod` would; `None` if no
 /// number starts there (strtod's `endptr == nptr`). Leading white space is
 /// not skipped (the units parser has already done that).
-pub(crate) fn parse_prefix(s: &[u8]) -> Option<Prefix> {
+#[doc(alias = "strtod")]
+pub fn parse_prefix(s: &[u8]) -> Option<Prefix> {
     let (negative, pos) = take_sign(s);
     let rest = &s[pos..];
     let sign = |v: f64| if negative { -v } else { v };

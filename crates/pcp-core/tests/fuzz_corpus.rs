@@ -23,6 +23,11 @@ fn value_corpus() {
 }
 
 #[test]
+fn labels_corpus() {
+    replay("labels", harness::labels_target);
+}
+
+#[test]
 fn event_corpus() {
     replay("event", harness::event_target);
 }

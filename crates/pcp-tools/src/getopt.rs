@@ -38,16 +38,37 @@ pub struct Parsed {
     pub operands: Vec<Vec<u8>>,
     /// How many errors were reported.
     pub errors: usize,
+    /// The error messages, each with the number of options found before
+    /// it (so a tool can interleave them with its own, as pmGetOptions'
+    /// single message buffer does).
+    pub messages: Vec<(usize, String)>,
+}
+
+impl Parsed {
+    /// The error messages that came after `n` options and before the next.
+    pub fn messages_at(&self, n: usize) -> impl Iterator<Item = &str> {
+        self.messages.iter().filter(move |(k, _)| *k == n).map(|(_, m)| m.as_str())
+    }
 }
 
 /// Parse `args` (with `args[0]` the program) against `specs`, reporting
 /// errors to `err` prefixed with `prog` as glibc's getopt does.
 pub fn parse(args: &[Vec<u8>], specs: &[OptSpec], prog: &str, err: &mut dyn Write) -> Parsed {
+    let p = parse_quiet(args, specs, prog);
+    for (_, m) in &p.messages {
+        let _ = err.write_all(m.as_bytes());
+    }
+    p
+}
+
+/// [`parse`] without writing: the messages are left in
+/// [`Parsed::messages`].
+pub fn parse_quiet(args: &[Vec<u8>], specs: &[OptSpec], prog: &str) -> Parsed {
     let mut p = Parsed::default();
     let mut i = 1;
-    let mut report = |msg: String| {
-        let _ = err.write_all(msg.as_bytes());
-    };
+    fn report(p: &mut Parsed, msg: String) {
+        p.messages.push((p.opts.len(), msg));
+    }
     while i < args.len() {
         let a = &args[i];
         i += 1;
@@ -68,7 +89,7 @@ pub fn parse(args: &[Vec<u8>], specs: &[OptSpec], prog: &str, err: &mut dyn Writ
             let shown = String::from_utf8_lossy(body);
             match matches.as_slice() {
                 [] => {
-                    report(format!("{prog}: unrecognized option '--{shown}'\n"));
+                    report(&mut p, format!("{prog}: unrecognized option '--{shown}'\n"));
                     p.errors += 1;
                 }
                 [s] => {
@@ -80,12 +101,12 @@ pub fn parse(args: &[Vec<u8>], specs: &[OptSpec], prog: &str, err: &mut dyn Writ
                             Some(args[i - 1].clone())
                         }
                         (true, None) => {
-                            report(format!("{prog}: option '--{long}' requires an argument\n"));
+                            report(&mut p, format!("{prog}: option '--{long}' requires an argument\n"));
                             p.errors += 1;
                             continue;
                         }
                         (false, Some(_)) => {
-                            report(format!("{prog}: option '--{long}' doesn't allow an argument\n"));
+                            report(&mut p, format!("{prog}: option '--{long}' doesn't allow an argument\n"));
                             p.errors += 1;
                             continue;
                         }
@@ -100,7 +121,7 @@ pub fn parse(args: &[Vec<u8>], specs: &[OptSpec], prog: &str, err: &mut dyn Writ
                         msg.push_str(&format!(" '--{}'", s.long.unwrap_or_default()));
                     }
                     msg.push('\n');
-                    report(msg);
+                    report(&mut p, msg);
                     p.errors += 1;
                 }
             }
@@ -116,7 +137,7 @@ pub fn parse(args: &[Vec<u8>], specs: &[OptSpec], prog: &str, err: &mut dyn Writ
             let c = a[j] as char;
             j += 1;
             let Some(s) = specs.iter().find(|s| s.short == c && c != ':') else {
-                report(format!("{prog}: invalid option -- '{c}'\n"));
+                report(&mut p, format!("{prog}: invalid option -- '{c}'\n"));
                 p.errors += 1;
                 p.opts.push(Found { opt: '?', arg: None, optind: i });
                 continue;
@@ -131,7 +152,7 @@ pub fn parse(args: &[Vec<u8>], specs: &[OptSpec], prog: &str, err: &mut dyn Writ
                 i += 1;
                 Some(args[i - 1].clone())
             } else {
-                report(format!("{prog}: option requires an argument -- '{c}'\n"));
+                report(&mut p, format!("{prog}: option requires an argument -- '{c}'\n"));
                 p.errors += 1;
                 break;
             };

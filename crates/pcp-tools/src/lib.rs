@@ -9,10 +9,13 @@
 
 pub mod cscanf;
 pub mod getopt;
+pub mod options;
 pub mod pmcpp;
 pub mod pmdumplog;
 pub mod pmerr;
 pub mod pminfo;
+pub mod pmprobe;
+pub mod pmval;
 
 use std::ffi::OsString;
 use std::io::{self, Write};

@@ -18,8 +18,8 @@ use crate::getopt::{self, OptSpec};
 use pcp::timezone::Zone;
 use pcp::Context;
 use pcp_archive::archive::libpcp_hash_order;
-use pcp_archive::labels::{label_type, LabelIndex};
-use pcp_archive::logread::{Direction, LogReader};
+use pcp_archive::dumplabels::{label_type, LabelIndex};
+use pcp_archive::dumpread::{Direction, LogReader};
 use pcp_archive::meta::{text_kind, InDomSet};
 use pcp_archive::raw::{Label, MetaRecord, SetView, ValueView, Version};
 use pcp_core::event::{self, EVENT_FLAGS_PMID, EVENT_MISSED_PMID, FLAG_MISSED};
@@ -714,7 +714,7 @@ impl Dumper<'_> {
                     let mut prev: Option<u32> = None;
                     loop {
                         let next = chains.iter().filter(|c| prev.is_none_or(|p| c.ident > p)).fold(
-                            None::<&&pcp_archive::labels::LabelChain>,
+                            None::<&&pcp_archive::dumplabels::LabelChain>,
                             |best, c| match best {
                                 Some(b) if b.ident <= c.ident => Some(b),
                                 _ => Some(c),

@@ -3,17 +3,22 @@
 //!
 //! Works today: the name-space part (`-n`/`-N FILE`, `-m`, `-M`, metric and
 //! subtree names, PMIDs and instance domains as arguments) and archive
-//! contexts (`-a` with `-d -f -F -I -m -M -t -T -v -b -z -Z`). Archive
-//! values are read in one pass for all the metrics named, with the answers
-//! pminfo's one-metric-at-a-time fetches from the archive's start give.
+//! contexts (`-a` with `-d -f -F -I -l -m -M -s -t -T -v -b -z -Z`).
+//! Archive values are read in one pass for all the metrics named, with the
+//! answers pminfo's one-metric-at-a-time fetches from the archive's start
+//! give; labels are those of the time each fetch found (see `labels`).
 //! Host contexts connect to pmcd as pminfo does (so an absent pmcd is
 //! reported in PCP's words) and then say they are not implemented yet; so
-//! do `-l -s -x -c -L -K -O --container`.
+//! do `-x -c -L -K -O --container`.
+
+mod labels;
+mod series;
 
 use crate::getopt::{self, OptSpec};
 use pcp::context::{Instances, TextLevel};
 use pcp::Context;
-use pcp_core::{Desc, FetchResult, InDom, MetricType, PmError, PmId, PmResult, ValueSet};
+use pcp_core::labels::{flags as label_flags, merge_label_sets, Label, LabelSet, PM_MAXLABELJSONLEN};
+use pcp_core::{Desc, FetchResult, InDom, MetricType, PmError, PmId, PmResult, Timestamp, ValueSet, PM_IN_NULL};
 use pcp_pmns::cpp::{Files, OsFiles};
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -80,6 +85,8 @@ struct Flags {
     desc: bool,
     oneline: bool,
     help: bool,
+    label: bool,
+    series: bool,
     value: bool,
     force: bool,
     verify: bool,
@@ -99,6 +106,11 @@ struct Pminfo<'a> {
     /// pminfo's instance cache: the instance domain last asked for and
     /// what `pmGetInDom` said then.
     icache: Option<(InDom, PmResult<Instances>)>,
+    /// pminfo's label caches.
+    labels: labels::Caches,
+    /// Where each archive fetch starts (the archive's start): a failed
+    /// fetch leaves the context there.
+    origin: Option<Timestamp>,
 }
 
 impl<'a> Pminfo<'a> {
@@ -114,12 +126,14 @@ impl<'a> Pminfo<'a> {
             batchsize: BATCH,
             fetched: HashMap::new(),
             icache: None,
+            labels: labels::Caches::default(),
+            origin: None,
         }
     }
 
     fn main(&mut self, args: &[OsString]) -> std::io::Result<i32> {
         let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
-        let parsed = getopt::parse(&args, SPECS, "pminfo", self.err);
+        let parsed = getopt::parse_quiet(&args, SPECS, "pminfo");
         let mut errors = parsed.errors;
         let mut messages = Vec::new();
         let mut runtime_error = false;
@@ -132,7 +146,8 @@ impl<'a> Pminfo<'a> {
         let mut unsupported: Option<char> = None;
         let mut nsflag = false;
         let p = &mut self.p;
-        for o in &parsed.opts {
+        for (k, o) in parsed.opts.iter().enumerate() {
+            messages.extend(parsed.messages_at(k).map(str::to_string));
             let arg = || String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into_owned();
             match o.opt {
                 'n' | 'N' => {
@@ -176,6 +191,8 @@ impl<'a> Pminfo<'a> {
                     p.value = true;
                     p.force = true;
                 }
+                'l' => p.label = true,
+                's' => p.series = true,
                 't' => p.oneline = true,
                 'T' => p.help = true,
                 'v' => p.verify = true,
@@ -204,7 +221,7 @@ impl<'a> Pminfo<'a> {
                 'z' => hostzone = true,
                 'Z' => zone_arg = Some(arg()),
                 'D' => {}
-                'l' | 's' | 'x' | 'L' | 'K' | 'c' | 'O' | '\u{1}' => {
+                'x' | 'L' | 'K' | 'c' | 'O' | '\u{1}' => {
                     unsupported.get_or_insert(o.opt);
                 }
                 _ => {}
@@ -214,8 +231,13 @@ impl<'a> Pminfo<'a> {
                 self.need_pmid = true;
             }
         }
+        messages.extend(parsed.messages_at(parsed.opts.len()).map(str::to_string));
         if hostzone && zone_arg.is_some() {
-            messages.push("pminfo: at most one of -Z and/or -z allowed\n".to_string());
+            messages.push("pminfo: at most one of -Z and -z allowed\n".to_string());
+            errors += 1;
+        }
+        if hostzone && archive.is_none() && host.is_none() {
+            messages.push("pminfo: use of timezone from metric source requires a source\n".to_string());
             errors += 1;
         }
         if version && errors == 0 {
@@ -238,8 +260,8 @@ impl<'a> Pminfo<'a> {
         }
         if self.p.verify {
             let p = &mut self.p;
-            (p.desc, p.mid, p.fullmid, p.help, p.oneline, p.value, p.force) =
-                (false, false, false, false, false, false, false);
+            (p.desc, p.mid, p.fullmid, p.help, p.oneline, p.value, p.force, p.label) =
+                (false, false, false, false, false, false, false, false);
         }
         let ctx = match (archive, self.pmns.take()) {
             (Some(name), None) => {
@@ -262,6 +284,7 @@ impl<'a> Pminfo<'a> {
                 }
                 // one metric a batch, each fetched from the archive's start
                 self.batchsize = 1;
+                self.origin = Some(ctx.origin());
                 ctx
             }
             (Some(_), Some(_)) => {
@@ -272,7 +295,7 @@ impl<'a> Pminfo<'a> {
             (None, _) => return self.no_context(host),
         };
         let mut status = 0;
-        if self.p.value || self.p.verify {
+        if self.p.value || self.p.label || self.p.verify {
             self.fetch_ahead(&ctx, &parsed.operands);
         }
         let mut ctx = ctx;
@@ -368,6 +391,9 @@ impl<'a> Pminfo<'a> {
             self.oneline(ctx.lookup_indom_text(indom, TextLevel::OneLine), self.p.fulliid)?;
         }
         writeln!(self.out)?;
+        if self.p.label {
+            self.indom_labels(ctx, indom)?;
+        }
         if self.p.help {
             self.helptext(ctx.lookup_indom_text(indom, TextLevel::Help))?;
         }
@@ -420,7 +446,7 @@ impl<'a> Pminfo<'a> {
         }
         let p = self.p;
         let mut result: Option<FetchResult> = None;
-        if p.value || p.verify {
+        if p.value || p.label || p.verify {
             if let Some(&pmid) = pmids.first().filter(|_| ctx.archive().is_some()) {
                 match self.fetched.get(&pmid).cloned().unwrap_or(Err(PmError::PM_ERR_EOL)) {
                     Ok(r) => {
@@ -429,6 +455,11 @@ impl<'a> Pminfo<'a> {
                         result = Some(r);
                     }
                     Err(e) => {
+                        // pmSetMode put the context at the start; the
+                        // failed fetch leaves it there
+                        if let Some(t) = self.origin {
+                            ctx.set_origin(t);
+                        }
                         for n in &names {
                             writeln!(self.out, "{n}: pmFetch: {e}")?;
                         }
@@ -439,7 +470,7 @@ impl<'a> Pminfo<'a> {
         }
         for (i, (name, &pmid)) in names.iter().zip(&pmids).enumerate() {
             let mut desc = None;
-            if p.desc || p.value || p.verify {
+            if p.desc || p.value || p.label || p.series || p.verify {
                 match ctx.lookup_desc(pmid) {
                     Ok(d) => desc = Some(d),
                     Err(e) => {
@@ -448,10 +479,29 @@ impl<'a> Pminfo<'a> {
                     }
                 }
             }
-            if p.desc || p.help || p.value {
+            if p.desc || p.help || p.value || p.label {
                 writeln!(self.out)?;
             }
-            let vset = result.as_ref().and_then(|r| r.sets.get(i));
+            let vset = result.as_ref().and_then(|r| r.sets.get(i)).cloned();
+            if let (true, Some(d), Some(vs)) = (p.value && p.force, desc, vset.as_ref()) {
+                if vs.values == Err(PmError::PM_ERR_PROFILE) {
+                    // a non-enumerable instance domain: pminfo fetches again
+                    // with every instance in the profile; an archive answers
+                    // with the same recorded value set
+                    match ctx.get_indom(d.indom) {
+                        Ok((ids, _)) if !ids.is_empty() => {}
+                        Ok(_) => {
+                            writeln!(self.out, "{name}: pmGetIndom: No instances?")?;
+                            continue;
+                        }
+                        Err(e) => {
+                            writeln!(self.out, "{name}: pmGetIndom: {e}")?;
+                            continue;
+                        }
+                    }
+                }
+            }
+            let vset = vset.as_ref();
             if p.verify {
                 let (Some(d), Some(vs)) = (desc, vset) else { continue };
                 if d.ty == MetricType::NOSUPPORT {
@@ -479,11 +529,23 @@ impl<'a> Pminfo<'a> {
             if let (true, Some(d)) = (p.desc, &desc) {
                 self.desc(d)?;
             }
+            if let (true, Some(d)) = (p.series, &desc) {
+                self.metric_series(ctx, name, d)?;
+            }
+            if let (true, Some(d)) = (p.label, &desc) {
+                self.metric_labels(ctx, d)?;
+            }
             if p.help {
                 self.helptext(ctx.lookup_text(pmid, TextLevel::Help))?;
             }
             if let (true, Some(d), Some(vs)) = (p.value, &desc, vset) {
                 self.dump(ctx, d, vs)?;
+            }
+            if let (true, Some(d)) = (p.series, &desc) {
+                self.instance_series(ctx, d.indom)?;
+            }
+            if let (true, Some(d)) = (p.label, &desc) {
+                self.instance_labels(ctx, d)?;
             }
         }
         Ok(())
@@ -542,12 +604,153 @@ impl<'a> Pminfo<'a> {
 
     /// The instances of `indom` as pminfo's cache has them: asked for
     /// again only when the instance domain changes.
-    fn instance_name(&mut self, ctx: &Context, indom: InDom, inst: i32) -> Option<Vec<u8>> {
+    fn instances(&mut self, ctx: &Context, indom: InDom) -> &PmResult<Instances> {
         if self.icache.as_ref().is_none_or(|(i, _)| *i != indom) {
             self.icache = Some((indom, ctx.get_indom(indom)));
         }
-        let (_, Ok((ids, names))) = self.icache.as_ref()? else { return None };
+        match &self.icache {
+            Some((_, r)) => r,
+            None => &Err(PmError::PM_ERR_INDOM),
+        }
+    }
+
+    /// An instance's name, from pminfo's instance cache.
+    fn instance_name(&mut self, ctx: &Context, indom: InDom, inst: i32) -> Option<Vec<u8>> {
+        let Ok((ids, names)) = self.instances(ctx, indom) else { return None };
         ids.iter().position(|&i| i == inst).map(|k| names[k].clone())
+    }
+
+    /// pminfo's `myindomlabels`.
+    fn indom_labels(&mut self, ctx: &Context, indom: InDom) -> std::io::Result<()> {
+        self.labels.context(ctx);
+        self.labels.domain(ctx, indom.domain());
+        self.labels.indom(ctx, indom);
+        let h = self.labels.held();
+        let sets = [h.context, h.domain, h.indom];
+        print_merged(&mut *self.out, &mut *self.err, &sets, b"    ", || format!("indom {indom}"))
+    }
+
+    /// pminfo's `mymetriclabels`.
+    fn metric_labels(&mut self, ctx: &Context, d: &Desc) -> std::io::Result<()> {
+        let c = &mut self.labels;
+        c.context(ctx);
+        c.domain(ctx, d.pmid.domain());
+        if !d.indom.is_null() {
+            c.indom(ctx, d.indom);
+        }
+        c.cluster(ctx, d.pmid);
+        c.item(ctx, d.pmid);
+        let h = self.labels.held();
+        let mut sets = vec![h.context, h.domain];
+        if !d.indom.is_null() {
+            sets.push(h.indom);
+        }
+        sets.extend([h.cluster, h.item]);
+        print_merged(&mut *self.out, &mut *self.err, &sets, b"    ", || format!("metric {}", d.pmid))
+    }
+
+    /// pminfo's `mymetricseries`: the source's and the metric's series
+    /// identifiers, from their intrinsic labels.
+    fn metric_series(&mut self, ctx: &Context, name: &str, d: &Desc) -> std::io::Result<()> {
+        let mut intrinsic = |l: &Label, _: &[u8]| l.flags & label_flags::OPTIONAL == 0;
+        self.labels.context(ctx);
+        let h = self.labels.held();
+        match merge_label_sets(&[h.context], PM_MAXLABELJSONLEN, Some(&mut intrinsic)) {
+            Ok(text) if text.is_empty() => {}
+            Ok(text) => writeln!(self.out, "    Source: {}", series::hex(&series::source(&text)))?,
+            Err(e) => writeln!(self.err, "pminfo: context labels merge failed: {e}")?,
+        }
+        let c = &mut self.labels;
+        c.domain(ctx, d.pmid.domain());
+        c.indom(ctx, d.indom);
+        c.cluster(ctx, d.pmid);
+        c.item(ctx, d.pmid);
+        let h = self.labels.held();
+        let sets = [h.context, h.domain, h.indom, h.cluster, h.item];
+        match merge_label_sets(&sets, PM_MAXLABELJSONLEN, Some(&mut intrinsic)) {
+            Ok(text) if text.is_empty() => Ok(()),
+            Ok(text) => writeln!(self.out, "    Series: {}", series::hex(&series::metric(name, d, &text))),
+            Err(e) => writeln!(self.err, "pminfo: metric {} labels merge failed: {e}", d.pmid),
+        }
+    }
+
+    /// pminfo's `myinstanceseries`: each instance's series identifier,
+    /// from its labels merged over its instance domain's (all of them).
+    fn instance_series(&mut self, ctx: &Context, indom: InDom) -> std::io::Result<()> {
+        self.each_instance(ctx, indom, None, |out, inst, name, text| {
+            let id = series::hex(&series::instance(text, name));
+            write!(out, "    inst [{inst} or \"")?;
+            out.write_all(name.unwrap_or(b"DISAPPEARED"))?;
+            writeln!(out, "\"] series {id}")
+        })
+    }
+
+    /// pminfo's `myinstancelabels`: each instance's labels merged over the
+    /// metric's.
+    fn instance_labels(&mut self, ctx: &Context, d: &Desc) -> std::io::Result<()> {
+        self.each_instance(ctx, d.indom, Some(d.pmid), |out, inst, name, text| {
+            write!(out, "    inst [{inst} or \"")?;
+            out.write_all(name.unwrap_or(b"DISAPPEARED"))?;
+            out.write_all(b"\"] labels ")?;
+            out.write_all(text)?;
+            out.write_all(b"\n")
+        })
+    }
+
+    /// The walk over an instance domain's instances that pminfo's label
+    /// and series reports share: as many instances as have label sets,
+    /// else as the instance domain has; each one's labels merged over the
+    /// context's, domain's and instance domain's (and, given a metric, its
+    /// cluster's and item's), handed to `each` with the instance and its
+    /// name when the merge gives a text. Failed merges are reported.
+    fn each_instance(
+        &mut self,
+        ctx: &Context,
+        indom: InDom,
+        metric: Option<PmId>,
+        mut each: impl FnMut(&mut dyn Write, i32, Option<&[u8]>, &[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        if indom.is_null() {
+            return Ok(());
+        }
+        let numinst = match self.instances(ctx, indom) {
+            Ok((ids, _)) => ids.len(),
+            Err(_) => 0,
+        };
+        let c = &mut self.labels;
+        c.instances(ctx, indom);
+        c.context(ctx);
+        c.domain(ctx, indom.domain());
+        c.indom(ctx, indom);
+        if let Some(pmid) = metric {
+            c.cluster(ctx, pmid);
+            c.item(ctx, pmid);
+        }
+        let h = self.labels.held();
+        let isets: &[LabelSet] = h.instances.as_deref().unwrap_or(&[]);
+        let n = if isets.is_empty() { numinst } else { isets.len() };
+        let (ids, names): (&[i32], &[Vec<u8>]) = match &self.icache {
+            Some((_, Ok((ids, names)))) => (ids, names),
+            _ => (&[], &[]),
+        };
+        for j in 0..n {
+            let ilabels = isets.get(j);
+            let mut sets = vec![h.context, h.domain, h.indom];
+            if metric.is_some() {
+                sets.extend([h.cluster, h.item]);
+            }
+            sets.extend(ilabels.map(Some));
+            match merge_label_sets(&sets, PM_MAXLABELJSONLEN, None) {
+                Ok(text) if text.is_empty() => {}
+                Ok(text) => {
+                    let inst = ilabels.map_or_else(|| ids.get(j).copied().unwrap_or(PM_IN_NULL), |s| s.inst);
+                    let name = ids.iter().position(|&i| i == inst).map(|k| names[k].as_slice());
+                    each(&mut *self.out, inst, name, &text)?;
+                }
+                Err(e) => writeln!(self.err, "pminfo: {indom} instances labels merge failed: {e}")?,
+            }
+        }
+        Ok(())
     }
 
     /// pminfo's `mydump`: one metric's values.
@@ -584,5 +787,27 @@ impl<'a> Pminfo<'a> {
             writeln!(self.out)?;
         }
         Ok(())
+    }
+}
+
+/// Print a merge of label sets as pminfo does: `lead`, then `labels` and
+/// the text when there is one; a failed merge is reported on stderr as
+/// the merge of `what`.
+fn print_merged(
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    sets: &[Option<&LabelSet>],
+    lead: &[u8],
+    what: impl FnOnce() -> String,
+) -> std::io::Result<()> {
+    match merge_label_sets(sets, PM_MAXLABELJSONLEN, None) {
+        Ok(text) if text.is_empty() => Ok(()),
+        Ok(text) => {
+            out.write_all(lead)?;
+            out.write_all(b"labels ")?;
+            out.write_all(&text)?;
+            out.write_all(b"\n")
+        }
+        Err(e) => writeln!(err, "pminfo: {} labels merge failed: {e}", what()),
     }
 }

@@ -21,6 +21,8 @@ fn tool(name: &str) -> Option<(ToolFn, &'static str)> {
         "pmerr" => (pcp_tools::pmerr::run, "pmerr"),
         "pmcpp" => (pcp_tools::pmcpp::run, "/usr/lib/pcp/bin/pmcpp"),
         "pminfo" => (pcp_tools::pminfo::run, "pminfo"),
+        "pmprobe" => (pcp_tools::pmprobe::run, "pmprobe"),
+        "pmval" => (pcp_tools::pmval::run, "pmval"),
         "pmdumplog" => (pcp_tools::pmdumplog::run, "pmdumplog"),
         _ => return None,
     })

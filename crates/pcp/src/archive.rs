@@ -3,8 +3,10 @@
 
 use pcp_archive::archive::Archive;
 use pcp_archive::files::{find_file, open_records};
+use pcp_archive::labels::LabelIndex;
 use pcp_archive::meta::MetaIndex;
 use pcp_archive::raw::{decode_result, Label};
+use pcp_archive::replay::Replay;
 use pcp_core::{FetchResult, PmError, PmId, PmResult, Timestamp, ValueSet};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -12,8 +14,9 @@ use std::ops::ControlFlow;
 /// An archive opened for a context (`pmNewContext(PM_CONTEXT_ARCHIVE)`).
 #[derive(Debug)]
 pub struct ArchiveSource {
-    archive: Archive,
+    replay: Replay,
     meta: MetaIndex,
+    labels: LabelIndex,
 }
 
 impl ArchiveSource {
@@ -22,12 +25,19 @@ impl ArchiveSource {
     pub fn open(name: &str) -> PmResult<ArchiveSource> {
         let archive = Archive::open(name)?;
         let meta = MetaIndex::build(archive.meta())?;
-        Ok(ArchiveSource { archive, meta })
+        let labels = LabelIndex::build(archive.meta())?;
+        let replay = Replay::new(archive)?;
+        Ok(ArchiveSource { replay, meta, labels })
     }
 
     /// The archive on disk.
     pub fn archive(&self) -> &Archive {
-        &self.archive
+        self.replay.archive()
+    }
+
+    /// The replay state: mode, position, fetches.
+    pub fn replay(&mut self) -> &mut Replay {
+        &mut self.replay
     }
 
     /// Its metadata.
@@ -35,10 +45,15 @@ impl ArchiveSource {
         &self.meta
     }
 
+    /// Its label sets.
+    pub fn labels(&self) -> &LabelIndex {
+        &self.labels
+    }
+
     /// `pmGetArchiveLabel`.
     #[doc(alias = "pmGetArchiveLabel")]
     pub fn label(&self) -> &Label {
-        self.archive.label()
+        self.archive().label()
     }
 
     /// Read the results at or after `from`, oldest first, volume by
@@ -47,8 +62,8 @@ impl ArchiveSource {
     /// cannot be read. Mark records are handed on as results without
     /// value sets.
     pub fn scan_forward(&self, from: Timestamp, mut f: impl FnMut(FetchResult) -> ControlFlow<()>) -> PmResult<()> {
-        for &vol in self.archive.volumes() {
-            let Some(path) = find_file(self.archive.base(), &format!(".{vol}")) else { continue };
+        for &vol in self.archive().volumes() {
+            let Some(path) = find_file(self.archive().base(), &format!(".{vol}")) else { continue };
             let (label, mut records) = open_records(&path)?;
             while let Some(payload) = records.next_record()? {
                 let result = decode_result(payload, label.version)?;

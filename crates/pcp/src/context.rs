@@ -1,7 +1,9 @@
 //! The PMAPI context: where metrics come from, and the services on it.
 
 use crate::archive::ArchiveSource;
-use pcp_core::{Desc, InDom, PmError, PmId, PmResult, Timestamp};
+use crate::profile::Profile;
+pub use pcp_archive::replay::Mode;
+use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
 use pcp_pmns::cpp::Files;
 use pcp_pmns::{LoadOptions, Loaded, Pmns};
 
@@ -27,6 +29,7 @@ pub struct Context {
     pmns: Pmns,
     location: PmnsLocation,
     archive: Option<Box<ArchiveSource>>,
+    profile: Profile,
     /// The current time (`c_origin`): where the next fetch starts and what
     /// time instance domains are taken at.
     origin: Timestamp,
@@ -50,7 +53,13 @@ impl Context {
     /// (`event.flags`, `event.missed`) that every context has.
     pub fn with_namespace(mut pmns: Pmns) -> Context {
         pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
-        Context { pmns, location: PmnsLocation::Local, archive: None, origin: Timestamp::default() }
+        Context {
+            pmns,
+            location: PmnsLocation::Local,
+            archive: None,
+            profile: Profile::default(),
+            origin: Timestamp::default(),
+        }
     }
 
     /// `pmNewContext(PM_CONTEXT_ARCHIVE, name)`: a context over the archive
@@ -66,7 +75,13 @@ impl Context {
         );
         pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
         let origin = source.label().start;
-        Ok(Context { pmns, location: PmnsLocation::Archive, archive: Some(Box::new(source)), origin })
+        Ok(Context {
+            pmns,
+            location: PmnsLocation::Archive,
+            archive: Some(Box::new(source)),
+            profile: Profile::default(),
+            origin,
+        })
     }
 
     /// The archive of an archive context.
@@ -76,6 +91,80 @@ impl Context {
 
     fn need_archive(&self) -> PmResult<&ArchiveSource> {
         self.archive.as_deref().ok_or(PmError::PM_ERR_NOTARCHIVE)
+    }
+
+    fn need_archive_mut(&mut self) -> PmResult<&mut ArchiveSource> {
+        self.archive.as_deref_mut().ok_or(PmError::PM_ERR_NOTARCHIVE)
+    }
+
+    /// `pmSetMode`: how fetches step through an archive, from `when`, by
+    /// `delta_ns` nanoseconds a fetch in `Mode::Interp`.
+    #[doc(alias = "pmSetMode")]
+    #[doc(alias = "pmSetModeHighRes")]
+    pub fn set_mode(&mut self, mode: Mode, when: Timestamp, delta_ns: i64) -> PmResult<()> {
+        self.need_archive_mut()?.replay().set_mode(mode, when, delta_ns)?;
+        self.origin = when;
+        Ok(())
+    }
+
+    /// `pmFetch`: the values of `pmids` (instances as the profile allows).
+    #[doc(alias = "pmFetch")]
+    #[doc(alias = "pmFetchHighRes")]
+    pub fn fetch(&mut self, pmids: &[PmId]) -> PmResult<FetchResult> {
+        let profile = &self.profile;
+        let src = self.archive.as_deref_mut().ok_or(PmError::PM_ERR_NOTARCHIVE)?;
+        let mut r = src.replay().fetch(pmids, &|indom, inst| profile.wanted(indom, inst));
+        self.origin = src.replay().position();
+        // derived metrics are evaluated over the result (__pmFinishResult);
+        // the anonymous event metrics have no operands, so no values
+        if let Ok(result) = &mut r {
+            for set in &mut result.sets {
+                if crate::derived::anon_by_pmid(set.pmid).is_some() {
+                    set.values = Ok(Vec::new());
+                }
+            }
+        }
+        r
+    }
+
+    /// `pmFetchArchive`: the next whole record of an archive, marks
+    /// included.
+    #[doc(alias = "pmFetchArchive")]
+    #[doc(alias = "pmFetchHighResArchive")]
+    pub fn fetch_archive(&mut self) -> PmResult<FetchResult> {
+        let src = self.need_archive_mut()?;
+        let r = src.replay().fetch_archive();
+        let pos = src.replay().position();
+        self.origin = pos;
+        r
+    }
+
+    /// `pmGetArchiveEnd`: the time of the archive's last good record.
+    #[doc(alias = "pmGetArchiveEnd")]
+    #[doc(alias = "pmGetHighResArchiveEnd")]
+    pub fn archive_end(&mut self) -> PmResult<Timestamp> {
+        self.need_archive_mut()?.replay().end()
+    }
+
+    /// `pmAddProfile`: include instances of `indom` in fetches (all of
+    /// them when `insts` is empty).
+    #[doc(alias = "pmAddProfile")]
+    pub fn add_profile(&mut self, indom: InDom, insts: &[i32]) -> PmResult<()> {
+        self.profile.add(indom, insts)
+    }
+
+    /// `pmDelProfile`: exclude instances of `indom` from fetches (all of
+    /// them when `insts` is empty).
+    #[doc(alias = "pmDelProfile")]
+    pub fn del_profile(&mut self, indom: InDom, insts: &[i32]) -> PmResult<()> {
+        self.profile.delete(indom, insts)
+    }
+
+    /// `pmLookupInDomArchive`: an instance by name in any of the archive's
+    /// instance sets, newest first.
+    #[doc(alias = "pmLookupInDomArchive")]
+    pub fn lookup_indom_archive(&self, indom: InDom, name: &[u8]) -> PmResult<i32> {
+        self.need_archive()?.meta().lookup_inst_any(indom, name)
     }
 
     /// The context's current time (libpcp's `c_origin`).

@@ -12,6 +12,9 @@ pub mod archive;
 pub mod config;
 pub mod context;
 pub mod derived;
+pub mod labels;
+pub mod profile;
+pub mod timeparse;
 pub mod timezone;
 pub mod transport;
 

@@ -15,6 +15,9 @@ use pcp_core::{PmError, PmResult};
 #[derive(Clone, Debug)]
 pub struct Zone {
     tz: tz::TimeZone,
+    /// Read from a zoneinfo file (else a POSIX TZ rule applies at all
+    /// times).
+    from_file: bool,
 }
 
 /// A broken-down local time (`struct tm`).
@@ -44,6 +47,197 @@ pub struct Tm {
     pub abbrev: String,
 }
 
+/// The integer fields of a C `struct tm`, as `mktime` reads them and
+/// libpcp's time parsers fill them: any values, in or out of their usual
+/// ranges (`mktime` normalises), with `-1` often meaning "not given".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CTm {
+    /// Seconds.
+    pub sec: i32,
+    /// Minutes.
+    pub min: i32,
+    /// Hours.
+    pub hour: i32,
+    /// Day of the month.
+    pub mday: i32,
+    /// Month, 0-based.
+    pub mon: i32,
+    /// Years since 1900.
+    pub year: i32,
+    /// Day of the week, 0 = Sunday.
+    pub wday: i32,
+    /// Day of the year, 0-based.
+    pub yday: i32,
+    /// Daylight saving time: positive yes, 0 no, negative unknown.
+    pub isdst: i32,
+}
+
+impl From<&Tm> for CTm {
+    fn from(t: &Tm) -> CTm {
+        CTm {
+            sec: t.sec.into(),
+            min: t.min.into(),
+            hour: t.hour.into(),
+            mday: t.mday.into(),
+            mon: i32::from(t.month) - 1,
+            year: t.year.wrapping_sub(1900),
+            wday: t.wday.into(),
+            yday: t.yday.into(),
+            isdst: t.isdst.into(),
+        }
+    }
+}
+
+/// What glibc's `mktime` remembers between calls: the UTC offset it found
+/// last time, its first guess for the next call. A process starts with 0;
+/// which of two equal local times in a DST overlap `mktime` picks depends
+/// on it, so callers that must agree with a C tool thread one through
+/// their calls in the same order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MktimeGuess(i64);
+
+/// Days before each month, normal and leap years.
+const MON_YDAY: [[i64; 13]; 2] = [
+    [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365],
+    [0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335, 366],
+];
+
+/// Is `year` (counted from 1900) a leap year?
+fn leap_since_1900(year: i64) -> bool {
+    let y = year.wrapping_add(1900);
+    y.rem_euclid(4) == 0 && (y.rem_euclid(100) != 0 || y.rem_euclid(400) == 0)
+}
+
+/// Seconds from (year0, yday0 h0:m0:s0) to (year1, yday1 h1:m1:s1) with
+/// no clock changes between them; years counted from 1900. The leap-day
+/// count is kept in C `int`s, as glibc does.
+#[allow(clippy::too_many_arguments)]
+fn ydhms_diff(
+    year1: i64,
+    yday1: i64,
+    h1: i32,
+    m1: i32,
+    s1: i32,
+    year0: i64,
+    yday0: i64,
+    h0: i32,
+    m0: i32,
+    s0: i32,
+) -> i64 {
+    let quad = |y: i64| ((y >> 2).wrapping_add(475).wrapping_sub(i64::from(y & 3 == 0))) as i32;
+    let cent = |q: i32| q.div_euclid(25);
+    let (a4, b4) = (quad(year1), quad(year0));
+    let (a100, b100) = (cent(a4), cent(b4));
+    let (a400, b400) = (a100 >> 2, b100 >> 2);
+    let leap_days = a4.wrapping_sub(b4).wrapping_sub(a100.wrapping_sub(b100)).wrapping_add(a400.wrapping_sub(b400));
+    let days = year1
+        .wrapping_sub(year0)
+        .wrapping_mul(365)
+        .wrapping_add(yday1)
+        .wrapping_sub(yday0)
+        .wrapping_add(i64::from(leap_days));
+    let hours = days.wrapping_mul(24).wrapping_add(i64::from(h1)).wrapping_sub(i64::from(h0));
+    let mins = hours.wrapping_mul(60).wrapping_add(i64::from(m1)).wrapping_sub(i64::from(m0));
+    mins.wrapping_mul(60).wrapping_add(i64::from(s1)).wrapping_sub(i64::from(s0))
+}
+
+/// glibc's `__offtime`: the broken-down time `t + offset` seconds after
+/// the epoch (no zone); `None` if the year does not fit a C `int` after
+/// subtracting 1900.
+fn offtime(t: i64, offset: i64) -> Option<CTm> {
+    let total = i128::from(t) + i128::from(offset);
+    let days = i64::try_from(total.div_euclid(86_400)).ok()?;
+    let rem = total.rem_euclid(86_400) as i32;
+    // civil date from days since 1970-01-01 (proleptic Gregorian)
+    let z = days.checked_add(719_468)?;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let mday = (doy - (153 * mp + 2) / 5 + 1) as i32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as i32;
+    let year = yoe.checked_add(era.checked_mul(400)?)? + i64::from(month <= 2);
+    let tm_year = i32::try_from(year.checked_sub(1900)?).ok()?;
+    let leap = leap_since_1900(i64::from(tm_year));
+    let yday = MON_YDAY[usize::from(leap)][(month - 1) as usize] as i32 + mday - 1;
+    Some(CTm {
+        sec: rem % 60,
+        min: rem / 60 % 60,
+        hour: rem / 3600,
+        mday,
+        mon: month - 1,
+        year: tm_year,
+        wday: (4 + days).rem_euclid(7) as i32,
+        yday,
+        isdst: 0,
+    })
+}
+
+/// glibc's moment of one POSIX TZ rule change in `year` (`compute_change`):
+/// January 1st of the year (a day count kept in a C `int`), the rule's
+/// day, then its time of day in the local time it ends.
+fn glibc_change(day: &tz::timezone::RuleDay, secs: i32, offset: i32, year: i32) -> i64 {
+    use tz::timezone::RuleDay;
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let mut t: i64 = if year > 1970 {
+        let y1 = year - 1;
+        let days = (year - 1970)
+            .wrapping_mul(365)
+            .wrapping_add(y1 / 4 - 1970 / 4)
+            .wrapping_sub(y1 / 100 - 1970 / 100)
+            .wrapping_add(y1 / 400 - 1970 / 400);
+        i64::from(days) * 86_400
+    } else {
+        0
+    };
+    match day {
+        RuleDay::Julian1WithoutLeap(j) => {
+            let d = i64::from(j.get());
+            t += (d - 1) * 86_400;
+            if d >= 60 && leap {
+                t += 86_400;
+            }
+        }
+        RuleDay::Julian0WithLeap(j) => t += i64::from(j.get()) * 86_400,
+        RuleDay::MonthWeekDay(mwd) => {
+            let m = i32::from(mwd.month());
+            let before = MON_YDAY[usize::from(leap)][(m - 1) as usize];
+            let this_month = MON_YDAY[usize::from(leap)][m as usize] - before;
+            t += before * 86_400;
+            // Zeller's congruence: the weekday of the month's first day
+            let m1 = (m + 9) % 12 + 1;
+            let yy0 = if m <= 2 { year.wrapping_sub(1) } else { year };
+            let (yy1, yy2) = (yy0 / 100, yy0 % 100);
+            let mut dow = ((26 * m1 - 2) / 10 + 1 + yy2 + yy2 / 4 + yy1 / 4 - 2 * yy1) % 7;
+            if dow < 0 {
+                dow += 7;
+            }
+            let mut d = i32::from(mwd.week_day()) - dow;
+            if d < 0 {
+                d += 7;
+            }
+            for _ in 1..mwd.week() {
+                if i64::from(d + 7) >= this_month {
+                    break;
+                }
+                d += 7;
+            }
+            t += i64::from(d) * 86_400;
+        }
+    }
+    t - i64::from(offset) + i64::from(secs)
+}
+
+/// Is `t` in summer time under `rule`, as glibc's `__tz_compute` decides:
+/// with the year of `t` in UTC, start and end computed for that year.
+fn glibc_rule_is_dst(rule: &tz::timezone::AlternateTime, t: i64) -> Option<bool> {
+    let year = offtime(t, 0)?.year.checked_add(1900)?;
+    let start = glibc_change(rule.dst_start(), rule.dst_start_time(), rule.std().ut_offset(), year);
+    let end = glibc_change(rule.dst_end(), rule.dst_end_time(), rule.dst().ut_offset(), year);
+    Some(if start > end { t < end || t >= start } else { t >= start && t < end })
+}
+
 const ZONEINFO: &str = "/usr/share/zoneinfo";
 
 impl Zone {
@@ -51,17 +245,29 @@ impl Zone {
     /// names nothing usable.
     #[doc(alias = "pmNewZone")]
     pub fn new(tz_string: &str) -> PmResult<Zone> {
-        let file = |name: &str| -> Option<tz::TimeZone> {
+        // pmNewZone appends "+0" to three-letter names (a workaround for
+        // old C libraries), so "EST" is zero hours from UTC, named EST
+        if tz_string.len() == 3 {
+            return Zone::from_tz_env(&format!("{tz_string}+0"));
+        }
+        Zone::from_tz_env(tz_string)
+    }
+
+    /// The zone the C library uses when `$TZ` is `tz_string` (no
+    /// `pmNewZone` adjustment).
+    pub fn from_tz_env(tz_string: &str) -> PmResult<Zone> {
+        let file = |name: &str| -> Option<Zone> {
             let path = if name.starts_with('/') { name.to_string() } else { format!("{ZONEINFO}/{name}") };
             let bytes = std::fs::read(path).ok()?;
-            tz::TimeZone::from_tz_data(&bytes).ok()
+            tz::TimeZone::from_tz_data(&bytes).ok().map(|tz| Zone { tz, from_file: true })
         };
-        let tz = if let Some(name) = tz_string.strip_prefix(':') {
+        let posix = |s: &str| tz::TimeZone::from_posix_tz(s).ok().map(|tz| Zone { tz, from_file: false });
+        let zone = if let Some(name) = tz_string.strip_prefix(':') {
             file(name)
         } else {
-            file(tz_string).or_else(|| tz::TimeZone::from_posix_tz(tz_string).ok())
+            file(tz_string).or_else(|| posix(tz_string))
         };
-        tz.map(|tz| Zone { tz }).ok_or(PmError::PM_ERR_GENERIC)
+        zone.ok_or(PmError::PM_ERR_GENERIC)
     }
 
     /// The local zone, as the C library finds it: `$TZ` if set (empty is
@@ -69,37 +275,150 @@ impl Zone {
     pub fn local() -> Zone {
         match std::env::var("TZ") {
             Ok(tz) if tz.is_empty() => Zone::utc(),
-            Ok(tz) => Zone::new(&tz).unwrap_or_else(|_| Zone::utc()),
+            Ok(tz) => Zone::from_tz_env(&tz).unwrap_or_else(|_| Zone::utc()),
             Err(_) => std::fs::read("/etc/localtime")
                 .ok()
                 .and_then(|b| tz::TimeZone::from_tz_data(&b).ok())
-                .map_or_else(Zone::utc, |tz| Zone { tz }),
+                .map_or_else(Zone::utc, |tz| Zone { tz, from_file: true }),
         }
     }
 
     /// Coordinated Universal Time.
     pub fn utc() -> Zone {
-        Zone { tz: tz::TimeZone::utc() }
+        Zone { tz: tz::TimeZone::utc(), from_file: false }
     }
 
     /// `localtime`: the local time `sec` seconds after the epoch.
     #[doc(alias = "pmLocaltime")]
     pub fn localtime(&self, sec: i64) -> PmResult<Tm> {
-        let dt = tz::DateTime::from_timespec(sec, 0, self.tz.as_ref()).map_err(|_| PmError::PM_ERR_GENERIC)?;
-        let ltt = dt.local_time_type();
+        let (c, gmtoff, abbrev) = self.breakdown(sec).ok_or(PmError::PM_ERR_GENERIC)?;
+        let year = c.year.checked_add(1900).ok_or(PmError::PM_ERR_GENERIC)?;
         Ok(Tm {
-            year: dt.year(),
-            month: dt.month(),
-            mday: dt.month_day(),
-            hour: dt.hour(),
-            min: dt.minute(),
-            sec: dt.second(),
-            wday: dt.week_day(),
-            yday: dt.year_day(),
-            isdst: ltt.is_dst(),
-            gmtoff: ltt.ut_offset(),
-            abbrev: ltt.time_zone_designation().to_string(),
+            year,
+            month: (c.mon + 1) as u8,
+            mday: c.mday as u8,
+            hour: c.hour as u8,
+            min: c.min as u8,
+            sec: c.sec as u8,
+            wday: c.wday as u8,
+            yday: c.yday as u16,
+            isdst: c.isdst > 0,
+            gmtoff,
+            abbrev,
         })
+    }
+
+    /// glibc's `localtime`: the broken-down local time, its UTC offset and
+    /// the zone's abbreviation; `None` where the year does not fit a C
+    /// `int`. Between a zoneinfo file's transitions the file decides;
+    /// after the last one (and always, for a POSIX TZ string) the zone's
+    /// rule is evaluated as glibc does it, quirks included.
+    fn breakdown(&self, t: i64) -> Option<(CTm, i32, String)> {
+        let tz = self.tz.as_ref();
+        let rule = tz.extra_rule().as_ref().filter(|_| match tz.transitions().last() {
+            Some(last) => t >= last.unix_leap_time(),
+            None => !self.from_file,
+        });
+        let (ltt, isdst) = match rule {
+            Some(tz::timezone::TransitionRule::Alternate(alt)) => {
+                let isdst = glibc_rule_is_dst(alt, t)?;
+                (if isdst { *alt.dst() } else { *alt.std() }, isdst)
+            }
+            Some(tz::timezone::TransitionRule::Fixed(ltt)) => (*ltt, ltt.is_dst()),
+            None => {
+                let ltt = *tz.find_local_time_type(t).ok()?;
+                (ltt, ltt.is_dst())
+            }
+        };
+        let mut c = offtime(t, ltt.ut_offset().into())?;
+        c.isdst = i32::from(isdst);
+        Some((c, ltt.ut_offset(), ltt.time_zone_designation().to_string()))
+    }
+
+    /// `localtime` as a C `struct tm`; `None` where glibc's would fail
+    /// (the year does not fit).
+    pub fn localtime_c(&self, sec: i64) -> Option<CTm> {
+        self.breakdown(sec).map(|(c, _, _)| c)
+    }
+
+    /// `mktime` as glibc 2.36 computes it: the instant whose local time in
+    /// this zone is `tm` (normalising out-of-range fields), found by
+    /// probing from the offset `guess` remembers and updating it. For a
+    /// time that a DST change skips, the result is the requested time read
+    /// with the offset on one side of the gap; for one that happens twice,
+    /// the guess decides which. `None` is C's `-1` error.
+    #[doc(alias = "__pmMktime")]
+    pub fn mktime(&self, tm: &CTm, guess: &mut MktimeGuess) -> Option<i64> {
+        let mon_rem = tm.mon % 12;
+        let neg_rem = i32::from(mon_rem < 0);
+        let mon_years = tm.mon / 12 - neg_rem;
+        let year = i64::from(tm.year) + i64::from(mon_years);
+        let month = (mon_rem + 12 * neg_rem) as usize;
+        let yday = MON_YDAY[usize::from(leap_since_1900(year))][month] - 1 + i64::from(tm.mday);
+        let sec_requested = tm.sec;
+        let sec = tm.sec.clamp(0, 59);
+        let neg_guess = 0i64.wrapping_sub(guess.0) as i32;
+        let (hour, min) = (tm.hour, tm.min);
+        let diff = |t: &CTm| ydhms_diff(year, yday, hour, min, sec, t.year.into(), t.yday.into(), t.hour, t.min, t.sec);
+
+        let t0 = ydhms_diff(year, yday, hour, min, sec, 70, 0, 0, 0, neg_guess);
+        let (mut t, mut t1, mut t2) = (t0, t0, t0);
+        let mut dst2 = false;
+        let mut probes = 6;
+        let mut got;
+        loop {
+            got = self.ranged_localtime(&mut t)?;
+            let dt = diff(&got);
+            if dt == 0 {
+                break;
+            }
+            // oscillating across a gap: settle for this side
+            if t == t1 && t != t2 && (got.isdst < 0 || dst2 <= (got.isdst != 0)) {
+                break;
+            }
+            probes -= 1;
+            if probes == 0 {
+                return None;
+            }
+            t1 = t2;
+            t2 = t;
+            t = t.wrapping_add(dt);
+            dst2 = got.isdst != 0;
+        }
+        guess.0 = t.wrapping_sub(t0).wrapping_sub(neg_guess.into());
+        if sec_requested != got.sec {
+            let adjust = i64::from(sec == 0 && got.sec == 60) - i64::from(sec) + i64::from(sec_requested);
+            t = t.checked_add(adjust)?;
+            self.localtime_c(t)?;
+        }
+        Some(t)
+    }
+
+    /// glibc's `ranged_convert`: `localtime` of `*t`, or of the in-range
+    /// instant nearest to it (found by bisection towards 0), updating `*t`.
+    fn ranged_localtime(&self, t: &mut i64) -> Option<CTm> {
+        if let Some(tm) = self.localtime_c(*t) {
+            return Some(tm);
+        }
+        let avg = |a: i64, b: i64| (a >> 1) + (b >> 1) + ((a | b) & 1);
+        let (mut ok, mut bad) = (0i64, *t);
+        let mut ok_tm = None;
+        loop {
+            let mid = avg(ok, bad);
+            if mid == ok || mid == bad {
+                break;
+            }
+            match self.localtime_c(mid) {
+                Some(tm) => {
+                    ok = mid;
+                    ok_tm = Some(tm);
+                }
+                None => bad = mid,
+            }
+        }
+        let tm = ok_tm?;
+        *t = ok;
+        Some(tm)
     }
 
     /// `ctime` (`pmCtime`) without its newline: `Sun Nov 29 10:01:02 1970`.
@@ -121,14 +440,12 @@ impl Zone {
     }
 }
 
-/// The time of day in this zone, cheaply: the zone's offset at that time
-/// applied to the seconds (what [`Zone::localtime`] gives, without
-/// building a whole date).
+/// The time of day in this zone (what [`Zone::localtime`] gives, for
+/// callers that need only the clock).
 impl pcp_core::LocalTime for Zone {
     fn hms(&self, sec: i64) -> Option<(u32, u32, u32)> {
-        let off = self.tz.find_local_time_type(sec).ok()?.ut_offset();
-        let s = sec.checked_add(off as i64)?.rem_euclid(86_400) as u32;
-        Some((s / 3600, s / 60 % 60, s % 60))
+        let tm = self.localtime(sec).ok()?;
+        Some((tm.hour as u32, tm.min as u32, tm.sec as u32))
     }
 }
 
@@ -136,6 +453,59 @@ impl pcp_core::LocalTime for Zone {
 mod tests {
     use super::*;
     use pcp_core::LocalTime;
+
+    fn tm(year: i32, mon: i32, mday: i32, hour: i32, min: i32) -> CTm {
+        CTm { year: year - 1900, mon: mon - 1, mday, hour, min, isdst: -1, ..CTm::default() }
+    }
+
+    // expected values from glibc 2.36's mktime, each sequence in a fresh
+    // process with TZ=America/New_York
+
+    #[test]
+    fn mktime_overlap_follows_the_last_offset() {
+        let ny = Zone::from_tz_env("America/New_York").unwrap_or_else(|_| Zone::utc());
+        let mut fresh = MktimeGuess::default();
+        assert_eq!(ny.mktime(&tm(2022, 11, 6, 1, 30), &mut fresh), Some(1_667_712_600));
+        let mut guess = MktimeGuess::default();
+        assert_eq!(ny.mktime(&tm(2022, 12, 1, 12, 0), &mut guess), Some(1_669_914_000));
+        assert_eq!(ny.mktime(&tm(2022, 11, 6, 1, 30), &mut guess), Some(1_667_716_200));
+    }
+
+    #[test]
+    fn mktime_gap_reads_the_earlier_offset() {
+        let ny = Zone::from_tz_env("America/New_York").unwrap_or_else(|_| Zone::utc());
+        assert_eq!(ny.mktime(&tm(2023, 3, 12, 2, 30), &mut MktimeGuess::default()), Some(1_678_606_200));
+        let mut guess = MktimeGuess::default();
+        assert_eq!(ny.mktime(&tm(2022, 7, 1, 12, 0), &mut guess), Some(1_656_691_200));
+        assert_eq!(ny.mktime(&tm(2023, 3, 12, 2, 30), &mut guess), Some(1_678_606_200));
+    }
+
+    #[test]
+    fn mktime_normalises_fields() {
+        let utc = Zone::utc();
+        // January 32nd, hour 25, minute -1
+        let t = CTm { year: 123, mon: 0, mday: 32, hour: 25, min: -1, sec: 0, isdst: -1, ..CTm::default() };
+        assert_eq!(utc.mktime(&t, &mut MktimeGuess::default()), Some(1_675_299_540));
+    }
+
+    #[test]
+    fn three_letter_names_are_utc_plus_zero() {
+        let est = Zone::new("EST").unwrap_or_else(|_| Zone::utc());
+        let t = est.localtime(0).unwrap_or_else(|_| panic!("localtime"));
+        assert_eq!((t.hour, t.gmtoff, t.abbrev.as_str()), (0, 0, "EST"));
+        // unchanged for TZ itself
+        let est = Zone::from_tz_env("EST5").unwrap_or_else(|_| Zone::utc());
+        assert_eq!(est.localtime(0).map(|t| t.gmtoff), Ok(-5 * 3600));
+    }
+
+    #[test]
+    fn far_future_dst_as_glibc_computes_it() {
+        // glibc's rule arithmetic overflows a C int for years this far out:
+        // it calls this May day summer time in Melbourne (see tzset.c)
+        let mel = Zone::from_tz_env(":Australia/Melbourne").unwrap_or_else(|_| Zone::utc());
+        let t = mel.localtime_c(638_351_551_611_000);
+        assert_eq!(t.map(|t| (t.year + 1900, t.mon + 1, t.mday, t.hour, t.isdst)), Some((20_230_525, 5, 25, 2, 1)));
+    }
 
     #[test]
     fn time_of_day_agrees_with_localtime() {

@@ -17,7 +17,7 @@ fn localtime_matches_glibc() {
     let mut n = 0;
     for line in text.lines() {
         let c: Vec<&str> = line.split('\t').collect();
-        let zone = zones.entry(c[0].to_string()).or_insert_with(|| Zone::new(c[0]).expect("zone"));
+        let zone = zones.entry(c[0].to_string()).or_insert_with(|| Zone::from_tz_env(c[0]).expect("zone"));
         let sec: i64 = c[1].parse().expect("seconds");
         let t = zone.localtime(sec).expect("localtime");
         let got = format!(

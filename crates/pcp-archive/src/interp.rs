@@ -1,0 +1,984 @@
+//! `PM_MODE_INTERP`: values at evenly spaced times, computed from the
+//! records on either side of each time, as libpcp 6.0.3's
+//! `__pmLogFetchInterp` computes them.
+//!
+//! For every metric-instance ever asked for, the state keeps the nearest
+//! value (or mark) at or before the requested time (`prior`) and at or
+//! after it (`next`), updated from the records read while moving through
+//! the archive; searches back and forth only happen for instances not yet
+//! bounded. Then, at time `t`:
+//!
+//! - a value recorded exactly at `t` is returned as is;
+//! - discrete metrics take the prior value (none before the first);
+//! - instantaneous metrics take the prior value, but only when there is a
+//!   value on both sides (no mark in between);
+//! - counters are interpolated linearly between prior and next (integer
+//!   types rounded by adding 0.5 and truncating, as C converts), again
+//!   only with values on both sides; counters of non-numeric types give
+//!   `PM_ERR_TYPE`, and after a mark has been crossed since the previous
+//!   fetch that returned values, a counter returns no values once;
+//! - strings, aggregates and events take the prior value whatever their
+//!   semantics.
+//!
+//! The result's time is the requested time, which then moves by the delta.
+
+use crate::logread::{Dir, LogResult, Which};
+use crate::replay::Replay;
+use pcp_core::{InDom, InstValue, PmError, PmId, Semantics, Value, ValueBlock, PM_IN_NULL};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A hasher for the 32-bit identifiers the interpolation state is keyed
+/// by (PMIDs, instances): one multiply, where the default SipHash costs
+/// more than the rest of the lookup.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (v as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_i32(&mut self, v: i32) {
+        self.write_u32(v as u32);
+    }
+}
+
+type IdMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;
+
+const S_UNDEFINED: u8 = 1;
+const S_MARK: u8 = 2;
+const S_VALUE: u8 = 4;
+const S_SCANNED: u8 = 16;
+
+fn is(state: u8, flag: u8) -> bool {
+    state & flag == flag
+}
+
+/// What to do with marks while updating bounds (`UPD_MARK_*`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Upd {
+    None,
+    Forw,
+    Back,
+}
+
+#[derive(Debug)]
+struct InstCtl {
+    inst: i32,
+    inresult: bool,
+    search: bool,
+    t_prior: f64,
+    s_prior: u8,
+    v_prior: Option<Value>,
+    t_next: f64,
+    s_next: u8,
+    v_next: Option<Value>,
+    t_first: f64,
+    t_last: f64,
+    t_birth: f64,
+    t_death: f64,
+}
+
+#[derive(Debug)]
+struct PmidCtl {
+    /// The metric's type, -1 when the archive has no descriptor for it.
+    ty: i32,
+    sem: Semantics,
+    indom: InDom,
+    valfmt: i32,
+    numval: i32,
+    last_numval: i32,
+    /// Instances in libpcp's hash table walk order.
+    insts: Vec<InstCtl>,
+    by_inst: IdMap<i32, usize>,
+}
+
+/// Each instance's first sighting and the first time it was gone again.
+type Calipers = HashMap<i32, (f64, f64)>;
+
+#[derive(Debug)]
+struct CacheEntry {
+    rp: Arc<LogResult>,
+    vol: i32,
+    head: i64,
+    tail: i64,
+}
+
+/// Interpolation state kept between fetches.
+#[derive(Debug, Default)]
+pub(crate) struct InterpState {
+    pmids: Vec<PmidCtl>,
+    by_pmid: IdMap<u32, usize>,
+    /// The metric-instances of the current fetch (`ac_want`), in libpcp's
+    /// list order.
+    want: Vec<(usize, usize)>,
+    cache: Vec<Option<CacheEntry>>,
+    cache_idx: usize,
+    /// `ac_end`: the archive's end, relative to its start.
+    end: f64,
+    /// Per instance domain: each instance's first and last sighting, for
+    /// big instance domains (`time_caliper`); `None` for small ones.
+    calipers: HashMap<u32, Option<Calipers>>,
+}
+
+/// libpcp's hash table walk order for keys added in order to a table
+/// preallocated with one bucket per key: bucket by bucket, newest first.
+fn prealloc_hash_order(keys: &[i32]) -> Vec<usize> {
+    let n = keys.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, &k) in keys.iter().enumerate() {
+        buckets[(k as u32 as usize) % n].push(i);
+    }
+    buckets.into_iter().flat_map(|b| b.into_iter().rev()).collect()
+}
+
+// C's float to integer conversions as gcc compiles them on x86-64
+fn cvtt_i32(v: f64) -> i32 {
+    if v > -2147483649.0 && v < 2147483648.0 {
+        v as i32
+    } else {
+        i32::MIN
+    }
+}
+
+fn cvtt_i64(v: f64) -> i64 {
+    if (-9223372036854775808.0..9223372036854775808.0).contains(&v) {
+        v as i64
+    } else {
+        i64::MIN
+    }
+}
+
+fn cvt_u32(v: f64) -> u32 {
+    cvtt_i64(v) as u32
+}
+
+fn cvt_u64(v: f64) -> u64 {
+    const TWO63: f64 = 9223372036854775808.0;
+    if v >= TWO63 {
+        (cvtt_i64(v - TWO63) as u64) ^ (1 << 63)
+    } else {
+        cvtt_i64(v) as u64
+    }
+}
+
+fn lval(v: &Option<Value>) -> i32 {
+    match v {
+        Some(Value::Insitu(l)) => *l,
+        _ => 0,
+    }
+}
+
+fn bytes8(v: &Option<Value>) -> [u8; 8] {
+    let mut out = [0u8; 8];
+    if let Some(Value::Block(b)) = v {
+        for (o, d) in out.iter_mut().zip(&b.data) {
+            *o = *d;
+        }
+    }
+    out
+}
+
+fn f32_of(v: &Option<Value>) -> f32 {
+    let b = bytes8(v);
+    f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+impl InstCtl {
+    fn new(inst: i32) -> InstCtl {
+        InstCtl {
+            inst,
+            inresult: false,
+            search: false,
+            t_prior: -1.0,
+            s_prior: S_UNDEFINED,
+            v_prior: None,
+            t_next: -1.0,
+            s_next: S_UNDEFINED,
+            v_next: None,
+            t_first: -1.0,
+            t_last: -1.0,
+            t_birth: -1.0,
+            t_death: -1.0,
+        }
+    }
+}
+
+/// `__pmLogResetInterp`, after `pmSetMode`: forget bounds that do not
+/// bracket the new time.
+pub(crate) fn reset(r: &mut Replay) {
+    let t_req = r.origin.sub(r.start);
+    for pcp in &mut r.interp.pmids {
+        for icp in &mut pcp.insts {
+            if icp.t_prior > t_req || icp.t_next < t_req {
+                icp.t_prior = -1.0;
+                icp.t_next = -1.0;
+                icp.s_prior = S_UNDEFINED;
+                icp.s_next = S_UNDEFINED;
+                icp.v_prior = None;
+                icp.v_next = None;
+            }
+        }
+    }
+}
+
+impl Replay {
+    /// `cache_read`: a record read in direction `dir`, through a small
+    /// cache of records recently read around the current position.
+    fn cache_read(&mut self, dir: Dir) -> Result<Arc<LogResult>, PmError> {
+        let posn = if self.ac_vol == self.log.curvol { self.log.tell() } else { 0 };
+        if self.interp.cache.is_empty() {
+            self.interp.cache = (0..4).map(|_| None).collect();
+        }
+        self.interp.cache_idx = (self.interp.cache_idx + 1) % 4;
+        let hit = self.interp.cache.iter().flatten().find(|c| {
+            c.vol == self.ac_vol && ((dir == Dir::Forw && c.head == posn) || (dir == Dir::Back && c.tail == posn))
+        });
+        if let Some(c) = hit {
+            let (rp, to) = (Arc::clone(&c.rp), if dir == Dir::Forw { c.tail } else { c.head });
+            self.log.seek(to);
+            return Ok(rp);
+        }
+        let idx = self.interp.cache_idx;
+        self.interp.cache[idx] = None;
+        let save_curvol = self.log.curvol;
+        let rp = Arc::new(self.log.read(dir, Which::Mfp, false)?);
+        if posn != 0 && save_curvol == self.log.curvol {
+            let now = self.log.tell();
+            let (head, tail) = if dir == Dir::Forw { (posn, now) } else { (now, posn) };
+            self.interp.cache[idx] = Some(CacheEntry { rp: Arc::clone(&rp), vol: self.ac_vol, head, tail });
+        }
+        Ok(rp)
+    }
+
+    /// `update_bounds`: fold one record into the prior/next bounds of
+    /// every metric-instance asked for so far.
+    fn update_bounds(
+        &mut self,
+        t_req: f64,
+        logrp: &LogResult,
+        do_mark: Upd,
+        mut done: Option<&mut i32>,
+        mut seen_mark: Option<&mut bool>,
+    ) -> Result<(), PmError> {
+        let t_this = logrp.ts.sub(self.start);
+        let st = &mut self.interp;
+        if logrp.sets.is_empty() {
+            // a mark: a gap in the recording
+            if do_mark == Upd::None {
+                return Ok(());
+            }
+            for &(pi, ii) in &st.want {
+                let pcp = &mut st.pmids[pi];
+                let pointer = pcp.valfmt != 0;
+                let icp = &mut pcp.insts[ii];
+                if t_this <= t_req && (t_this >= icp.t_prior || icp.t_prior > t_req) {
+                    icp.t_prior = t_this;
+                    icp.s_prior = S_MARK;
+                    if do_mark == Upd::Back {
+                        if icp.search {
+                            if let Some(d) = done.as_deref_mut() {
+                                icp.search = false;
+                                *d += 1;
+                                icp.s_prior |= S_SCANNED;
+                            }
+                        }
+                    } else if let Some(m) = seen_mark.as_deref_mut() {
+                        *m = true;
+                    }
+                    if pointer {
+                        icp.v_prior = None;
+                    }
+                }
+                if t_this >= t_req && ((t_this <= icp.t_next || icp.t_next < 0.0) || icp.t_next < t_req) {
+                    icp.t_next = t_this;
+                    icp.s_next = S_MARK;
+                    if do_mark == Upd::Forw {
+                        if icp.search {
+                            if let Some(d) = done.as_deref_mut() {
+                                icp.search = false;
+                                *d += 1;
+                                icp.s_next |= S_SCANNED;
+                            }
+                        }
+                    } else if let Some(m) = seen_mark.as_deref_mut() {
+                        *m = true;
+                    }
+                    if pointer {
+                        icp.v_next = None;
+                    }
+                }
+            }
+            return Ok(());
+        }
+        for set in &logrp.sets {
+            let Some(&pi) = st.by_pmid.get(&set.pmid) else { continue };
+            let pcp = &mut st.pmids[pi];
+            if pcp.valfmt == -1 && set.numval > 0 {
+                let ok = match pcp.ty {
+                    0 | 1 => set.valfmt == 0,
+                    4 => (0..=2).contains(&set.valfmt),
+                    _ => set.valfmt == 1 || set.valfmt == 2,
+                };
+                if !ok {
+                    return Err(PmError::PM_ERR_LOGREC);
+                }
+                pcp.valfmt = set.valfmt;
+            } else if pcp.valfmt != -1 && set.numval > 0 && pcp.valfmt != set.valfmt {
+                return Err(PmError::PM_ERR_LOGREC);
+            }
+            for v in set.vals.iter().take(set.numval.max(0) as usize) {
+                let Some(&ii) = pcp.by_inst.get(&v.inst).or_else(|| pcp.by_inst.get(&PM_IN_NULL)) else { continue };
+                let icp = &mut pcp.insts[ii];
+                if t_this <= t_req && (icp.t_prior > t_req || t_this >= icp.t_prior) {
+                    if icp.t_prior < icp.t_next && icp.t_prior >= t_req {
+                        // the old prior becomes the next
+                        icp.t_next = icp.t_prior;
+                        icp.s_next = icp.s_prior & !S_SCANNED;
+                        icp.v_next = icp.v_prior.clone();
+                    }
+                    icp.t_prior = t_this;
+                    icp.s_prior = S_VALUE;
+                    icp.v_prior = Some(v.value.clone());
+                    if do_mark == Upd::Back && icp.search {
+                        if let Some(d) = done.as_deref_mut() {
+                            icp.search = false;
+                            *d += 1;
+                            icp.s_prior |= S_SCANNED;
+                        }
+                    }
+                }
+                if t_this >= t_req && (icp.t_next < t_req || t_this <= icp.t_next) {
+                    if icp.t_prior < icp.t_next && icp.t_next <= t_req {
+                        icp.t_prior = icp.t_next;
+                        icp.s_prior = icp.s_next & !S_SCANNED;
+                        icp.v_prior = icp.v_next.clone();
+                    }
+                    icp.t_next = t_this;
+                    icp.s_next = S_VALUE;
+                    icp.v_next = Some(v.value.clone());
+                    if do_mark == Upd::Forw && icp.search {
+                        if let Some(d) = done.as_deref_mut() {
+                            icp.search = false;
+                            *d += 1;
+                            icp.s_next |= S_SCANNED;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `do_roll`: read on in the direction of travel up to the requested
+    /// time, folding the records into the bounds.
+    fn do_roll(&mut self, t_req: f64, seen_mark: &mut bool) -> Result<(), PmError> {
+        let (dir, upd) = if self.direction > 0 { (Dir::Forw, Upd::Forw) } else { (Dir::Back, Upd::Back) };
+        let err = loop {
+            let logrp = match self.cache_read(dir) {
+                Ok(r) => r,
+                Err(e) => break e,
+            };
+            let t_this = logrp.ts.sub(self.start);
+            if (dir == Dir::Forw && t_this > t_req) || (dir == Dir::Back && t_this < t_req) {
+                return Ok(());
+            }
+            self.remember();
+            self.update_bounds(t_req, &logrp, upd, None, Some(seen_mark))?;
+        };
+        if err == PmError::PM_ERR_LOGREC {
+            return Err(err);
+        }
+        Ok(())
+    }
+
+    /// `time_caliper`: when an instance domain ever has 16 or more
+    /// instances, the first and last sighting of each instance in the
+    /// metadata.
+    fn caliper(&mut self, indom: InDom, inst: i32) -> (f64, f64) {
+        if indom == InDom::NULL {
+            return (-1.0, -1.0);
+        }
+        if !self.interp.calipers.contains_key(&indom.0) {
+            let table = self.indoms.get(&indom.0).and_then(|h| {
+                if !h.snaps.iter().any(|(_, ids)| ids.len() >= 16) {
+                    return None;
+                }
+                let mut t: HashMap<i32, (f64, f64)> = HashMap::new();
+                let mut t_indom_prior = -1.0;
+                for (ts, ids) in &h.snaps {
+                    let t_indom = ts.sub(self.start);
+                    for &id in ids {
+                        t.entry(id).and_modify(|e| e.0 = t_indom).or_insert((t_indom, t_indom_prior));
+                    }
+                    t_indom_prior = t_indom;
+                }
+                Some(t)
+            });
+            self.interp.calipers.insert(indom.0, table);
+        }
+        self.interp
+            .calipers
+            .get(&indom.0)
+            .and_then(|t| t.as_ref())
+            .and_then(|t| t.get(&inst))
+            .copied()
+            .unwrap_or((-1.0, -1.0))
+    }
+
+    /// `pmGetInDomArchive`: every instance the metadata ever lists for
+    /// `indom`, newest records first.
+    fn archive_instances(&self, indom: InDom) -> Vec<i32> {
+        let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        if let Some(h) = self.indoms.get(&indom.0) {
+            for (_, ids) in &h.snaps {
+                for &id in ids {
+                    if seen.insert(id) {
+                        out.push(id);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn pmid_ctl(&mut self, pmid: PmId) -> usize {
+        if let Some(&i) = self.interp.by_pmid.get(&pmid.0) {
+            return i;
+        }
+        let desc = self.descs.get(&pmid.0).copied();
+        let mut pcp = PmidCtl {
+            ty: desc.map_or(-1, |d| d.ty.0),
+            sem: desc.map_or(Semantics(0), |d| d.sem),
+            indom: desc.map_or(InDom::NULL, |d| d.indom),
+            valfmt: -1,
+            numval: 0,
+            last_numval: -1,
+            insts: Vec::new(),
+            by_inst: IdMap::default(),
+        };
+        if pcp.ty != -1 {
+            let ids = if pcp.indom == InDom::NULL { vec![PM_IN_NULL] } else { self.archive_instances(pcp.indom) };
+            let order = if pcp.indom == InDom::NULL { vec![0] } else { prealloc_hash_order(&ids) };
+            for i in order {
+                let mut icp = InstCtl::new(ids[i]);
+                (icp.t_birth, icp.t_death) = self.caliper(pcp.indom, ids[i]);
+                pcp.by_inst.insert(ids[i], pcp.insts.len());
+                pcp.insts.push(icp);
+            }
+        }
+        let i = self.interp.pmids.len();
+        self.interp.pmids.push(pcp);
+        self.interp.by_pmid.insert(pmid.0, i);
+        i
+    }
+
+    fn advance(&mut self) {
+        let o = &mut self.origin;
+        o.sec = o.sec.wrapping_add(self.delta.sec);
+        o.nsec = o.nsec.wrapping_add(self.delta.nsec);
+        while o.nsec > 1_000_000_000 {
+            o.sec += 1;
+            o.nsec -= 1_000_000_000;
+        }
+        while o.nsec < 0 {
+            o.sec -= 1;
+            o.nsec += 1_000_000_000;
+        }
+    }
+}
+
+/// `__pmLogFetchInterp`.
+pub(crate) fn fetch(r: &mut Replay, pmids: &[PmId], wanted: &dyn Fn(InDom, i32) -> bool) -> Result<LogResult, PmError> {
+    let t_req = r.origin.sub(r.start);
+    let res = fetch_at(r, t_req, pmids, wanted);
+    match res {
+        Err(Early(e)) => Err(e),
+        Ok(v) => {
+            r.advance();
+            v
+        }
+    }
+}
+
+/// An error returned before the time moves on (libpcp returns these
+/// without advancing the current time).
+struct Early(PmError);
+
+impl From<PmError> for Early {
+    fn from(e: PmError) -> Early {
+        Early(e)
+    }
+}
+
+type Step = Result<Result<LogResult, PmError>, Early>;
+
+fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i32) -> bool) -> Step {
+    if t_req < -0.001 {
+        return Ok(Err(PmError::PM_ERR_EOL));
+    }
+    if t_req > r.interp.end + 0.001 {
+        if let Ok(end) = r.log.archive_end() {
+            r.interp.end = end.sub(r.start);
+        }
+        if t_req > r.interp.end {
+            return Ok(Err(PmError::PM_ERR_EOL));
+        }
+    }
+
+    // first pass: the metric-instances asked for, through the profile
+    r.interp.want.clear();
+    let mut want_rev: Vec<(usize, usize)> = Vec::new();
+    for &pmid in pmids {
+        if pmid == PmId::NULL {
+            continue;
+        }
+        let pi = r.pmid_ctl(pmid);
+        let pcp = &mut r.interp.pmids[pi];
+        pcp.numval = 0;
+        if pcp.ty == -1 {
+            pcp.numval = PmError::PM_ERR_PMID_LOG.code();
+        } else if pcp.indom != InDom::NULL {
+            for (ii, icp) in pcp.insts.iter_mut().enumerate() {
+                icp.search = false;
+                if wanted(pcp.indom, icp.inst) {
+                    icp.inresult = true;
+                    want_rev.push((pi, ii));
+                    pcp.numval += 1;
+                } else {
+                    icp.inresult = false;
+                }
+            }
+        } else if let Some(icp) = pcp.insts.first_mut() {
+            icp.inresult = true;
+            icp.search = false;
+            want_rev.push((pi, 0));
+            pcp.numval = 1;
+        }
+    }
+    want_rev.reverse();
+    r.interp.want = want_rev;
+
+    if !r.serial {
+        // coarse positioning with the index, then back up against the
+        // direction of travel to just before the requested time
+        let _ = r.set_time();
+        r.remember();
+        let back = if r.direction > 0 { Dir::Back } else { Dir::Forw };
+        while let Ok(logrp) = r.cache_read(back) {
+            let t_this = logrp.ts.sub(r.start);
+            if (back == Dir::Back && t_this <= t_req) || (back == Dir::Forw && t_this > t_req) {
+                break;
+            }
+            r.remember();
+            r.update_bounds(t_req, &logrp, Upd::None, None, None)?;
+        }
+        r.serial = true;
+        for &pmid in pmids {
+            if let Some(&pi) = r.interp.by_pmid.get(&pmid.0) {
+                r.interp.pmids[pi].last_numval = -1;
+            }
+        }
+    }
+
+    if let Err(e) = r.log.change_vol(r.ac_vol) {
+        return Ok(Err(e));
+    }
+    r.log.seek(r.ac_offset);
+
+    let mut seen_mark = false;
+    let mut done_roll = false;
+    let (mut back, mut forw) = (0i32, 0i32);
+
+    // second pass: who needs a bound from earlier in the archive
+    let mut unbound: Vec<(usize, usize)> = Vec::new();
+    let want = r.interp.want.clone();
+    for &(pi, ii) in &want {
+        {
+            let icp = &r.interp.pmids[pi].insts[ii];
+            if (icp.t_first >= 0.0 && t_req < icp.t_first)
+                || (icp.t_birth >= 0.0 && t_req < icp.t_birth)
+                || (icp.t_death >= 0.0 && t_req > icp.t_death)
+            {
+                continue;
+            }
+            if (icp.t_prior < 0.0 || icp.t_prior > t_req) && back == 0 && !done_roll {
+                done_roll = true;
+                if r.direction > 0 {
+                    r.do_roll(t_req, &mut seen_mark)?;
+                }
+            }
+        }
+        let direction = r.direction;
+        let icp = &mut r.interp.pmids[pi].insts[ii];
+        if (is(icp.s_prior, S_UNDEFINED) && !is(icp.s_prior, S_SCANNED))
+            || (icp.t_prior > t_req && (direction < 0 || !is(icp.s_prior, S_SCANNED)))
+            || (is(icp.s_next, S_MARK) && icp.t_prior == t_req)
+        {
+            back += 1;
+            icp.search = true;
+            let t_first = icp.t_first;
+            let at = unbound.iter().position(|&(p, i)| t_first >= r.interp.pmids[p].insts[i].t_first);
+            unbound.insert(at.unwrap_or(unbound.len()), (pi, ii));
+        }
+    }
+
+    if back > 0 {
+        if let Err(e) = r.log.change_vol(r.ac_vol) {
+            return Ok(Err(e));
+        }
+        r.log.seek(r.ac_offset);
+        let mut done = 0i32;
+        while done < back {
+            let logrp = match r.cache_read(Dir::Back) {
+                Ok(l) => l,
+                Err(PmError::PM_ERR_LOGREC) => return Err(Early(PmError::PM_ERR_LOGREC)),
+                Err(_) => break,
+            };
+            let t_this = logrp.ts.sub(r.start);
+            if r.direction < 0 && t_this >= t_req {
+                r.remember();
+            }
+            r.update_bounds(t_req, &logrp, Upd::Back, Some(&mut done), Some(&mut seen_mark))?;
+            // those that cannot be found further back
+            let mut k = 0;
+            while k < unbound.len() {
+                let (p, i) = unbound[k];
+                let icp = &mut r.interp.pmids[p].insts[i];
+                if icp.t_first < t_this {
+                    break;
+                }
+                if icp.search {
+                    icp.search = false;
+                    icp.s_prior |= S_SCANNED;
+                    done += 1;
+                    unbound.remove(k);
+                } else {
+                    k += 1;
+                }
+            }
+        }
+        for &(p, i) in &unbound {
+            let icp = &mut r.interp.pmids[p].insts[i];
+            if (is(icp.s_prior, S_UNDEFINED) || icp.t_prior > t_req) && icp.t_first < t_req {
+                icp.t_first = t_req;
+                icp.s_prior |= S_SCANNED;
+            }
+            icp.search = false;
+        }
+    }
+
+    // third pass: who needs a bound from later in the archive
+    let mut unbound: Vec<(usize, usize)> = Vec::new();
+    for &(pi, ii) in &want {
+        {
+            let icp = &r.interp.pmids[pi].insts[ii];
+            if (icp.t_last >= 0.0 && t_req > icp.t_last)
+                || (icp.t_birth >= 0.0 && t_req < icp.t_birth)
+                || (icp.t_death >= 0.0 && t_req > icp.t_death)
+            {
+                continue;
+            }
+            if (icp.t_next < 0.0 || icp.t_next < t_req) && forw == 0 && !done_roll {
+                done_roll = true;
+                if r.direction < 0 {
+                    r.do_roll(t_req, &mut seen_mark)?;
+                }
+            }
+        }
+        let direction = r.direction;
+        let icp = &mut r.interp.pmids[pi].insts[ii];
+        if (is(icp.s_next, S_UNDEFINED) && !is(icp.s_next, S_SCANNED))
+            || (icp.t_next < t_req && (direction > 0 || !is(icp.s_next, S_SCANNED)))
+            || (is(icp.s_prior, S_MARK) && icp.t_next == t_req)
+        {
+            forw += 1;
+            icp.search = true;
+            let t_last = icp.t_last;
+            let at = unbound.iter().position(|&(p, i)| t_last <= r.interp.pmids[p].insts[i].t_last);
+            unbound.insert(at.unwrap_or(unbound.len()), (pi, ii));
+        }
+    }
+
+    if forw > 0 {
+        if let Err(e) = r.log.change_vol(r.ac_vol) {
+            return Ok(Err(e));
+        }
+        r.log.seek(r.ac_offset);
+        let mut done = 0i32;
+        while done < forw {
+            let logrp = match r.cache_read(Dir::Forw) {
+                Ok(l) => l,
+                Err(PmError::PM_ERR_LOGREC) => return Err(Early(PmError::PM_ERR_LOGREC)),
+                Err(_) => break,
+            };
+            let t_this = logrp.ts.sub(r.start);
+            if r.direction > 0 && t_this <= t_req {
+                r.remember();
+            }
+            r.update_bounds(t_req, &logrp, Upd::Forw, Some(&mut done), Some(&mut seen_mark))?;
+            let mut k = 0;
+            while k < unbound.len() {
+                let (p, i) = unbound[k];
+                let icp = &mut r.interp.pmids[p].insts[i];
+                if icp.t_last > t_this {
+                    break;
+                }
+                if icp.search && icp.t_last >= 0.0 {
+                    icp.search = false;
+                    icp.s_next |= S_SCANNED;
+                    done += 1;
+                    unbound.remove(k);
+                } else {
+                    k += 1;
+                }
+            }
+        }
+        for &(p, i) in &unbound {
+            let icp = &mut r.interp.pmids[p].insts[i];
+            if icp.t_next < t_req && (icp.t_last < 0.0 || t_req < icp.t_last) {
+                icp.t_last = t_req;
+                icp.s_next |= S_SCANNED;
+            }
+            icp.search = false;
+        }
+    }
+
+    // how many values there will really be
+    for &(pi, ii) in &want {
+        let pcp = &mut r.interp.pmids[pi];
+        let (ty, sem, last_numval) = (pcp.ty, pcp.sem, pcp.last_numval);
+        let icp = &mut pcp.insts[ii];
+        let mut drop_it = false;
+        let mut type_error = false;
+        if sem == Semantics::DISCRETE {
+            if is(icp.s_prior, S_MARK)
+                || is(icp.s_prior, S_UNDEFINED)
+                || icp.t_prior > t_req
+                || (icp.t_birth != -1.0 && icp.t_birth > t_req)
+                || (icp.t_death != -1.0 && t_req > icp.t_death)
+            {
+                drop_it = true;
+            }
+        } else if is(icp.s_prior, S_MARK)
+            || is(icp.s_prior, S_UNDEFINED)
+            || icp.t_prior > t_req
+            || is(icp.s_next, S_MARK)
+            || is(icp.s_next, S_UNDEFINED)
+            || icp.t_next < t_req
+        {
+            drop_it = true;
+        } else if sem == Semantics::COUNTER {
+            if !(0..=5).contains(&ty) {
+                type_error = true;
+            } else if seen_mark && last_numval > 0 {
+                drop_it = true;
+            }
+        }
+        if drop_it {
+            icp.inresult = false;
+            pcp.numval -= 1;
+        } else if type_error {
+            pcp.numval = PmError::PM_ERR_TYPE.code();
+        }
+    }
+
+    // build the result
+    let wrap = r.counter_wrap;
+    let mut sets = Vec::with_capacity(pmids.len());
+    for &pmid in pmids {
+        if pmid == PmId::NULL {
+            sets.push(crate::logread::LogSet { pmid: pmid.0, numval: 0, valfmt: 0, vals: Vec::new() });
+            continue;
+        }
+        let Some(&pi) = r.interp.by_pmid.get(&pmid.0) else { continue };
+        let pcp = &mut r.interp.pmids[pi];
+        let mut vals = Vec::new();
+        if pcp.numval > 0 {
+            for icp in pcp.insts.iter().filter(|i| i.inresult) {
+                if let Some(value) = interpolate(pcp.ty, pcp.sem, pcp.valfmt, icp, t_req, wrap) {
+                    vals.push(InstValue { inst: icp.inst, value });
+                }
+            }
+        }
+        pcp.last_numval = pcp.numval;
+        sets.push(crate::logread::LogSet { pmid: pmid.0, numval: pcp.numval, valfmt: pcp.valfmt, vals });
+    }
+    Ok(Ok(LogResult { ts: r.origin, sets }))
+}
+
+/// One instance's value at `t_req` from its bounds, or `None` where libpcp
+/// puts none.
+fn interpolate(ty: i32, sem: Semantics, valfmt: i32, icp: &InstCtl, t_req: f64, wrap: bool) -> Option<Value> {
+    let exact = if icp.t_prior == t_req {
+        Some(&icp.v_prior)
+    } else if icp.t_next == t_req {
+        Some(&icp.v_next)
+    } else {
+        None
+    };
+    let both = icp.t_prior >= 0.0 && icp.t_next >= 0.0;
+    // for non-counters: which held value to take, if any
+    let held = || -> Option<&Option<Value>> {
+        if sem == Semantics::DISCRETE {
+            (icp.t_prior >= 0.0).then_some(&icp.v_prior)
+        } else if sem == Semantics::INSTANT {
+            both.then_some(&icp.v_prior)
+        } else {
+            None
+        }
+    };
+    let counter = sem != Semantics::DISCRETE && sem != Semantics::INSTANT;
+    let dt_req = t_req - icp.t_prior;
+    let dt = icp.t_next - icp.t_prior;
+    let block = |vtype: i32, data: Vec<u8>| Some(Value::Block(ValueBlock::new(vtype as u8, data)));
+    match ty {
+        0 | 1 => {
+            if let Some(v) = exact {
+                return Some(Value::Insitu(lval(v)));
+            }
+            if !counter {
+                return held().map(|v| Value::Insitu(lval(v)));
+            }
+            if !both {
+                return None;
+            }
+            let (p, n) = (lval(&icp.v_prior), lval(&icp.v_next));
+            let out = if ty == 0 {
+                if n >= p || !wrap {
+                    cvtt_i32(0.5 + p as f64 + dt_req * (n.wrapping_sub(p) as f64) / dt)
+                } else {
+                    // libpcp adds the prior value to the following slot
+                    // instead of this one
+                    cvtt_i32(0.5 + dt_req * (n.wrapping_sub(p) as f64) / dt)
+                }
+            } else {
+                let (p, n) = (p as u32, n as u32);
+                let ul = if n >= p {
+                    cvt_u32(0.5 + p as f64 + dt_req * (n - p) as f64 / dt)
+                } else if wrap {
+                    cvt_u32(0.5 + dt_req * (n.wrapping_sub(p) as f64) / dt).wrapping_add(p)
+                } else {
+                    cvt_u32(0.5 + p as f64 - dt_req * (p - n) as f64 / dt)
+                };
+                ul as i32
+            };
+            Some(Value::Insitu(out))
+        }
+        4 if valfmt == 0 => {
+            if let Some(v) = exact {
+                return Some(Value::Insitu(lval(v)));
+            }
+            if !counter {
+                return held().map(|v| Value::Insitu(lval(v)));
+            }
+            if !both {
+                return None;
+            }
+            let (p, n) = (f32::from_bits(lval(&icp.v_prior) as u32), f32::from_bits(lval(&icp.v_next) as u32));
+            let f = (p as f64 + dt_req * ((n - p) as f64) / dt) as f32;
+            Some(Value::Insitu(f.to_bits() as i32))
+        }
+        4 => {
+            let src = match exact {
+                Some(v) => v,
+                None if !counter => held()?,
+                None => {
+                    if !both {
+                        return None;
+                    }
+                    let (p, n) = (f32_of(&icp.v_prior), f32_of(&icp.v_next));
+                    let f = (p as f64 + dt_req * ((n - p) as f64) / dt) as f32;
+                    return block(4, f.to_le_bytes().to_vec());
+                }
+            };
+            block(4, bytes8(src)[..4].to_vec())
+        }
+        2 | 3 => {
+            let src = match exact {
+                Some(v) => v,
+                None if !counter => held()?,
+                None => {
+                    if !both {
+                        return None;
+                    }
+                    let (p, n) = (i64::from_le_bytes(bytes8(&icp.v_prior)), i64::from_le_bytes(bytes8(&icp.v_next)));
+                    let out = if ty == 2 {
+                        cvtt_i64(0.5 + p as f64 + dt_req * (n.wrapping_sub(p) as f64) / dt) as u64
+                    } else if n >= p {
+                        // libpcp compares the unsigned values, and converts
+                        // the prior, as signed; and its compiler, reasoning
+                        // that a signed difference cannot overflow, converts
+                        // the difference as signed too
+                        cvt_u64(0.5 + p as f64 + dt_req * (n.wrapping_sub(p) as f64) / dt)
+                    } else if wrap {
+                        let d = (n as u64).wrapping_sub(p as u64);
+                        cvt_u64(0.5 + p as f64 + dt_req * (d as f64) / dt)
+                    } else {
+                        cvt_u64(0.5 + p as f64 - dt_req * (p.wrapping_sub(n) as f64) / dt)
+                    };
+                    return block(ty, out.to_le_bytes().to_vec());
+                }
+            };
+            block(ty, bytes8(src).to_vec())
+        }
+        5 => {
+            let src = match exact {
+                Some(v) => v,
+                None if !counter => held()?,
+                None => {
+                    if !both {
+                        return None;
+                    }
+                    let (p, n) = (f64::from_le_bytes(bytes8(&icp.v_prior)), f64::from_le_bytes(bytes8(&icp.v_next)));
+                    let d = p + dt_req * (n - p) / dt;
+                    return block(5, d.to_le_bytes().to_vec());
+                }
+            };
+            block(5, bytes8(src).to_vec())
+        }
+        6 | 7 | 9 | 10 if icp.t_prior >= 0.0 => match &icp.v_prior {
+            Some(Value::Block(b)) => Some(Value::Block(b.clone())),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversions_behave_like_x86_64() {
+        assert_eq!(cvtt_i32(f64::NAN), i32::MIN);
+        assert_eq!(cvtt_i32(3e9), i32::MIN);
+        assert_eq!(cvtt_i32(-2.7), -2);
+        assert_eq!(cvt_u32(-1.0), u32::MAX);
+        assert_eq!(cvt_u32(4294967296.5), 0);
+        assert_eq!(cvt_u64(-1.0), u64::MAX);
+        assert_eq!(cvt_u64(f64::NAN), 1 << 63);
+        assert_eq!(cvt_u64(1.8446744073709552e19), 0);
+        assert_eq!(cvt_u64(9223372036854775808.0), 1 << 63);
+    }
+
+    #[test]
+    fn hash_order_with_one_bucket_per_key() {
+        // keys 0..4 in 4 buckets: one per bucket, in bucket order
+        assert_eq!(prealloc_hash_order(&[3, 1, 2, 0]), [3, 1, 2, 0]);
+        // 5 and 1 share bucket 1 of 4; the later one comes first
+        assert_eq!(prealloc_hash_order(&[1, 5, 2, 3]), [1, 0, 2, 3]);
+    }
+}

@@ -1,0 +1,160 @@
+//! libpcp's timestamp difference, `__pmTimestampSub`, bit for bit.
+//!
+//! libpcp computes `a - b` in seconds as
+//! `(double)(sec_a - sec_b + (long double)(nsec_a - nsec_b) / 1e9L)`:
+//! on x86-64 a `long double` is the x87 80-bit format, so the quotient and
+//! the sum are each rounded to a 64-bit significand before the final
+//! rounding to `double`. Replay compares these differences for equality
+//! (is a record exactly at the requested time?) and feeds them to the
+//! interpolation formulas, so they must be the same doubles libpcp gets.
+//! This module does that arithmetic on integers.
+
+/// A signed binary number `mant * 2^exp` (`mant` unnormalised).
+#[derive(Clone, Copy, Debug)]
+struct Num {
+    neg: bool,
+    mant: u128,
+    exp: i32,
+}
+
+fn bit_len(v: u128) -> u32 {
+    128 - v.leading_zeros()
+}
+
+/// Round `v` to `bits` significant bits, ties to even; the result keeps
+/// its scale (`exp`) adjusted.
+fn round_to(n: Num, bits: u32) -> Num {
+    let len = bit_len(n.mant);
+    if len <= bits {
+        return n;
+    }
+    let shift = len - bits;
+    let mut mant = n.mant >> shift;
+    let rem = n.mant & ((1u128 << shift) - 1);
+    let half = 1u128 << (shift - 1);
+    if rem > half || (rem == half && mant & 1 == 1) {
+        mant += 1;
+    }
+    let mut exp = n.exp + shift as i32;
+    if bit_len(mant) > bits {
+        mant >>= 1;
+        exp += 1;
+    }
+    Num { neg: n.neg, mant, exp }
+}
+
+/// `nd / 1e9` rounded to a 64-bit significand.
+fn quotient(nd: i64) -> Num {
+    const D: u128 = 1_000_000_000;
+    let n = nd.unsigned_abs() as u128;
+    if n == 0 {
+        return Num { neg: false, mant: 0, exp: 0 };
+    }
+    // n * 2^k / D lands in [2^63, 2^64) for the right k; n < 2^33 keeps
+    // n << k inside 128 bits
+    let mut k: i32 = 63 + 30 - bit_len(n) as i32;
+    loop {
+        let q = if k >= 0 { (n << k) / D } else { (n >> -k) / D };
+        if q >= 1 << 64 {
+            k -= 1;
+        } else if q < 1 << 63 {
+            k += 1;
+        } else {
+            break;
+        }
+    }
+    let num = n << k;
+    let (mut q, rem) = (num / D, num % D);
+    if 2 * rem > D || (2 * rem == D && q & 1 == 1) {
+        q += 1;
+    }
+    let mut exp = -k;
+    if q == 1 << 64 {
+        q >>= 1;
+        exp += 1;
+    }
+    Num { neg: nd < 0, mant: q, exp }
+}
+
+/// Shift right with a sticky bit, so later rounding stays exact.
+fn shr_sticky(v: u128, s: u32) -> u128 {
+    if s == 0 {
+        v
+    } else if s >= 128 {
+        u128::from(v != 0)
+    } else {
+        (v >> s) | u128::from(v & ((1u128 << s) - 1) != 0)
+    }
+}
+
+/// `(long double)sd + q`, rounded to a 64-bit significand.
+fn add(sd: i64, q: Num) -> Num {
+    let a = sd.unsigned_abs() as u128;
+    if q.mant == 0 {
+        return round_to(Num { neg: sd < 0, mant: a, exp: 0 }, 64);
+    }
+    // common scale 2^-k with k = -q.exp; keep a << k below 2^126
+    let k = -q.exp;
+    let (a_scaled, qm, scale) = if k <= 0 {
+        // q is an integer already (|nd| >= 1e9 * 2^63 cannot happen, but
+        // stay general)
+        (a, q.mant << (-k) as u32, 0)
+    } else {
+        let room = 126 - bit_len(a).max(1) as i32;
+        let kk = k.min(room);
+        (a << kk as u32, shr_sticky(q.mant, (k - kk) as u32), kk)
+    };
+    let (neg, mant) = if (sd < 0) == q.neg {
+        (q.neg, a_scaled + qm)
+    } else if a_scaled >= qm {
+        (sd < 0, a_scaled - qm)
+    } else {
+        (q.neg, qm - a_scaled)
+    };
+    round_to(Num { neg: neg && mant != 0, mant, exp: -scale }, 64)
+}
+
+fn to_f64(n: Num) -> f64 {
+    let r = round_to(n, 53);
+    let v = (r.mant as f64) * 2f64.powi(r.exp);
+    if r.neg {
+        -v
+    } else {
+        v
+    }
+}
+
+/// `__pmTimestampSub(a, b)`: `a - b` in seconds, as libpcp computes it on
+/// x86-64 (see the module comment). Timestamps are `(sec, nsec)` as libpcp
+/// holds them: `nsec` is not necessarily below 10^9.
+#[doc(alias = "__pmTimestampSub")]
+pub fn timestamp_sub(a: (i64, i32), b: (i64, i32)) -> f64 {
+    let sd = a.0.wrapping_sub(b.0);
+    let nd = a.1.wrapping_sub(b.1) as i64;
+    to_f64(add(sd, quotient(nd)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn simple_differences() {
+        assert_eq!(timestamp_sub((10, 500_000_000), (9, 0)), 1.5);
+        assert_eq!(timestamp_sub((9, 0), (10, 500_000_000)), -1.5);
+        assert_eq!(timestamp_sub((5, 7), (5, 7)), 0.0);
+        assert!(timestamp_sub((5, 7), (5, 7)).is_sign_positive());
+        // the extended-precision quotient and sum do not give the double
+        // nearest 1e-9; this is what gcc's long double code gives
+        assert_eq!(timestamp_sub((1, 0), (0, 999_999_999)), 1.0000000000157452e-9);
+    }
+
+    #[test]
+    fn close_to_plain_double_arithmetic() {
+        for (sd, nd) in [(1i64, 100_000_000i32), (3, 300_000_001), (-7, 999_999_999), (123456, -1)] {
+            let got = timestamp_sub((sd, nd), (0, 0));
+            let plain = sd as f64 + nd as f64 / 1e9;
+            assert!((got - plain).abs() <= plain.abs() * 4.0 * f64::EPSILON, "{sd} {nd}");
+        }
+    }
+}

@@ -1,0 +1,519 @@
+//! Replaying an archive as a PMAPI archive context does: `pmSetMode`,
+//! `pmFetch` in the `PM_MODE_FORW`, `PM_MODE_BACK` and `PM_MODE_INTERP`
+//! modes, and `pmFetchArchive`, with libpcp 6.0.3's exact results.
+//!
+//! The behaviour follows libpcp's reading position model: a current volume
+//! and offset, a temporal index used for coarse positioning after each
+//! `pmSetMode`, then record-by-record reading (see [`crate::logread`]).
+//! In brief:
+//!
+//! - `Forw` returns the first record at or after the current time, then
+//!   each following record whose time is not earlier than the last one
+//!   returned; `Back` the mirror image. The time moves to each result.
+//! - Mark records (gaps in the recording) are skipped by [`Replay::fetch`]
+//!   and returned (as results with no value sets) by
+//!   [`Replay::fetch_archive`]. Records holding none of the requested
+//!   metrics are skipped too.
+//! - Requested metrics missing from a record get an empty value set;
+//!   values are filtered through the instance profile (`wanted`), except
+//!   in `fetch_archive`, which returns whole records.
+//! - At either end of the archive a fetch fails with `PM_ERR_EOL`.
+//! - `Interp` (see [`crate::interp`]) computes values at the current time
+//!   from the records around it, then advances the time by the delta.
+
+use crate::archive::Archive;
+use crate::interp::InterpState;
+use crate::logread::{Dir, Log, LogResult, LogSet, Ts, Which};
+use crate::raw::MetaRecord;
+use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, Timestamp, ValueSet};
+use std::collections::HashMap;
+
+/// An instance profile: is instance `inst` of `indom` wanted?
+type Wanted<'a> = dyn Fn(InDom, i32) -> bool + 'a;
+
+/// A replay mode, as `pmSetMode` takes it.
+#[doc(alias = "pmSetMode")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `PM_MODE_FORW`: successive records, forwards in time.
+    Forw,
+    /// `PM_MODE_BACK`: successive records, backwards in time.
+    Back,
+    /// `PM_MODE_INTERP`: values interpolated at evenly spaced times.
+    Interp,
+}
+
+impl Mode {
+    /// The mode a `pmSetMode` mode word asks for (its low 16 bits; the
+    /// high bits carry the delta's time base): `PM_ERR_MODE` for
+    /// `PM_MODE_LIVE` and unknown modes, which archives refuse.
+    pub fn from_raw(mode: i32) -> Result<Mode, PmError> {
+        match mode & 0xffff {
+            1 => Ok(Mode::Interp),
+            2 => Ok(Mode::Forw),
+            3 => Ok(Mode::Back),
+            _ => Err(PmError::PM_ERR_MODE),
+        }
+    }
+}
+
+/// One instance domain as the metadata describes it over time: each
+/// snapshot's instances (ascending ids), newest snapshot first.
+#[derive(Debug, Default)]
+pub(crate) struct InDomHistory {
+    pub snaps: Vec<(Ts, Vec<i32>)>,
+}
+
+/// An archive being replayed: the state of one PMAPI archive context.
+#[derive(Debug)]
+pub struct Replay {
+    archive: Archive,
+    pub(crate) log: Log,
+    /// The archive's start (the first volume's label).
+    pub(crate) start: Ts,
+    pub(crate) descs: HashMap<u32, Desc>,
+    pub(crate) indoms: HashMap<u32, InDomHistory>,
+    mode: Mode,
+    /// `c_origin`: the current time.
+    pub(crate) origin: Ts,
+    /// `c_delta` and `c_direction`.
+    pub(crate) delta: Ts,
+    pub(crate) direction: i32,
+    /// `ac_vol`, `ac_offset`: the remembered reading position.
+    pub(crate) ac_vol: i32,
+    pub(crate) ac_offset: i64,
+    /// `ac_serial`: reading on from the remembered position is enough
+    /// (no repositioning with the index needed).
+    pub(crate) serial: bool,
+    pub(crate) interp: InterpState,
+    /// `PCP_COUNTER_WRAP`: interpolate decreasing counters as wraps.
+    pub(crate) counter_wrap: bool,
+}
+
+/// Sort and de-duplicate the instance domain records of the metadata the
+/// way libpcp keeps them: newest first, instances in ascending order,
+/// identical records at the same time once, delta records expanded.
+fn indom_histories(meta: &[MetaRecord]) -> HashMap<u32, InDomHistory> {
+    type Snap = (Ts, Vec<(i32, Option<Vec<u8>>)>, bool);
+    let mut lists: HashMap<u32, Vec<Snap>> = HashMap::new();
+    for rec in meta {
+        let MetaRecord::InDom { when, indom, instances, delta } = rec else { continue };
+        if instances.is_empty() {
+            continue;
+        }
+        let mut insts = instances.clone();
+        insts.sort_by_key(|(id, _)| *id);
+        let new: Snap = (Ts::from_timestamp(*when), insts, *delta);
+        let list = lists.entry(indom.0).or_default();
+        // newest first: before the first record not newer than this one
+        let at = list.iter().position(|s| s.0.cmp(new.0) != std::cmp::Ordering::Greater).unwrap_or(list.len());
+        // same time: a duplicate moves to the head of its time slot
+        let mut j = at;
+        let mut dup = None;
+        while j < list.len() && list[j].0 == new.0 {
+            if list[j].1 == new.1 {
+                dup = Some(j);
+                break;
+            }
+            j += 1;
+        }
+        match dup {
+            Some(j) if j == at => {}
+            Some(j) => {
+                let d = list.remove(j);
+                list.insert(at, d);
+            }
+            None => list.insert(at, new),
+        }
+    }
+    let mut out = HashMap::new();
+    for (indom, list) in lists {
+        // expand deltas, oldest first, each against the one before it
+        let mut snaps: Vec<(Ts, Vec<i32>)> = Vec::with_capacity(list.len());
+        let mut prev: Option<Vec<(i32, bool)>> = None;
+        let mut full: Vec<Vec<(i32, bool)>> = Vec::with_capacity(list.len());
+        for (_, insts, delta) in list.iter().rev() {
+            let this: Vec<(i32, bool)> = insts.iter().map(|(id, n)| (*id, n.is_some())).collect();
+            let merged = match (&prev, delta) {
+                (Some(old), true) => {
+                    let mut out = Vec::with_capacity(old.len() + this.len());
+                    let (mut i, mut j) = (0, 0);
+                    while i < old.len() || j < this.len() {
+                        if i < old.len() && j < this.len() {
+                            if !this[j].1 && old[i].0 == this[j].0 {
+                                i += 1;
+                                j += 1;
+                                continue;
+                            } else if this[j].1 && old[i].0 > this[j].0 {
+                                out.push(this[j]);
+                                j += 1;
+                                continue;
+                            }
+                        }
+                        if i < old.len() {
+                            out.push(old[i]);
+                            i += 1;
+                        } else {
+                            out.push(this[j]);
+                            j += 1;
+                        }
+                    }
+                    out
+                }
+                _ => this,
+            };
+            prev = Some(merged.clone());
+            full.push(merged);
+        }
+        for ((ts, _, _), insts) in list.iter().zip(full.into_iter().rev()) {
+            snaps.push((*ts, insts.into_iter().map(|(id, _)| id).collect()));
+        }
+        out.insert(indom, InDomHistory { snaps });
+    }
+    out
+}
+
+impl Replay {
+    /// Start replaying `archive`, positioned as a new archive context is:
+    /// at the start of the archive, in `Forw` mode.
+    #[doc(alias = "pmNewContext")]
+    pub fn new(archive: Archive) -> Result<Replay, PmError> {
+        let mut log = Log::new(archive.base(), archive.label().version, archive.volumes());
+        log.load_index()?;
+        let start = log.change_vol(log.minvol)?.unwrap_or_else(|| Ts::from_timestamp(archive.label().start));
+        let mut descs = HashMap::new();
+        for rec in archive.meta() {
+            if let MetaRecord::Desc { desc, .. } = rec {
+                descs.entry(desc.pmid.0).or_insert(*desc);
+            }
+        }
+        let indoms = indom_histories(archive.meta());
+        let ac_vol = log.curvol;
+        let ac_offset = log.label_size;
+        Ok(Replay {
+            archive,
+            log,
+            start,
+            descs,
+            indoms,
+            mode: Mode::Forw,
+            origin: start,
+            delta: Ts::default(),
+            direction: 0,
+            ac_vol,
+            ac_offset,
+            serial: false,
+            interp: InterpState::default(),
+            counter_wrap: false,
+        })
+    }
+
+    /// The archive being replayed.
+    pub fn archive(&self) -> &Archive {
+        &self.archive
+    }
+
+    /// The current mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Interpolate counters that decrease as having wrapped (libpcp does
+    /// so when `PCP_COUNTER_WRAP` is set in the environment).
+    pub fn set_counter_wrap(&mut self, wrap: bool) {
+        self.counter_wrap = wrap;
+    }
+
+    /// `pmSetMode` (with `pmSetModeHighRes`'s nanosecond delta): set the
+    /// mode, the current time and, for `Interp`, the step between fetches
+    /// (negative steps go backwards; a zero step counts as backwards).
+    #[doc(alias = "pmSetMode")]
+    #[doc(alias = "pmSetModeHighRes")]
+    pub fn set_mode(&mut self, mode: Mode, when: Timestamp, delta_ns: i64) -> Result<(), PmError> {
+        self.origin = Ts::from_timestamp(when);
+        self.mode = mode;
+        self.delta = Ts { sec: delta_ns / 1_000_000_000, nsec: (delta_ns % 1_000_000_000) as i32 };
+        self.direction = delta_ns.signum() as i32;
+        // a positioning failure shows up at the next fetch
+        let _ = self.set_time();
+        crate::interp::reset(self);
+        Ok(())
+    }
+
+    /// The current time: after a `Forw`/`Back` fetch, the result's time;
+    /// in `Interp` mode, the time of the next fetch.
+    pub fn position(&self) -> Timestamp {
+        self.origin.to_timestamp()
+    }
+
+    /// The descriptor the archive holds for `pmid`.
+    pub fn desc(&self, pmid: PmId) -> Option<&Desc> {
+        self.descs.get(&pmid.0)
+    }
+
+    /// `pmGetArchiveEnd`: the time of the archive's last record that
+    /// reads cleanly.
+    #[doc(alias = "pmGetArchiveEnd")]
+    #[doc(alias = "pmGetHighResArchiveEnd")]
+    pub fn end(&mut self) -> Result<Timestamp, PmError> {
+        self.log.archive_end().map(Ts::to_timestamp)
+    }
+
+    /// `pmFetch` over the archive in the current mode. `wanted(indom,
+    /// inst)` is the context's instance profile.
+    #[doc(alias = "pmFetch")]
+    #[doc(alias = "pmFetchHighRes")]
+    pub fn fetch(&mut self, pmids: &[PmId], wanted: &dyn Fn(InDom, i32) -> bool) -> Result<FetchResult, PmError> {
+        if pmids.is_empty() {
+            return Err(PmError::PM_ERR_TOOSMALL);
+        }
+        let res = match self.mode {
+            Mode::Interp => crate::interp::fetch(self, pmids, wanted)?,
+            _ => self.log_fetch(Some((pmids, wanted)))?,
+        };
+        Ok(to_fetch_result(res))
+    }
+
+    /// `pmFetchArchive`: the next (in `Back` mode, previous) record whole,
+    /// marks included and no instance profile applied. `PM_ERR_MODE` in
+    /// `Interp` mode.
+    #[doc(alias = "pmFetchArchive")]
+    #[doc(alias = "pmFetchHighResArchive")]
+    pub fn fetch_archive(&mut self) -> Result<FetchResult, PmError> {
+        if self.mode == Mode::Interp {
+            return Err(PmError::PM_ERR_MODE);
+        }
+        self.log_fetch(None).map(to_fetch_result)
+    }
+
+    fn dir(&self) -> Dir {
+        match self.mode {
+            Mode::Forw => Dir::Forw,
+            Mode::Back => Dir::Back,
+            Mode::Interp if self.direction > 0 => Dir::Forw,
+            Mode::Interp => Dir::Back,
+        }
+    }
+
+    pub(crate) fn remember(&mut self) {
+        self.ac_offset = self.log.tell();
+        self.ac_vol = self.log.curvol;
+    }
+
+    /// `VolSkip`: from index entry `j`, the first entry (going `dir`)
+    /// whose volume opens.
+    fn vol_skip(&mut self, dir: Dir, j: usize) -> Option<usize> {
+        let numti = self.log.ti.len();
+        let mut j = j;
+        let mut vol = self.log.ti.get(j)?.vol;
+        while self.log.minvol <= vol && vol <= self.log.maxvol {
+            if self.log.change_vol(vol).is_ok() {
+                return Some(j);
+            }
+            match dir {
+                Dir::Forw => {
+                    j += 1;
+                    while j < numti && self.log.ti[j].vol == vol {
+                        j += 1;
+                    }
+                    if j == numti {
+                        return None;
+                    }
+                }
+                Dir::Back => loop {
+                    if j == 0 {
+                        return None;
+                    }
+                    j -= 1;
+                    if self.log.ti[j].vol != vol {
+                        break;
+                    }
+                },
+            }
+            vol = self.log.ti[j].vol;
+        }
+        None
+    }
+
+    /// `__pmLogSetTime`: coarse positioning near the current time with the
+    /// temporal index (or at the start or end of the archive without one).
+    pub(crate) fn set_time(&mut self) -> Result<(), PmError> {
+        let dir = self.dir();
+        let numti = self.log.ti.len();
+        if numti > 0 {
+            let (minvol, maxvol) = (self.log.minvol, self.log.maxvol);
+            let mut size = -1i64;
+            let (mut j, mut toobig, mut matched) = (numti, false, false);
+            for i in 0..numti {
+                let t = self.log.ti[i];
+                if t.vol < minvol {
+                    continue;
+                }
+                if t.vol == maxvol {
+                    if size < 0 {
+                        size = 0;
+                        if maxvol >= 0 && self.log.seen(maxvol) {
+                            // libpcp sizes the open volume here, whichever
+                            // it is
+                            size = self.log.mfp_size().unwrap_or(0);
+                        } else if self.log.open_peek(maxvol) {
+                            size = self.log.peek.as_ref().map_or(0, |c| c.size());
+                            self.log.peek = None;
+                        }
+                    }
+                    if t.off_data > size {
+                        j = i;
+                        toobig = true;
+                        break;
+                    }
+                }
+                let t_hi = t.stamp.sub(self.origin);
+                if t_hi > 0.0 {
+                    j = i;
+                    break;
+                } else if t_hi == 0.0 {
+                    j = i;
+                    matched = true;
+                    break;
+                }
+            }
+            self.serial = true;
+            let between = !matched && j >= 1 && j < numti;
+            let (j, serial_off) = if matched {
+                (self.vol_skip(dir, j), dir == Dir::Back)
+            } else if j < 1 {
+                (self.vol_skip(Dir::Forw, 0), false)
+            } else if j == numti {
+                (self.vol_skip(Dir::Back, numti - 1), dir == Dir::Back)
+            } else {
+                let t_hi = self.log.ti[j].stamp.sub(self.origin);
+                let t_lo = self.origin.sub(self.log.ti[j - 1].stamp);
+                if t_hi <= t_lo && !toobig {
+                    (self.vol_skip(dir, j), dir == Dir::Forw)
+                } else {
+                    (self.vol_skip(dir, j - 1), dir == Dir::Back)
+                }
+            };
+            let j = j.ok_or(PmError::PM_ERR_LOGFILE)?;
+            self.log.seek(self.log.ti[j].off_data);
+            if serial_off {
+                self.serial = false;
+            }
+            if between && self.serial && dir == Dir::Forw {
+                // the index gives the end of a record: back up over it
+                let _ = self.log.read(Dir::Back, Which::Mfp, false);
+            }
+        } else {
+            let vols: Vec<i32> = match dir {
+                Dir::Forw => (self.log.minvol..=self.log.maxvol).collect(),
+                Dir::Back => (self.log.minvol..=self.log.maxvol).rev().collect(),
+            };
+            if !vols.into_iter().any(|v| self.log.change_vol(v).is_ok()) {
+                self.log.curvol = -1;
+                self.log.mfp = None;
+                return Err(PmError::PM_ERR_LOGFILE);
+            }
+            match dir {
+                Dir::Forw => self.log.seek(self.log.label_size),
+                Dir::Back => self.log.seek_end(),
+            }
+        }
+        self.remember();
+        Ok(())
+    }
+
+    /// `__pmLogFetch` for `Forw`/`Back` (`want` is `None` for
+    /// `pmFetchArchive`).
+    fn log_fetch(&mut self, want: Option<(&[PmId], &Wanted<'_>)>) -> Result<LogResult, PmError> {
+        let dir = self.dir();
+        let back = if dir == Dir::Forw { Dir::Back } else { Dir::Forw };
+        let all_derived = want.is_some_and(|(p, _)| p.iter().all(|p| p.is_derived()));
+        self.log.change_vol(self.ac_vol)?;
+        self.log.seek(self.ac_offset);
+        loop {
+            let rec = loop {
+                if !self.serial {
+                    self.set_time()?;
+                    // fine-tune: back up (against the reading direction) to
+                    // the last record before the current time
+                    while let Ok(r) = self.log.read(back, Which::Mfp, false) {
+                        let tdiff = r.ts.sub(self.origin);
+                        if (dir == Dir::Forw && tdiff < 0.0) || (dir == Dir::Back && tdiff > 0.0) || tdiff == 0.0 {
+                            break;
+                        }
+                        self.remember();
+                    }
+                    self.serial = true;
+                }
+                match self.log.read(dir, Which::Mfp, false) {
+                    Err(e) => {
+                        self.remember();
+                        return Err(e);
+                    }
+                    Ok(r) => {
+                        let tdiff = r.ts.sub(self.origin);
+                        if (tdiff < 0.0 && dir == Dir::Forw) || (tdiff > 0.0 && dir == Dir::Back) {
+                            continue;
+                        }
+                        break r;
+                    }
+                }
+            };
+            self.origin = rec.ts;
+            let Some((pmids, wanted)) = want else {
+                self.remember();
+                return Ok(rec);
+            };
+            if rec.sets.is_empty() {
+                // a mark: pmFetch goes on to the next record
+                continue;
+            }
+            let mut found = 0;
+            let mut sets = Vec::with_capacity(pmids.len());
+            for p in pmids {
+                match rec.sets.iter().find(|s| s.pmid == p.0) {
+                    Some(s) => {
+                        found += 1;
+                        sets.push(s.clone());
+                    }
+                    None => sets.push(LogSet { pmid: p.0, numval: 0, valfmt: 0, vals: Vec::new() }),
+                }
+            }
+            if found == 0 && !all_derived {
+                continue;
+            }
+            let mut status = Ok(());
+            for set in sets.iter_mut() {
+                if set.numval <= 0 {
+                    continue;
+                }
+                let Some(desc) = self.descs.get(&set.pmid) else {
+                    status = Err(PmError::PM_ERR_PMID_LOG);
+                    break;
+                };
+                if desc.indom == InDom::NULL {
+                    continue;
+                }
+                set.vals.retain(|v| wanted(desc.indom, v.inst));
+                set.numval = set.vals.len() as i32;
+            }
+            self.remember();
+            status?;
+            return Ok(LogResult { ts: rec.ts, sets });
+        }
+    }
+}
+
+fn to_fetch_result(r: LogResult) -> FetchResult {
+    FetchResult {
+        timestamp: r.ts.to_timestamp(),
+        sets: r
+            .sets
+            .into_iter()
+            .map(|s| ValueSet {
+                pmid: PmId(s.pmid),
+                values: if s.numval < 0 { Err(PmError::from_code(s.numval)) } else { Ok(s.vals) },
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,4 @@
+//! `pmprobe`: see [`pcp_tools::pmprobe`].
+fn main() {
+    pcp_tools::main_with(pcp_tools::pmprobe::run)
+}

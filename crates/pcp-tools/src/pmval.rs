@@ -1,0 +1,829 @@
+//! `pmval`: report one metric's values over time, from an archive.
+//!
+//! Works today over archives: interpolated (`-t`, the default 1 second)
+//! or as recorded (`-U`), counters as rates (or raw with `-r`), with the
+//! time window options (`-S -T -O -A -s`), instance lists (`-i`), column
+//! width and precision (`-w -f`), time zones (`-z -Z`) and long
+//! timestamps (`-X`, `-XX`). Host and local contexts, event metrics, the
+//! GUI time control (`-g -p`), `-d`, `-x`, `-n`, `-K -L`, `--container`,
+//! `--derived` and metric specs naming their own source say they are not
+//! implemented yet.
+
+use crate::options::{self, tools, ContextInfo, ContextKind, DefaultHooks, Parser};
+use pcp::context::Mode;
+use pcp::timeparse::PM_MAX_TIME_T;
+use pcp::timezone::Zone;
+use pcp::Context;
+use pcp_core::cfmt::sprintf_f64_text;
+use pcp_core::value::extract_value;
+use pcp_core::{Desc, FetchResult, InDom, InstValue, MetricType, PmError, PmId, Semantics, Timestamp, ValueSet};
+use std::ffi::OsString;
+use std::io::Write;
+
+/// Run `pmval` with `args` (including the program name).
+pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    main(args, out, err).unwrap_or(1)
+}
+
+/// An instance: identifier and name.
+#[derive(Clone, Debug)]
+struct InstPair {
+    id: i32,
+    name: Vec<u8>,
+}
+
+/// What pmval prints, and how.
+struct Report {
+    desc: Desc,
+    /// Every instance (no `-i`).
+    iall: bool,
+    /// The instance names asked for with `-i`.
+    inames: Vec<Vec<u8>>,
+    /// The instances reported, by identifier.
+    ipairs: Vec<InstPair>,
+    /// Seconds per the counter's time unit (rates come out per second).
+    scale: f64,
+    cols: i32,
+    fixed: i32,
+    raw_counter: bool,
+    xflag: u32,
+    zone: Zone,
+    /// pmval's label style, decided once: 0 normal, 1 wide, 2 too wide.
+    style: Option<u8>,
+    wrap: bool,
+}
+
+fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+    let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
+    let env = options::process_env();
+    let mut hooks = DefaultHooks;
+    let mut p = Parser::new(&args, tools::PMVAL, &env, &mut hooks, err);
+    let (mut fixed, mut cols, mut raw_counter, mut xflag) = (-1i32, 0i32, false, 0u32);
+    let mut inames: Vec<Vec<u8>> = Vec::new();
+    let mut iall = true;
+    let (mut uninterp, mut pause, mut filter) = (false, false, false);
+    while let Some(o) = p.next_tool_opt() {
+        let arg = o.arg.clone().unwrap_or_default();
+        match o.opt {
+            b'd' => pause = true,
+            b'f' => {
+                let (n, whole) = options::strtol_int(&arg);
+                fixed = n;
+                if !whole || n < 0 {
+                    p.opts.printf(b"pmval: -f requires +ve numeric argument\n");
+                    p.opts.errors += 1;
+                }
+            }
+            b'i' => {
+                iall = false;
+                inames.extend(split_instances(&arg));
+            }
+            b'r' => raw_counter = true,
+            b'U' => {
+                p.opts.add_archive(&arg);
+                uninterp = true;
+            }
+            b'v' => {}
+            b'w' => {
+                let (n, whole) = options::strtol_int(&arg);
+                cols = n;
+                if !whole || n < 1 {
+                    p.opts.printf(b"pmval: -w requires +ve numeric argument\n");
+                    p.opts.errors += 1;
+                }
+            }
+            b'x' => filter = true,
+            b'X' => xflag += 1,
+            _ => p.opts.errors += 1,
+        }
+    }
+    let mut opts = p.finish();
+    if opts.exit {
+        opts.usage_message(err)?;
+        return Ok(0);
+    }
+    if opts.errors == 0 && opts.operands.is_empty() {
+        opts.printf(b"pmval: error - no metricname specified\n");
+        opts.errors += 1;
+    } else if opts.errors == 0 && opts.operands.len() > 1 {
+        opts.printf(b"pmval: error - too many arguments\n");
+        opts.errors += 1;
+    }
+    if opts.errors > 0 {
+        opts.usage_message(err)?;
+        return Ok(1);
+    }
+    let spec = String::from_utf8_lossy(&opts.operands[0]).into_owned();
+    let Some((metric, spec_insts)) = parse_metric_spec(&spec) else {
+        writeln!(err, "pmval: metric specs naming a source (\"{spec}\") are not implemented in pcp-rs yet")?;
+        return Ok(1);
+    };
+    let spec_ninst = spec_insts.len();
+    if !spec_insts.is_empty() {
+        iall = false;
+        inames = spec_insts;
+    }
+    // the metric spec names no source of its own
+    if opts.hosts.is_empty() && opts.archives.is_empty() && !opts.local {
+        if opts.origin_arg.is_some() {
+            let dir = options::Hooks::default_archive(&mut DefaultHooks);
+            opts.add_archive(&dir);
+        } else {
+            opts.add_host(b"local:");
+        }
+    }
+    opts.end_options(&mut DefaultHooks);
+    if opts.context != Some(ContextKind::Archive) {
+        if uninterp {
+            opts.printf(b"pmval: uninterpolated mode can only be used with archives");
+            opts.errors += 1;
+        }
+        if pause {
+            opts.printf(b"pmval: delay can only be used with archives\n");
+            opts.errors += 1;
+        }
+    }
+    if opts.errors > 0 {
+        opts.usage_message(err)?;
+        return Ok(1);
+    }
+    if opts.context != Some(ContextKind::Archive) {
+        let host = opts.hosts.first().map(|h| String::from_utf8_lossy(h).into_owned()).unwrap_or_default();
+        match pcp::transport::connect(&host) {
+            Err(e) => writeln!(err, "pmval: Cannot connect to PMCD on host \"{host}\": {e}")?,
+            Ok(_) => writeln!(
+                err,
+                "pmval: pmcd on host \"{host}\" answers, but host contexts are not implemented in pcp-rs yet"
+            )?,
+        }
+        return Ok(1);
+    }
+    if opts.archives.len() > 1 || opts.guimode || opts.guiport_arg.is_some() || filter {
+        writeln!(err, "pmval: -g, -p, -x and more than one archive are not implemented in pcp-rs yet")?;
+        return Ok(1);
+    }
+    let source = String::from_utf8_lossy(&opts.archives[0]).into_owned();
+    let mut ctx = match Context::open_archive(&source) {
+        Ok(c) => c,
+        Err(e) => {
+            writeln!(err, "pmval: Cannot open archive \"{source}\": {e}")?;
+            return Ok(1);
+        }
+    };
+    let Some(src) = ctx.archive() else { return Ok(1) };
+    let label = src.label().clone();
+    let hostname = String::from_utf8_lossy(&label.hostname).into_owned();
+    let end = ctx.archive_end().map_err(|e| e.to_string());
+    let tz = String::from_utf8_lossy(&label.timezone).into_owned();
+    let info = ContextInfo {
+        kind: ContextKind::Archive,
+        host_name: &hostname,
+        zone: Ok(&tz),
+        bounds: Some((label.start, end)),
+    };
+    let now = options::now();
+    let settings = match opts.context_options(&info, &Zone::local(), now, out, err)? {
+        Ok(s) => s,
+        Err(()) => {
+            opts.flush(err)?;
+            return Ok(1);
+        }
+    };
+    let zone = settings.zone;
+    let Some(window) = settings.window else { return Ok(1) };
+    let finish = (window.end.sec != PM_MAX_TIME_T).then_some(window.end);
+    let mut samples = if opts.samples == 0 && opts.samples_arg.as_deref().is_none_or(|a| options::atoi(a) != 0) {
+        -1
+    } else {
+        opts.samples
+    };
+    let interval_ns = if opts.interval.sec == 0 && opts.interval.nsec == 0 {
+        1_000_000_000
+    } else {
+        opts.interval.sec * 1_000_000_000 + opts.interval.nsec as i64
+    };
+
+    // initapi
+    let pmid = match ctx.lookup_names(&[&metric]) {
+        Ok((ids, _)) => ids[0],
+        Err(e) => {
+            writeln!(err, "pmval: pmLookupName({metric}): {e}")?;
+            return Ok(1);
+        }
+    };
+    let desc = match ctx.lookup_desc(pmid) {
+        Ok(d) => d,
+        Err(e) => {
+            writeln!(err, "pmval: pmLookupDesc: {e}")?;
+            return Ok(1);
+        }
+    };
+    if desc.indom.is_null() && spec_ninst > 0 {
+        writeln!(err, "pmval: {metric}: singular metrics do not have instances")?;
+        return Ok(1);
+    }
+    if matches!(desc.ty, MetricType::EVENT | MetricType::HIGHRES_EVENT) {
+        writeln!(err, "pmval: reporting event metrics is not implemented in pcp-rs yet")?;
+        return Ok(1);
+    }
+    let mut scale = 1.0;
+    if desc.sem == Semantics::COUNTER && desc.units.dim_time() != 0 {
+        let st = desc.units.scale_time() as i32;
+        // PM_TIME_SEC is 3
+        scale = if st > 3 { 60f64.powi(3 - st) } else { 1000f64.powi(3 - st) };
+        // pmval keeps the scale in a float
+        scale = scale as f32 as f64;
+    }
+    let mut rep = Report {
+        desc,
+        iall,
+        inames,
+        ipairs: Vec::new(),
+        scale,
+        cols,
+        fixed,
+        raw_counter,
+        xflag,
+        zone,
+        style: None,
+        wrap: std::env::var_os("PCP_COUNTER_WRAP").is_some(),
+    };
+    if let Err(code) = rep.init_insts(&mut ctx, err)? {
+        return Ok(code);
+    }
+
+    let amode = if uninterp { Mode::Forw } else { Mode::Interp };
+    if samples < 0 && amode != Mode::Forw {
+        if let Some(finish) = finish {
+            let n = ((finish.as_secs_f64() - window.origin.as_secs_f64()) / (interval_ns as f64 / 1e9)) as i32;
+            samples = if n < 0 { 0 } else { n + 1 };
+        }
+    }
+    if opts.timezone.is_none() && !opts.hostzone {
+        writeln!(out)?;
+    }
+    // pmval hands the origin to pmSetMode as a timeval, and the interval
+    // as whole milliseconds (whole seconds beyond 24 days)
+    let usec = |t: Timestamp| Timestamp { sec: t.sec, nsec: t.nsec / 1000 * 1000 };
+    let (tv_sec, tv_usec) = (interval_ns / 1_000_000_000, (interval_ns % 1_000_000_000) / 1000);
+    let step_ns = if tv_sec > 2_073_600 {
+        tv_sec * 1_000_000_000
+    } else {
+        i64::from((tv_sec as f64 * 1e3 + tv_usec as f64 / 1e3) as i32) * 1_000_000
+    };
+    if let Err(e) = ctx.set_mode(amode, usec(window.origin), step_ns) {
+        writeln!(err, "pmval: pmSetMode: {e}")?;
+        return Ok(1);
+    }
+    if rep.cols <= 0 {
+        rep.cols = match howide(rep.desc.ty) {
+            Some(w) => w,
+            None => {
+                writeln!(err, "pmval: unknown performance metric value type {}", rep.desc.ty.name())?;
+                return Ok(1);
+            }
+        };
+    }
+    if (rep.fixed == 0 && rep.fixed > rep.cols) || (rep.fixed > 0 && rep.fixed > rep.cols - 2) {
+        writeln!(err, "pmval: -f {} too large for column width {}", rep.fixed, rep.cols)?;
+        return Ok(1);
+    }
+
+    // printhdr
+    writeln!(out, "metric:    {metric}")?;
+    writeln!(out, "archive:   {source}")?;
+    writeln!(out, "host:      {hostname}")?;
+    writeln!(out, "start:     {}", rep.zone.ctime(window.origin.sec).unwrap_or_default())?;
+    if let Some(f) = finish {
+        writeln!(out, "end:       {}", rep.zone.ctime(f.sec).unwrap_or_default())?;
+    }
+    write!(out, "semantics: ")?;
+    match rep.desc.sem {
+        Semantics::COUNTER => {
+            write!(out, "cumulative counter")?;
+            if !rep.raw_counter {
+                write!(out, " (converting to rate)")?;
+            }
+        }
+        Semantics::INSTANT => write!(out, "instantaneous value")?,
+        Semantics::DISCRETE => write!(out, "discrete instantaneous value")?,
+        _ => write!(out, "unknown")?,
+    }
+    writeln!(out)?;
+    write!(out, "units:     {}", rep.desc.units.describe())?;
+    if !rep.raw_counter && rep.desc.sem == Semantics::COUNTER {
+        write!(out, " (converting to ")?;
+        let u = rep.desc.units;
+        let st = if u.dim_time() == 0 { 3 } else { u.scale_time() };
+        let per_time =
+            pcp_core::Units::new(u.dim_space(), u.dim_time() - 1, u.dim_count(), u.scale_space(), st, u.scale_count());
+        match per_time {
+            Ok(p) if p.dim_space() == 0 && p.dim_time() == 0 && p.dim_count() == 0 => write!(out, "time utilization)")?,
+            Ok(p) => write!(out, "{})", p.describe())?,
+            Err(_) => write!(out, "none)")?,
+        }
+    }
+    writeln!(out)?;
+    if samples < 0 {
+        writeln!(out, "samples:   all")?;
+    } else {
+        writeln!(out, "samples:   {samples}")?;
+    }
+    if samples > 1 && amode == Mode::Interp {
+        let iv = interval_ns as f64 / 1e9;
+        out.write_all(sprintf_f64_text("interval:  %1.2f sec\n", &[], iv).unwrap_or_default().as_bytes())?;
+    }
+
+    // the main loop
+    let forever = samples < 0;
+    let mut have_prev = false;
+    let mut no_values = false;
+    let mut reporting = false;
+    let mut prev: Option<(Timestamp, ValueSet)> = None;
+    while forever || {
+        samples -= 1;
+        samples >= 0
+    } {
+        if !have_prev {
+            match rep.getvals(&mut ctx, pmid, uninterp, finish, out, err)? {
+                Got::Values(t, vs) => {
+                    have_prev = true;
+                    if !rep.desc.indom.is_null() {
+                        rep.print_labels(out)?;
+                    }
+                    if rep.raw_counter || rep.desc.sem != Semantics::COUNTER {
+                        rep.timestamp(out, t)?;
+                        rep.print_vals(out, &vs)?;
+                        reporting = true;
+                        prev = Some((t, vs));
+                        continue;
+                    } else if no_values || reporting {
+                        rep.timestamp(out, t)?;
+                        writeln!(out, "  No values available")?;
+                    }
+                    no_values = false;
+                    prev = Some((t, vs));
+                }
+                Got::PastEnd => break,
+                Got::Exit(code) => return Ok(code),
+                Got::Nothing => no_values = true,
+                Got::Suspended => {
+                    reporting = false;
+                    no_values = true;
+                }
+            }
+        }
+        if pause {
+            std::thread::sleep(std::time::Duration::from_nanos(interval_ns.max(0) as u64));
+        }
+        if !have_prev {
+            continue;
+        }
+        let (t1, vs1) = match rep.getvals(&mut ctx, pmid, uninterp, finish, out, err)? {
+            Got::PastEnd => break,
+            Got::Exit(code) => return Ok(code),
+            Got::Nothing => {
+                have_prev = false;
+                continue;
+            }
+            Got::Suspended => {
+                reporting = false;
+                have_prev = false;
+                continue;
+            }
+            Got::Values(t, vs) => (t, vs),
+        };
+        if rep.iall && !rep.has_all_insts(&vs1) {
+            if let Err(code) = rep.init_insts(&mut ctx, err)? {
+                return Ok(code);
+            }
+            rep.print_labels(out)?;
+        }
+        rep.timestamp(out, t1)?;
+        if rep.raw_counter || rep.desc.sem != Semantics::COUNTER {
+            rep.print_vals(out, &vs1)?;
+        } else if let Some((t2, vs2)) = &prev {
+            rep.print_rates(out, &vs1, t1, vs2, *t2)?;
+        }
+        reporting = true;
+        prev = Some((t1, vs1));
+    }
+    Ok(0)
+}
+
+/// What one fetch gave pmval.
+enum Got {
+    /// Values (sorted by instance).
+    Values(Timestamp, ValueSet),
+    /// No values (already reported).
+    Nothing,
+    /// A mark record: logging was suspended (already reported).
+    Suspended,
+    /// Past the end of the time window.
+    PastEnd,
+    /// pmval ends with this status.
+    Exit(i32),
+}
+
+/// pmval's `howide`: the column width for a type.
+fn howide(ty: MetricType) -> Option<i32> {
+    Some(match ty {
+        MetricType::I32 | MetricType::U32 => 11,
+        MetricType::I64 | MetricType::U64 => 21,
+        MetricType::FLOAT => 13,
+        MetricType::DOUBLE | MetricType::STRING => 21,
+        MetricType::EVENT | MetricType::HIGHRES_EVENT => 0,
+        MetricType::AGGREGATE | MetricType::AGGREGATE_STATIC => 21,
+        _ => return None,
+    })
+}
+
+/// `metric` or `metric[inst,...]`; `None` for a spec naming a source
+/// (`host:metric`, `archive/metric`).
+fn parse_metric_spec(spec: &str) -> Option<(String, Vec<Vec<u8>>)> {
+    let (name, insts) = match spec.find('[') {
+        Some(i) => (&spec[..i], Some(&spec[i + 1..])),
+        None => (spec, None),
+    };
+    if name.contains(':') || name.contains('/') {
+        return None;
+    }
+    let mut list = Vec::new();
+    if let Some(rest) = insts {
+        let body = rest.strip_suffix(']')?;
+        list = split_instances(body.as_bytes());
+    }
+    Some((name.trim().to_string(), list))
+}
+
+/// pmval's `getinstance`: instance names separated by commas or white
+/// space, each optionally quoted with `"` or `'`.
+fn split_instances(s: &[u8]) -> Vec<Vec<u8>> {
+    let sep = |b: u8| matches!(b, b',' | b' ' | b'\t' | b'\n');
+    let mut out = Vec::new();
+    let mut i = 0;
+    loop {
+        while i < s.len() && sep(s[i]) {
+            i += 1;
+        }
+        if i >= s.len() {
+            break;
+        }
+        if s[i] == b'"' || s[i] == b'\'' {
+            let q = s[i];
+            let start = i + 1;
+            let mut j = start;
+            while j < s.len() && s[j] != q {
+                j += 1;
+            }
+            out.push(s[start..j].to_vec());
+            // skip the closing quote and one following character
+            i = (j + 2).min(s.len().max(j + 1));
+        } else {
+            let start = i;
+            while i < s.len() && !sep(s[i]) {
+                i += 1;
+            }
+            out.push(s[start..i].to_vec());
+            i += 1;
+        }
+    }
+    out
+}
+
+impl Report {
+    /// pmval's `initinsts`: the instances to report, sorted by identifier.
+    fn init_insts(&mut self, ctx: &mut Context, err: &mut dyn Write) -> std::io::Result<Result<(), i32>> {
+        if self.desc.indom.is_null() {
+            self.ipairs.clear();
+            return Ok(Ok(()));
+        }
+        let indom: InDom = self.desc.indom;
+        let mut pairs = Vec::new();
+        if !self.iall {
+            let mut ids = Vec::new();
+            for n in &self.inames {
+                match ctx.lookup_indom_archive(indom, n) {
+                    Ok(id) => {
+                        ids.push(id);
+                        pairs.push(InstPair { id, name: n.clone() });
+                    }
+                    Err(_) => {
+                        writeln!(err, "pmval: instance {} not available", String::from_utf8_lossy(n))?;
+                        return Ok(Err(1));
+                    }
+                }
+            }
+            if let Err(e) = ctx.add_profile(indom, &ids) {
+                writeln!(err, "pmval: pmAddProfile: {e}")?;
+                return Ok(Err(1));
+            }
+        } else {
+            match ctx.get_indom_archive(indom) {
+                Ok((ids, names)) => {
+                    pairs = ids.into_iter().zip(names).map(|(id, name)| InstPair { id, name }).collect();
+                }
+                Err(e) => {
+                    writeln!(err, "pmval: pmGetInDom({indom}): {e}")?;
+                    return Ok(Err(1));
+                }
+            }
+        }
+        pairs.sort_by_key(|p| p.id);
+        self.ipairs = pairs;
+        Ok(Ok(()))
+    }
+
+    /// pmval's `chkinsts`.
+    fn has_all_insts(&self, vs: &ValueSet) -> bool {
+        if self.desc.indom.is_null() {
+            return true;
+        }
+        let Ok(values) = &vs.values else { return true };
+        values.iter().all(|v| self.ipairs.iter().any(|p| p.id == v.inst))
+    }
+
+    /// pmval's `getvals`.
+    fn getvals(
+        &mut self,
+        ctx: &mut Context,
+        pmid: PmId,
+        uninterp: bool,
+        finish: Option<Timestamp>,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> std::io::Result<Got> {
+        let fetched: Result<FetchResult, PmError> = if uninterp {
+            loop {
+                match ctx.fetch_archive() {
+                    Err(e) => break Err(e),
+                    Ok(r) if r.sets.is_empty() => {
+                        self.timestamp(out, r.timestamp)?;
+                        writeln!(out, "  Archive logging suspended")?;
+                        return Ok(Got::Suspended);
+                    }
+                    Ok(r) => {
+                        if let Some(i) = r.sets.iter().position(|s| s.pmid == pmid) {
+                            let mut r = r;
+                            let set = r.sets.swap_remove(i);
+                            break Ok(FetchResult { timestamp: r.timestamp, sets: vec![set] });
+                        }
+                    }
+                }
+            }
+        } else {
+            ctx.fetch(&[pmid])
+        };
+        let r = match fetched {
+            Ok(r) => r,
+            Err(PmError::PM_ERR_EOL) => return Ok(Got::Exit(0)),
+            Err(e) => {
+                let what = if uninterp { "pmFetchArchive" } else { "pmFetch" };
+                writeln!(err, "\npmval: {what}: {e}")?;
+                return Ok(Got::Exit(1));
+            }
+        };
+        if finish.is_some_and(|f| r.timestamp.as_secs_f64() > f.as_secs_f64()) {
+            return Ok(Got::PastEnd);
+        }
+        let Some(mut vs) = r.sets.into_iter().next() else { return Ok(Got::Nothing) };
+        match &mut vs.values {
+            Ok(v) if v.is_empty() => {
+                self.timestamp(out, r.timestamp)?;
+                writeln!(out, "  No values available")?;
+                Ok(Got::Nothing)
+            }
+            Err(e) => {
+                let what = if uninterp { "pmFetchArchive" } else { "pmFetch" };
+                writeln!(err, "\npmval: {what}: {e}")?;
+                Ok(Got::Nothing)
+            }
+            Ok(v) => {
+                v.sort_by_key(|iv| iv.inst);
+                Ok(Got::Values(r.timestamp, vs))
+            }
+        }
+    }
+
+    /// pmval's `mytimestamp`.
+    fn timestamp(&self, out: &mut dyn Write, t: Timestamp) -> std::io::Result<()> {
+        let Ok(tm) = self.zone.localtime(t.sec) else { return Ok(()) };
+        if self.xflag == 0 {
+            return write!(out, "{:02}:{:02}:{:02}.{:03}", tm.hour, tm.min, tm.sec, t.nsec / 1_000_000);
+        }
+        let ctime = self.zone.ctime(t.sec).unwrap_or_default();
+        let ddmm = ctime.get(..10).unwrap_or("");
+        let yr = ctime.get(20..24).unwrap_or("");
+        if self.xflag == 1 {
+            write!(out, "{ddmm} {:02}:{:02}:{:02}.{:06} {yr:>4}", tm.hour, tm.min, tm.sec, t.nsec / 1000)
+        } else {
+            write!(out, "{ddmm} {:02}:{:02}:{:02}.{:09} {yr:>4}", tm.hour, tm.min, tm.sec, t.nsec)
+        }
+    }
+
+    /// pmval's `printlabels`.
+    fn print_labels(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        let cols = self.cols.max(0) as usize;
+        let style = match self.style {
+            Some(s) => s,
+            None => {
+                let mut s = 0;
+                for p in &self.ipairs {
+                    if p.name.len() > cols {
+                        s = 2;
+                        break;
+                    }
+                    if p.name.len() + 3 > cols {
+                        s = 1;
+                    }
+                }
+                if s == 2 {
+                    for (i, p) in self.ipairs.iter().enumerate() {
+                        write!(out, "full label for instance[{i}]: ")?;
+                        out.write_all(&p.name)?;
+                        writeln!(out)?;
+                    }
+                }
+                self.style = Some(s);
+                s
+            }
+        };
+        writeln!(out)?;
+        for (i, p) in self.ipairs.iter().enumerate() {
+            if i == 0 {
+                let lead = match self.xflag {
+                    0 => 12,
+                    1 => 31,
+                    _ => 34,
+                };
+                write!(out, "{:lead$}", "")?;
+            }
+            let shift = !(self.raw_counter || self.desc.sem != Semantics::COUNTER || style != 0) && self.fixed == -1;
+            if shift {
+                let w = cols.saturating_sub(3);
+                let name = &p.name[..p.name.len().min(w)];
+                write!(out, "{:w$}", "", w = w - name.len())?;
+                out.write_all(name)?;
+                write!(out, "    ")?;
+            } else {
+                let name = &p.name[..p.name.len().min(cols)];
+                write!(out, "{:w$}", "", w = cols - name.len())?;
+                out.write_all(name)?;
+                write!(out, " ")?;
+            }
+        }
+        if !self.ipairs.is_empty() {
+            writeln!(out)?;
+        }
+        Ok(())
+    }
+
+    /// pmval's `printreal`.
+    // a NaN fails every comparison and falls to the last format, as in C:
+    // a range test would change that
+    #[allow(clippy::manual_range_contains)]
+    fn real(&self, v: f64, sem: Semantics, minwidth: i32) -> String {
+        if v < 0.0 && sem == Semantics::COUNTER {
+            return format!("{:>w$}", "!", w = minwidth.max(0) as usize);
+        }
+        if self.fixed != -1 {
+            return sprintf_f64_text("%*.*f", &[minwidth, self.fixed], v).unwrap_or_default();
+        }
+        let (fmt, w) = if v == 0.0 {
+            ("%*.0f.0   ", minwidth - 5)
+        } else if v < 0.1 || v > 9999.0 {
+            ("%*.3E", minwidth)
+        } else if v <= 0.9999 {
+            ("%*.4f", minwidth)
+        } else if v <= 9.999 {
+            ("%*.3f ", minwidth - 1)
+        } else if v <= 99.99 {
+            ("%*.2f  ", minwidth - 2)
+        } else if v <= 999.9 {
+            ("%*.1f   ", minwidth - 3)
+        } else {
+            ("%*.0f.    ", minwidth - 5)
+        };
+        sprintf_f64_text(fmt, &[w], v).unwrap_or_default()
+    }
+
+    /// One value as pmval prints it: reals through `printreal`, the rest
+    /// through `pmPrintValue`.
+    fn value(&self, v: &InstValue, minwidth: i32) -> Vec<u8> {
+        if matches!(self.desc.ty, MetricType::FLOAT | MetricType::DOUBLE) {
+            let d = extract_value(&v.value, self.desc.ty, MetricType::DOUBLE).ok().and_then(|a| a.as_f64());
+            return self.real(d.unwrap_or(0.0), self.desc.sem, minwidth).into_bytes();
+        }
+        let mut text = Vec::new();
+        let _ = pcp_core::format::print_value(&mut text, &v.value, self.desc.ty, minwidth);
+        text
+    }
+
+    /// pmval's `printvals`.
+    fn print_vals(&self, out: &mut dyn Write, vs: &ValueSet) -> std::io::Result<()> {
+        let values: &[InstValue] = vs.values.as_deref().unwrap_or(&[]);
+        let cols = self.cols.max(0) as usize;
+        if self.desc.indom.is_null() {
+            if values.len() == 1 {
+                out.write_all(&self.value(&values[0], self.cols))?;
+            } else {
+                write!(out, "{:>cols$}", "?")?;
+            }
+            return writeln!(out);
+        }
+        for p in &self.ipairs {
+            match values.iter().find(|v| v.inst == p.id) {
+                Some(v) => out.write_all(&self.value(v, self.cols))?,
+                None => write!(out, "{:>cols$}", "?")?,
+            }
+            write!(out, " ")?;
+        }
+        writeln!(out)?;
+        for v in values {
+            if self.iall && !self.ipairs.iter().any(|p| p.id == v.inst) {
+                write!(out, "Warning: value=")?;
+                out.write_all(&self.value(v, 1))?;
+                writeln!(out, ", but instance={} is unknown", v.inst)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// pmval's `printrate`.
+    fn rate(&self, a: &InstValue, b: &InstValue, delta: f64, minwidth: i32) -> String {
+        let get = |v: &InstValue| {
+            extract_value(&v.value, self.desc.ty, MetricType::DOUBLE).ok().and_then(|x| x.as_f64()).unwrap_or(0.0)
+        };
+        let mut v = get(a) - get(b);
+        if v < 0.0 && self.wrap {
+            match self.desc.ty {
+                MetricType::I32 | MetricType::U32 => v += u32::MAX as f64 + 1.0,
+                MetricType::I64 | MetricType::U64 => v += u64::MAX as f64 + 1.0,
+                _ => {}
+            }
+        }
+        self.real(v / delta, Semantics::COUNTER, minwidth)
+    }
+
+    /// pmval's `printrates`.
+    fn print_rates(
+        &self,
+        out: &mut dyn Write,
+        vs1: &ValueSet,
+        t1: Timestamp,
+        vs2: &ValueSet,
+        t2: Timestamp,
+    ) -> std::io::Result<()> {
+        let v1: &[InstValue] = vs1.values.as_deref().unwrap_or(&[]);
+        let v2: &[InstValue] = vs2.values.as_deref().unwrap_or(&[]);
+        let cols = self.cols.max(0) as usize;
+        let delta = self.scale * (t1.as_secs_f64() - t2.as_secs_f64());
+        if self.desc.indom.is_null() {
+            if v1.len() == 1 && v2.len() == 1 {
+                out.write_all(self.rate(&v1[0], &v2[0], delta, self.cols).as_bytes())?;
+            } else {
+                write!(out, "{:>cols$}", "?")?;
+            }
+            return writeln!(out);
+        }
+        for p in &self.ipairs {
+            let cur = v1.iter().find(|v| v.inst == p.id);
+            let old = cur.and_then(|c| v2.iter().find(|v| v.inst == c.inst));
+            match (cur, old) {
+                (Some(c), Some(o)) => out.write_all(self.rate(c, o, delta, self.cols).as_bytes())?,
+                _ => write!(out, "{:>cols$}", "?")?,
+            }
+            write!(out, " ")?;
+        }
+        writeln!(out)?;
+        for (j, v) in v1.iter().enumerate() {
+            let known = self.ipairs.iter().any(|p| p.id == v.inst);
+            if self.iall && !known && v2.get(j).is_some_and(|o| o.inst == v.inst) {
+                write!(out, "Warning: value=")?;
+                out.write_all(self.rate(v, &v2[j], delta, 1).as_bytes())?;
+                writeln!(out, ", but instance={} is unknown", v.inst)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instance_lists_split_like_pmval() {
+        assert_eq!(split_instances(b"a,b c"), [b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
+        assert_eq!(split_instances(b"\"x y\",z"), [b"x y".to_vec(), b"z".to_vec()]);
+        assert_eq!(split_instances(b""), Vec::<Vec<u8>>::new());
+    }
+
+    #[test]
+    fn metric_specs_with_instances() {
+        let (m, i) = parse_metric_spec("sample.bin[bin-100,bin-200]").unwrap();
+        assert_eq!(m, "sample.bin");
+        assert_eq!(i, [b"bin-100".to_vec(), b"bin-200".to_vec()]);
+        assert!(parse_metric_spec("host:sample.bin").is_none());
+    }
+}

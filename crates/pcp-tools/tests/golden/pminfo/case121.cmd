@@ -1,0 +1,15 @@
+-a
+tests/golden/pminfo/arch/labels-v3
+-l
+-dmT
+29.1
+29.2
+29.3
+29.12
+2.1
+30.1
+sample.rapid
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-a
+tests/golden/pminfo/arch/labels-v3
+-lIt
+sample.bin
+29.3
+sample.control
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-a
+tests/golden/pminfo/arch/labels-v3
+-l
+sample.colour
+sample.control
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

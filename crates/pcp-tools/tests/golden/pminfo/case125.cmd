@@ -1,0 +1,9 @@
+-a
+tests/golden/pminfo/arch/badhost-v2
+-l
+29.2
+sample.bin
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-a
+tests/golden/pminfo/arch/late-v3
+-l
+sample.colour
+29.1
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-a
+tests/golden/pminfo/arch/huge-v3
+-l
+sample.colour
+sample.control
+29.1
+2.1
+pmcd.agent.status
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,8 @@
+-a
+tests/golden/pminfo/arch/labels-v3
+-l
+-v
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

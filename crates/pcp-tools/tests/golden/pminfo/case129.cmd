@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-l
+-b
+2
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

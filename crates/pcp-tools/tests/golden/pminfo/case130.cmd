@@ -1,0 +1,11 @@
+--archive
+tests/golden/pminfo/arch/labels-v2
+--labels
+-T
+sample.mirage
+29.3
+sample.nosuch
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,13 @@
+-a
+tests/golden/pminfo/arch/labels-v3
+-s
+-l
+-f
+sample.colour
+sample.bin
+29.2
+sample.rapid
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

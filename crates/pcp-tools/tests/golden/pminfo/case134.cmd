@@ -1,0 +1,10 @@
+-a
+tests/golden/pminfo/arch/huge-v3
+--series
+-l
+sample.colour
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,7 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-v
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,8 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-i
+-I
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

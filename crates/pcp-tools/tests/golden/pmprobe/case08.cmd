@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-Z
+EST5
+sample
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-F
+-b
+1
+no.such
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

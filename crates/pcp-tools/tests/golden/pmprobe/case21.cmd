@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-F
+no.such
+sample.colour
+sample
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

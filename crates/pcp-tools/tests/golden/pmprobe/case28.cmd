@@ -1,0 +1,6 @@
+-a
+/nonexistent
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,7 @@
+-b
+x
+-y
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,7 @@
+-y
+-b
+x
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,6 @@
+--version
+-x
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

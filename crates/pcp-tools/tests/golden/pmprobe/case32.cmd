@@ -1,0 +1,6 @@
+-x
+--version
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

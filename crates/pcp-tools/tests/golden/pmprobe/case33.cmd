@@ -1,0 +1,6 @@
+-i
+-v
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,6 @@
+-v
+-I
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

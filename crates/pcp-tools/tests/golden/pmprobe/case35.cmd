@@ -1,0 +1,7 @@
+-z
+-Z
+UTC
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

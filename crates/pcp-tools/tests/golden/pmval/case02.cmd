@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-z
+-t
+0.5
+-s
+3
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-U
+../pcp-archive/tests/fixtures/v2
+sample.seconds
+-f
+2
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

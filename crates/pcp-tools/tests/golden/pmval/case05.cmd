@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-s
+3
+-XX
+pmcd.pmlogger.host
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

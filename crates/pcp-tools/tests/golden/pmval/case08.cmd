@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-Z
+EST5
+-t
+0.3
+sample.double.hundred
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

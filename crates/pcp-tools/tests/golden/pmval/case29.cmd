@@ -1,0 +1,15 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-X
+-r
+-s
+2
+sample.bin
+-w
+5
+-i
+bin-100,bin-200
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,13 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-S
++1
+-T
++2.5
+-t
+0.25
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-O
++1.5
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-t
+0.1
+-i
+green
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-t
+0.0000015
+-s
+4
+-XX
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

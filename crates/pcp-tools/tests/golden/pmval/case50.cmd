@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-f
+20
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

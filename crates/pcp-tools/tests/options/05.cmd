@@ -1,0 +1,1 @@
+pminfo -b x -D pdu,fetch

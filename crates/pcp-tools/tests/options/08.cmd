@@ -1,0 +1,1 @@
+pminfo -h a -h b

@@ -1,0 +1,1 @@
+PCP_HOST=x pminfo -a /var/lib/pcp/testsuite/archives/20180127.08.40

@@ -1,0 +1,1 @@
+PCP_DEBUG=junk pminfo -V

@@ -1,0 +1,1 @@
+PCP_INTERVAL=junk pminfo

@@ -1,0 +1,1 @@
+PCP_SAMPLES=x pminfo

@@ -1,0 +1,1 @@
+PCP_TIMEZONE=UTC pminfo -z

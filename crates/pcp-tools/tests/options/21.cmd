@@ -1,0 +1,1 @@
+pminfo -D 5x

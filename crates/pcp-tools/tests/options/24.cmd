@@ -1,0 +1,1 @@
+pminfo -mtq -b

@@ -1,0 +1,1 @@
+pmprobe -V -d

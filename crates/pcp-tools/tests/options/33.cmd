@@ -1,0 +1,1 @@
+pmprobe -S x

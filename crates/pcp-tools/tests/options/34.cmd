@@ -1,0 +1,1 @@
+pmprobe -b 12x -v -I

@@ -1,0 +1,1 @@
+pmprobe -a /var/lib/pcp/testsuite/archives/20180127.08.40 -O @junk

@@ -1,0 +1,1 @@
+pmprobe -z -h h1 -h h2 -L

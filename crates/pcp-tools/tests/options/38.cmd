@@ -1,0 +1,1 @@
+pmval a b

@@ -1,0 +1,1 @@
+pmval -S 1 kernel.all.load

@@ -1,0 +1,1 @@
+pmval -s x -t junk kernel.all.load

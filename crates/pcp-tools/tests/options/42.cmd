@@ -1,0 +1,1 @@
+pmval -a /var/lib/pcp/testsuite/archives/20180127.08.40 -S junk kernel.all.load

@@ -1,0 +1,1 @@
+pmval -t 0 -p x -g kernel.all.load

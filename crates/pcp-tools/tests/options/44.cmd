@@ -1,0 +1,1 @@
+pmval -w 0 -f x -d -h local: kernel.all.load

@@ -1,0 +1,1 @@
+pmval --interval=1 --align 1 kernel.all.load

@@ -1,0 +1,1 @@
+pmdumplog -z -Z X /var/lib/pcp/testsuite/archives/20180127.08.40

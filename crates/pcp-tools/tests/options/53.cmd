@@ -1,0 +1,1 @@
+pmdumplog --all --x /var/lib/pcp/testsuite/archives/20180127.08.40

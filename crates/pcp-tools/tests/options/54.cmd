@@ -1,0 +1,1 @@
+pmdumplog -x -v
