@@ -36,6 +36,9 @@ const fn opt(short: char, long: Option<&'static str>, has_arg: bool) -> OptSpec 
     OptSpec { short, long, has_arg }
 }
 
+/// `PM_LOG_FEATURE_QA`: the one archive feature bit 6.0.3 knows.
+const LOG_FEATURE_QA: u32 = 0x8000_0000;
+
 /// `--version` has no short form here.
 const VERSION: char = '\u{100}';
 
@@ -202,7 +205,16 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         writeln!(err, "pmdumplog: Multiple archives are not supported")?;
         return Ok(1);
     }
-    let opened = Context::open_archive(&name).and_then(|ctx| {
+    // feature bits 6.0.3 does not know fail the first open; pmdumplog
+    // warns and opens again without checking them
+    let ctx = match Context::open_archive(&name) {
+        Err(PmError::PM_ERR_FEATURE) => {
+            writeln!(err, "pmdumplog: Warning: unsupported feature bits, other errors may follow ...")?;
+            Context::open_archive_checking(&name, false)
+        }
+        r => r,
+    };
+    let opened = ctx.and_then(|ctx| {
         let a = ctx.archive().ok_or(PmError::PM_ERR_NOTARCHIVE)?.archive();
         let index = a.index().unwrap_or_default();
         let label = a.label();
@@ -219,6 +231,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
     let archive = ctx.archive().ok_or(PmError::PM_ERR_NOTARCHIVE).map_err(std::io::Error::other)?.archive();
     // libpcp's label is the first data volume's (it checked it on opening)
     let label = first_volume_label(archive).unwrap_or_else(|| archive.label().clone());
+
     let meta_label = &label;
     let zone = if let Some(tz) = &zone_arg {
         writeln!(out, "Note: timezone set to \"TZ={tz}\"\n")?;
@@ -633,8 +646,7 @@ impl Dumper<'_> {
             }
             if l.features != 0 {
                 write!(out, "Archive features: 0x{:x}", l.features)?;
-                // the QA bit is the one feature 6.0.3 knows
-                let unknown = l.features & !0x8000_0000;
+                let unknown = l.features & !LOG_FEATURE_QA;
                 if unknown != 0 {
                     let bits: Vec<String> =
                         (0..31).rev().filter(|b| unknown & (1 << b) != 0).map(|b| format!("bit_{b:02}")).collect();

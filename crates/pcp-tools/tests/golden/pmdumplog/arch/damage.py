@@ -81,3 +81,10 @@ for rec in r:
             b[p:p + 4] = struct.pack('>I', pmid + 900)
         p += 8 if numval <= 0 else 12 + 8 * numval
 open(vol('nodesc'), 'wb').write(b)
+# feature bits 6.0.3 does not know (30 and 0) set in every file's label
+copy('v3', 'features')
+for suffix in ('.0', '.meta', '.index'):
+    path = os.path.join(out, 'features' + suffix)
+    b = bytearray(open(path, 'rb').read())
+    b[28:32] = struct.pack('>I', 0x40000001)
+    open(path, 'wb').write(b)
