@@ -309,11 +309,22 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         inst_lines: HashMap::new(),
         buf: Vec::with_capacity(1 << 16),
     };
+    // the time window: the whole archive (libpcp's bounds), unless -S or
+    // -T (not implemented yet) narrow it; then the dump stops at its far
+    // end, else only at the far end of time a timestamp can hold
+    let start = label.start;
+    let finish = end.unwrap_or(Timestamp { sec: i64::MAX, nsec: 0 });
+    let narrowed = false;
+    let done = match (f.reverse, narrowed) {
+        (false, true) => finish,
+        (false, false) => Timestamp { sec: i32::MAX as i64, nsec: 0 },
+        (true, true) => start,
+        (true, false) => Timestamp { sec: 0, nsec: 0 },
+    };
     if f.reverse {
-        let when = end.unwrap_or(Timestamp { sec: i64::MAX, nsec: 0 });
-        reader.set_mode(Direction::Backward, when);
+        reader.set_mode(Direction::Backward, finish);
     } else {
-        reader.set_mode(Direction::Forward, label.start);
+        reader.set_mode(Direction::Forward, start);
     }
     if f.label {
         d.dump_label(out, &label, end.ok(), f.verbose_label)?;
@@ -337,7 +348,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         d.dump_index(out)?;
     }
     if f.metrics {
-        return d.dump_results(out, err, &mut reader, &pmids, f.marks, f.reverse);
+        let what = Selection { pmids: &pmids, marks: f.marks, reverse: f.reverse, done };
+        return d.dump_results(out, err, &mut reader, &what);
     }
     Ok(0)
 }
@@ -461,6 +473,18 @@ struct Dumper<'a> {
     /// domain, with the set's address.
     inst_lines: HashMap<InDom, (usize, InstLines)>,
     buf: Vec<u8>,
+}
+
+/// Which results to dump, in which order, up to when.
+struct Selection<'a> {
+    /// The metrics asked for (all when empty).
+    pmids: &'a [PmId],
+    /// Keep mark records when metrics are asked for (`-M`).
+    marks: bool,
+    /// Newest first (`-r`).
+    reverse: bool,
+    /// Stop at a result beyond this time (before it, going backwards).
+    done: Timestamp,
 }
 
 /// A metric's heading and descriptor, for dumping its values.
@@ -917,18 +941,17 @@ impl Dumper<'_> {
     }
 
     /// The results, one record at a time, as `pmFetchArchive` returns
-    /// them; with metric operands, only records holding one of them, cut
-    /// down to those (mark records too with `-M`).
+    /// them, as `what` says: until one beyond its time; with metric
+    /// operands, only records holding one of them, cut down to those
+    /// (mark records too with `-M`).
     fn dump_results(
         &mut self,
         out: &mut dyn Write,
         err: &mut dyn Write,
         reader: &mut LogReader,
-        pmids: &[PmId],
-        marks: bool,
-        reverse: bool,
+        what: &Selection,
     ) -> std::io::Result<i32> {
-        let done = if reverse { Timestamp { sec: 0, nsec: 0 } } else { Timestamp { sec: i32::MAX as i64, nsec: 0 } };
+        let Selection { pmids, marks, reverse, done } = *what;
         let mut first = true;
         let mut buf = std::mem::take(&mut self.buf);
         let sts = loop {
