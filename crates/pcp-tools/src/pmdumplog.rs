@@ -17,10 +17,10 @@
 use crate::getopt::{self, OptSpec};
 use pcp::timezone::Zone;
 use pcp::Context;
-use pcp_archive::archive::libpcp_hash_order;
+use pcp_archive::archive::{libpcp_hash_order, Archive};
 use pcp_archive::dumplabels::{label_type, LabelIndex};
 use pcp_archive::dumpread::{Direction, LogReader};
-use pcp_archive::meta::{text_kind, InDomSet};
+use pcp_archive::meta::{text_kind, InDomSet, MetaIndex};
 use pcp_archive::raw::{Label, MetaRecord, SetView, ValueView, Version};
 use pcp_core::event::{self, EVENT_FLAGS_PMID, EVENT_MISSED_PMID, FLAG_MISSED};
 use pcp_core::format::{print_value_in, Decimal};
@@ -205,30 +205,14 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         writeln!(err, "pmdumplog: Multiple archives are not supported")?;
         return Ok(1);
     }
-    // feature bits 6.0.3 does not know fail the first open; pmdumplog
-    // warns and opens again without checking them
-    let ctx = match Context::open_archive(&name) {
-        Err(PmError::PM_ERR_FEATURE) => {
-            writeln!(err, "pmdumplog: Warning: unsupported feature bits, other errors may follow ...")?;
-            Context::open_archive_checking(&name, false)
-        }
-        r => r,
-    };
-    let opened = ctx.and_then(|ctx| {
-        let a = ctx.archive().ok_or(PmError::PM_ERR_NOTARCHIVE)?.archive();
-        let index = a.index().unwrap_or_default();
-        let label = a.label();
-        let reader = LogReader::open(a.base(), label.version, index, label.start)?;
-        Ok((ctx, reader))
-    });
-    let (ctx, mut reader) = match opened {
+    let (src, mut reader) = match Source::open(&name, err)? {
         Ok(x) => x,
         Err(e) => {
             writeln!(err, "pmdumplog: Cannot open archive \"{name}\": {e}")?;
             return Ok(1);
         }
     };
-    let archive = ctx.archive().ok_or(PmError::PM_ERR_NOTARCHIVE).map_err(std::io::Error::other)?.archive();
+    let archive = &src.archive;
     // libpcp's label is the first data volume's (it checked it on opening)
     let label = first_volume_label(archive).unwrap_or_else(|| archive.label().clone());
 
@@ -261,7 +245,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
     }
 
     // metric name operands, in the archive's name space (or -n's)
-    let names = names_ctx.as_ref().unwrap_or(&ctx);
+    let archive_names = src.names();
+    let names = names_ctx.as_ref().unwrap_or(&archive_names);
     let mut pmids: Vec<PmId> = Vec::new();
     if operands.len() > 1 {
         for op in &operands[1..] {
@@ -297,7 +282,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
     }
 
     let mut d = Dumper {
-        ctx: &ctx,
+        src: &src,
         names,
         zone,
         version: label.version,
@@ -352,6 +337,63 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         return d.dump_results(out, err, &mut reader, &what);
     }
     Ok(0)
+}
+
+/// The archive as pmdumplog uses it: its files and its metadata as
+/// libpcp holds it (names, descriptors and instance domains are all it
+/// needs of a context, so it does without the rest of one).
+struct Source {
+    archive: Archive,
+    meta: MetaIndex,
+}
+
+impl Source {
+    /// Open the archive `name` as `pmNewContext` does, and a reader of its
+    /// results. Feature bits 6.0.3 does not know make pmdumplog warn (and
+    /// open the archive without checking them).
+    fn open(name: &str, err: &mut dyn Write) -> std::io::Result<Result<(Source, LogReader), PmError>> {
+        let archive = match Archive::open(name) {
+            Ok(a) => a,
+            Err(e) => return Ok(Err(e)),
+        };
+        let unknown = |l: &Label| l.features & !LOG_FEATURE_QA != 0;
+        let index_label = pcp_archive::files::find_file(archive.base(), ".index")
+            .and_then(|p| pcp_archive::files::open_records(&p).ok())
+            .map(|(l, _)| l);
+        if first_volume_label(&archive).as_ref().is_some_and(unknown)
+            || index_label.as_ref().is_some_and(unknown)
+            || unknown(archive.label())
+        {
+            writeln!(err, "pmdumplog: Warning: unsupported feature bits, other errors may follow ...")?;
+        }
+        let meta = match MetaIndex::build(archive.meta()) {
+            Ok(m) => m,
+            Err(e) => return Ok(Err(e)),
+        };
+        let label = archive.label();
+        let index = archive.index().unwrap_or_default();
+        Ok(LogReader::open(archive.base(), label.version, index, label.start)
+            .map(|reader| (Source { archive, meta }, reader)))
+    }
+
+    /// A context holding the archive's name space (with libpcp's
+    /// anonymous metrics), for the name services.
+    fn names(&self) -> Context {
+        let mut pmns = pcp_pmns::Pmns::new();
+        // libpcp adds each name in turn to the front of its parent's children
+        pmns.add_names_front(
+            self.meta.names().iter().map(|(n, id)| (std::str::from_utf8(n).unwrap_or("\u{fffd}"), *id)),
+        );
+        Context::with_namespace(pmns)
+    }
+
+    /// `pmLookupDesc`.
+    fn desc(&self, pmid: PmId) -> Result<Desc, PmError> {
+        match pcp::derived::anon_by_pmid(pmid) {
+            Some(a) => Ok(a.desc),
+            None => self.meta.desc(pmid).copied(),
+        }
+    }
 }
 
 /// `pmLookupName` of one name. libpcp finds the anonymous derived
@@ -458,7 +500,7 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> usize {
 }
 
 struct Dumper<'a> {
-    ctx: &'a Context,
+    src: &'a Source,
     /// Where names come from: the archive, or `-n`'s name space.
     names: &'a Context,
     zone: Zone,
@@ -705,8 +747,8 @@ impl Dumper<'_> {
     /// holds them, each with its names.
     fn dump_descs(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "\nDescriptions for Metrics in the Log ...")?;
-        let Some(src) = self.ctx.archive() else { return Ok(()) };
-        let descs: Vec<Desc> = src.meta().descs().copied().collect();
+        let src = self.src;
+        let descs: Vec<Desc> = src.meta.descs().copied().collect();
         let keys: Vec<u32> = descs.iter().map(|d| d.pmid.0).collect();
         for i in libpcp_hash_order(&keys) {
             let d = &descs[i];
@@ -722,8 +764,8 @@ impl Dumper<'_> {
     /// `-e`: the label sets, by time, then type, then identifier.
     fn dump_labelsets(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "\nMetric Labels in the Log ...")?;
-        let Some(src) = self.ctx.archive() else { return Ok(()) };
-        let idx = LabelIndex::build(src.archive().meta());
+        let src = self.src;
+        let idx = LabelIndex::build(src.archive.meta());
         let mut times: Vec<Timestamp> = idx.entries().map(|e| e.when).filter(|t| *t > Timestamp::default()).collect();
         times.sort();
         times.dedup();
@@ -776,10 +818,10 @@ impl Dumper<'_> {
     /// identifier, one-line text before full text.
     fn dump_help(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "\nMetric Help Text in the Log ...")?;
-        let Some(src) = self.ctx.archive() else { return Ok(()) };
+        let src = self.src;
         for what in [text_kind::PMID, text_kind::INDOM] {
             let mut items: Vec<(u32, u32, &[u8])> = src
-                .meta()
+                .meta
                 .texts()
                 .filter(|(k, _, _)| *k == what | text_kind::ONELINE || *k == what | text_kind::HELP)
                 .map(|(k, i, t)| (i, if k & text_kind::ONELINE != 0 { 0 } else { 1 }, t))
@@ -809,8 +851,8 @@ impl Dumper<'_> {
     /// `-I`: the instance domain records as they are in `.meta`.
     fn dump_disk_indoms(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "\nInstance Domains on-disk ...")?;
-        let Some(src) = self.ctx.archive() else { return Ok(()) };
-        for rec in src.archive().meta() {
+        let src = self.src;
+        for rec in src.archive.meta() {
             let MetaRecord::InDom { when, indom, instances, delta } = rec else { continue };
             let mut buf = Vec::new();
             self.stamp(&mut buf, *when);
@@ -845,8 +887,7 @@ impl Dumper<'_> {
     /// hash table's order, oldest set first.
     fn dump_indoms(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "\nInstance Domains in the Log ...")?;
-        let Some(src) = self.ctx.archive() else { return Ok(()) };
-        let meta = src.meta();
+        let meta = &self.src.meta;
         let keys: Vec<u32> = meta.indom_order().iter().map(|i| i.0).collect();
         for i in libpcp_hash_order(&keys) {
             let indom = meta.indom_order()[i];
@@ -869,8 +910,7 @@ impl Dumper<'_> {
     /// `-t`: the temporal index, with pmdumplog's integrity checks
     /// against the files' sizes.
     fn dump_index(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
-        let Some(src) = self.ctx.archive() else { return Ok(()) };
-        let archive = src.archive();
+        let archive = &self.src.archive;
         let v = self.version;
         writeln!(out, "\nTemporal Index")?;
         if self.xflag > 0 {
@@ -1015,7 +1055,7 @@ impl Dumper<'_> {
         let names = self.names.names_of(pmid).ok().map(|n| n.join(" or "));
         let mut head = Vec::new();
         let _ = write!(head, "    {pmid} ({}", names.as_deref().unwrap_or("<nonames>"));
-        let desc = self.ctx.lookup_desc(pmid).ok();
+        let desc = self.src.desc(pmid).ok();
         let m = std::rc::Rc::new(MetricInfo { pmid, head, names, desc });
         self.metric_cache.insert(pmid, m.clone());
         m
@@ -1044,7 +1084,7 @@ impl Dumper<'_> {
         buf.push(b' ');
         buf.extend_from_slice(Decimal::unsigned(n as u64).as_bytes());
         buf.extend_from_slice(if n > 1 { b" metrics\n" } else { b" metric\n" });
-        let meta = self.ctx.archive().map(|a| a.meta());
+        let meta = Some(&self.src.meta);
         for (k, vs) in sets.enumerate() {
             // hand on what is made so far now and then: a big record's text
             // need not be held whole
@@ -1174,11 +1214,7 @@ impl Dumper<'_> {
     /// `%d or "name"` (or `%d or ???`) for an instance at time `when`,
     /// then `close`.
     fn inst_name(&self, buf: &mut Vec<u8>, indom: InDom, inst: i32, when: Timestamp, close: &str) {
-        let name = self
-            .ctx
-            .archive()
-            .and_then(|a| a.meta().indom_at(indom, Some(when)).ok())
-            .and_then(|set| set.name_of(inst));
+        let name = self.src.meta.indom_at(indom, Some(when)).ok().and_then(|set| set.name_of(inst));
         match name {
             Some(n) => {
                 let _ = write!(buf, "{inst} or \"");
@@ -1313,7 +1349,7 @@ impl Dumper<'_> {
             }
         }
         let Some(desc) = self.desc(set.pmid) else {
-            let e = self.ctx.lookup_desc(set.pmid).err().unwrap_or(PmError::PM_ERR_PMID_LOG);
+            let e = self.src.desc(set.pmid).err().unwrap_or(PmError::PM_ERR_PMID_LOG);
             let _ = writeln!(buf, " pmLookupDesc: {e}");
             return;
         };

@@ -23,16 +23,10 @@ impl ArchiveSource {
     /// Open and index the archive `name` (its base name or any of its
     /// files).
     pub fn open(name: &str) -> PmResult<ArchiveSource> {
-        ArchiveSource::open_checking(name, true)
-    }
-
-    /// [`ArchiveSource::open`], checking labels' feature bits or not
-    /// (`PM_CTXFLAG_NO_FEATURE_CHECK`).
-    pub fn open_checking(name: &str, check_features: bool) -> PmResult<ArchiveSource> {
         let archive = Archive::open(name)?;
         let meta = MetaIndex::build(archive.meta())?;
         let labels = LabelIndex::build(archive.meta())?;
-        let replay = Replay::with_feature_check(archive, check_features)?;
+        let replay = Replay::new(archive)?;
         Ok(ArchiveSource { replay, meta, labels })
     }
 
