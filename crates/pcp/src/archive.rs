@@ -14,7 +14,10 @@ use std::ops::ControlFlow;
 /// An archive opened for a context (`pmNewContext(PM_CONTEXT_ARCHIVE)`).
 #[derive(Debug)]
 pub struct ArchiveSource {
-    replay: Replay,
+    archive: Archive,
+    /// Made on first use: opening it reads (and may decompress) the first
+    /// volume, which the one-pass readers here do not need.
+    replay: Option<Replay>,
     meta: MetaIndex,
     labels: LabelIndex,
 }
@@ -26,18 +29,20 @@ impl ArchiveSource {
         let archive = Archive::open(name)?;
         let meta = MetaIndex::build(archive.meta())?;
         let labels = LabelIndex::build(archive.meta())?;
-        let replay = Replay::new(archive)?;
-        Ok(ArchiveSource { replay, meta, labels })
+        Ok(ArchiveSource { archive, replay: None, meta, labels })
     }
 
     /// The archive on disk.
     pub fn archive(&self) -> &Archive {
-        self.replay.archive()
+        &self.archive
     }
 
-    /// The replay state: mode, position, fetches.
-    pub fn replay(&mut self) -> &mut Replay {
-        &mut self.replay
+    /// The replay state: mode, position, fetches (set up on first use).
+    pub fn replay(&mut self) -> PmResult<&mut Replay> {
+        if self.replay.is_none() {
+            self.replay = Some(Replay::new(self.archive.clone())?);
+        }
+        self.replay.as_mut().ok_or(PmError::PM_ERR_NOCONTEXT)
     }
 
     /// Its metadata.
