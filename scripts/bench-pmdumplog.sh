@@ -32,7 +32,7 @@ log mandatory on default {
 }
 EOF
     echo "making $big (750 samples at 0.05 s) ..."
-    pmlogger -c "$work/big.config" -t 0.05 -s 750 "$big" >/dev/null 2>&1
+    pmlogger -l "$work/pmlogger.log" -c "$work/big.config" -t 0.05 -s 750 "$big" >/dev/null 2>&1
 fi
 
 cargo build -q --release -p pcp-tools --bin pmdumplog

@@ -50,8 +50,9 @@ pub struct LogReader {
     serial: bool,
     origin: Timestamp,
     direction: Direction,
-    /// The last record's bytes.
+    /// The last record's bytes: the first `len` of `buf`.
     buf: Vec<u8>,
+    len: usize,
 }
 
 fn errno(e: std::io::Error) -> PmError {
@@ -68,6 +69,26 @@ fn read_n(f: &mut VolFile, n: u64, buf: &mut Vec<u8>) -> PmResult<u64> {
         buf.resize(at + chunk, 0);
         let k = f.read(&mut buf[at..]).map_err(errno)?;
         buf.truncate(at + k);
+        got += k as u64;
+        if k < chunk {
+            break;
+        }
+    }
+    Ok(got)
+}
+
+/// Read `n` bytes at the file's position into the start of `buf`, which
+/// is grown (never shrunk, so it is not cleared again for every record)
+/// only as bytes arrive; how many came.
+fn read_into(f: &mut VolFile, n: u64, buf: &mut Vec<u8>) -> PmResult<u64> {
+    let mut got = 0u64;
+    while got < n {
+        let chunk = (n - got).min(1 << 20) as usize;
+        let at = got as usize;
+        if buf.len() < at + chunk {
+            buf.resize(at + chunk, 0);
+        }
+        let k = f.read(&mut buf[at..at + chunk]).map_err(errno)?;
         got += k as u64;
         if k < chunk {
             break;
@@ -138,6 +159,7 @@ impl LogReader {
             origin: start,
             direction: Direction::Forward,
             buf: Vec::new(),
+            len: 0,
         };
         r.change_vol(minvol as i32)?;
         Ok(r)
@@ -256,6 +278,9 @@ impl LogReader {
         let Some(f) = self.file.as_mut() else { return Err(PmError::PM_ERR_EOL) };
         let (buf, result) = read_record(f, direction, offset, head, version, paranoid, std::mem::take(&mut self.buf));
         self.buf = buf;
+        if result.is_ok() {
+            self.len = (head - 8) as usize;
+        }
         result
     }
 
@@ -428,7 +453,7 @@ impl LogReader {
     /// (valid until the next call).
     pub fn fetch_view(&mut self) -> PmResult<ResultView<'_>> {
         self.fetch_record()?;
-        ResultView::new(&self.buf, self.version)
+        ResultView::new(&self.buf[..self.len], self.version)
     }
 
     /// Find the next record to return; it is left in `buf`.
@@ -621,8 +646,7 @@ fn read_record(
             return (buf, Err(e));
         }
     }
-    buf.clear();
-    match read_n(f, rlen, &mut buf) {
+    match read_into(f, rlen, &mut buf) {
         Ok(n) if n == rlen => {}
         Ok(_) => {
             let _ = f.seek(offset);
@@ -647,7 +671,8 @@ fn read_record(
     if trail != head {
         return (buf, logrec);
     }
-    if paranoid && !paranoid_check(&buf, version) {
+    let payload = &buf[..rlen as usize];
+    if paranoid && !paranoid_check(payload, version) {
         return (buf, logrec);
     }
     if direction == Direction::Backward {
@@ -656,7 +681,7 @@ fn read_record(
             return (buf, Err(e));
         }
     }
-    let r = ResultView::new(&buf, version).map(|v| v.timestamp());
+    let r = ResultView::new(payload, version).map(|v| v.timestamp());
     (buf, r)
 }
 

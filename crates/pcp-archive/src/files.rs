@@ -203,7 +203,7 @@ pub struct VolFile {
 
 enum Kind {
     Plain(Window),
-    Stream { input: BufReader<Box<dyn Read + Send>>, at: u64 },
+    Stream { input: Box<dyn BufRead + Send>, at: u64 },
 }
 
 /// A file read through one buffer placed around the reads.
@@ -255,7 +255,7 @@ impl VolFile {
     pub fn open(path: &Path) -> io::Result<VolFile> {
         let kind = match compression_of(&path.to_string_lossy()) {
             Compression::None => Kind::Plain(Window::new(File::open(path)?)?),
-            _ => Kind::Stream { input: BufReader::with_capacity(1 << 16, Box::new(Prefetch::new(open(path)?))), at: 0 },
+            _ => Kind::Stream { input: Box::new(Prefetch::new(open(path)?)), at: 0 },
         };
         Ok(VolFile { path: path.to_path_buf(), kind, pos: 0 })
     }
@@ -349,9 +349,11 @@ impl VolFile {
 }
 
 /// Decompresses on a thread of its own, a few chunks ahead of the reader,
-/// so that decompressing and using the data overlap.
+/// so that decompressing and using the data overlap. Chunks go back to
+/// the thread once read, so none is allocated (or cleared) twice.
 struct Prefetch {
     chunks: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    spent: std::sync::mpsc::Sender<Vec<u8>>,
     chunk: Vec<u8>,
     at: usize,
     done: bool,
@@ -361,9 +363,11 @@ impl Prefetch {
     const CHUNK: usize = 1 << 18;
 
     fn new(mut input: Box<dyn Read + Send>) -> Prefetch {
-        let (tx, chunks) = std::sync::mpsc::sync_channel(4);
+        let (tx, chunks) = std::sync::mpsc::sync_channel(3);
+        let (spent, back) = std::sync::mpsc::channel::<Vec<u8>>();
         std::thread::spawn(move || loop {
-            let mut chunk = vec![0u8; Prefetch::CHUNK];
+            let mut chunk = back.try_recv().unwrap_or_default();
+            chunk.resize(Prefetch::CHUNK, 0);
             let mut got = 0;
             let result = loop {
                 match input.read(&mut chunk[got..]) {
@@ -392,37 +396,45 @@ impl Prefetch {
                 return;
             }
         });
-        Prefetch { chunks, chunk: Vec::new(), at: 0, done: false }
+        Prefetch { chunks, spent, chunk: Vec::new(), at: 0, done: false }
     }
 }
 
-impl Read for Prefetch {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.at >= self.chunk.len() {
-            if self.done {
-                return Ok(0);
-            }
+impl BufRead for Prefetch {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        while self.at >= self.chunk.len() && !self.done {
             match self.chunks.recv() {
                 Ok(Ok(c)) => {
                     if c.len() < Prefetch::CHUNK {
                         self.done = true;
                     }
-                    self.chunk = c;
+                    let old = std::mem::replace(&mut self.chunk, c);
+                    if old.capacity() > 0 {
+                        let _ = self.spent.send(old);
+                    }
                     self.at = 0;
                 }
                 Ok(Err(e)) => {
                     self.done = true;
                     return Err(e);
                 }
-                Err(_) => {
-                    self.done = true;
-                    return Ok(0);
-                }
+                Err(_) => self.done = true,
             }
         }
-        let n = buf.len().min(self.chunk.len() - self.at);
-        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
-        self.at += n;
+        Ok(self.chunk.get(self.at..).unwrap_or_default())
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.chunk.len());
+    }
+}
+
+impl Read for Prefetch {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = buf.len().min(avail.len());
+        buf[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
         Ok(n)
     }
 }

@@ -8,9 +8,9 @@
 #![warn(missing_docs)]
 
 pub mod archive;
-pub mod files;
 pub mod dumplabels;
 pub mod dumpread;
+pub mod files;
 mod interp;
 pub mod labels;
 mod ldouble;

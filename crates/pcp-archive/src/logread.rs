@@ -247,6 +247,9 @@ pub(crate) struct Log {
     /// `pmGetArchiveEnd`'s cache: the last volume's size, and its end.
     physend: i64,
     endtime: Ts,
+    /// Refuse labels with feature bits 6.0.3 does not know (libpcp's
+    /// `ac_chkfeatures`, off with `PM_CTXFLAG_NO_FEATURE_CHECK`).
+    pub check_features: bool,
 }
 
 impl Log {
@@ -271,6 +274,7 @@ impl Log {
             decompressed: Vec::new(),
             physend: -1,
             endtime: Ts::default(),
+            check_features: true,
         }
     }
 
@@ -334,6 +338,7 @@ impl Log {
     /// checks only seek past it). Returns the label's start time when read.
     fn chk_label(&mut self, w: Which, vol: i32) -> Result<Option<Ts>, PmError> {
         let label_size = self.label_size;
+        let check_features = self.check_features;
         let seen = self.seen.contains(&vol);
         let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
         if seen {
@@ -373,7 +378,7 @@ impl Log {
         if magic & 0xffff_ff00 != PM_LOG_MAGIC || lvol != vol {
             return Err(PmError::PM_ERR_LABEL);
         }
-        if features & !0x8000_0000 != 0 {
+        if check_features && features & !0x8000_0000 != 0 {
             return Err(PmError::PM_ERR_FEATURE);
         }
         let empty = f.size() == label_size;

@@ -601,21 +601,17 @@ impl<'a> ResultView<'a> {
 
 impl<'a> SetView<'a> {
     /// The values with their instances (none for a set with an error).
+    #[inline]
     pub fn values(&self) -> impl Iterator<Item = (i32, ValueView<'a>)> + 'a {
-        let (payload, valfmt, at) = (self.payload, self.valfmt, self.values_at);
-        (0..self.numval.max(0) as usize).map(move |j| {
-            let inst = word_at(payload, at + 8 * j).unwrap_or(0);
-            let word = word_at(payload, at + 8 * j + 4).unwrap_or(0);
-            if valfmt == 0 {
-                return (inst, ValueView::Insitu(word));
-            }
-            let head_at = 4 * word.max(0) as usize;
-            let head = word_at(payload, head_at).unwrap_or(0) as u32;
-            let vlen = (head & 0x00ff_ffff) as usize;
-            let start = (head_at + 4).saturating_sub(PDU_HDR);
-            let data = payload.get(start..start + vlen.saturating_sub(4)).unwrap_or_default();
-            (inst, ValueView::Block((head >> 24) as u8, data))
-        })
+        let (payload, valfmt) = (self.payload, self.valfmt);
+        let n = self.numval.max(0) as usize;
+        let start = self.values_at.saturating_sub(PDU_HDR);
+        // the (instance, value) pairs lie together; the record was checked
+        let pairs = payload.get(start..start + 8 * n).unwrap_or_default();
+        pairs.chunks_exact(8).map(
+            #[inline(always)]
+            move |p| value_at(payload, valfmt, p),
+        )
     }
 
     /// The owned form.
@@ -627,6 +623,22 @@ impl<'a> SetView<'a> {
         };
         ValueSet { pmid: self.pmid, values }
     }
+}
+
+/// One (instance, value) pair of a value set.
+#[inline(always)]
+fn value_at<'a>(payload: &'a [u8], valfmt: i32, p: &[u8]) -> (i32, ValueView<'a>) {
+    let word = |i: usize| p.get(i..i + 4).map_or(0, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+    let (inst, value) = (word(0), word(4));
+    if valfmt == 0 {
+        return (inst, ValueView::Insitu(value));
+    }
+    let head_at = 4 * value.max(0) as usize;
+    let head = word_at(payload, head_at).unwrap_or(0) as u32;
+    let vlen = (head & 0x00ff_ffff) as usize;
+    let start = (head_at + 4).saturating_sub(PDU_HDR);
+    let data = payload.get(start..start + vlen.saturating_sub(4)).unwrap_or_default();
+    (inst, ValueView::Block((head >> 24) as u8, data))
 }
 
 impl ValueView<'_> {

@@ -178,7 +178,15 @@ impl Replay {
     /// at the start of the archive, in `Forw` mode.
     #[doc(alias = "pmNewContext")]
     pub fn new(archive: Archive) -> Result<Replay, PmError> {
+        Replay::with_feature_check(archive, true)
+    }
+
+    /// [`Replay::new`], checking labels' feature bits or not
+    /// (`PM_CTXFLAG_NO_FEATURE_CHECK`).
+    #[doc(alias = "PM_CTXFLAG_NO_FEATURE_CHECK")]
+    pub fn with_feature_check(archive: Archive, check_features: bool) -> Result<Replay, PmError> {
         let mut log = Log::new(archive.base(), archive.label().version, archive.volumes());
+        log.check_features = check_features;
         log.load_index()?;
         let start = log.change_vol(log.minvol)?.unwrap_or_else(|| Ts::from_timestamp(archive.label().start));
         let mut descs = HashMap::new();

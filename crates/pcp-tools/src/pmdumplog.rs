@@ -36,6 +36,9 @@ const fn opt(short: char, long: Option<&'static str>, has_arg: bool) -> OptSpec 
     OptSpec { short, long, has_arg }
 }
 
+/// `PM_LOG_FEATURE_QA`: the one archive feature bit 6.0.3 knows.
+const LOG_FEATURE_QA: u32 = 0x8000_0000;
+
 /// `--version` has no short form here.
 const VERSION: char = '\u{100}';
 
@@ -202,7 +205,16 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         writeln!(err, "pmdumplog: Multiple archives are not supported")?;
         return Ok(1);
     }
-    let opened = Context::open_archive(&name).and_then(|ctx| {
+    // feature bits 6.0.3 does not know fail the first open; pmdumplog
+    // warns and opens again without checking them
+    let ctx = match Context::open_archive(&name) {
+        Err(PmError::PM_ERR_FEATURE) => {
+            writeln!(err, "pmdumplog: Warning: unsupported feature bits, other errors may follow ...")?;
+            Context::open_archive_checking(&name, false)
+        }
+        r => r,
+    };
+    let opened = ctx.and_then(|ctx| {
         let a = ctx.archive().ok_or(PmError::PM_ERR_NOTARCHIVE)?.archive();
         let index = a.index().unwrap_or_default();
         let label = a.label();
@@ -219,6 +231,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
     let archive = ctx.archive().ok_or(PmError::PM_ERR_NOTARCHIVE).map_err(std::io::Error::other)?.archive();
     // libpcp's label is the first data volume's (it checked it on opening)
     let label = first_volume_label(archive).unwrap_or_else(|| archive.label().clone());
+
     let meta_label = &label;
     let zone = if let Some(tz) = &zone_arg {
         writeln!(out, "Note: timezone set to \"TZ={tz}\"\n")?;
@@ -292,14 +305,26 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         xflag: f.xflag,
         sizes: f.sizes,
         metric_cache: HashMap::new(),
+        by_place: Vec::new(),
         inst_lines: HashMap::new(),
         buf: Vec::with_capacity(1 << 16),
     };
+    // the time window: the whole archive (libpcp's bounds), unless -S or
+    // -T (not implemented yet) narrow it; then the dump stops at its far
+    // end, else only at the far end of time a timestamp can hold
+    let start = label.start;
+    let finish = end.unwrap_or(Timestamp { sec: i64::MAX, nsec: 0 });
+    let narrowed = false;
+    let done = match (f.reverse, narrowed) {
+        (false, true) => finish,
+        (false, false) => Timestamp { sec: i32::MAX as i64, nsec: 0 },
+        (true, true) => start,
+        (true, false) => Timestamp { sec: 0, nsec: 0 },
+    };
     if f.reverse {
-        let when = end.unwrap_or(Timestamp { sec: i64::MAX, nsec: 0 });
-        reader.set_mode(Direction::Backward, when);
+        reader.set_mode(Direction::Backward, finish);
     } else {
-        reader.set_mode(Direction::Forward, label.start);
+        reader.set_mode(Direction::Forward, start);
     }
     if f.label {
         d.dump_label(out, &label, end.ok(), f.verbose_label)?;
@@ -323,7 +348,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         d.dump_index(out)?;
     }
     if f.metrics {
-        return d.dump_results(out, err, &mut reader, &pmids, f.marks, f.reverse);
+        let what = Selection { pmids: &pmids, marks: f.marks, reverse: f.reverse, done };
+        return d.dump_results(out, err, &mut reader, &what);
     }
     Ok(0)
 }
@@ -441,14 +467,29 @@ struct Dumper<'a> {
     xflag: u32,
     sizes: bool,
     metric_cache: HashMap<PmId, std::rc::Rc<MetricInfo>>,
+    /// The metric at each place of the last record dumped.
+    by_place: Vec<std::rc::Rc<MetricInfo>>,
     /// [`inst_lines`] of the instance set last used for each instance
     /// domain, with the set's address.
     inst_lines: HashMap<InDom, (usize, InstLines)>,
     buf: Vec<u8>,
 }
 
+/// Which results to dump, in which order, up to when.
+struct Selection<'a> {
+    /// The metrics asked for (all when empty).
+    pmids: &'a [PmId],
+    /// Keep mark records when metrics are asked for (`-M`).
+    marks: bool,
+    /// Newest first (`-r`).
+    reverse: bool,
+    /// Stop at a result beyond this time (before it, going backwards).
+    done: Timestamp,
+}
+
 /// A metric's heading and descriptor, for dumping its values.
 struct MetricInfo {
+    pmid: PmId,
     /// `    PMID (names` (the caller closes the parenthesis).
     head: Vec<u8>,
     /// Its names joined with " or ", if it has any.
@@ -456,18 +497,33 @@ struct MetricInfo {
     desc: Option<Desc>,
 }
 
-/// Append `v` in decimal, a digit at a time (cheaper than copying a
-/// few bytes from elsewhere when done millions of times).
+/// Append `v` in decimal, two digits at a time from a table (this runs
+/// for nearly every value dumped).
 fn push_unsigned(buf: &mut Vec<u8>, mut v: u64) {
-    let start = buf.len();
-    loop {
-        buf.push(b'0' + (v % 10) as u8);
-        v /= 10;
-        if v == 0 {
-            break;
-        }
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    while v >= 100 {
+        let r = (v % 100) as usize * 2;
+        v /= 100;
+        i -= 2;
+        tmp[i] = PAIRS[r];
+        tmp[i + 1] = PAIRS[r + 1];
     }
-    buf[start..].reverse();
+    if v >= 10 {
+        let r = v as usize * 2;
+        i -= 2;
+        tmp[i] = PAIRS[r];
+        tmp[i + 1] = PAIRS[r + 1];
+    } else {
+        i -= 1;
+        tmp[i] = b'0' + v as u8;
+    }
+    buf.extend_from_slice(&tmp[i..]);
 }
 
 /// Append `v` in decimal, with a `-` if it is negative.
@@ -476,6 +532,11 @@ fn push_signed(buf: &mut Vec<u8>, v: i64) {
         buf.push(b'-');
     }
     push_unsigned(buf, v.unsigned_abs());
+}
+
+/// Is `d` a whole number that `%.16g` prints as plain digits?
+fn whole(d: f64) -> bool {
+    d.fract() == 0.0 && d.abs() < 1e15 && !(d == 0.0 && d.is_sign_negative())
 }
 
 /// Where an instance is in `set`, looked for first where the last one
@@ -609,8 +670,7 @@ impl Dumper<'_> {
             }
             if l.features != 0 {
                 write!(out, "Archive features: 0x{:x}", l.features)?;
-                // the QA bit is the one feature 6.0.3 knows
-                let unknown = l.features & !0x8000_0000;
+                let unknown = l.features & !LOG_FEATURE_QA;
                 if unknown != 0 {
                     let bits: Vec<String> =
                         (0..31).rev().filter(|b| unknown & (1 << b) != 0).map(|b| format!("bit_{b:02}")).collect();
@@ -881,18 +941,17 @@ impl Dumper<'_> {
     }
 
     /// The results, one record at a time, as `pmFetchArchive` returns
-    /// them; with metric operands, only records holding one of them, cut
-    /// down to those (mark records too with `-M`).
+    /// them, as `what` says: until one beyond its time; with metric
+    /// operands, only records holding one of them, cut down to those
+    /// (mark records too with `-M`).
     fn dump_results(
         &mut self,
         out: &mut dyn Write,
         err: &mut dyn Write,
         reader: &mut LogReader,
-        pmids: &[PmId],
-        marks: bool,
-        reverse: bool,
+        what: &Selection,
     ) -> std::io::Result<i32> {
-        let done = if reverse { Timestamp { sec: 0, nsec: 0 } } else { Timestamp { sec: i32::MAX as i64, nsec: 0 } };
+        let Selection { pmids, marks, reverse, done } = *what;
         let mut first = true;
         let mut buf = std::mem::take(&mut self.buf);
         let sts = loop {
@@ -901,8 +960,8 @@ impl Dumper<'_> {
                 Err(e) => break e,
             };
             let when = view.timestamp();
-            let sets: Vec<SetView> = if pmids.is_empty() || (view.numpmid() == 0 && marks) {
-                view.sets().collect()
+            let picked: Option<Vec<SetView>> = if pmids.is_empty() || (view.numpmid() == 0 && marks) {
+                None
             } else {
                 // cherry-pick the metrics asked for, in the order asked
                 let mut slots: Vec<Option<SetView>> = vec![None; pmids.len()];
@@ -916,7 +975,7 @@ impl Dumper<'_> {
                 if picked == 0 {
                     continue;
                 }
-                slots.into_iter().flatten().collect()
+                Some(slots.into_iter().flatten().collect())
             };
             if first && reverse {
                 first = false;
@@ -928,7 +987,15 @@ impl Dumper<'_> {
             }
             buf.clear();
             buf.push(b'\n');
-            self.dump_result(out, &mut buf, err, when, &sets)?;
+            let size = match (&picked, self.sizes) {
+                (_, false) => None,
+                (Some(p), true) => Some(record_size(p.iter().copied(), self.version)),
+                (None, true) => Some(record_size(view.sets(), self.version)),
+            };
+            match &picked {
+                Some(p) => self.dump_result(out, &mut buf, err, when, size, p.len(), p.iter().copied())?,
+                None => self.dump_result(out, &mut buf, err, when, size, view.numpmid(), view.sets())?,
+            }
             out.write_all(&buf)?;
         };
         self.buf = buf;
@@ -949,40 +1016,56 @@ impl Dumper<'_> {
         let mut head = Vec::new();
         let _ = write!(head, "    {pmid} ({}", names.as_deref().unwrap_or("<nonames>"));
         let desc = self.ctx.lookup_desc(pmid).ok();
-        let m = std::rc::Rc::new(MetricInfo { head, names, desc });
+        let m = std::rc::Rc::new(MetricInfo { pmid, head, names, desc });
         self.metric_cache.insert(pmid, m.clone());
         m
     }
 
-    fn dump_result(
+    /// One result: `n` value sets (`size` is the record's size, with `-s`).
+    #[allow(clippy::too_many_arguments)]
+    fn dump_result<'s>(
         &mut self,
         out: &mut dyn Write,
         buf: &mut Vec<u8>,
         err: &mut dyn Write,
         when: Timestamp,
-        sets: &[SetView],
+        size: Option<usize>,
+        n: usize,
+        sets: impl Iterator<Item = SetView<'s>>,
     ) -> std::io::Result<()> {
-        if self.sizes {
-            let _ = writeln!(buf, "[{} bytes]", record_size(sets, self.version));
+        if let Some(size) = size {
+            let _ = writeln!(buf, "[{size} bytes]");
         }
         self.stamp(buf, when);
-        if sets.is_empty() {
+        if n == 0 {
             buf.extend_from_slice(b"  <mark>\n");
             return Ok(());
         }
-        let n = sets.len();
         buf.push(b' ');
         buf.extend_from_slice(Decimal::unsigned(n as u64).as_bytes());
         buf.extend_from_slice(if n > 1 { b" metrics\n" } else { b" metric\n" });
         let meta = self.ctx.archive().map(|a| a.meta());
-        for vs in sets {
+        for (k, vs) in sets.enumerate() {
             // hand on what is made so far now and then: a big record's text
             // need not be held whole
             if buf.len() >= 1 << 16 {
                 out.write_all(buf)?;
                 buf.clear();
             }
-            let m = self.metric(vs.pmid);
+            // records mostly list the same metrics in the same order: try the
+            // metric found at this place last time first
+            let m = match self.by_place.get(k) {
+                Some(m) if m.pmid == vs.pmid => m.clone(),
+                _ => {
+                    let m = self.metric(vs.pmid);
+                    if k < self.by_place.len() {
+                        self.by_place[k] = m.clone();
+                    } else {
+                        self.by_place.push(m.clone());
+                    }
+                    m
+                }
+            };
             if vs.numval == 0 {
                 buf.extend_from_slice(&m.head);
                 buf.extend_from_slice(b"): No values returned!\n");
@@ -1068,6 +1151,12 @@ impl Dumper<'_> {
             }
             (ValueView::Block(t, &[a, b, c, d, e, f, g, h]), MetricType::U64) if same(t) => {
                 push_unsigned(buf, word(t, [a, b, c, d, e, f, g, h]))
+            }
+            // %.16g of a whole number below 10^15 is its digits
+            (ValueView::Block(t, &[a, b, c, d, e, f, g, h]), MetricType::DOUBLE)
+                if same(t) && whole(f64::from_bits(word(t, [a, b, c, d, e, f, g, h]))) =>
+            {
+                push_signed(buf, f64::from_bits(word(t, [a, b, c, d, e, f, g, h])) as i64)
             }
             (ValueView::Block(t, data), MetricType::STRING) if same(t) => {
                 // a C string: up to its first NUL
@@ -1239,7 +1328,7 @@ impl Dumper<'_> {
 }
 
 /// pmdumplog's idea of a record's size on disk (`do_size`).
-fn record_size(sets: &[SetView], v: Version) -> usize {
+fn record_size<'s>(sets: impl Iterator<Item = SetView<'s>>, v: Version) -> usize {
     let mut n = match v {
         Version::V3 => 4 + 12 + 4,
         Version::V2 => 4 + 8 + 4,

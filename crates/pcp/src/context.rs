@@ -67,7 +67,15 @@ impl Context {
     /// archive's metadata, positioned at the archive's start.
     #[doc(alias = "pmNewContext")]
     pub fn open_archive(name: &str) -> PmResult<Context> {
-        let source = ArchiveSource::open(name)?;
+        Context::open_archive_checking(name, true)
+    }
+
+    /// [`Context::open_archive`], checking the labels' feature bits or not
+    /// (`PM_CTXFLAG_NO_FEATURE_CHECK`): archives with bits 6.0.3 does not
+    /// know fail with `PM_ERR_FEATURE` when they are checked.
+    #[doc(alias = "PM_CTXFLAG_NO_FEATURE_CHECK")]
+    pub fn open_archive_checking(name: &str, check_features: bool) -> PmResult<Context> {
+        let source = ArchiveSource::open_checking(name, check_features)?;
         let mut pmns = Pmns::new();
         // libpcp adds each name in turn to the front of its parent's children
         pmns.add_names_front(

@@ -67,3 +67,24 @@ for _ in range(numpmid):
         b[rec[0] + 4 + idx * 4 - 12] = 0
     p += 12 + 8 * numval
 open(vol('vtype0'), 'wb').write(b)
+# results holding metrics the metadata does not describe: pmcd.pid (a
+# 32-bit value in place) and sample.ulonglong.million (a 64-bit block)
+# renumbered
+copy('v3', 'nodesc')
+b = bytearray(open(vol('nodesc'), 'rb').read()); r = records(b, 808)
+for rec in r:
+    p = rec[0] + 4 + 12
+    numpmid = struct.unpack('>i', b[p:p + 4])[0]; p += 4
+    for _ in range(numpmid):
+        pmid, numval = struct.unpack('>Ii', b[p:p + 8])
+        if pmid in ((2 << 22) | 23, (29 << 22) | 101):
+            b[p:p + 4] = struct.pack('>I', pmid + 900)
+        p += 8 if numval <= 0 else 12 + 8 * numval
+open(vol('nodesc'), 'wb').write(b)
+# feature bits 6.0.3 does not know (30 and 0) set in every file's label
+copy('v3', 'features')
+for suffix in ('.0', '.meta', '.index'):
+    path = os.path.join(out, 'features' + suffix)
+    b = bytearray(open(path, 'rb').read())
+    b[28:32] = struct.pack('>I', 0x40000001)
+    open(path, 'wb').write(b)

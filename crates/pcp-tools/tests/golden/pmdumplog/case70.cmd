@@ -1,0 +1,6 @@
+-L
+tests/golden/pmdumplog/arch/features
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
