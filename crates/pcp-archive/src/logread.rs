@@ -81,6 +81,10 @@ pub(crate) struct Ti {
 const LOGREC: PmError = PmError::PM_ERR_LOGREC;
 const PM_LOG_MAGIC: u32 = 0x5005_2600;
 const WINDOW: usize = 1 << 16;
+/// How many decompressed volumes to keep (as unlinked temporary files):
+/// interpolation moves back and forth across volume boundaries, and the
+/// last volume is visited for the archive's end.
+const KEEP_DECOMPRESSED: usize = 4;
 
 fn be32(b: &[u8], at: usize) -> Option<u32> {
     b.get(at..at + 4).map(|w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
@@ -242,7 +246,7 @@ pub(crate) struct Log {
     pub peek: Option<Cursor>,
     /// The volume libpcp believes is open (`ac_curvol`).
     pub curvol: i32,
-    /// Decompressed volumes kept for reuse (at most two).
+    /// Decompressed volumes kept for reuse (at most [`KEEP_DECOMPRESSED`]).
     decompressed: Vec<(i32, Arc<VolData>)>,
     /// `pmGetArchiveEnd`'s cache: the last volume's size, and its end.
     physend: i64,
@@ -323,7 +327,7 @@ impl Log {
         let size = file.metadata().map_err(|e| io_err(&e))?.len();
         let data = Arc::new(VolData { file, size });
         self.decompressed.insert(0, (vol, Arc::clone(&data)));
-        self.decompressed.truncate(2);
+        self.decompressed.truncate(KEEP_DECOMPRESSED);
         Ok(data)
     }
 
