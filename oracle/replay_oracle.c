@@ -18,6 +18,8 @@
  *   fetch N                       up to N pmFetchHighRes, stopping after an
  *                                 error
  *   archive N                     up to N pmFetchHighResArchive, likewise
+ *   fetchq N                      fetch like "fetch", printing only how many
+ *                                 results came and the last one's time
  *   exclude DOM.SERIAL INST...    pmDelProfile(these instances) (on a new
  *                                 indom, libpcp 6.0.3 then excludes all)
  *   include DOM.SERIAL [INST...]  pmAddProfile(these instances, or all)
@@ -264,6 +266,21 @@ main(int argc, char **argv)
 		print_result(rp);
 		pmFreeHighResResult(rp);
 	    }
+	}
+	else if (strcmp(words[0], "fetchq") == 0 && n == 2) {
+	    long count = atol(words[1]), got = 0;
+	    long long sec = 0;
+	    unsigned nsec = 0;
+	    for (i = 0; i < count; i++) {
+		pmHighResResult *rp;
+		if ((sts = pmFetchHighRes(nlist, list, &rp)) < 0)
+		    break;
+		got++;
+		sec = (long long)rp->timestamp.tv_sec;
+		nsec = (unsigned)rp->timestamp.tv_nsec;
+		pmFreeHighResResult(rp);
+	    }
+	    printf("Q %ld %lld.%09u\n", got, sec, nsec);
 	}
 	else if ((strcmp(words[0], "exclude") == 0 || strcmp(words[0], "only") == 0 ||
 		  strcmp(words[0], "include") == 0) && n >= 2) {

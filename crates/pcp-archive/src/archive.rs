@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// An archive on disk, checked the way `pmNewContext(PM_CONTEXT_ARCHIVE)`
 /// checks it: a label on every file and metadata that decodes.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Archive {
     base: PathBuf,
     label: Label,

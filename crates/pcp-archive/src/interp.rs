@@ -129,6 +129,73 @@ pub(crate) struct InterpState {
     calipers: HashMap<u32, Option<Calipers>>,
 }
 
+/// libpcp's "unbound" list: the metric-instances still searching for a
+/// bound, singly linked, kept in the order libpcp builds it.
+struct Unbound {
+    items: Vec<(usize, usize)>,
+    next: Vec<usize>,
+    head: usize,
+}
+
+const NIL: usize = usize::MAX;
+
+impl Unbound {
+    fn new() -> Unbound {
+        Unbound { items: Vec::new(), next: Vec::new(), head: NIL }
+    }
+
+    /// Insert `item` before the first element `before` accepts (at the end
+    /// if none does).
+    fn insert(&mut self, item: (usize, usize), before: impl Fn((usize, usize)) -> bool) {
+        let new = self.items.len();
+        self.items.push(item);
+        self.next.push(NIL);
+        let (mut prev, mut at) = (NIL, self.head);
+        while at != NIL && !before(self.items[at]) {
+            prev = at;
+            at = self.next[at];
+        }
+        self.next[new] = at;
+        if prev == NIL {
+            self.head = new;
+        } else {
+            self.next[prev] = new;
+        }
+    }
+
+    /// Walk from the head until `stop`; unlink the elements `take` accepts.
+    fn sweep(&mut self, mut stop: impl FnMut((usize, usize)) -> bool, mut take: impl FnMut((usize, usize)) -> bool) {
+        let (mut prev, mut at) = (NIL, self.head);
+        while at != NIL {
+            if stop(self.items[at]) {
+                break;
+            }
+            let next = self.next[at];
+            if take(self.items[at]) {
+                if prev == NIL {
+                    self.head = next;
+                } else {
+                    self.next[prev] = next;
+                }
+            } else {
+                prev = at;
+            }
+            at = next;
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let mut at = self.head;
+        std::iter::from_fn(move || {
+            (at != NIL).then(|| {
+                let item = self.items[at];
+                at = self.next[at];
+                item
+            })
+        })
+    }
+}
+
 /// libpcp's hash table walk order for keys added in order to a table
 /// preallocated with one bucket per key: bucket by bucket, newest first.
 fn prealloc_hash_order(keys: &[i32]) -> Vec<usize> {
@@ -603,7 +670,7 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
     let (mut back, mut forw) = (0i32, 0i32);
 
     // second pass: who needs a bound from earlier in the archive
-    let mut unbound: Vec<(usize, usize)> = Vec::new();
+    let mut unbound = Unbound::new();
     let want = r.interp.want.clone();
     for &(pi, ii) in &want {
         {
@@ -630,8 +697,8 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
             back += 1;
             icp.search = true;
             let t_first = icp.t_first;
-            let at = unbound.iter().position(|&(p, i)| t_first >= r.interp.pmids[p].insts[i].t_first);
-            unbound.insert(at.unwrap_or(unbound.len()), (pi, ii));
+            let pmids = &r.interp.pmids;
+            unbound.insert((pi, ii), |(p, i)| t_first >= pmids[p].insts[i].t_first);
         }
     }
 
@@ -653,24 +720,23 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
             }
             r.update_bounds(t_req, &logrp, Upd::Back, Some(&mut done), Some(&mut seen_mark))?;
             // those that cannot be found further back
-            let mut k = 0;
-            while k < unbound.len() {
-                let (p, i) = unbound[k];
-                let icp = &mut r.interp.pmids[p].insts[i];
-                if icp.t_first < t_this {
-                    break;
-                }
-                if icp.search {
+            let pmids = std::cell::RefCell::new(&mut r.interp.pmids);
+            unbound.sweep(
+                |(p, i)| pmids.borrow()[p].insts[i].t_first < t_this,
+                |(p, i)| {
+                    let mut pmids = pmids.borrow_mut();
+                    let icp = &mut pmids[p].insts[i];
+                    if !icp.search {
+                        return false;
+                    }
                     icp.search = false;
                     icp.s_prior |= S_SCANNED;
                     done += 1;
-                    unbound.remove(k);
-                } else {
-                    k += 1;
-                }
-            }
+                    true
+                },
+            );
         }
-        for &(p, i) in &unbound {
+        for (p, i) in unbound.iter() {
             let icp = &mut r.interp.pmids[p].insts[i];
             if (is(icp.s_prior, S_UNDEFINED) || icp.t_prior > t_req) && icp.t_first < t_req {
                 icp.t_first = t_req;
@@ -681,7 +747,7 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
     }
 
     // third pass: who needs a bound from later in the archive
-    let mut unbound: Vec<(usize, usize)> = Vec::new();
+    let mut unbound = Unbound::new();
     for &(pi, ii) in &want {
         {
             let icp = &r.interp.pmids[pi].insts[ii];
@@ -707,8 +773,8 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
             forw += 1;
             icp.search = true;
             let t_last = icp.t_last;
-            let at = unbound.iter().position(|&(p, i)| t_last <= r.interp.pmids[p].insts[i].t_last);
-            unbound.insert(at.unwrap_or(unbound.len()), (pi, ii));
+            let pmids = &r.interp.pmids;
+            unbound.insert((pi, ii), |(p, i)| t_last <= pmids[p].insts[i].t_last);
         }
     }
 
@@ -729,24 +795,23 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
                 r.remember();
             }
             r.update_bounds(t_req, &logrp, Upd::Forw, Some(&mut done), Some(&mut seen_mark))?;
-            let mut k = 0;
-            while k < unbound.len() {
-                let (p, i) = unbound[k];
-                let icp = &mut r.interp.pmids[p].insts[i];
-                if icp.t_last > t_this {
-                    break;
-                }
-                if icp.search && icp.t_last >= 0.0 {
+            let pmids = std::cell::RefCell::new(&mut r.interp.pmids);
+            unbound.sweep(
+                |(p, i)| pmids.borrow()[p].insts[i].t_last > t_this,
+                |(p, i)| {
+                    let mut pmids = pmids.borrow_mut();
+                    let icp = &mut pmids[p].insts[i];
+                    if !(icp.search && icp.t_last >= 0.0) {
+                        return false;
+                    }
                     icp.search = false;
                     icp.s_next |= S_SCANNED;
                     done += 1;
-                    unbound.remove(k);
-                } else {
-                    k += 1;
-                }
-            }
+                    true
+                },
+            );
         }
-        for &(p, i) in &unbound {
+        for (p, i) in unbound.iter() {
             let icp = &mut r.interp.pmids[p].insts[i];
             if icp.t_next < t_req && (icp.t_last < 0.0 || t_req < icp.t_last) {
                 icp.t_last = t_req;

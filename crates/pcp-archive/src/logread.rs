@@ -81,6 +81,10 @@ pub(crate) struct Ti {
 const LOGREC: PmError = PmError::PM_ERR_LOGREC;
 const PM_LOG_MAGIC: u32 = 0x5005_2600;
 const WINDOW: usize = 1 << 16;
+/// How many decompressed volumes to keep (as unlinked temporary files):
+/// interpolation moves back and forth across volume boundaries, and the
+/// last volume is visited for the archive's end.
+const KEEP_DECOMPRESSED: usize = 4;
 
 fn be32(b: &[u8], at: usize) -> Option<u32> {
     b.get(at..at + 4).map(|w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
@@ -242,11 +246,14 @@ pub(crate) struct Log {
     pub peek: Option<Cursor>,
     /// The volume libpcp believes is open (`ac_curvol`).
     pub curvol: i32,
-    /// Decompressed volumes kept for reuse (at most two).
+    /// Decompressed volumes kept for reuse (at most [`KEEP_DECOMPRESSED`]).
     decompressed: Vec<(i32, Arc<VolData>)>,
     /// `pmGetArchiveEnd`'s cache: the last volume's size, and its end.
     physend: i64,
     endtime: Ts,
+    /// Refuse labels with feature bits 6.0.3 does not know (libpcp's
+    /// `ac_chkfeatures`, off with `PM_CTXFLAG_NO_FEATURE_CHECK`).
+    pub check_features: bool,
 }
 
 impl Log {
@@ -271,6 +278,7 @@ impl Log {
             decompressed: Vec::new(),
             physend: -1,
             endtime: Ts::default(),
+            check_features: true,
         }
     }
 
@@ -319,7 +327,7 @@ impl Log {
         let size = file.metadata().map_err(|e| io_err(&e))?.len();
         let data = Arc::new(VolData { file, size });
         self.decompressed.insert(0, (vol, Arc::clone(&data)));
-        self.decompressed.truncate(2);
+        self.decompressed.truncate(KEEP_DECOMPRESSED);
         Ok(data)
     }
 
@@ -334,6 +342,7 @@ impl Log {
     /// checks only seek past it). Returns the label's start time when read.
     fn chk_label(&mut self, w: Which, vol: i32) -> Result<Option<Ts>, PmError> {
         let label_size = self.label_size;
+        let check_features = self.check_features;
         let seen = self.seen.contains(&vol);
         let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
         if seen {
@@ -373,7 +382,7 @@ impl Log {
         if magic & 0xffff_ff00 != PM_LOG_MAGIC || lvol != vol {
             return Err(PmError::PM_ERR_LABEL);
         }
-        if features & !0x8000_0000 != 0 {
+        if check_features && features & !0x8000_0000 != 0 {
             return Err(PmError::PM_ERR_FEATURE);
         }
         let empty = f.size() == label_size;

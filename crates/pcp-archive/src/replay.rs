@@ -178,7 +178,15 @@ impl Replay {
     /// at the start of the archive, in `Forw` mode.
     #[doc(alias = "pmNewContext")]
     pub fn new(archive: Archive) -> Result<Replay, PmError> {
+        Replay::with_feature_check(archive, true)
+    }
+
+    /// [`Replay::new`], checking labels' feature bits or not
+    /// (`PM_CTXFLAG_NO_FEATURE_CHECK`).
+    #[doc(alias = "PM_CTXFLAG_NO_FEATURE_CHECK")]
+    pub fn with_feature_check(archive: Archive, check_features: bool) -> Result<Replay, PmError> {
         let mut log = Log::new(archive.base(), archive.label().version, archive.volumes());
+        log.check_features = check_features;
         log.load_index()?;
         let start = log.change_vol(log.minvol)?.unwrap_or_else(|| Ts::from_timestamp(archive.label().start));
         let mut descs = HashMap::new();
@@ -515,5 +523,34 @@ fn to_fetch_result(r: LogResult) -> FetchResult {
                 values: if s.numval < 0 { Err(PmError::from_code(s.numval)) } else { Ok(s.vals) },
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replay_can_move_between_threads() {
+        fn is_send<T: Send>() {}
+        is_send::<Replay>();
+    }
+
+    #[test]
+    fn raw_modes_as_pmsetmode_takes_them() {
+        assert_eq!(Mode::from_raw(2), Ok(Mode::Forw));
+        assert_eq!(Mode::from_raw(3 | 0x10000), Ok(Mode::Back));
+        assert_eq!(Mode::from_raw(1), Ok(Mode::Interp));
+        assert_eq!(Mode::from_raw(0), Err(PmError::PM_ERR_MODE));
+        assert_eq!(Mode::from_raw(4), Err(PmError::PM_ERR_MODE));
+    }
+
+    #[test]
+    fn fetching_nothing_is_too_small() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v2");
+        let mut r = Replay::new(Archive::open(&dir.to_string_lossy()).unwrap()).unwrap();
+        assert_eq!(r.fetch(&[], &|_, _| true), Err(PmError::PM_ERR_TOOSMALL));
+        r.set_mode(Mode::Interp, r.position(), 1_000_000_000).unwrap();
+        assert_eq!(r.fetch_archive(), Err(PmError::PM_ERR_MODE));
     }
 }

@@ -14,7 +14,11 @@ use std::ops::ControlFlow;
 /// An archive opened for a context (`pmNewContext(PM_CONTEXT_ARCHIVE)`).
 #[derive(Debug)]
 pub struct ArchiveSource {
-    replay: Replay,
+    archive: Archive,
+    /// Made on first use: opening it reads (and may decompress) the first
+    /// volume, which the one-pass readers here do not need.
+    replay: Option<Replay>,
+    check_features: bool,
     meta: MetaIndex,
     labels: LabelIndex,
 }
@@ -23,21 +27,34 @@ impl ArchiveSource {
     /// Open and index the archive `name` (its base name or any of its
     /// files).
     pub fn open(name: &str) -> PmResult<ArchiveSource> {
+        ArchiveSource::open_checking(name, true)
+    }
+
+    /// [`ArchiveSource::open`], checking labels' feature bits or not
+    /// (`PM_CTXFLAG_NO_FEATURE_CHECK`).
+    pub fn open_checking(name: &str, check_features: bool) -> PmResult<ArchiveSource> {
         let archive = Archive::open(name)?;
         let meta = MetaIndex::build(archive.meta())?;
         let labels = LabelIndex::build(archive.meta())?;
-        let replay = Replay::new(archive)?;
-        Ok(ArchiveSource { replay, meta, labels })
+        // libpcp refuses labels with feature bits it does not know when the
+        // context opens (the replay, set up later, checks each volume's)
+        if check_features && archive.label().features & !0x8000_0000 != 0 {
+            return Err(PmError::PM_ERR_FEATURE);
+        }
+        Ok(ArchiveSource { archive, replay: None, check_features, meta, labels })
     }
 
     /// The archive on disk.
     pub fn archive(&self) -> &Archive {
-        self.replay.archive()
+        &self.archive
     }
 
-    /// The replay state: mode, position, fetches.
-    pub fn replay(&mut self) -> &mut Replay {
-        &mut self.replay
+    /// The replay state: mode, position, fetches (set up on first use).
+    pub fn replay(&mut self) -> PmResult<&mut Replay> {
+        if self.replay.is_none() {
+            self.replay = Some(Replay::with_feature_check(self.archive.clone(), self.check_features)?);
+        }
+        self.replay.as_mut().ok_or(PmError::PM_ERR_NOCONTEXT)
     }
 
     /// Its metadata.

@@ -67,7 +67,15 @@ impl Context {
     /// archive's metadata, positioned at the archive's start.
     #[doc(alias = "pmNewContext")]
     pub fn open_archive(name: &str) -> PmResult<Context> {
-        let source = ArchiveSource::open(name)?;
+        Context::open_archive_checking(name, true)
+    }
+
+    /// [`Context::open_archive`], checking the labels' feature bits or not
+    /// (`PM_CTXFLAG_NO_FEATURE_CHECK`): archives with bits 6.0.3 does not
+    /// know fail with `PM_ERR_FEATURE` when they are checked.
+    #[doc(alias = "PM_CTXFLAG_NO_FEATURE_CHECK")]
+    pub fn open_archive_checking(name: &str, check_features: bool) -> PmResult<Context> {
+        let source = ArchiveSource::open_checking(name, check_features)?;
         let mut pmns = Pmns::new();
         // libpcp adds each name in turn to the front of its parent's children
         pmns.add_names_front(
@@ -102,7 +110,7 @@ impl Context {
     #[doc(alias = "pmSetMode")]
     #[doc(alias = "pmSetModeHighRes")]
     pub fn set_mode(&mut self, mode: Mode, when: Timestamp, delta_ns: i64) -> PmResult<()> {
-        self.need_archive_mut()?.replay().set_mode(mode, when, delta_ns)?;
+        self.need_archive_mut()?.replay()?.set_mode(mode, when, delta_ns)?;
         self.origin = when;
         Ok(())
     }
@@ -113,8 +121,9 @@ impl Context {
     pub fn fetch(&mut self, pmids: &[PmId]) -> PmResult<FetchResult> {
         let profile = &self.profile;
         let src = self.archive.as_deref_mut().ok_or(PmError::PM_ERR_NOTARCHIVE)?;
-        let mut r = src.replay().fetch(pmids, &|indom, inst| profile.wanted(indom, inst));
-        self.origin = src.replay().position();
+        let replay = src.replay()?;
+        let mut r = replay.fetch(pmids, &|indom, inst| profile.wanted(indom, inst));
+        self.origin = replay.position();
         // derived metrics are evaluated over the result (__pmFinishResult);
         // the anonymous event metrics have no operands, so no values
         if let Ok(result) = &mut r {
@@ -133,8 +142,9 @@ impl Context {
     #[doc(alias = "pmFetchHighResArchive")]
     pub fn fetch_archive(&mut self) -> PmResult<FetchResult> {
         let src = self.need_archive_mut()?;
-        let r = src.replay().fetch_archive();
-        let pos = src.replay().position();
+        let replay = src.replay()?;
+        let r = replay.fetch_archive();
+        let pos = replay.position();
         self.origin = pos;
         r
     }
@@ -143,7 +153,7 @@ impl Context {
     #[doc(alias = "pmGetArchiveEnd")]
     #[doc(alias = "pmGetHighResArchiveEnd")]
     pub fn archive_end(&mut self) -> PmResult<Timestamp> {
-        self.need_archive_mut()?.replay().end()
+        self.need_archive_mut()?.replay()?.end()
     }
 
     /// `pmAddProfile`: include instances of `indom` in fetches (all of

@@ -164,6 +164,21 @@ pub fn run(name: &str, script: &str, wrap: bool) -> String {
                     }
                 }
             }
+            ("fetchq", 2) => {
+                let count: u64 = words[1].parse().unwrap_or(0);
+                let (mut got, mut last) = (0u64, Timestamp::default());
+                let wanted = |indom: InDom, inst: i32| Profile::wanted(&profile, indom.0, inst);
+                for _ in 0..count {
+                    match replay.fetch(&list, &wanted) {
+                        Ok(r) => {
+                            got += 1;
+                            last = r.timestamp;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                let _ = writeln!(out, "Q {got} {}.{:09}", last.sec, last.nsec);
+            }
             ("exclude" | "only" | "include", n) if n >= 2 => {
                 let (d, s) = words[1].split_once('.').unwrap_or(("0", "0"));
                 let indom = InDom::new(d.parse().unwrap_or(0), s.parse().unwrap_or(0));
