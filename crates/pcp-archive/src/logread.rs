@@ -11,7 +11,7 @@
 //! disk, not memory.
 
 use crate::files::{compression_of, find_file, Compression};
-use crate::raw::Version;
+use crate::raw::{paranoid_check, Version};
 use pcp_core::{InstValue, PmError, Value, ValueBlock};
 use std::collections::HashSet;
 use std::fs::File;
@@ -628,61 +628,6 @@ impl Log {
             f.seek_end();
         }
     }
-}
-
-/// libpcp's extra checks on a record before trusting it as an archive's
-/// last (`paranoidCheck`); `payload` is the record without its length
-/// words.
-fn paranoid_check(payload: &[u8], version: Version) -> bool {
-    let len = payload.len() as i64 + 8;
-    let (hdrsz, data) = match version {
-        Version::V2 => (20i64, 12usize),
-        Version::V3 => (24, 16),
-    };
-    if len < hdrsz {
-        return false;
-    }
-    let Some(numpmid) = be32(payload, data - 4).map(|v| v as i32) else { return false };
-    if numpmid < 1 && len != hdrsz {
-        return false;
-    }
-    let (mut vsize, mut vbsize) = (0i64, 0i64);
-    for _ in 0..numpmid.max(0) {
-        let vlp = data as i64 + vsize;
-        vsize += 8;
-        if len < hdrsz + vsize + vbsize {
-            return false;
-        }
-        let Some(numval) = be32(payload, vlp as usize + 4).map(|v| v as i32) else { return false };
-        if numval <= 0 {
-            continue;
-        }
-        let Some(valfmt) = be32(payload, vlp as usize + 8).map(|v| v as i32) else { return false };
-        if !(0..=2).contains(&valfmt) {
-            return false;
-        }
-        vsize += 4 + numval as i64 * 8;
-        if valfmt == 0 {
-            continue;
-        }
-        for j in 0..numval as i64 {
-            let at = vlp + 12 + 8 * j + 4;
-            let Some(index) = usize::try_from(at).ok().and_then(|a| be32(payload, a)).map(|v| v as i32) else {
-                return false;
-            };
-            if index < 0 || index as i64 * 4 > len {
-                return false;
-            }
-            // the index counts words of a buffer with a 3-word header
-            let Some(hdr) = (index as usize).checked_sub(3).and_then(|w| be32(payload, 4 * w)) else { return false };
-            let vlen = (hdr & 0x00ff_ffff) as i64;
-            if vlen < 4 {
-                return false;
-            }
-            vbsize += (vlen + 3) & !3;
-        }
-    }
-    true
 }
 
 /// Swap an event array's fields to host order in place, as libpcp's

@@ -700,7 +700,9 @@ pub fn paranoid_check(payload: &[u8], version: Version) -> bool {
         if numval <= 0 {
             continue;
         }
-        let valfmt = word(vlp as usize + 8).unwrap_or(0);
+        // a record too short to hold the valfmt word has libpcp read the
+        // trailing length word there, which is never a valid valfmt
+        let Some(valfmt) = word(vlp as usize + 8) else { return false };
         if !(0..=2).contains(&valfmt) {
             return false;
         }
