@@ -35,22 +35,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tsv.h"
 
 /* libpcp internals the oracle calls (exported by libpcp.so.3) */
 extern int __pmParseLabelSet(const char *, int, int, pmLabelSet **);
 extern int __pmAddLabels(pmLabelSet **, const char *, int);
-
-static uint64_t rng_state;
-
-static uint64_t
-rnd(void)
-{
-    /* splitmix64 */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 static int
 below(int n)

@@ -15,7 +15,7 @@
 
 static uint64_t rng_state;
 
-static uint64_t
+static inline uint64_t
 rnd(void)
 {
     /* splitmix64 */
@@ -26,7 +26,7 @@ rnd(void)
 }
 
 /* escape a C string for a TSV column: \\ \t \n and non-printables as \xHH */
-static void
+static inline void
 escout(const char *s)
 {
     for (; *s; s++) {
@@ -46,7 +46,7 @@ escout(const char *s)
 
 static sigjmp_buf crash_env;
 
-static void
+static inline void
 on_crash(int sig)
 {
     siglongjmp(crash_env, sig);
