@@ -40,23 +40,6 @@ pub fn scan_decimal_int(s: &[u8]) -> Option<i32> {
     Some(v as i32)
 }
 
-/// `(int)strtol(s, &end, 10)` where the caller insists `*end == '\0'`:
-/// the value when the whole string was read (an empty string reads as 0,
-/// as strtol leaves `end` at its start), else `None`.
-pub fn strtol_whole(s: &str) -> Option<i32> {
-    if s.is_empty() {
-        return Some(0);
-    }
-    let b = s.as_bytes();
-    let lead = b.iter().take_while(|c| matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')).count();
-    let sign = usize::from(matches!(b.get(lead), Some(b'+' | b'-')));
-    let digits = b[lead + sign..].iter().take_while(|c| c.is_ascii_digit()).count();
-    if digits == 0 || lead + sign + digits != b.len() {
-        return None;
-    }
-    scan_decimal_int(b)
-}
-
 /// `sscanf(s, "%x", &unsigned)` for a string of hex digits only: the value
 /// modulo 2^32, or `0xffffffff` when it exceeds 64 bits (glibc's `strtoul`
 /// clamps); `None` for an empty string.
@@ -113,16 +96,6 @@ pub fn scan_dotted_u32(b: &[u8]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn strtol_whole_reads_what_pcp_accepts() {
-        assert_eq!(strtol_whole(""), Some(0));
-        assert_eq!(strtol_whole(" 12"), Some(12));
-        assert_eq!(strtol_whole("-3"), Some(-3));
-        assert_eq!(strtol_whole("12x"), None);
-        assert_eq!(strtol_whole(" "), None);
-        assert_eq!(strtol_whole("+"), None);
-    }
 
     #[test]
     fn decimal_like_glibc() {

@@ -1629,6 +1629,16 @@ pub fn atoi(s: &[u8]) -> i32 {
 mod tests {
     use super::*;
 
+    #[test]
+    fn strtol_int_reads_what_pcp_accepts() {
+        assert_eq!(strtol_int(b""), (0, true));
+        assert_eq!(strtol_int(b" 12"), (12, true));
+        assert_eq!(strtol_int(b"-3"), (-3, true));
+        assert!(!strtol_int(b"12x").1);
+        assert!(!strtol_int(b" ").1);
+        assert!(!strtol_int(b"+").1);
+    }
+
     fn args(a: &[&str]) -> Vec<Vec<u8>> {
         a.iter().map(|s| s.as_bytes().to_vec()).collect()
     }

@@ -198,9 +198,9 @@ impl<'a> Pminfo<'a> {
                 'v' => p.verify = true,
                 'b' => {
                     let text = arg();
-                    match crate::cscanf::strtol_whole(&text) {
-                        Some(n) => self.batchsize = n.max(1) as usize,
-                        None => {
+                    match crate::options::strtol_int(text.as_bytes()) {
+                        (n, true) => self.batchsize = n.max(1) as usize,
+                        (_, false) => {
                             messages.push("pminfo: -b requires numeric argument\n".to_string());
                             errors += 1;
                         }

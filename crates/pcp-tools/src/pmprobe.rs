@@ -74,9 +74,9 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         parsed.messages_at(k).for_each(|m| messages.push_str(m));
         let arg = || String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into_owned();
         match o.opt {
-            'b' => match crate::cscanf::strtol_whole(&arg()) {
-                Some(n) => batchsize = n,
-                None => {
+            'b' => match crate::options::strtol_int(arg().as_bytes()) {
+                (n, true) => batchsize = n,
+                (_, false) => {
                     messages.push_str("pmprobe: -b requires numeric argument\n");
                     errors += 1;
                 }
