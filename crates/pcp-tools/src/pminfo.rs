@@ -428,19 +428,12 @@ impl<'a> Pminfo<'a> {
             match ctx.lookup_names(&names) {
                 Ok((ids, _)) => pmids = ids,
                 Err(e) => {
-                    let (mut kept_names, mut kept_ids) = (Vec::new(), Vec::new());
-                    let ids = ctx.lookup_names(&names).map(|(ids, _)| ids).unwrap_or_default();
-                    for (i, n) in names.iter().enumerate() {
-                        match ids.get(i).filter(|id| !id.is_null()) {
-                            Some(id) => {
-                                kept_names.push(*n);
-                                kept_ids.push(*id);
-                            }
-                            None => writeln!(self.out, "{n}: pmLookupName: {e}")?,
-                        }
+                    // only a failure of every name comes back as an error
+                    for n in &names {
+                        writeln!(self.out, "{n}: pmLookupName: {e}")?;
                     }
-                    names = kept_names;
-                    pmids = kept_ids;
+                    names.clear();
+                    pmids.clear();
                 }
             }
         }
