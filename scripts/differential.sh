@@ -182,6 +182,27 @@ for base in $archives; do
 done
 echo "pmdumplog: $runs more runs agree (results not dumped for: $huge)"
 
+echo "== pmdumplog time windows (-S, -T) over PCP's QA archives"
+runs=0
+for base in $archives; do
+    # bad times fail once the archive is open, whatever its size
+    ours=target/release same_as_c pmdumplog -S junk "$base"
+    ours=target/release same_as_c pmdumplog -z -T @junk "$base"
+    runs=$((runs + 2))
+    case " $huge " in *" $(basename "$base") "*) continue ;; esac
+    # the first and last record's times as -z shows them, as absolute
+    # times in the archive's zone
+    first=$(PCP_DERIVED_CONFIG= TZ=UTC pmdumplog -z -l "$base" 2>/dev/null | awk '/commencing/ {print $2, $3, $4, $5, $6}')
+    last=$(PCP_DERIVED_CONFIG= TZ=UTC pmdumplog -z -l "$base" 2>/dev/null | awk '/ending/ {print $2, $3, $4, $5, $6}')
+    ours=target/release same_as_c pmdumplog -S +0.5 -T -0.5 "$base"
+    ours=target/release same_as_c pmdumplog -r -x -S +1 -T -1 "$base"
+    ours=target/release same_as_c pmdumplog -z -s -T "@$first" "$base"
+    ours=target/release same_as_c pmdumplog -z -r -S "@$last" "$base"
+    ours=target/release same_as_c pmdumplog -Z EST-11EST-10,89/2:00,299/2:00 -xx -S -2 "$base"
+    runs=$((runs + 5))
+done
+echo "pmdumplog -S/-T: $runs runs agree (only bad times for: $huge)"
+
 echo "== archive replay goldens against libpcp"
 oracle/gen-replay.sh "$work/replay" >/dev/null
 for f in crates/pcp-archive/tests/replay/*.out crates/pcp-archive/tests/replay/tsub.tsv; do

@@ -4,17 +4,21 @@
 //! metric descriptors (`-d`), label sets (`-e`), help text (`-h`),
 //! instance domains as logged (`-I`) and as libpcp resolves them (`-i`),
 //! the temporal index (`-t`), and the results (the default, `-m`), in
-//! either direction (`-r`), with record sizes (`-s`), long timestamps
-//! (`-x`, `-xx`, `-xxx`), for chosen metrics only (metric name operands,
-//! `-M` to keep mark records then), names from another name space (`-n`),
-//! in the local zone, the archive's (`-z`) or a given one (`-Z`); and a
-//! raw dump of any file (`-v`). The time window options `-S` and `-T`
-//! are not implemented yet.
+//! either direction (`-r`), within a time window (`-S`, `-T`), with
+//! record sizes (`-s`), long timestamps (`-x`, `-xx`, `-xxx`), for chosen
+//! metrics only (metric name operands, `-M` to keep mark records then),
+//! names from another name space (`-n`), in the local zone, the archive's
+//! (`-z`) or a given one (`-Z`); and a raw dump of any file (`-v`).
+//!
+//! Options are libpcp's (`pmGetOptions`, [`crate::options`]): its usage
+//! message and getopt messages, and the `PCP_*` environment variables that
+//! preset the standard ones (`$PCP_ARCHIVE` names the archive, and then
+//! every operand is a metric name).
 //!
 //! Results are read one record at a time ([`LogReader`]), so memory stays
 //! small whatever the size of the archive.
 
-use crate::getopt::{self, OptSpec};
+use crate::options::{self, tools, ContextInfo, ContextKind, Hooks, Parser};
 use pcp::timezone::Zone;
 use pcp::Context;
 use pcp_archive::archive::{libpcp_hash_order, Archive};
@@ -30,43 +34,8 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::{Read, Write};
 
-const USAGE: &str = include_str!("pmdumplog-usage.txt");
-
-const fn opt(short: char, long: Option<&'static str>, has_arg: bool) -> OptSpec {
-    OptSpec { short, long, has_arg }
-}
-
 /// `PM_LOG_FEATURE_QA`: the one archive feature bit 6.0.3 knows.
 const LOG_FEATURE_QA: u32 = 0x8000_0000;
-
-/// `--version` has no short form here.
-const VERSION: char = '\u{100}';
-
-const SPECS: &[OptSpec] = &[
-    opt('a', Some("all"), false),
-    opt('D', Some("debug"), true),
-    opt('d', Some("descs"), false),
-    opt('e', Some("labelsets"), false),
-    opt('h', Some("helptext"), false),
-    opt('I', Some("on-disk-insts"), false),
-    opt('i', Some("insts"), false),
-    opt('l', Some("label"), false),
-    opt('L', None, false),
-    opt('M', Some("markrecs"), false),
-    opt('m', Some("metrics"), false),
-    opt('n', Some("namespace"), true),
-    opt('r', Some("reverse"), false),
-    opt('S', Some("start"), true),
-    opt('s', Some("sizes"), false),
-    opt('T', Some("finish"), true),
-    opt('t', None, false),
-    opt('v', None, true),
-    opt('x', None, false),
-    opt('Z', Some("timezone"), true),
-    opt('z', Some("hostzone"), false),
-    opt(VERSION, Some("version"), false),
-    opt('?', Some("help"), false),
-];
 
 /// Run `pmdumplog` with `args` (including the program name).
 pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
@@ -75,7 +44,7 @@ pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 
 /// [`run`] with the files a `-n` name space is read from.
 pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> i32 {
-    main(args, out, err, files).unwrap_or(1)
+    main(args, &options::process_env(), out, err, files).unwrap_or(1)
 }
 
 /// What to dump, and how.
@@ -96,22 +65,40 @@ struct Flags {
     xflag: u32,
 }
 
-fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> std::io::Result<i32> {
+/// What libpcp's option handling does for pmdumplog beyond the settings:
+/// `-n` (or `$PCP_NAMESPACE`, `$PCP_UNIQNAMES`) loads a name space
+/// through pmcpp. libpcp prints the loader's diagnostics as they come,
+/// ahead of anything the option handling itself has to say, so they are
+/// kept here and written before its messages.
+struct NameSpaceHooks<'f> {
+    files: &'f mut dyn Files,
+    names: Option<Context>,
+    diagnostics: Vec<u8>,
+}
+
+impl Hooks for NameSpaceHooks<'_> {
+    fn load_namespace(&mut self, path: &[u8], dupok: bool) -> Result<(), String> {
+        let (ctx, diagnostics) = Context::load_namespace(path, dupok, self.files);
+        self.diagnostics.extend_from_slice(&diagnostics);
+        ctx.map(|c| self.names = Some(c)).map_err(|e| e.to_string())
+    }
+}
+
+fn main(
+    args: &[OsString],
+    env: &[(Vec<u8>, Vec<u8>)],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    files: &mut dyn Files,
+) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
-    let parsed = getopt::parse(&args, SPECS, "pmdumplog", err);
+    let mut hooks = NameSpaceHooks { files, names: None, diagnostics: Vec::new() };
+    let mut p = Parser::new(&args, tools::PMDUMPLOG, env, &mut hooks, err);
     let mut f = Flags::default();
-    let mut zone_arg: Option<String> = None;
-    let mut hostzone = false;
     let mut raw: Option<Vec<u8>> = None;
-    let mut window: Option<char> = None;
-    let mut version = false;
-    let mut errors = parsed.errors;
-    let mut runtime_error = false;
-    let mut messages: Vec<u8> = Vec::new();
-    let mut names_ctx: Option<Context> = None;
-    for o in &parsed.opts {
+    while let Some(o) = p.next_tool_opt() {
         match o.opt {
-            'a' => {
+            b'a' => {
                 f.descs = true;
                 f.indoms = true;
                 f.verbose_label = true;
@@ -120,87 +107,59 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
                 f.sizes = true;
                 f.index = true;
             }
-            'd' => f.descs = true,
-            'e' => f.labelsets = true,
-            'h' => f.help = true,
-            'I' => f.disk_indoms = true,
-            'i' => f.indoms = true,
-            'L' => {
+            b'd' => f.descs = true,
+            b'e' => f.labelsets = true,
+            b'h' => f.help = true,
+            b'I' => f.disk_indoms = true,
+            b'i' => f.indoms = true,
+            b'L' => {
                 f.verbose_label = true;
                 f.label = true;
             }
-            'l' => f.label = true,
-            'm' => f.metrics = true,
-            'M' => f.marks = true,
-            'r' => f.reverse = true,
-            's' => f.sizes = true,
-            't' => f.index = true,
-            'v' => raw = o.arg.clone(),
-            'x' => f.xflag += 1,
-            'z' => {
-                if zone_arg.is_some() {
-                    messages.extend_from_slice(b"pmdumplog: at most one of -Z and -z allowed\n");
-                    errors += 1;
-                } else {
-                    hostzone = true;
-                }
-            }
-            'Z' => {
-                if hostzone {
-                    messages.extend_from_slice(b"pmdumplog: at most one of -Z and -z allowed\n");
-                    errors += 1;
-                } else {
-                    zone_arg = Some(String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into_owned());
-                }
-            }
-            'n' => {
-                let file = o.arg.clone().unwrap_or_default();
-                let (ctx, diagnostics) = Context::load_namespace(&file, true, files);
-                err.write_all(&diagnostics)?;
-                match ctx {
-                    Ok(c) => names_ctx = Some(c),
-                    Err(e) => {
-                        let _ = writeln!(
-                            messages,
-                            "pmdumplog: Cannot load namespace from \"{}\": {e}",
-                            String::from_utf8_lossy(&file)
-                        );
-                        runtime_error = true;
-                        errors += 1;
-                    }
-                }
-            }
-            'S' | 'T' => {
-                window.get_or_insert(o.opt);
-            }
-            VERSION => version = true,
-            '?' => errors += 1,
+            b'l' => f.label = true,
+            b'm' => f.metrics = true,
+            b'M' => f.marks = true,
+            b'r' => f.reverse = true,
+            b's' => f.sizes = true,
+            b't' => f.index = true,
+            b'v' => raw = o.arg,
+            b'x' => f.xflag += 1,
             _ => {}
         }
     }
-    if version && errors == 0 {
-        err.write_all(b"pmdumplog version 6.0.3\n")?;
-        return Ok(0);
-    }
-    let operands = &parsed.operands;
-    if errors > 0 || (raw.is_some() && !operands.is_empty()) || (raw.is_none() && operands.is_empty()) {
-        err.write_all(&messages)?;
-        if !runtime_error {
-            err.write_all(USAGE.as_bytes())?;
-        }
-        return Ok(1);
+    let mut opts = p.finish();
+    err.write_all(&hooks.diagnostics)?;
+    let names_ctx = hooks.names.take();
+    let no_operands = opts.operands.is_empty();
+    if opts.errors > 0
+        || opts.exit
+        || (raw.is_some() && !no_operands)
+        || (raw.is_none() && no_operands && opts.archives.is_empty())
+    {
+        opts.usage_message(err)?;
+        return Ok(i32::from(!opts.exit));
     }
     if let Some(file) = raw {
         return raw_dump(out, err, &file);
     }
-    if let Some(c) = window {
-        writeln!(err, "pmdumplog: -{c} is not implemented in pcp-rs yet")?;
-        return Ok(1);
-    }
     if !(f.descs || f.labelsets || f.help || f.disk_indoms || f.indoms || f.label || f.metrics || f.index) {
         f.metrics = true;
     }
-    let name = String::from_utf8_lossy(&operands[0]).into_owned();
+    // the archive is the first operand, unless the environment named one
+    // ($PCP_ARCHIVE): then every operand is a metric name
+    let mut operands = std::mem::take(&mut opts.operands);
+    if opts.archives.is_empty() {
+        let first = operands.remove(0);
+        opts.add_archive(&first);
+    }
+    opts.end_options(&mut hooks);
+    let Some(name) = opts.archives.first() else {
+        // ($PCP_HOST and an archive: libpcp has no archive name here, and
+        // pmdumplog dies of it)
+        opts.flush(err)?;
+        return Ok(1);
+    };
+    let name = String::from_utf8_lossy(name).into_owned();
     if name.contains(',') || std::fs::metadata(&name).is_ok_and(|m| m.is_dir()) {
         writeln!(err, "pmdumplog: Multiple archives are not supported")?;
         return Ok(1);
@@ -216,40 +175,32 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
     // libpcp's label is the first data volume's (it checked it on opening)
     let label = first_volume_label(archive).unwrap_or_else(|| archive.label().clone());
 
-    let meta_label = &label;
-    let zone = if let Some(tz) = &zone_arg {
-        writeln!(out, "Note: timezone set to \"TZ={tz}\"\n")?;
-        Zone::new(tz).unwrap_or_else(|_| Zone::utc())
-    } else if hostzone {
-        writeln!(
-            out,
-            "Note: timezone set to local timezone of host \"{}\" from archive\n",
-            String::from_utf8_lossy(&meta_label.hostname)
-        )?;
-        let tz = if meta_label.zoneinfo.is_empty() { &meta_label.timezone } else { &meta_label.zoneinfo };
-        Zone::new(&String::from_utf8_lossy(tz)).unwrap_or_else(|_| Zone::utc())
-    } else {
-        Zone::local()
-    };
-    // the time window's bounds: libpcp looks for the end of the archive
-    // whatever the options, and warns when it cannot find it
+    // the reporting zone and the time window (libpcp looks for the end of
+    // the archive whatever the options, and warns when it cannot find it)
+    let host = String::from_utf8_lossy(&label.hostname).into_owned();
+    let tz = String::from_utf8_lossy(&label.timezone).into_owned();
     let end = reader.end();
-    if let Err(e) = end {
-        out.flush()?;
-        write!(
-            err,
-            "pmdumplog: Cannot locate end of archive {name}: {e}\n\n\
-             WARNING: This archive is sufficiently damaged that it may not be possible to\n         \
-             produce complete information.  Continuing and hoping for the best.\n\n"
-        )?;
-    }
+    let info = ContextInfo {
+        kind: ContextKind::Archive,
+        host_name: &host,
+        zone: Ok(&tz),
+        bounds: Some((label.start, end.map_err(|e| e.to_string()))),
+    };
+    let settings = match opts.context_options(&info, &Zone::local(), options::now(), out, err)? {
+        Ok(s) => s,
+        Err(()) => {
+            opts.flush(err)?;
+            return Ok(1);
+        }
+    };
+    let Some(window) = settings.window else { return Ok(1) };
 
     // metric name operands, in the archive's name space (or -n's)
     let archive_names = src.names();
     let names = names_ctx.as_ref().unwrap_or(&archive_names);
     let mut pmids: Vec<PmId> = Vec::new();
-    if operands.len() > 1 {
-        for op in &operands[1..] {
+    if !operands.is_empty() {
+        for op in &operands {
             let m = String::from_utf8_lossy(op).into_owned();
             match lookup_name(names, &m) {
                 Ok((ids, _)) => pmids.extend(ids),
@@ -284,7 +235,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
     let mut d = Dumper {
         src: &src,
         names,
-        zone,
+        zone: settings.zone,
         version: label.version,
         start: label.start,
         xflag: f.xflag,
@@ -294,22 +245,20 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         inst_lines: HashMap::new(),
         buf: Vec::with_capacity(1 << 16),
     };
-    // the time window: the whole archive (libpcp's bounds), unless -S or
-    // -T (not implemented yet) narrow it; then the dump stops at its far
-    // end, else only at the far end of time a timestamp can hold
-    let start = label.start;
-    let finish = end.unwrap_or(Timestamp { sec: i64::MAX, nsec: 0 });
-    let narrowed = false;
+    // results are read from the window's start (or back from its end);
+    // with -S or -T the dump stops at its far end, else only at the far
+    // end of time a 32-bit timestamp holds (or the epoch, going back)
+    let narrowed = opts.start_arg.is_some() || opts.finish_arg.is_some();
     let done = match (f.reverse, narrowed) {
-        (false, true) => finish,
+        (false, true) => window.end,
         (false, false) => Timestamp { sec: i32::MAX as i64, nsec: 0 },
-        (true, true) => start,
+        (true, true) => window.start,
         (true, false) => Timestamp { sec: 0, nsec: 0 },
     };
     if f.reverse {
-        reader.set_mode(Direction::Backward, finish);
+        reader.set_mode(Direction::Backward, window.end);
     } else {
-        reader.set_mode(Direction::Forward, start);
+        reader.set_mode(Direction::Forward, window.start);
     }
     if f.label {
         d.dump_label(out, &label, end.ok(), f.verbose_label)?;

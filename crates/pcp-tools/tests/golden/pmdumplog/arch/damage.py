@@ -88,3 +88,13 @@ for suffix in ('.0', '.meta', '.index'):
     b = bytearray(open(path, 'rb').read())
     b[28:32] = struct.pack('>I', 0x40000001)
     open(path, 'wb').write(b)
+# a zoneinfo field naming another zone than the timezone field does
+# (Melbourne, in summer time at the archive's date, where the timezone
+# says UTC): libpcp's -z takes the timezone field
+copy('v3', 'zoneinfo')
+for suffix in ('.0', '.meta', '.index'):
+    path = os.path.join(out, 'zoneinfo' + suffix)
+    b = bytearray(open(path, 'rb').read())
+    zone = b':Australia/Melbourne'
+    b[548:548 + 256] = zone + bytes(256 - len(zone))
+    open(path, 'wb').write(b)

@@ -1,0 +1,8 @@
+-m
+sample.colour
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
+PCP_ARCHIVE=tests/golden/pmdumplog/arch/events3

@@ -1,0 +1,6 @@
+tests/golden/pmdumplog/arch/v3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
+PCP_ORIGIN=junk

@@ -1,0 +1,8 @@
+-l
+tests/golden/pmdumplog/arch/v3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
+PCP_HOSTZONE=1
+PCP_TIMEZONE=EST5

@@ -1,0 +1,7 @@
+tests/golden/pmdumplog/arch/v3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
+PCP_INTERVAL=y
+PCP_SAMPLES=x

@@ -1,0 +1,9 @@
+--start=+1
+--fin
+-0.5
+-r
+tests/golden/pmdumplog/arch/zmix
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-r
+-S
++0.5
+-T
+-0.5
+tests/golden/pmdumplog/arch/multi3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

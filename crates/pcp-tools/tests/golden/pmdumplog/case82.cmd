@@ -1,0 +1,8 @@
+-r
+-T
+2 seconds ago
+tests/golden/pmdumplog/arch/events3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,8 @@
+-z
+-T
+@junk
+tests/golden/pmdumplog/arch/v3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

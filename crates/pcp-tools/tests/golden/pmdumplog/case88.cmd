@@ -1,0 +1,7 @@
+-S
+2026-11-21 18:25:15.5
+tests/golden/pmdumplog/arch/v3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-S
+1
+-T
+3
+-M
+-s
+tests/golden/pmdumplog/arch/marks3
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

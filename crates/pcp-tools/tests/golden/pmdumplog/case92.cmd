@@ -1,0 +1,9 @@
+-S
++1
+-T
++2
+tests/golden/pmdumplog/arch/noend
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-S
+2sec
+-T
+1sec
+tests/golden/pmdumplog/arch/v3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

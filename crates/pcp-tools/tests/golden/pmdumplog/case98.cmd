@@ -1,0 +1,10 @@
+-S
++1
+-x
+-z
+tests/golden/pmdumplog/arch/events3
+sample.event
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
