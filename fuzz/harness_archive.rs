@@ -40,8 +40,14 @@ pub fn archive_target(data: &[u8]) {
         }
         at += used;
     }
-    let _ = pcp_archive::labels::LabelIndex::build(&meta);
-    let _ = pcp_archive::dumplabels::LabelIndex::build(&meta);
+    if let Ok(labels) = pcp_archive::labels::LabelIndex::build(&meta) {
+        // pmdumplog's walk: every type's chains, in table order
+        for kind in 0..8 {
+            for (ident, chain) in labels.chains_of(1 << kind) {
+                let _ = labels.lookup(1 << kind, ident, chain.last().map(|e| e.when));
+            }
+        }
+    }
     let _ = IndexEntry::decode_all(data, Version::V2);
     let _ = IndexEntry::decode_all(data, Version::V3);
     let mut out = Vec::new();

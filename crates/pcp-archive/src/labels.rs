@@ -9,6 +9,9 @@
 //! older than it also holds (same instance, same labels and values), and an
 //! entry left with no sets goes, unless it is the oldest.
 //!
+//! Contexts look label sets up in it ([`LabelIndex::lookup`]); pmdumplog's
+//! `-e` walks its chains in libpcp's table order ([`LabelIndex::chains_of`]).
+//!
 //! One slip of libpcp's is kept: when the latest entry for an identifier
 //! holds no sets, the next record for it starts a second chain under the
 //! same key, and which chain lookups find then depends on the hash table's
@@ -163,6 +166,15 @@ impl LabelIndex {
         Ok(entry.map_or(&[][..], |e| e.sets.as_slice()))
     }
 
+    /// The chains of one label type (`kind`, its flag bits ignored):
+    /// identifier and entries (newest first), in the order libpcp walks
+    /// that type's table. An identifier has two chains when its latest
+    /// entry held no sets as the next record for it came.
+    pub fn chains_of(&self, kind: u32) -> impl Iterator<Item = (u32, &[LabelEntry])> {
+        let (kind, _) = key(kind, 0);
+        self.by_type.search(kind).into_iter().flat_map(|idents| idents.iter().map(|(i, c)| (i, c.as_slice())))
+    }
+
     /// Every chain: type, identifier and entries (newest first), in the
     /// order libpcp's tables walk them.
     pub fn chains(&self) -> impl Iterator<Item = (u32, u32, &[LabelEntry])> {
@@ -240,6 +252,20 @@ mod tests {
         let recs = [rec(1, flags::ITEM, 3, &[(-1, "1")]), rec(1, flags::ITEM, 3, &[(-1, "2")])];
         let idx = LabelIndex::build(&recs).unwrap();
         assert_eq!(values(idx.lookup(flags::ITEM.into(), 3, Some(t(1))).unwrap()), [(-1, "1".to_string())]);
+    }
+
+    #[test]
+    fn an_empty_latest_entry_starts_a_second_chain() {
+        let d = flags::INDOM;
+        let recs = [rec(10, d, 3, &[]), rec(20, d, 3, &[(1, "1")]), rec(30, d, 4, &[(1, "1")])];
+        let idx = LabelIndex::build(&recs).unwrap();
+        let chains: Vec<(u32, Vec<i64>)> =
+            idx.chains_of(d.into()).map(|(i, c)| (i, c.iter().map(|e| e.when.sec).collect())).collect();
+        // one bucket: the newest node first
+        assert_eq!(chains, [(4, vec![30]), (3, vec![20]), (3, vec![10])]);
+        assert_eq!(idx.chains_of(flags::ITEM.into()).count(), 0);
+        // lookups find the newer chain
+        assert_eq!(values(idx.lookup(d.into(), 3, None).unwrap()), [(1, "1".to_string())]);
     }
 
     #[test]

@@ -8,7 +8,6 @@
 #![warn(missing_docs)]
 
 pub mod archive;
-pub mod dumplabels;
 pub mod dumpread;
 pub mod files;
 mod interp;

@@ -22,12 +22,13 @@ use crate::options::{self, tools, ContextInfo, ContextKind, Hooks, Parser};
 use pcp::timezone::Zone;
 use pcp::Context;
 use pcp_archive::archive::{libpcp_hash_order, Archive};
-use pcp_archive::dumplabels::{label_type, LabelIndex};
 use pcp_archive::dumpread::{Direction, LogReader};
+use pcp_archive::labels::{LabelEntry, LabelIndex};
 use pcp_archive::meta::{text_kind, InDomSet, MetaIndex};
 use pcp_archive::raw::{Label, MetaRecord, SetView, ValueView, Version};
 use pcp_core::event::{self, EVENT_FLAGS_PMID, EVENT_MISSED_PMID, FLAG_MISSED};
 use pcp_core::format::{print_value_in, Decimal};
+use pcp_core::labels::{flags as label_type, LabelSet};
 use pcp_core::{Desc, InDom, LocalTime, MetricType, PmError, PmId, Timestamp, Value, ValueSet};
 use pcp_pmns::cpp::{Files, OsFiles};
 use std::collections::HashMap;
@@ -294,6 +295,7 @@ fn main(
 struct Source {
     archive: Archive,
     meta: MetaIndex,
+    labels: LabelIndex,
 }
 
 impl Source {
@@ -319,10 +321,14 @@ impl Source {
             Ok(m) => m,
             Err(e) => return Ok(Err(e)),
         };
+        let labels = match LabelIndex::build(archive.meta()) {
+            Ok(l) => l,
+            Err(e) => return Ok(Err(e)),
+        };
         let label = archive.label();
         let index = archive.index().unwrap_or_default();
         Ok(LogReader::open(archive.base(), label.version, index, label.start)
-            .map(|reader| (Source { archive, meta }, reader)))
+            .map(|reader| (Source { archive, meta, labels }, reader)))
     }
 
     /// A context holding the archive's name space (with libpcp's
@@ -713,9 +719,9 @@ impl Dumper<'_> {
     /// `-e`: the label sets, by time, then type, then identifier.
     fn dump_labelsets(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "\nMetric Labels in the Log ...")?;
-        let src = self.src;
-        let idx = LabelIndex::build(src.archive.meta());
-        let mut times: Vec<Timestamp> = idx.entries().map(|e| e.when).filter(|t| *t > Timestamp::default()).collect();
+        let idx = &self.src.labels;
+        let mut times: Vec<Timestamp> =
+            idx.chains().flat_map(|(_, _, c)| c.iter().map(|e| e.when)).filter(|t| *t > Timestamp::default()).collect();
         times.sort();
         times.dedup();
         let order = [
@@ -731,30 +737,31 @@ impl Dumper<'_> {
             self.stamp(&mut buf, t);
             buf.push(b'\n');
             for ty in order {
-                let chains = idx.chains(ty);
+                let ty = u32::from(ty);
+                let chains: Vec<(u32, &[LabelEntry])> = idx.chains_of(ty).collect();
                 // context labels: every chain in turn; others: one chain a
-                // identifier, by increasing identifier
+                // identifier (the first met), by increasing identifier
                 let mut picked = Vec::new();
-                if ty == label_type::CONTEXT {
+                if ty == u32::from(label_type::CONTEXT) {
                     picked.extend(chains.iter().copied());
                 } else {
                     let mut prev: Option<u32> = None;
                     loop {
-                        let next = chains.iter().filter(|c| prev.is_none_or(|p| c.ident > p)).fold(
-                            None::<&&pcp_archive::dumplabels::LabelChain>,
+                        let next = chains.iter().filter(|c| prev.is_none_or(|p| c.0 > p)).fold(
+                            None::<&(u32, &[LabelEntry])>,
                             |best, c| match best {
-                                Some(b) if b.ident <= c.ident => Some(b),
+                                Some(b) if b.0 <= c.0 => Some(b),
                                 _ => Some(c),
                             },
                         );
                         let Some(c) = next else { break };
                         picked.push(*c);
-                        prev = Some(c.ident);
+                        prev = Some(c.0);
                     }
                 }
-                for chain in picked {
-                    for e in chain.entries.iter().filter(|e| e.when == t) {
-                        print_label_sets(&mut buf, chain.ident, ty, &e.sets);
+                for (ident, entries) in picked {
+                    for e in entries.iter().filter(|e| e.when == t) {
+                        print_label_sets(&mut buf, ident, ty, &e.sets);
                     }
                 }
             }
@@ -1334,29 +1341,33 @@ fn record_size<'s>(sets: impl Iterator<Item = SetView<'s>>, v: Version) -> usize
 }
 
 /// `pmPrintLabelSets`.
-fn print_label_sets(buf: &mut Vec<u8>, ident: u32, ty: u32, sets: &[pcp_archive::raw::LabelSet]) {
-    let id = match ty {
-        label_type::DOMAIN => format!("Domain {ident}"),
-        label_type::INDOM | label_type::INSTANCES => format!("InDom {}", InDom(ident)),
-        label_type::CLUSTER => {
-            let s = PmId(ident).to_string();
-            format!("Cluster {}", &s[..s.rfind('.').unwrap_or(s.len())])
-        }
-        label_type::ITEM => format!("PMID {}", PmId(ident)),
-        label_type::CONTEXT => "Context".to_string(),
-        _ => String::new(),
+fn print_label_sets(buf: &mut Vec<u8>, ident: u32, ty: u32, sets: &[LabelSet]) {
+    let is = |t: u8| ty == u32::from(t);
+    let id = if is(label_type::DOMAIN) {
+        format!("Domain {ident}")
+    } else if is(label_type::INDOM) || is(label_type::INSTANCES) {
+        format!("InDom {}", InDom(ident))
+    } else if is(label_type::CLUSTER) {
+        let s = PmId(ident).to_string();
+        format!("Cluster {}", &s[..s.rfind('.').unwrap_or(s.len())])
+    } else if is(label_type::ITEM) {
+        format!("PMID {}", PmId(ident))
+    } else if is(label_type::CONTEXT) {
+        "Context".to_string()
+    } else {
+        String::new()
     };
     for s in sets {
         let json = &s.json[..s.json.iter().position(|&b| b == 0).unwrap_or(s.json.len())];
-        if ty & label_type::INSTANCES != 0 {
+        if ty & u32::from(label_type::INSTANCES) != 0 {
             let _ = write!(buf, "    {id}[{}] labels ({} bytes): ", s.inst as u32, s.json.len());
         } else {
             let _ = write!(buf, "    {id} labels ({} bytes): ", s.json.len());
         }
         buf.extend_from_slice(json);
         buf.push(b'\n');
-        for (i, &(name, namelen, flags, value, valuelen)) in s.labels.iter().enumerate() {
-            let f = u32::from(flags);
+        for (i, l) in s.labels.iter().enumerate() {
+            let f = l.flags;
             let mut kind = match f & !(label_type::COMPOUND | label_type::OPTIONAL) {
                 label_type::CONTEXT => "context",
                 label_type::DOMAIN => "domain",
@@ -1373,7 +1384,11 @@ fn print_label_sets(buf: &mut Vec<u8>, ident: u32, ty: u32, sets: &[pcp_archive:
             if f & label_type::OPTIONAL != 0 {
                 kind.push_str(",optional");
             }
-            let _ = writeln!(buf, "        [{i}] name({name},{namelen}) : value({value},{valuelen}) [{kind}]");
+            let _ = writeln!(
+                buf,
+                "        [{i}] name({},{}) : value({},{}) [{kind}]",
+                l.name, l.namelen, l.value, l.valuelen
+            );
         }
     }
 }
