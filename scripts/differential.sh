@@ -57,10 +57,8 @@ oracle/gen-timeparse.sh "$work/timeparse.tsv" "$seed" 2000 >/dev/null
 PCP_RS_TIMEPARSE_GOLDEN="$work/timeparse.tsv" cargo test -q -p pcp --test timeparse_libpcp
 
 echo "== option handling: the recorded C tool runs, again"
-mkdir -p "$work/options"
-cp crates/pcp-tools/tests/options/*.cmd crates/pcp-tools/tests/options/record.sh "$work/options/"
-"$work/options/record.sh" >/dev/null
-for cmd in "$work"/options/*.cmd; do
+crates/pcp-tools/tests/options/record.sh "$work/options" >/dev/null
+for cmd in crates/pcp-tools/tests/options/*.cmd; do
     n=$(basename "${cmd%.cmd}")
     for x in out err status; do
         cmp -s "$work/options/$n.$x" "crates/pcp-tools/tests/options/$n.$x" || {
@@ -69,7 +67,7 @@ for cmd in "$work"/options/*.cmd; do
         }
     done
 done
-echo "$(ls "$work"/options/*.cmd | wc -l) option cases still what the C tools print"
+echo "$(ls crates/pcp-tools/tests/options/*.cmd | wc -l) option cases still what the C tools print"
 
 echo "== tools against the C tools, live"
 PCP_RS_LIVE=1 cargo test -q -p pcp-tools --test golden

@@ -1614,6 +1614,18 @@ pub fn process_env() -> Vec<(Vec<u8>, Vec<u8>)> {
     std::env::vars_os().map(|(k, v)| (k.as_encoded_bytes().to_vec(), v.as_encoded_bytes().to_vec())).collect()
 }
 
+/// The local time zone of a process whose environment is `env` (as
+/// [`Parser::new`] takes it): its `$TZ` (UTC when empty, or when it names
+/// nothing usable), or with no `$TZ` the system's (`/etc/localtime`), as
+/// [`Zone::local`] finds it.
+pub fn local_zone(env: &[(Vec<u8>, Vec<u8>)]) -> Zone {
+    match env.iter().find(|(k, _)| k == b"TZ") {
+        Some((_, tz)) if tz.is_empty() => Zone::utc(),
+        Some((_, tz)) => Zone::from_tz_env(&String::from_utf8_lossy(tz)).unwrap_or_else(|_| Zone::utc()),
+        None => Zone::local(),
+    }
+}
+
 /// The current time.
 pub fn now() -> Timestamp {
     let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();

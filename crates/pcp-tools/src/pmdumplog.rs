@@ -48,6 +48,13 @@ pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, fil
     main(args, &options::process_env(), out, err, files).unwrap_or(1)
 }
 
+/// [`run`] in the environment `env` (name and value pairs, in order)
+/// rather than the process's: the `PCP_*` presets and the local time
+/// zone come from it.
+pub fn run_with_env(args: &[OsString], env: &[(Vec<u8>, Vec<u8>)], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    main(args, env, out, err, &mut OsFiles).unwrap_or(1)
+}
+
 /// What to dump, and how.
 #[derive(Default)]
 struct Flags {
@@ -187,7 +194,7 @@ fn main(
         zone: Ok(&tz),
         bounds: Some((label.start, end.map_err(|e| e.to_string()))),
     };
-    let settings = match opts.context_options(&info, &Zone::local(), options::now(), out, err)? {
+    let settings = match opts.context_options(&info, &options::local_zone(env), options::now(), out, err)? {
         Ok(s) => s,
         Err(()) => {
             opts.flush(err)?;

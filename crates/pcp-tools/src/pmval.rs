@@ -22,7 +22,14 @@ use std::io::Write;
 
 /// Run `pmval` with `args` (including the program name).
 pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    main(args, out, err).unwrap_or(1)
+    main(args, &options::process_env(), out, err).unwrap_or(1)
+}
+
+/// [`run`] in the environment `env` (name and value pairs, in order)
+/// rather than the process's: the `PCP_*` presets, `PCP_COUNTER_WRAP` and
+/// the local time zone come from it.
+pub fn run_with_env(args: &[OsString], env: &[(Vec<u8>, Vec<u8>)], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    main(args, env, out, err).unwrap_or(1)
 }
 
 /// An instance: identifier and name.
@@ -53,11 +60,15 @@ struct Report {
     wrap: bool,
 }
 
-fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+fn main(
+    args: &[OsString],
+    env: &[(Vec<u8>, Vec<u8>)],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
-    let env = options::process_env();
     let mut hooks = DefaultHooks;
-    let mut p = Parser::new(&args, tools::PMVAL, &env, &mut hooks, err);
+    let mut p = Parser::new(&args, tools::PMVAL, env, &mut hooks, err);
     let (mut fixed, mut cols, mut raw_counter, mut xflag) = (-1i32, 0i32, false, 0u32);
     let mut inames: Vec<Vec<u8>> = Vec::new();
     let mut iall = true;
@@ -182,7 +193,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         bounds: Some((label.start, end)),
     };
     let now = options::now();
-    let settings = match opts.context_options(&info, &Zone::local(), now, out, err)? {
+    let settings = match opts.context_options(&info, &options::local_zone(env), now, out, err)? {
         Ok(s) => s,
         Err(()) => {
             opts.flush(err)?;
@@ -246,7 +257,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         xflag,
         zone,
         style: None,
-        wrap: std::env::var_os("PCP_COUNTER_WRAP").is_some(),
+        wrap: env.iter().any(|(k, _)| k == b"PCP_COUNTER_WRAP"),
     };
     if let Err(code) = rep.init_insts(&mut ctx, err)? {
         return Ok(code);

@@ -1,1 +1,1 @@
-pmval -a /var/lib/pcp/testsuite/archives/20180127.08.40 -S junk kernel.all.load
+pmval -a tests/golden/pmdumplog/arch/v3 -S junk sample.long.one

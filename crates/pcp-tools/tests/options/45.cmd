@@ -1,1 +1,1 @@
-pmval -a /var/lib/pcp/testsuite/archives/20180127.08.40 -A 0 kernel.all.load
+pmval -a tests/golden/pmdumplog/arch/v3 -A 0 sample.long.one

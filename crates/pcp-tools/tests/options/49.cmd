@@ -1,1 +1,1 @@
-pmdumplog -S junk /var/lib/pcp/testsuite/archives/20180127.08.40
+pmdumplog -S junk tests/golden/pmdumplog/arch/v3

@@ -1,1 +1,1 @@
-pmdumplog -z -Z X /var/lib/pcp/testsuite/archives/20180127.08.40
+pmdumplog -z -Z X tests/golden/pmdumplog/arch/v3

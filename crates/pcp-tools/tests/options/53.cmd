@@ -1,1 +1,1 @@
-pmdumplog --all --x /var/lib/pcp/testsuite/archives/20180127.08.40
+pmdumplog --all --x tests/golden/pmdumplog/arch/v3

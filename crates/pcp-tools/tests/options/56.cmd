@@ -1,1 +1,1 @@
-pmdumplog --start=@junk --rev -a /var/lib/pcp/testsuite/archives/20180127.08.40
+pmdumplog --start=@junk --rev -a tests/golden/pmdumplog/arch/v3

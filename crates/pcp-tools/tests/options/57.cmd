@@ -1,1 +1,1 @@
-pmdumplog -T -1d -O 5 /var/lib/pcp/testsuite/archives/20180127.08.40
+pmdumplog -T -1d -O 5 tests/golden/pmdumplog/arch/v3
