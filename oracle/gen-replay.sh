@@ -2,8 +2,9 @@
 # Records the archive replay goldens: runs every script in
 # crates/pcp-archive/tests/replay/*.script through replay_oracle (the
 # reference libpcp) against the fixture archive its "# archive:" line
-# names, writing NAME.out beside it. A "# env: NAME" line sets that
-# variable (e.g. PCP_COUNTER_WRAP) for the run.
+# names, writing NAME.out beside it (a comma-separated list names several
+# archives, read as one context). A "# env: NAME" line sets that variable
+# (e.g. PCP_COUNTER_WRAP) for the run.
 #
 #   oracle/gen-replay.sh [OUTDIR]
 #
@@ -20,10 +21,12 @@ n=0
 for script in "$cases"/*.script; do
     name=$(basename "$script" .script)
     archive=$(sed -n 's/^# archive: *//p' "$script")
+    # each archive of a list, in the fixtures directory
+    archive=$(printf '%s\n' "$archive" | awk -v dir="$fixtures" 'BEGIN { FS = OFS = "," } { for (i = 1; i <= NF; i++) $i = dir "/" $i; print }')
     envs=$(sed -n 's/^# env: *//p' "$script" | sed 's/$/=1/')
     # shellcheck disable=SC2086
     env TZ=UTC LC_ALL=C PCP_DERIVED_CONFIG= $envs \
-        "$here/build/replay_oracle" "$fixtures/$archive" "$script" > "$out/$name.out"
+        "$here/build/replay_oracle" "$archive" "$script" > "$out/$name.out"
     n=$((n + 1))
 done
 echo "replay: $n scripts recorded"

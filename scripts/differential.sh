@@ -110,18 +110,22 @@ for base in $archives; do
     done
 done
 echo "pmdumplog: $runs runs agree"
-runs=0
-for base in $archives; do
+# info_and_probe SOURCE: pminfo's and pmprobe's archive reports on SOURCE
+# as the C tools give them (8 runs)
+info_and_probe() {
     for flags in "-m" "-dtT" "-M -I" "-f" "-F -v"; do
         # shellcheck disable=SC2086
-        same_as_c pminfo -a "$base" $flags
-        runs=$((runs + 1))
+        same_as_c pminfo -a "$1" $flags
     done
     for flags in "-v" "-i -I" "-f -I"; do
         # shellcheck disable=SC2086
-        same_as_c pmprobe -a "$base" $flags
-        runs=$((runs + 1))
+        same_as_c pmprobe -a "$1" $flags
     done
+    runs=$((runs + 8))
+}
+runs=0
+for base in $archives; do
+    info_and_probe "$base"
 done
 echo "pminfo/pmprobe: $runs runs agree"
 runs=0
@@ -155,6 +159,58 @@ for base in $archives; do
     done
 done
 echo "pminfo -l, -s: $runs runs agree"
+
+echo "== multi-archive contexts over PCP's QA archive series"
+# series of one host's archives as PCP's QA reads them together (the
+# multi* directories, comma lists in any order), and sets libpcp refuses
+# or reads with errors: overlapping time ranges (mirage, arch_a/b; gap and
+# gap2 start together), different hosts (multi-vm*), time zone changes
+# (tzchange-*, kenj-pc-*), a member whose names add non-leaf nodes
+# (kenj-pc-2, dupname-*); and version 3 copies of the section-* series
+mkdir -p "$work/series"
+for a in section-a section-b section-c section-d; do
+    pmlogextract -V 3 "$qa/$a" "$work/series/$a"
+done
+multi_groups="multi multi-xz multi-xz-1k multi-corrupted
+    multi/20150508.11.57,multi/20150508.11.44,multi-xz/20150508.11.50
+    section-a,section-b,section-c,section-d section-d,section-b,section-a
+    tzchange-10-a,tzchange-10-b,tzchange-11-a,tzchange-11-b,tzchange-12-a,tzchange-12-b
+    tzchange-12-b,tzchange-10-a dupname-a,dupname-b,dupname-c dupname-c,dupname-a
+    mark_no_mark_0,mark_no_mark_1,mark_no_mark_2,mark_no_mark_3,mark_no_mark_4
+    mirage-1,mirage-2 mirage-2,mirage-1 mirage-1,mirage-3 schizo-A,schizo-B kenj-pc-1,kenj-pc-2
+    kenj-pc-2,kenj-pc-1 reduce-1,reduce-2 arch_a,arch_b 19970807.09.54,19970807.09.59
+    20150105.17.57,20150105.17.57-00 diff1,diff2 gap,gap2 gap,gap
+    multi-vm00,multi-vm01,multi-vm02,multi-vm03 ok-mv-foo,ok-foo"
+# each archive of a list (or a directory) under $qa, the v3 series under $work
+multi_paths=$(for g in $multi_groups; do
+    echo "$g" | awk -v d="$qa" 'BEGIN { FS = OFS = "," } { for (i = 1; i <= NF; i++) $i = d "/" $i; print }'
+done)
+multi_paths="$multi_paths $work/series/section-a,$work/series/section-b,$work/series/section-c,$work/series/section-d"
+multi_paths="$multi_paths $work/series"
+runs=0
+for list in $multi_paths; do
+    info_and_probe "$list"
+    same_as_c pminfo -a "$list" -l
+    runs=$((runs + 1))
+    # (none when libpcp refuses the set)
+    metrics=$(PCP_DERIVED_CONFIG= pminfo -a "$list" -d 2>/dev/null |
+        awk '/^$/ {next} /^[^ ]/ {name=$1; next} /Data Type/ && !/event/ && n++ % 7 == 0 && n <= 22 {print name}' ||
+        true)
+    for m in $metrics; do
+        for flags in "-t 7" "-t 0.9 -s 40" "-r -t 13 -s 20 -X"; do
+            # shellcheck disable=SC2086
+            same_as_c pmval -a "$list" $flags "$m"
+            runs=$((runs + 1))
+        done
+        # uninterpolated: the records, and the marks between the archives
+        same_as_c pmval -U "$list" -s 60 "$m"
+        runs=$((runs + 1))
+    done
+done
+same_as_c pmdumplog "$qa/multi"
+same_as_c pmdumplog -a "$qa/section-a,$qa/section-b"
+runs=$((runs + 2))
+echo "multi-archive contexts: $runs runs agree"
 
 echo "== pmdumplog results, instance domains, labels, help text over PCP's QA archives"
 cargo build -q --release -p pcp-tools --bin pmdumplog
@@ -226,6 +282,7 @@ mkdir -p "$work/v3"
 for a in gap interpmark ok-mv-bar ok-noti-interp changeinst eventrec tzchange-10-a 20130706; do
     pmlogextract -V 3 "$qa/$a" "$work/v3/$a" && replay_paths="$replay_paths $work/v3/$a"
 done
-scripts/replay-sweep.sh $replay_paths
+# and the multi-archive series above, each read as one context
+scripts/replay-sweep.sh $replay_paths $multi_paths
 
 echo "differential suite passed (seed $seed)"

@@ -1,9 +1,12 @@
 //! An archive opened by name: its files, label, metadata and extent.
 
-use crate::files::{base_name, find_file, open_records, volumes};
+use crate::files::{base_name, find_file, open_records, volumes, COMPRESSION_SUFFIXES};
+use crate::ldouble::timestamp_sub;
+use crate::meta::desc_conflict;
 use crate::raw::{decode_result, IndexEntry, Label, MetaRecord};
 use pcp_core::hash::PmHash;
-use pcp_core::{PmError, Timestamp};
+use pcp_core::{Desc, PmError, PmId, Timestamp};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// An archive on disk, checked the way `pmNewContext(PM_CONTEXT_ARCHIVE)`
@@ -92,6 +95,186 @@ impl Archive {
     }
 }
 
+/// The archives of one archive context, as libpcp's `initarchive` sets
+/// them up for `pmNewContext(PM_CONTEXT_ARCHIVE, names)`: a list of
+/// archive names separated by commas, each directory among them standing
+/// for the archives inside it.
+///
+/// Every archive must open; all must come from the same host as the
+/// earliest of those before it (`PM_ERR_LOGHOST`); their descriptors must
+/// agree (`PM_ERR_LOGCHANGE*`). They are kept in the order of their start
+/// times: two starting at the same time are `PM_ERR_LOGOVERLAP`, unless
+/// they have the same name (the second is then ignored). Archives whose
+/// time ranges overlap otherwise open; reading across such a boundary is
+/// `PM_ERR_LOGOVERLAP` later.
+#[derive(Clone, Debug)]
+pub struct ArchiveSet {
+    /// In the order of their start times.
+    members: Vec<Archive>,
+    /// The names they were given by, index for index.
+    names: Vec<String>,
+    /// Indexes into `members` in the order libpcp loads their metadata.
+    load_order: Vec<usize>,
+}
+
+impl ArchiveSet {
+    /// `initarchive`: open the archives `names` lists (see the type),
+    /// checking labels' feature bits or not (`PM_CTXFLAG_NO_FEATURE_CHECK`).
+    #[doc(alias = "pmNewContext")]
+    #[doc(alias = "initarchive")]
+    pub fn open(names: &str, check_features: bool) -> Result<ArchiveSet, PmError> {
+        if names.is_empty() {
+            return Err(PmError::PM_ERR_LOGFILE);
+        }
+        let list = expand_archive_list(names);
+        if list.is_empty() {
+            return Err(PmError::PM_ERR_LOGFILE);
+        }
+        // (archive, name, when its metadata was loaded)
+        let mut sorted: Vec<(Archive, String, usize)> = Vec::new();
+        let mut descs: HashMap<PmId, Desc> = HashMap::new();
+        for (seq, name) in list.into_iter().enumerate() {
+            let archive = Archive::open(&name)?;
+            if check_features && archive.label().features & !0x8000_0000 != 0 {
+                return Err(PmError::PM_ERR_FEATURE);
+            }
+            if let Some((first, _, _)) = sorted.first() {
+                if archive.label().hostname != first.label().hostname {
+                    return Err(PmError::PM_ERR_LOGHOST);
+                }
+            }
+            let mut ndesc = 0;
+            for rec in archive.meta() {
+                if let MetaRecord::Desc { desc, .. } = rec {
+                    ndesc += 1;
+                    match descs.get(&desc.pmid) {
+                        Some(old) => desc_conflict(old, desc)?,
+                        None => {
+                            descs.insert(desc.pmid, *desc);
+                        }
+                    }
+                }
+            }
+            if ndesc == 0 {
+                return Err(PmError::PM_ERR_LOGREC);
+            }
+            let start = archive.label().start;
+            let mut at = sorted.len();
+            let mut duplicate = false;
+            for (i, (other, other_name, _)) in sorted.iter().enumerate() {
+                let other_start = other.label().start;
+                let tdiff = timestamp_sub((start.sec, start.nsec as i32), (other_start.sec, other_start.nsec as i32));
+                if tdiff < 0.0 {
+                    at = i;
+                    break;
+                }
+                if tdiff == 0.0 {
+                    if *other_name != name {
+                        return Err(PmError::PM_ERR_LOGOVERLAP);
+                    }
+                    duplicate = true;
+                    break;
+                }
+            }
+            if !duplicate {
+                sorted.insert(at, (archive, name, seq));
+            }
+        }
+        let mut by_load: Vec<(usize, usize)> = sorted.iter().enumerate().map(|(i, (_, _, seq))| (*seq, i)).collect();
+        by_load.sort_unstable();
+        let mut load_order: Vec<usize> = by_load.into_iter().map(|(_, i)| i).collect();
+        if sorted.len() > 1 {
+            // libpcp ends by reopening the earliest archive, loading its
+            // metadata once more
+            load_order.push(0);
+        }
+        let (members, names) = sorted.into_iter().map(|(a, n, _)| (a, n)).unzip();
+        Ok(ArchiveSet { members, names, load_order })
+    }
+
+    /// A set of one archive.
+    pub fn single(archive: Archive) -> ArchiveSet {
+        let name = archive.base().to_string_lossy().into_owned();
+        ArchiveSet { members: vec![archive], names: vec![name], load_order: vec![0] }
+    }
+
+    /// The archives, in the order of their start times (never empty).
+    pub fn members(&self) -> &[Archive] {
+        &self.members
+    }
+
+    /// The names the archives were given by, in the order of
+    /// [`ArchiveSet::members`].
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The earliest archive: its label is the context's
+    /// (`pmGetArchiveLabel`).
+    #[doc(alias = "pmGetArchiveLabel")]
+    pub fn first(&self) -> &Archive {
+        &self.members[0]
+    }
+
+    /// How many archives there are.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Always false: a set holds at least one archive.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Each archive's metadata records, in the order libpcp loads them
+    /// into the context (the order the archives were named, duplicates
+    /// once, then the earliest archive again when there are several): the
+    /// input for [`crate::meta::MetaIndex::build_all`] and
+    /// [`crate::labels::LabelIndex::build_all`].
+    pub fn meta_in_load_order(&self) -> impl Iterator<Item = &[MetaRecord]> + Clone {
+        self.load_order.iter().map(|&i| self.members[i].meta())
+    }
+}
+
+/// libpcp's `expandArchiveList`: the names in a comma-separated list, each
+/// directory replaced by the archives in it (each `.meta` file, plain or
+/// compressed, names one), in the order the directory lists them. A
+/// trailing comma adds nothing.
+pub fn expand_archive_list(names: &str) -> Vec<String> {
+    let mut parts: Vec<&str> = names.split(',').collect();
+    if parts.last() == Some(&"") {
+        parts.pop();
+    }
+    let mut out = Vec::new();
+    for part in parts {
+        let Ok(dir) = std::fs::read_dir(part) else {
+            out.push(part.to_string());
+            continue;
+        };
+        for entry in dir.flatten() {
+            let file = entry.file_name();
+            let file = file.to_string_lossy();
+            if let Some(base) = meta_base(&file) {
+                out.push(format!("{part}/{base}"));
+            }
+        }
+    }
+    out
+}
+
+/// The archive a directory entry's name is the metadata of: `x.meta`,
+/// possibly with a compression suffix, names archive `x`.
+fn meta_base(file: &str) -> Option<&str> {
+    let mut n = file;
+    if let Some(dot) = n.rfind('.') {
+        // a compression suffix counts only with a '.' before it
+        if COMPRESSION_SUFFIXES.contains(&&n[dot..]) && n[..dot].contains('.') {
+            n = &n[..dot];
+        }
+    }
+    n.strip_suffix(".meta")
+}
+
 /// The order libpcp's `__pmHashCtl` walks keys in after they were added in
 /// the given order: bucket by bucket (`key % size`), each chain newest
 /// first, with the table grown (and its chains relinked) as libpcp grows
@@ -108,6 +291,69 @@ pub fn libpcp_hash_order(keys: &[u32]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn multi(name: &str) -> String {
+        format!("{}/tests/fixtures/multi/{name}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn lists_expand_as_libpcp_expands_them() {
+        assert_eq!(expand_archive_list("a,b,"), ["a", "b"]);
+        assert_eq!(expand_archive_list(",a"), ["", "a"]);
+        assert_eq!(expand_archive_list("a,,b"), ["a", "", "b"]);
+        let dir = multi("dir3");
+        // names in list order; a directory's archives in directory order
+        let got = expand_archive_list(&format!("x,{dir}"));
+        assert_eq!(got[0], "x");
+        let mut archives = got[1..].to_vec();
+        archives.sort();
+        assert_eq!(archives, [format!("{dir}/a"), format!("{dir}/b"), format!("{dir}/c")]);
+        // a directory without archives names none
+        assert!(expand_archive_list(&format!("{}/tests/replay", env!("CARGO_MANIFEST_DIR"))).is_empty());
+    }
+
+    #[test]
+    fn metadata_files_name_archives() {
+        assert_eq!(meta_base("x.meta"), Some("x"));
+        assert_eq!(meta_base("x.y.meta.xz"), Some("x.y"));
+        assert_eq!(meta_base("meta.xz"), None);
+        assert_eq!(meta_base("x.meta.gz.xz"), None);
+        assert_eq!(meta_base("x.0"), None);
+        assert_eq!(meta_base("x.index"), None);
+    }
+
+    #[test]
+    fn sets_keep_archives_in_time_order() {
+        let (a, b, c) = (multi("s2a"), multi("s2b"), multi("s2c"));
+        let set = ArchiveSet::open(&format!("{c},{a},{b}"), true).unwrap();
+        assert_eq!(set.names(), [a.clone(), b, c]);
+        assert_eq!(set.first().label().start, Archive::open(&a).unwrap().label().start);
+        // metadata as loaded: in the order named, then the first again
+        let first_desc = |m: &[MetaRecord]| {
+            m.iter().find_map(|r| if let MetaRecord::Desc { desc, .. } = r { Some(desc.pmid) } else { None })
+        };
+        let loaded: Vec<_> = set.meta_in_load_order().map(first_desc).collect();
+        let expect: Vec<_> = [2, 0, 1, 0].iter().map(|&i| first_desc(set.members()[i].meta())).collect();
+        assert_eq!(loaded, expect);
+        // the same archive named twice counts once
+        assert_eq!(ArchiveSet::open(&format!("{a},{a}"), true).unwrap().len(), 1);
+        // a directory of archives
+        assert_eq!(ArchiveSet::open(&multi("dir3"), true).unwrap().len(), 3);
+        // overlapping time ranges open (reading across them fails later)
+        assert_eq!(ArchiveSet::open(&format!("{},{}", multi("ov1"), multi("ov2")), true).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn sets_refuse_what_libpcp_refuses() {
+        let a = multi("s2a");
+        let err = |names: &str| ArchiveSet::open(names, true).unwrap_err();
+        assert_eq!(err(&format!("{a},{}", multi("other"))), PmError::PM_ERR_LOGHOST);
+        // another name for the same archive: the same start time
+        assert_eq!(err(&format!("{a},{}", multi("./s2a"))), PmError::PM_ERR_LOGOVERLAP);
+        assert_eq!(err(&format!("{a},{}", multi("nosuch"))), PmError::from_errno(2));
+        assert_eq!(err(""), PmError::PM_ERR_LOGFILE);
+        assert_eq!(err(&format!("{}/tests/replay", env!("CARGO_MANIFEST_DIR"))), PmError::PM_ERR_LOGFILE);
+    }
 
     #[test]
     fn hash_order_grows_like_libpcp() {

@@ -22,7 +22,7 @@
 //!
 //! The result's time is the requested time, which then moves by the delta.
 
-use crate::logread::{Dir, LogResult, Which};
+use crate::logread::{Dir, LogResult};
 use crate::replay::Replay;
 use pcp_core::{InDom, InstValue, PmError, PmId, Semantics, Value, ValueBlock, PM_IN_NULL};
 use std::collections::HashMap;
@@ -107,6 +107,8 @@ type Calipers = HashMap<i32, (f64, f64)>;
 #[derive(Debug)]
 struct CacheEntry {
     rp: Arc<LogResult>,
+    /// The archive (of several) and volume it was read from.
+    arch: usize,
     vol: i32,
     head: i64,
     tail: i64,
@@ -310,21 +312,26 @@ impl Replay {
         }
         self.interp.cache_idx = (self.interp.cache_idx + 1) % 4;
         let hit = self.interp.cache.iter().flatten().find(|c| {
-            c.vol == self.ac_vol && ((dir == Dir::Forw && c.head == posn) || (dir == Dir::Back && c.tail == posn))
+            c.arch == self.cur
+                && c.vol == self.ac_vol
+                && ((dir == Dir::Forw && c.head == posn) || (dir == Dir::Back && c.tail == posn))
         });
         if let Some(c) = hit {
             let (rp, to) = (Arc::clone(&c.rp), if dir == Dir::Forw { c.tail } else { c.head });
             self.log.seek(to);
+            self.log.mark_done = false;
             return Ok(rp);
         }
         let idx = self.interp.cache_idx;
         self.interp.cache[idx] = None;
-        let save_curvol = self.log.curvol;
-        let rp = Arc::new(self.log.read(dir, Which::Mfp, false)?);
-        if posn != 0 && save_curvol == self.log.curvol {
+        let (save_cur, save_curvol) = (self.cur, self.log.curvol);
+        let rp = Arc::new(self.read_rec(dir)?);
+        // not after a volume or archive switch, or a boundary mark
+        if posn != 0 && save_curvol == self.log.curvol && save_cur == self.cur && !self.log.mark_done {
             let now = self.log.tell();
             let (head, tail) = if dir == Dir::Forw { (posn, now) } else { (now, posn) };
-            self.interp.cache[idx] = Some(CacheEntry { rp: Arc::clone(&rp), vol: self.ac_vol, head, tail });
+            let entry = CacheEntry { rp: Arc::clone(&rp), arch: self.cur, vol: self.ac_vol, head, tail };
+            self.interp.cache[idx] = Some(entry);
         }
         Ok(rp)
     }
@@ -600,7 +607,9 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
         if let Ok(end) = r.log.archive_end() {
             r.interp.end = end.sub(r.start);
         }
-        if t_req > r.interp.end {
+        // past the end of the current archive: the end, unless another
+        // archive follows
+        if t_req > r.interp.end && r.cur + 1 >= r.archives.len() {
             return Ok(Err(PmError::PM_ERR_EOL));
         }
     }

@@ -90,7 +90,26 @@ impl LabelIndex {
     #[doc(alias = "addlabel")]
     #[doc(alias = "check_dup_labels")]
     pub fn build(records: &[MetaRecord]) -> PmResult<LabelIndex> {
+        LabelIndex::build_all([records])
+    }
+
+    /// Index the label records of several archives as libpcp accumulates
+    /// them for a multi-archive context: each archive's records filed on
+    /// top of the ones before, in the order given, duplicates dropped after
+    /// each archive.
+    #[doc(alias = "addlabel")]
+    #[doc(alias = "check_dup_labels")]
+    pub fn build_all<'a>(archives: impl IntoIterator<Item = &'a [MetaRecord]>) -> PmResult<LabelIndex> {
         let mut index = LabelIndex::default();
+        for records in archives {
+            index.load(records)?;
+        }
+        Ok(index)
+    }
+
+    /// File one archive's label records, then drop duplicates.
+    fn load(&mut self, records: &[MetaRecord]) -> PmResult<()> {
+        let index = self;
         for rec in records {
             let MetaRecord::Labels { when, kind, ident, sets } = rec else { continue };
             let mut entry = LabelEntry { when: *when, sets: Vec::with_capacity(sets.len()) };
@@ -108,7 +127,7 @@ impl LabelIndex {
             index.add(*kind, *ident, entry);
         }
         index.drop_duplicates();
-        Ok(index)
+        Ok(())
     }
 
     /// `addlabel`: file an entry.

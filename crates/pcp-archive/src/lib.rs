@@ -16,6 +16,7 @@ mod ldouble;
 mod logread;
 pub mod lzw;
 pub mod meta;
+mod multi;
 pub mod raw;
 pub mod replay;
 

@@ -250,7 +250,15 @@ pub(crate) struct Log {
     decompressed: Vec<(i32, Arc<VolData>)>,
     /// `pmGetArchiveEnd`'s cache: the last volume's size, and its end.
     physend: i64,
-    endtime: Ts,
+    pub endtime: Ts,
+    /// The start time in the last volume label read (libpcp's
+    /// `lcp->label`, which a backward mark record at the archive's start
+    /// is timed by).
+    pub label_start: Ts,
+    /// `ac_mark_done`: the mark record for the boundary with the next (or
+    /// previous) archive of a multi-archive context has been returned;
+    /// reading a record header clears it.
+    pub mark_done: bool,
     /// Refuse labels with feature bits 6.0.3 does not know (libpcp's
     /// `ac_chkfeatures`, off with `PM_CTXFLAG_NO_FEATURE_CHECK`).
     pub check_features: bool,
@@ -278,6 +286,8 @@ impl Log {
             decompressed: Vec::new(),
             physend: -1,
             endtime: Ts::default(),
+            label_start: Ts::default(),
+            mark_done: false,
             check_features: true,
         }
     }
@@ -405,6 +415,9 @@ impl Log {
         self.mfp = Some(Cursor::new(data));
         let start = self.chk_label(Which::Mfp, vol)?;
         self.curvol = vol;
+        if let Some(t) = start {
+            self.label_start = t;
+        }
         Ok(start)
     }
 
@@ -483,6 +496,8 @@ impl Log {
                 return Err(PmError::PM_ERR_EOL);
             }
         };
+        // not at an archive boundary (libpcp's clearMarkDone)
+        self.mark_done = false;
         let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
         let rlen = head.wrapping_sub(8);
         if rlen < 0 || (dir == Dir::Back && rlen as i64 > offset) {

@@ -45,6 +45,8 @@ pub struct MetaIndex {
     desc_order: Vec<PmId>,
     /// Each name with its PMID, in file order (a C string each).
     names: Vec<(Vec<u8>, PmId)>,
+    /// Where each archive's names end in `names`, archive by archive.
+    name_ends: Vec<usize>,
     /// Each instance domain's sets, oldest first, deltas resolved.
     indoms: HashMap<InDom, Vec<InDomSet>>,
     /// Instance domains in the order they were first added.
@@ -90,38 +92,38 @@ impl MetaIndex {
     /// descriptors is `PM_ERR_LOGREC`.
     #[doc(alias = "__pmLogLoadMeta")]
     pub fn build(records: &[MetaRecord]) -> PmResult<MetaIndex> {
+        MetaIndex::build_all([records])
+    }
+
+    /// Index the metadata of several archives as libpcp accumulates it for
+    /// a multi-archive context: each archive's records (in `.meta` order)
+    /// loaded on top of the ones before, in the order given. Descriptors
+    /// must agree across archives too; each archive must hold at least one
+    /// descriptor (`PM_ERR_LOGREC`); the last help text loaded wins.
+    #[doc(alias = "__pmLogLoadMeta")]
+    pub fn build_all<'a>(archives: impl IntoIterator<Item = &'a [MetaRecord]>) -> PmResult<MetaIndex> {
         let mut m = MetaIndex::default();
         // per indom, libpcp's chain: newest first
         let mut chains: HashMap<InDom, Vec<Raw>> = HashMap::new();
+        for records in archives {
+            m.load(records, &mut chains)?;
+        }
+        for (indom, chain) in chains {
+            m.indoms.insert(indom, undelta(chain));
+        }
+        Ok(m)
+    }
+
+    /// Load one archive's records on top of what is indexed already.
+    fn load(&mut self, records: &[MetaRecord], chains: &mut HashMap<InDom, Vec<Raw>>) -> PmResult<()> {
+        let m = self;
         let mut ndesc = 0usize;
         for rec in records {
             match rec {
                 MetaRecord::Desc { desc, names } => {
                     ndesc += 1;
                     if let Some(old) = m.descs.get(&desc.pmid) {
-                        if desc.ty != old.ty {
-                            return Err(PmError::PM_ERR_LOGCHANGETYPE);
-                        }
-                        if desc.sem != old.sem {
-                            return Err(PmError::PM_ERR_LOGCHANGESEM);
-                        }
-                        if desc.indom != old.indom {
-                            return Err(PmError::PM_ERR_LOGCHANGEINDOM);
-                        }
-                        let dims = |u: pcp_core::Units| {
-                            (
-                                u.dim_space(),
-                                u.dim_time(),
-                                u.dim_count(),
-                                u.scale_space(),
-                                u.scale_time(),
-                                u.scale_count(),
-                            )
-                        };
-                        // the pad bits do not count
-                        if dims(desc.units) != dims(old.units) {
-                            return Err(PmError::PM_ERR_LOGCHANGEUNITS);
-                        }
+                        desc_conflict(old, desc)?;
                     } else {
                         m.descs.insert(desc.pmid, *desc);
                         m.desc_order.push(desc.pmid);
@@ -158,10 +160,8 @@ impl MetaIndex {
         if ndesc == 0 {
             return Err(PmError::PM_ERR_LOGREC);
         }
-        for (indom, chain) in chains {
-            m.indoms.insert(indom, undelta(chain));
-        }
-        Ok(m)
+        m.name_ends.push(m.names.len());
+        Ok(())
     }
 
     /// `__pmLogLookupDesc`: the descriptor of `pmid`.
@@ -178,6 +178,13 @@ impl MetaIndex {
     /// Every (name, PMID) pair in file order, names as C strings.
     pub fn names(&self) -> &[(Vec<u8>, PmId)] {
         &self.names
+    }
+
+    /// [`MetaIndex::names`] archive by archive, in the order they were
+    /// loaded (one slice for a single archive).
+    pub fn names_by_archive(&self) -> impl Iterator<Item = &[(Vec<u8>, PmId)]> {
+        let starts = std::iter::once(0).chain(self.name_ends.iter().copied());
+        starts.zip(self.name_ends.iter().copied()).map(|(a, b)| &self.names[a..b])
     }
 
     /// Instance domains in the order they were first logged.
@@ -261,6 +268,28 @@ impl MetaIndex {
         }
         self.text.get(&(kind, ident)).map(Vec::as_slice).ok_or(PmError::PM_ERR_TEXT)
     }
+}
+
+/// `__pmLogAddDesc`'s check of a descriptor logged again for a PMID
+/// against the first: type, semantics, instance domain, then units (their
+/// pad bits do not count) must agree.
+pub(crate) fn desc_conflict(old: &Desc, new: &Desc) -> PmResult<()> {
+    if new.ty != old.ty {
+        return Err(PmError::PM_ERR_LOGCHANGETYPE);
+    }
+    if new.sem != old.sem {
+        return Err(PmError::PM_ERR_LOGCHANGESEM);
+    }
+    if new.indom != old.indom {
+        return Err(PmError::PM_ERR_LOGCHANGEINDOM);
+    }
+    let dims = |u: pcp_core::Units| {
+        (u.dim_space(), u.dim_time(), u.dim_count(), u.scale_space(), u.scale_time(), u.scale_count())
+    };
+    if dims(new.units) != dims(old.units) {
+        return Err(PmError::PM_ERR_LOGCHANGEUNITS);
+    }
+    Ok(())
 }
 
 /// libpcp's `addindom`: keep the chain in decreasing time; a set identical
@@ -409,6 +438,24 @@ mod tests {
         // oldest first; within t=20 the newest added is at the chain head,
         // so it comes last here
         assert_eq!(h, [(10, vec![2]), (20, vec![1]), (20, vec![5])]);
+    }
+
+    #[test]
+    fn several_archives_load_one_on_top_of_another() {
+        let text =
+            |t: &[u8]| MetaRecord::Text { kind: text_kind::ONELINE | text_kind::PMID, ident: 1, text: t.to_vec() };
+        let a = [desc(1, 3), text(b"old"), indom(20, false, &[(1, Some("a"))])];
+        let b = [desc(1, 3), desc(2, 3), text(b"new"), indom(10, false, &[(2, Some("b"))])];
+        let m = MetaIndex::build_all([&a[..], &b[..]]).unwrap();
+        // the last text loaded wins; instance sets sort by time across them
+        assert_eq!(m.text(text_kind::ONELINE | text_kind::PMID, 1).unwrap(), b"new");
+        let h: Vec<_> = m.indom_history(InDom(7)).iter().map(|s| s.when.sec).collect();
+        assert_eq!(h, [10, 20]);
+        let by_archive: Vec<usize> = m.names_by_archive().map(<[_]>::len).collect();
+        assert_eq!(by_archive, [1, 2]);
+        // descriptors must agree across the archives; each needs one
+        assert_eq!(MetaIndex::build_all([&a[..], &[desc(1, 2)][..]]).unwrap_err(), PmError::PM_ERR_LOGCHANGETYPE);
+        assert_eq!(MetaIndex::build_all([&a[..], &[text(b"x")][..]]).unwrap_err(), PmError::PM_ERR_LOGREC);
     }
 
     #[test]

@@ -18,12 +18,14 @@
 //!   values are filtered through the instance profile (`wanted`), except
 //!   in `fetch_archive`, which returns whole records.
 //! - At either end of the archive a fetch fails with `PM_ERR_EOL`.
+//! - Several archives replay as one, in time order (see [`crate::multi`]):
+//!   each boundary between them reads as a mark record.
 //! - `Interp` (see [`crate::interp`]) computes values at the current time
 //!   from the records around it, then advances the time by the delta.
 
-use crate::archive::Archive;
+use crate::archive::{Archive, ArchiveSet};
 use crate::interp::InterpState;
-use crate::logread::{Dir, Log, LogResult, LogSet, Ts, Which};
+use crate::logread::{Dir, Log, LogResult, LogSet, Ts};
 use crate::raw::MetaRecord;
 use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, Timestamp, ValueSet};
 use std::collections::HashMap;
@@ -67,13 +69,16 @@ pub(crate) struct InDomHistory {
 /// An archive being replayed: the state of one PMAPI archive context.
 #[derive(Debug)]
 pub struct Replay {
-    archive: Archive,
+    /// The archives, in time order (see [`crate::multi`]).
+    pub(crate) archives: ArchiveSet,
+    /// `ac_cur_log`: which of them `log` reads.
+    pub(crate) cur: usize,
     pub(crate) log: Log,
-    /// The archive's start (the first volume's label).
+    /// The start of the first archive (its first volume's label).
     pub(crate) start: Ts,
     pub(crate) descs: HashMap<u32, Desc>,
     pub(crate) indoms: HashMap<u32, InDomHistory>,
-    mode: Mode,
+    pub(crate) mode: Mode,
     /// `c_origin`: the current time.
     pub(crate) origin: Ts,
     /// `c_delta` and `c_direction`.
@@ -93,7 +98,7 @@ pub struct Replay {
 /// Sort and de-duplicate the instance domain records of the metadata the
 /// way libpcp keeps them: newest first, instances in ascending order,
 /// identical records at the same time once, delta records expanded.
-fn indom_histories(meta: &[MetaRecord]) -> HashMap<u32, InDomHistory> {
+fn indom_histories<'a>(meta: impl IntoIterator<Item = &'a MetaRecord>) -> HashMap<u32, InDomHistory> {
     type Snap = (Ts, Vec<(i32, Option<Vec<u8>>)>, bool);
     let mut lists: HashMap<u32, Vec<Snap>> = HashMap::new();
     for rec in meta {
@@ -185,21 +190,27 @@ impl Replay {
     /// (`PM_CTXFLAG_NO_FEATURE_CHECK`).
     #[doc(alias = "PM_CTXFLAG_NO_FEATURE_CHECK")]
     pub fn with_feature_check(archive: Archive, check_features: bool) -> Result<Replay, PmError> {
-        let mut log = Log::new(archive.base(), archive.label().version, archive.volumes());
-        log.check_features = check_features;
-        log.load_index()?;
-        let start = log.change_vol(log.minvol)?.unwrap_or_else(|| Ts::from_timestamp(archive.label().start));
+        Replay::with_archives(ArchiveSet::single(archive), check_features)
+    }
+
+    /// Start replaying several archives as one context (see
+    /// [`ArchiveSet`]), positioned at the start of the first, in `Forw`
+    /// mode; checking labels' feature bits or not.
+    #[doc(alias = "pmNewContext")]
+    pub fn with_archives(archives: ArchiveSet, check_features: bool) -> Result<Replay, PmError> {
+        let (log, start) = crate::multi::open_log(archives.first(), check_features)?;
         let mut descs = HashMap::new();
-        for rec in archive.meta() {
+        for rec in archives.meta_in_load_order().flatten() {
             if let MetaRecord::Desc { desc, .. } = rec {
                 descs.entry(desc.pmid.0).or_insert(*desc);
             }
         }
-        let indoms = indom_histories(archive.meta());
+        let indoms = indom_histories(archives.meta_in_load_order().flatten());
         let ac_vol = log.curvol;
         let ac_offset = log.label_size;
         Ok(Replay {
-            archive,
+            archives,
+            cur: 0,
             log,
             start,
             descs,
@@ -216,9 +227,14 @@ impl Replay {
         })
     }
 
-    /// The archive being replayed.
+    /// The archive being replayed (the first, of several).
     pub fn archive(&self) -> &Archive {
-        &self.archive
+        self.archives.first()
+    }
+
+    /// The archives being replayed, in time order.
+    pub fn archives(&self) -> &ArchiveSet {
+        &self.archives
     }
 
     /// The current mode.
@@ -259,12 +275,12 @@ impl Replay {
         self.descs.get(&pmid.0)
     }
 
-    /// `pmGetArchiveEnd`: the time of the archive's last record that
-    /// reads cleanly.
+    /// `pmGetArchiveEnd`: the time of the (last) archive's last record
+    /// that reads cleanly.
     #[doc(alias = "pmGetArchiveEnd")]
     #[doc(alias = "pmGetHighResArchiveEnd")]
     pub fn end(&mut self) -> Result<Timestamp, PmError> {
-        self.log.archive_end().map(Ts::to_timestamp)
+        self.end_of_last()
     }
 
     /// `pmFetch` over the archive in the current mode. `wanted(indom,
@@ -347,6 +363,7 @@ impl Replay {
     /// temporal index (or at the start or end of the archive without one).
     pub(crate) fn set_time(&mut self) -> Result<(), PmError> {
         let dir = self.dir();
+        self.choose_archive(dir);
         let numti = self.log.ti.len();
         if numti > 0 {
             let (minvol, maxvol) = (self.log.minvol, self.log.maxvol);
@@ -409,7 +426,7 @@ impl Replay {
             }
             if between && self.serial && dir == Dir::Forw {
                 // the index gives the end of a record: back up over it
-                let _ = self.log.read(Dir::Back, Which::Mfp, false);
+                let _ = self.read_rec(Dir::Back);
             }
         } else {
             let vols: Vec<i32> = match dir {
@@ -444,7 +461,7 @@ impl Replay {
                     self.set_time()?;
                     // fine-tune: back up (against the reading direction) to
                     // the last record before the current time
-                    while let Ok(r) = self.log.read(back, Which::Mfp, false) {
+                    while let Ok(r) = self.read_rec(back) {
                         let tdiff = r.ts.sub(self.origin);
                         if (dir == Dir::Forw && tdiff < 0.0) || (dir == Dir::Back && tdiff > 0.0) || tdiff == 0.0 {
                             break;
@@ -453,7 +470,7 @@ impl Replay {
                     }
                     self.serial = true;
                 }
-                match self.log.read(dir, Which::Mfp, false) {
+                match self.read_rec(dir) {
                     Err(e) => {
                         self.remember();
                         return Err(e);

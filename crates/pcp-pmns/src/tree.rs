@@ -33,6 +33,9 @@ pub struct Pmns {
     by_pmid: Vec<(PmId, NodeId)>,
     // libpcp lists (and finds) a non-leaf only if some leaf lies below it
     visible: Vec<bool>,
+    // non-leaf nodes that stay hidden whatever lies below them (see
+    // `add_archive_names`)
+    hidden: Vec<NodeId>,
 }
 
 /// A child of a node, as `pmGetChildrenStatus` reports it.
@@ -109,6 +112,7 @@ impl Pmns {
             sorted: Vec::new(),
             by_pmid: Vec::new(),
             visible: vec![true],
+            hidden: Vec::new(),
         }
     }
 
@@ -157,6 +161,9 @@ impl Pmns {
                 x = self.nodes[x as usize].parent;
             }
         }
+        for &h in &self.hidden {
+            visible[h as usize] = false;
+        }
         self.visible = visible;
     }
 
@@ -191,7 +198,7 @@ impl Pmns {
 
     /// [`Pmns::add_name`] for many names, indexing once at the end.
     pub fn add_names<'a>(&mut self, names: impl IntoIterator<Item = (&'a str, PmId)>) {
-        self.insert_names(names, false);
+        self.insert_names(names, false, false);
     }
 
     /// Add names as libpcp's `__pmAddPMNSNode` does when it builds an
@@ -199,14 +206,34 @@ impl Pmns {
     /// so children list in the reverse of the order they arrived.
     #[doc(alias = "__pmAddPMNSNode")]
     pub fn add_names_front<'a>(&mut self, names: impl IntoIterator<Item = (&'a str, PmId)>) {
-        self.insert_names(names, true);
+        self.insert_names(names, true, false);
+    }
+
+    /// Add the names of the archives of a multi-archive context, one
+    /// archive's names after another, as libpcp loads them into one name
+    /// space (each as [`Pmns::add_names_front`]). libpcp makes a non-leaf
+    /// node findable only when the name space is first indexed, after the
+    /// first archive: a non-leaf node that a later archive creates stays
+    /// hidden, with everything below it, from lookups, listings and
+    /// traversals, while `pmNameID` and `pmNameAll` still report the
+    /// names through it.
+    #[doc(alias = "__pmAddPMNSNode")]
+    #[doc(alias = "__pmFixPMNSHashTab")]
+    pub fn add_archive_names<'a, I>(&mut self, archives: impl IntoIterator<Item = I>)
+    where
+        I: IntoIterator<Item = (&'a str, PmId)>,
+    {
+        for (i, names) in archives.into_iter().enumerate() {
+            self.insert_names(names, true, i > 0);
+        }
     }
 
     /// Insert names in one batch: each node whose children change gets a
     /// working child list (and a by-name lookup) the first time it is
     /// touched; at the end each such list is laid out once in `kids` and
     /// the tree is indexed once. Existing names are left as they are.
-    fn insert_names<'a>(&mut self, names: impl IntoIterator<Item = (&'a str, PmId)>, front: bool) {
+    /// With `hide`, the non-leaf nodes it creates stay hidden.
+    fn insert_names<'a>(&mut self, names: impl IntoIterator<Item = (&'a str, PmId)>, front: bool, hide: bool) {
         use std::collections::HashMap;
         /// A touched node's children in order, and their ids by name.
         type Working = (Vec<NodeId>, HashMap<Vec<u8>, NodeId>);
@@ -228,6 +255,9 @@ impl Pmns {
                 let name_off = self.names.len() as u32;
                 self.names.extend_from_slice(part.as_bytes());
                 let leaf_pmid = if i + 1 == parts.len() { pmid } else { PmId::NULL };
+                if hide && leaf_pmid.is_null() {
+                    self.hidden.push(id);
+                }
                 self.nodes.push(Node {
                     name_off,
                     name_len: part.len() as u32,
@@ -439,6 +469,23 @@ impl Pmns {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn later_archives_add_no_findable_non_leaf_nodes() {
+        let mut t = Pmns::new();
+        let (p1, p2, p3, p4) = (PmId::new(1, 0, 1), PmId::new(1, 0, 2), PmId::new(1, 0, 3), PmId::new(1, 0, 4));
+        t.add_archive_names([vec![("a.b", p1)], vec![("a.c", p2), ("x.y", p3), ("a.d.e", p4), ("a.d.f", p4)]]);
+        // a new leaf under a node of the first archive is found
+        assert_eq!(t.lookup("a.c"), Ok(p2));
+        assert_eq!(t.children("a").unwrap().iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["c", "b"]);
+        // below non-leaf nodes a later archive made, nothing is
+        assert_eq!(t.lookup("x.y"), Err(PmError::PM_ERR_NAME));
+        assert_eq!(t.lookup("a.d.e"), Err(PmError::PM_ERR_NAME));
+        assert_eq!(t.traverse("").unwrap(), ["a.c", "a.b"]);
+        // but the names are there for pmNameID and pmNameAll
+        assert_eq!(t.name_of(p3).unwrap(), "x.y");
+        assert_eq!(t.names_of(p4).unwrap(), ["a.d.e", "a.d.f"]);
+    }
 
     fn sample() -> Pmns {
         let names = b"axybdynzz".to_vec();

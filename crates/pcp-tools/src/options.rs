@@ -556,16 +556,7 @@ impl Options {
             self.archives.push(arg.to_vec());
             return;
         };
-        // libpcp looks only at the first occurrence of the name
-        if let Some(at) = find(list, arg) {
-            let before_ok = at == 0 || list[at - 1] == b',';
-            let after = list.get(at + arg.len());
-            if before_ok && matches!(after, None | Some(b',')) {
-                return;
-            }
-        }
-        list.push(b',');
-        list.extend_from_slice(arg);
+        add_to_archive_list(list, arg);
     }
 
     /// `__pmAddOptArchive`: `-a`.
@@ -1172,6 +1163,21 @@ fn read_or_empty(hooks: &mut dyn Hooks, path: &[u8]) -> io::Result<Vec<u8>> {
         Err(e) if e.raw_os_error() == Some(21) => Ok(Vec::new()),
         other => other,
     }
+}
+
+/// libpcp's `addArchive` for tools with one context: add `arg` to the
+/// comma-separated archive list `list`, unless it is there already
+/// (libpcp looks only at the first occurrence of the name in the list).
+pub fn add_to_archive_list(list: &mut Vec<u8>, arg: &[u8]) {
+    if let Some(at) = find(list, arg) {
+        let before_ok = at == 0 || list[at - 1] == b',';
+        let after = list.get(at + arg.len());
+        if before_ok && matches!(after, None | Some(b',')) {
+            return;
+        }
+    }
+    list.push(b',');
+    list.extend_from_slice(arg);
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {

@@ -3,7 +3,9 @@
 //!
 //! Works today: the name-space part (`-n`/`-N FILE`, `-m`, `-M`, metric and
 //! subtree names, PMIDs and instance domains as arguments) and archive
-//! contexts (`-a` with `-d -f -F -I -l -m -M -s -t -T -v -b -z -Z`).
+//! contexts (`-a` with `-d -f -F -I -l -m -M -s -t -T -v -b -z -Z`; one
+//! archive, or several read as one: a comma-separated list, a directory,
+//! `-a` repeated).
 //! Archive values are read in one pass for all the metrics named, with the
 //! answers pminfo's one-metric-at-a-time fetches from the archive's start
 //! give; labels are those of the time each fetch found (see `labels`).
@@ -208,6 +210,14 @@ impl<'a> Pminfo<'a> {
                 }
                 'V' => version = true,
                 '?' => errors += 1,
+                'a' if host.is_none() && archive.is_some() => {
+                    // another archive: one context over all of them
+                    if let Some(list) = archive.as_mut() {
+                        let mut bytes = std::mem::take(list).into_bytes();
+                        crate::options::add_to_archive_list(&mut bytes, o.arg.as_deref().unwrap_or_default());
+                        *list = String::from_utf8_lossy(&bytes).into_owned();
+                    }
+                }
                 'h' | 'a' => {
                     if host.is_some() || archive.is_some() {
                         messages.push("pminfo: only one host or archive allowed\n".to_string());

@@ -1,7 +1,9 @@
 //! `pmprobe`: how many values each metric has, and optionally the values
 //! (`-v`), instance numbers (`-i`) and names (`-I`).
 //!
-//! Works today over archives (`-a`, with `-b -f -F -i -I -v -V -z -Z`).
+//! Works today over archives (`-a`, with `-b -f -F -i -I -v -V -z -Z`; one
+//! archive, or several read as one context: a comma-separated list, a
+//! directory, `-a` repeated).
 //! Archive values are read in one pass for all metrics, with the answers
 //! pmprobe's one-metric-at-a-time fetches from the archive's start give.
 //! Host and local contexts, `-n`, `-O`, `-L`, `-K`, `--derived` and
@@ -112,8 +114,11 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
                 } else if o.opt == 'h' && host.is_some() {
                     messages.push_str(&format!("pmprobe: too many hosts requested: {}\n", arg()));
                     errors += 1;
-                } else if o.opt == 'a' && archive.is_some() {
-                    unsupported.get_or_insert("a given twice (multi-archive contexts)");
+                } else if let (true, Some(list)) = (o.opt == 'a', archive.as_mut()) {
+                    // another archive: one context over all of them
+                    let mut bytes = std::mem::take(list).into_bytes();
+                    crate::options::add_to_archive_list(&mut bytes, o.arg.as_deref().unwrap_or_default());
+                    *list = String::from_utf8_lossy(&bytes).into_owned();
                 } else if o.opt == 'a' {
                     archive = Some(arg());
                 } else {

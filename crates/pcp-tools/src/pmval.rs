@@ -1,13 +1,14 @@
 //! `pmval`: report one metric's values over time, from an archive.
 //!
-//! Works today over archives: interpolated (`-t`, the default 1 second)
-//! or as recorded (`-U`), counters as rates (or raw with `-r`), with the
-//! time window options (`-S -T -O -A -s`), instance lists (`-i`), column
-//! width and precision (`-w -f`), time zones (`-z -Z`) and long
-//! timestamps (`-X`, `-XX`). Host and local contexts, event metrics, the
-//! GUI time control (`-g -p`), `-d`, `-x`, `-n`, `-K -L`, `--container`,
-//! `--derived` and metric specs naming their own source say they are not
-//! implemented yet.
+//! Works today over archives (one, or several read as one context: a
+//! comma-separated list, a directory, `-a` repeated): interpolated (`-t`,
+//! the default 1 second) or as recorded (`-U`), counters as rates (or raw
+//! with `-r`), with the time window options (`-S -T -O -A -s`), instance
+//! lists (`-i`), column width and precision (`-w -f`), time zones
+//! (`-z -Z`) and long timestamps (`-X`, `-XX`). Host and local contexts,
+//! event metrics, the GUI time control (`-g -p`), `-d`, `-x`, `-n`,
+//! `-K -L`, `--container`, `--derived` and metric specs naming their own
+//! source say they are not implemented yet.
 
 use crate::options::{self, tools, ContextInfo, ContextKind, DefaultHooks, Parser};
 use pcp::context::Mode;
@@ -169,8 +170,8 @@ fn main(
         }
         return Ok(1);
     }
-    if opts.archives.len() > 1 || opts.guimode || opts.guiport_arg.is_some() || filter {
-        writeln!(err, "pmval: -g, -p, -x and more than one archive are not implemented in pcp-rs yet")?;
+    if opts.guimode || opts.guiport_arg.is_some() || filter {
+        writeln!(err, "pmval: -g, -p and -x are not implemented in pcp-rs yet")?;
         return Ok(1);
     }
     let source = String::from_utf8_lossy(&opts.archives[0]).into_owned();

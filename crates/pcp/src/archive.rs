@@ -1,20 +1,22 @@
-//! The archive side of a context: an opened archive, its metadata as
-//! libpcp holds it, and reading its results in time order.
+//! The archive side of a context: an opened archive (or several, read as
+//! one), its metadata as libpcp holds it, and reading its results in time
+//! order.
 
-use pcp_archive::archive::Archive;
+use pcp_archive::archive::{Archive, ArchiveSet};
 use pcp_archive::files::{find_file, open_records};
 use pcp_archive::labels::LabelIndex;
 use pcp_archive::meta::MetaIndex;
 use pcp_archive::raw::{decode_result, Label};
-use pcp_archive::replay::Replay;
+use pcp_archive::replay::{Mode, Replay};
 use pcp_core::{FetchResult, PmError, PmId, PmResult, Timestamp, ValueSet};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
-/// An archive opened for a context (`pmNewContext(PM_CONTEXT_ARCHIVE)`).
+/// An archive opened for a context (`pmNewContext(PM_CONTEXT_ARCHIVE)`):
+/// one, or several named together (see [`ArchiveSet`]).
 #[derive(Debug)]
 pub struct ArchiveSource {
-    archive: Archive,
+    archives: ArchiveSet,
     /// Made on first use: opening it reads (and may decompress) the first
     /// volume, which the one-pass readers here do not need.
     replay: Option<Replay>,
@@ -25,7 +27,8 @@ pub struct ArchiveSource {
 
 impl ArchiveSource {
     /// Open and index the archive `name` (its base name or any of its
-    /// files).
+    /// files; or a comma-separated list of archives and directories of
+    /// archives, read as one).
     pub fn open(name: &str) -> PmResult<ArchiveSource> {
         ArchiveSource::open_checking(name, true)
     }
@@ -33,26 +36,36 @@ impl ArchiveSource {
     /// [`ArchiveSource::open`], checking labels' feature bits or not
     /// (`PM_CTXFLAG_NO_FEATURE_CHECK`).
     pub fn open_checking(name: &str, check_features: bool) -> PmResult<ArchiveSource> {
-        let archive = Archive::open(name)?;
-        let meta = MetaIndex::build(archive.meta())?;
-        let labels = LabelIndex::build(archive.meta())?;
         // libpcp refuses labels with feature bits it does not know when the
         // context opens (the replay, set up later, checks each volume's)
-        if check_features && archive.label().features & !0x8000_0000 != 0 {
-            return Err(PmError::PM_ERR_FEATURE);
-        }
-        Ok(ArchiveSource { archive, replay: None, check_features, meta, labels })
+        let archives = if name.contains(',') || std::fs::metadata(name).is_ok_and(|m| m.is_dir()) {
+            ArchiveSet::open(name, check_features)?
+        } else {
+            let archive = Archive::open(name)?;
+            if check_features && archive.label().features & !0x8000_0000 != 0 {
+                return Err(PmError::PM_ERR_FEATURE);
+            }
+            ArchiveSet::single(archive)
+        };
+        let meta = MetaIndex::build_all(archives.meta_in_load_order())?;
+        let labels = LabelIndex::build_all(archives.meta_in_load_order())?;
+        Ok(ArchiveSource { archives, replay: None, check_features, meta, labels })
     }
 
-    /// The archive on disk.
+    /// The archive on disk (the earliest, when there are several).
     pub fn archive(&self) -> &Archive {
-        &self.archive
+        self.archives.first()
+    }
+
+    /// All the archives, in time order.
+    pub fn archives(&self) -> &ArchiveSet {
+        &self.archives
     }
 
     /// The replay state: mode, position, fetches (set up on first use).
     pub fn replay(&mut self) -> PmResult<&mut Replay> {
         if self.replay.is_none() {
-            self.replay = Some(Replay::with_feature_check(self.archive.clone(), self.check_features)?);
+            self.replay = Some(Replay::with_archives(self.archives.clone(), self.check_features)?);
         }
         self.replay.as_mut().ok_or(PmError::PM_ERR_NOCONTEXT)
     }
@@ -67,7 +80,7 @@ impl ArchiveSource {
         &self.labels
     }
 
-    /// `pmGetArchiveLabel`.
+    /// `pmGetArchiveLabel`: the (earliest) archive's label.
     #[doc(alias = "pmGetArchiveLabel")]
     pub fn label(&self) -> &Label {
         self.archive().label()
@@ -77,8 +90,19 @@ impl ArchiveSource {
     /// volume, handing each to `f` until it breaks. Ends with
     /// `PM_ERR_EOL` after the last record, or the error of a record that
     /// cannot be read. Mark records are handed on as results without
-    /// value sets.
+    /// value sets. Several archives are read as `pmFetchArchive` reads
+    /// them from `from`, with the mark records and errors of their
+    /// boundaries.
     pub fn scan_forward(&self, from: Timestamp, mut f: impl FnMut(FetchResult) -> ControlFlow<()>) -> PmResult<()> {
+        if self.archives.len() > 1 {
+            let mut replay = Replay::with_archives(self.archives.clone(), self.check_features)?;
+            replay.set_mode(Mode::Forw, from, 0)?;
+            loop {
+                if f(replay.fetch_archive()?).is_break() {
+                    return Ok(());
+                }
+            }
+        }
         for &vol in self.archive().volumes() {
             let Some(path) = find_file(self.archive().base(), &format!(".{vol}")) else { continue };
             let (label, mut records) = open_records(&path)?;

@@ -77,9 +77,13 @@ impl Context {
     pub fn open_archive_checking(name: &str, check_features: bool) -> PmResult<Context> {
         let source = ArchiveSource::open_checking(name, check_features)?;
         let mut pmns = Pmns::new();
-        // libpcp adds each name in turn to the front of its parent's children
-        pmns.add_names_front(
-            source.meta().names().iter().map(|(n, id)| (std::str::from_utf8(n).unwrap_or("\u{fffd}"), *id)),
+        // libpcp adds each name in turn to the front of its parent's
+        // children, archive by archive
+        pmns.add_archive_names(
+            source
+                .meta()
+                .names_by_archive()
+                .map(|names| names.iter().map(|(n, id)| (std::str::from_utf8(n).unwrap_or("\u{fffd}"), *id))),
         );
         pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
         let origin = source.label().start;
@@ -149,11 +153,20 @@ impl Context {
         r
     }
 
-    /// `pmGetArchiveEnd`: the time of the archive's last good record.
+    /// `pmGetArchiveEnd`: the time of the (last) archive's last good
+    /// record. Over several archives, asking can move the current time
+    /// (to the start of the archive being read, as libpcp does).
     #[doc(alias = "pmGetArchiveEnd")]
     #[doc(alias = "pmGetHighResArchiveEnd")]
     pub fn archive_end(&mut self) -> PmResult<Timestamp> {
-        self.need_archive_mut()?.replay()?.end()
+        let replay = self.need_archive_mut()?.replay()?;
+        let before = replay.position();
+        let end = replay.end();
+        let after = replay.position();
+        if after != before {
+            self.origin = after;
+        }
+        end
     }
 
     /// `pmAddProfile`: include instances of `indom` in fetches (all of

@@ -2,7 +2,7 @@
 //! language and the output form) through pcp-archive's Replay, printing
 //! what the oracle prints with the reference libpcp.
 
-use pcp_archive::archive::Archive;
+use pcp_archive::archive::{Archive, ArchiveSet};
 use pcp_archive::raw::MetaRecord;
 use pcp_archive::{Mode, Replay};
 use pcp_core::{FetchResult, InDom, PmId, Timestamp, Value};
@@ -86,27 +86,55 @@ impl Profile {
     }
 }
 
-/// Run `script` against the archive `name`; `wrap` is PCP_COUNTER_WRAP.
+/// Open the archive `name` (or the archives of a comma-separated list or a
+/// directory) for replay, as `pmNewContext` does.
+fn open(name: &str) -> Result<Replay, pcp_core::PmError> {
+    if name.contains(',') || std::path::Path::new(name).is_dir() {
+        Replay::with_archives(ArchiveSet::open(name, true)?, true)
+    } else {
+        Archive::open(name).and_then(Replay::new)
+    }
+}
+
+/// The PMIDs with a name the oracle's `pmTraversePMNS` finds (outside
+/// domain 511). Over several archives, libpcp hides the non-leaf nodes that
+/// archives after the first (in load order) add to the name space, so only
+/// the names whose every prefix came from the first archive count.
+fn visible_pmids(archives: &ArchiveSet) -> Vec<PmId> {
+    let c_str = |n: &[u8]| n[..n.iter().position(|&b| b == 0).unwrap_or(n.len())].to_vec();
+    let mut prefixes: HashSet<Vec<u8>> = HashSet::new();
+    let mut out = Vec::new();
+    for (i, meta) in archives.meta_in_load_order().enumerate() {
+        for rec in meta {
+            let MetaRecord::Desc { desc, names } = rec else { continue };
+            for name in names.iter().map(|n| c_str(n)) {
+                let inner: Vec<Vec<u8>> =
+                    name.iter().enumerate().filter(|(_, &b)| b == b'.').map(|(at, _)| name[..at].to_vec()).collect();
+                if i == 0 {
+                    prefixes.extend(inner);
+                } else if !inner.iter().all(|p| prefixes.contains(p)) {
+                    continue;
+                }
+                if desc.pmid.domain() != 511 {
+                    out.push(desc.pmid);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Run `script` against the archive `name` (or several, comma-separated);
+/// `wrap` is PCP_COUNTER_WRAP.
 pub fn run(name: &str, script: &str, wrap: bool) -> String {
     let mut out = String::new();
-    let archive = match Archive::open(name) {
-        Ok(a) => a,
-        Err(e) => return format!("context E {}\n", e.code()),
-    };
-    let mut all: Vec<PmId> = archive
-        .meta()
-        .iter()
-        .filter_map(|m| match m {
-            MetaRecord::Desc { desc, names } if !names.is_empty() && desc.pmid.domain() != 511 => Some(desc.pmid),
-            _ => None,
-        })
-        .collect();
-    all.sort();
-    all.dedup();
-    let mut replay = match Replay::new(archive) {
+    let mut replay = match open(name) {
         Ok(r) => r,
         Err(e) => return format!("context E {}\n", e.code()),
     };
+    let mut all = visible_pmids(replay.archives());
+    all.sort();
+    all.dedup();
     replay.set_counter_wrap(wrap);
     let start = replay.position();
     let mut list: Vec<PmId> = Vec::new();
@@ -193,12 +221,13 @@ pub fn run(name: &str, script: &str, wrap: bool) -> String {
                 }
             }
             ("autoprofile", _) => {
-                let archive = replay.archive();
                 let indom = all.iter().find_map(|p| replay.desc(*p).map(|d| d.indom).filter(|i| *i != InDom::NULL));
                 if let Some(indom) = indom {
-                    let mut odd: Vec<i32> = archive
-                        .meta()
+                    let mut odd: Vec<i32> = replay
+                        .archives()
+                        .members()
                         .iter()
+                        .flat_map(|a| a.meta())
                         .filter_map(|m| match m {
                             MetaRecord::InDom { indom: i, instances, .. } if *i == indom => Some(instances),
                             _ => None,
@@ -217,7 +246,7 @@ pub fn run(name: &str, script: &str, wrap: bool) -> String {
                 }
             }
             ("reopen", _) => {
-                let fresh = Archive::open(name).and_then(Replay::new);
+                let fresh = open(name);
                 match fresh {
                     Ok(mut r) => {
                         r.set_counter_wrap(wrap);

@@ -1,0 +1,6 @@
+-a
+../pcp-archive/tests/fixtures/multi/s2a,../pcp-archive/tests/fixtures/multi/s2b,../pcp-archive/tests/fixtures/multi/s2c
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

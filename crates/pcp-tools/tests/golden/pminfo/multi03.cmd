@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/multi/s2a,../pcp-archive/tests/fixtures/multi/s2b,../pcp-archive/tests/fixtures/multi/s2c
+-d
+-f
+sample.bin
+sample.long.ten
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

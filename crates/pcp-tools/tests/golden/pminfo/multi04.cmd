@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/multi/s2c,../pcp-archive/tests/fixtures/multi/s2a,../pcp-archive/tests/fixtures/multi/s2b
+-T
+sample.long.ten
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

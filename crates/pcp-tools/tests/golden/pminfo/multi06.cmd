@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/multi/s2a,../pcp-archive/tests/fixtures/multi/s2b
+-m
+sample
+29.0.6
+sample.dupnames.three.bin
+sample.dupnames.two
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,13 @@
+-a
+../pcp-archive/tests/fixtures/multi/s2a
+-a
+../pcp-archive/tests/fixtures/multi/s2b
+-a
+../pcp-archive/tests/fixtures/multi/s2c
+-f
+sample.long.ten
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/multi/dir3,../pcp-archive/tests/fixtures/multi/s2a
+-f
+sample.seconds
+sample.bin
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

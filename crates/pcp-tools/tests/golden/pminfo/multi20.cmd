@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/multi/s2a
+-a
+../pcp-archive/tests/fixtures/multi/s2a
+-a
+../pcp-archive/tests/fixtures/multi/ov2
+-F
+sample.bin
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,7 @@
+-a
+../pcp-archive/tests/fixtures/multi/s2a,../pcp-archive/tests/fixtures/multi/s2b,../pcp-archive/tests/fixtures/multi/s2c
+-v
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,7 @@
+-a
+../pcp-archive/tests/fixtures/multi/ov1,../pcp-archive/tests/fixtures/multi/ov2
+-v
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/multi/s2a
+-a
+../pcp-archive/tests/fixtures/multi/s2b
+-v
+sample.bin
+sample.long.ten
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/multi/dir3
+-v
+sample.colour
+sample.string.hullo
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/multi/dir3
+-t
+0.7
+sample.double.hundred
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

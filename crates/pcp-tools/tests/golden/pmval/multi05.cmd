@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/multi/dir3
+-z
+-t
+2
+sample.string.hullo
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

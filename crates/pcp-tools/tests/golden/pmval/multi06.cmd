@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/multi/ov1,../pcp-archive/tests/fixtures/multi/ov2
+-t
+0.5
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/multi/s2a
+-a
+../pcp-archive/tests/fixtures/multi/s2c
+-t
+1.5
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

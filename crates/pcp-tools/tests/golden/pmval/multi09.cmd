@@ -1,0 +1,14 @@
+-a
+../pcp-archive/tests/fixtures/multi/s2a,../pcp-archive/tests/fixtures/multi/s2b,../pcp-archive/tests/fixtures/multi/s2c
+-S
++3
+-T
++10
+-t
+2
+-r
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/multi/dir3
+-Z
+EST5EDT
+-t
+3
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

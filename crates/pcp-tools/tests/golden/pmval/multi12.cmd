@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/multi/s2a
+-U
+../pcp-archive/tests/fixtures/multi/s2c
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

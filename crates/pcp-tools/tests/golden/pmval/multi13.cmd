@@ -1,0 +1,13 @@
+-a
+../pcp-archive/tests/fixtures/multi/s2a,../pcp-archive/tests/fixtures/multi/s2b,../pcp-archive/tests/fixtures/multi/s2c
+-O
++5
+-t
+0.8
+-s
+6
+sample.long.ten
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
