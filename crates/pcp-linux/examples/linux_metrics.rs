@@ -7,10 +7,13 @@
 //! - `linux_metrics names`: every metric name, one a line
 //! - `linux_metrics bench N [NAME...]`: N fetches, total seconds on stdout
 
-use pcp_core::format::print_value;
 use pcp_core::{PmId, Timestamp};
 use pcp_linux::{metric_by_name, metrics, LinuxSource, MetricDef, Options, RootFiles};
 use std::io::Write;
+
+#[path = "../tests/common/render.rs"]
+mod render;
+use render::{desc, fetch};
 use std::process::ExitCode;
 
 fn defs(names: &[String]) -> Result<Vec<&'static MetricDef>, String> {
@@ -18,49 +21,6 @@ fn defs(names: &[String]) -> Result<Vec<&'static MetricDef>, String> {
         return Ok(metrics().iter().collect());
     }
     names.iter().map(|n| metric_by_name(n).ok_or_else(|| format!("{n}: Unknown metric name"))).collect()
-}
-
-fn desc(out: &mut Vec<u8>, defs: &[&MetricDef]) {
-    for d in defs {
-        let _ = write!(out, "\n{} PMID: {}\n{}", d.name, d.pmid, d.desc());
-        let text = d.text(true).trim_end_matches('\n');
-        if text.is_empty() {
-            let _ = writeln!(out, "Help: <empty entry>");
-        } else {
-            let _ = writeln!(out, "Help:\n{text}");
-        }
-    }
-}
-
-fn fetch(out: &mut Vec<u8>, src: &mut LinuxSource, defs: &[&MetricDef]) {
-    let pmids: Vec<PmId> = defs.iter().map(|d| d.pmid).collect();
-    let r = src.fetch(&pmids, Timestamp::default(), &|_, _| true);
-    for (d, set) in defs.iter().zip(&r.sets) {
-        let _ = writeln!(out, "\n{}", d.name);
-        let vals = match &set.values {
-            Err(e) => {
-                let _ = writeln!(out, "Error: {}", e.text());
-                continue;
-            }
-            Ok(v) => v,
-        };
-        if vals.is_empty() {
-            let _ = writeln!(out, "No value(s) available!");
-            continue;
-        }
-        let indom = d.desc().indom;
-        let names = if indom.is_null() { Vec::new() } else { src.instances(indom).unwrap_or_default() };
-        for v in vals {
-            if indom.is_null() {
-                let _ = write!(out, "    value ");
-            } else {
-                let name = names.iter().find(|(i, _)| *i == v.inst).map_or("???", |(_, n)| n.as_str());
-                let _ = write!(out, "    inst [{} or \"{}\"] value ", v.inst, name);
-            }
-            let _ = print_value(out, &v.value, d.ty, 1);
-            out.push(b'\n');
-        }
-    }
 }
 
 fn main() -> ExitCode {
