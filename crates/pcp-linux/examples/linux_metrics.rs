@@ -5,6 +5,7 @@
 //! - `linux_metrics fetch [--root DIR] [NAME...]`: one fetch of the
 //!   metrics, `pminfo -f` style
 //! - `linux_metrics names`: every metric name, one a line
+//! - `linux_metrics table`: name, semantics and type, tab separated
 //! - `linux_metrics bench N [NAME...]`: N fetches, total seconds on stdout
 
 use pcp_core::{PmId, Timestamp};
@@ -66,6 +67,11 @@ fn main() -> ExitCode {
             }
         }
         "fetch" => fetch(&mut out, &mut src, &defs),
+        "table" => {
+            for d in &defs {
+                let _ = writeln!(out, "{}\t{}\t{}", d.name, d.sem, d.ty);
+            }
+        }
         "bench" => {
             let pmids: Vec<PmId> = defs.iter().map(|d| d.pmid).collect();
             let start = std::time::Instant::now();

@@ -97,7 +97,12 @@ pub(crate) fn parse_statfs_table(text: &[u8]) -> Vec<(String, FsStats)> {
 
 impl Files for RootFiles {
     fn read(&self, path: &str) -> io::Result<Vec<u8>> {
-        std::fs::read(self.at(path))
+        // not fs::read: /proc and /sys files report no useful size, so
+        // skip its metadata call and read into a page-sized buffer
+        use std::io::Read;
+        let mut buf = Vec::with_capacity(4096);
+        std::fs::File::open(self.at(path))?.read_to_end(&mut buf)?;
+        Ok(buf)
     }
 
     fn list(&self, dir: &str) -> io::Result<Vec<String>> {

@@ -4,7 +4,7 @@
 use crate::cache::InstCache;
 use crate::files::{Files, FsStats, RootFiles};
 use crate::parse::{self, CpuTimes, DeviceClass, DiskCounters, LoadAvg, MemField, Meminfo, Stat, Uptime, VmstatSwap};
-use crate::{metric_by_pmid, MetricDef, CPU_INDOM, DISK_INDOM, DM_INDOM, FILESYS_INDOM, LOADAVG_INDOM, MD_INDOM};
+use crate::{MetricDef, CPU_INDOM, DISK_INDOM, DM_INDOM, FILESYS_INDOM, LOADAVG_INDOM, MD_INDOM};
 use crate::{NET_DEV_INDOM, WWID_INDOM};
 use pcp_core::{AtomValue, FetchResult, InDom, InstValue, MetricType, PmError, PmId, PmResult, Timestamp, Value};
 use pcp_core::{ValueSet, PM_IN_NULL};
@@ -129,6 +129,8 @@ pub struct LinuxSource<F: Files = RootFiles> {
     wwid: InstCache,
     nets: InstCache,
     filesys: InstCache,
+    /// The metric table by PMID, for lookups in fetches.
+    by_pmid: HashMap<PmId, &'static MetricDef>,
 }
 
 const IFF_UP: u64 = 0x1;
@@ -160,6 +162,7 @@ impl<F: Files> LinuxSource<F> {
             wwid: InstCache::new(),
             nets: InstCache::new(),
             filesys: InstCache::new(),
+            by_pmid: crate::metrics().iter().map(|m| (m.pmid, m)).collect(),
         };
         s.load_saved_caches();
         s
@@ -232,7 +235,7 @@ impl<F: Files> LinuxSource<F> {
         let snap = self.refresh(&need);
         let mut sets = Vec::with_capacity(pmids.len());
         for &pmid in pmids {
-            let values = match metric_by_pmid(pmid) {
+            let values = match self.by_pmid.get(&pmid).copied() {
                 None => Err(PmError::PM_ERR_PMID),
                 Some(def) => self.metric_values(&snap, def, wanted),
             };
@@ -524,18 +527,20 @@ impl<F: Files> LinuxSource<F> {
             return;
         }
         let active: Vec<(i32, String)> = self.nets.active().map(|(i, n)| (i, n.to_owned())).collect();
+        // each attribute file is read once per fetch, whichever pass asks
+        let mut memo: Vec<Memo<'_, F>> = active.iter().map(|(_, n)| Memo::new(&self.files, n)).collect();
         // sysfs first, stopping at the first interface missing a value
-        for (inst, name) in &active {
+        for ((inst, _), m) in active.iter().zip(&mut memo) {
             let Some((_, ioc)) = snap.nets.get_mut(inst) else { continue };
-            if !sysfs_ioc(&self.files, name, need, ioc) {
+            if !sysfs_ioc(m, need, ioc) {
                 break;
             }
         }
         // then what the PMDA's ioctl()s give, for every interface: its
         // sysfs walk always reports a failure, so this always runs
-        for (inst, name) in &active {
+        for ((inst, _), m) in active.iter().zip(&mut memo) {
             let Some((_, ioc)) = snap.nets.get_mut(inst) else { continue };
-            ioctl_ioc(&self.files, name, need, ioc);
+            ioctl_ioc(m, need, ioc);
         }
     }
 
@@ -979,43 +984,70 @@ impl<F: Files> FilesDyn for F {
     }
 }
 
+/// One interface's sysfs attributes, each read at most once.
+struct Memo<'a, F: Files> {
+    files: &'a F,
+    name: &'a str,
+    words: Vec<(&'static str, Option<Vec<u8>>)>,
+}
+
+impl<'a, F: Files> Memo<'a, F> {
+    fn new(files: &'a F, name: &'a str) -> Memo<'a, F> {
+        Memo { files, name, words: Vec::new() }
+    }
+
+    /// The first word of `/sys/class/net/NAME/ATTR`.
+    fn word(&mut self, attr: &'static str) -> Option<Vec<u8>> {
+        if let Some((_, w)) = self.words.iter().find(|(a, _)| *a == attr) {
+            return w.clone();
+        }
+        let w = self
+            .files
+            .read(&format!("/sys/class/net/{}/{attr}", self.name))
+            .ok()
+            .and_then(|t| parse::sysfs_oneline(&t).map(<[u8]>::to_vec));
+        self.words.push((attr, w.clone()));
+        w
+    }
+
+    fn exists(&self, path: String) -> bool {
+        self.files.exists(&path)
+    }
+}
+
 /// The interface values from sysfs, as `refresh_net_dev_sysfs` reads
 /// them; `false` when a needed attribute is missing (the PMDA stops its
 /// sysfs walk there).
-fn sysfs_ioc(files: &dyn FilesRef, name: &str, need: &Need, ioc: &mut Ioc) -> bool {
-    let word = |attr: &str| -> Option<Vec<u8>> {
-        let t = files.read_ref(&format!("/sys/class/net/{name}/{attr}"))?;
-        parse::sysfs_oneline(&t).map(<[u8]>::to_vec)
-    };
+fn sysfs_ioc<F: Files>(m: &mut Memo<'_, F>, need: &Need, ioc: &mut Ioc) -> bool {
     if need.net_speed {
-        let Some(v) = word("speed") else { return false };
+        let Some(v) = m.word("speed") else { return false };
         ioc.speed = crate::scan::atoi(&v) as u32;
     }
     if need.net_mtu {
-        let Some(v) = word("mtu") else { return false };
+        let Some(v) = m.word("mtu") else { return false };
         ioc.mtu = crate::scan::atoi(&v) as u32;
     }
     if need.net_linkup || need.net_running {
-        let Some(v) = word("flags") else { return false };
+        let Some(v) = m.word("flags") else { return false };
         let flags = crate::scan::strtoul_hex(&v);
         ioc.linkup = flags & IFF_UP != 0;
         ioc.running = flags & IFF_RUNNING != 0;
     }
     if need.net_duplex {
-        ioc.duplex = match word("duplex") {
-            None if !files.exists_ref(&format!("/sys/class/net/{name}")) => return false,
+        ioc.duplex = match m.word("duplex") {
+            None if !m.exists(format!("/sys/class/net/{}", m.name)) => return false,
             v => duplex_code(v.as_deref()),
         };
     }
     if need.net_wireless {
-        ioc.wireless = files.exists_ref(&format!("/sys/class/net/{name}/wireless"));
+        ioc.wireless = m.exists(format!("/sys/class/net/{}/wireless", m.name));
     }
     if need.net_type {
-        let Some(v) = word("type") else { return false };
+        let Some(v) = m.word("type") else { return false };
         ioc.ty = crate::scan::atoi(&v) as u32;
     }
     if need.net_virtual {
-        ioc.virtuali = files.exists_ref(&format!("/sys/devices/virtual/net/{name}"));
+        ioc.virtuali = m.exists(format!("/sys/devices/virtual/net/{}", m.name));
     }
     true
 }
@@ -1035,50 +1067,31 @@ fn duplex_code(v: Option<&[u8]>) -> u32 {
 /// reports a speed (then type 1, not wireless); an interface with a
 /// `wireless` directory answers as a wireless one (its bit rate is not
 /// available here).
-fn ioctl_ioc(files: &dyn FilesRef, name: &str, need: &Need, ioc: &mut Ioc) {
-    let word = |attr: &str| -> Option<Vec<u8>> {
-        let t = files.read_ref(&format!("/sys/class/net/{name}/{attr}"))?;
-        parse::sysfs_oneline(&t).map(<[u8]>::to_vec)
-    };
+fn ioctl_ioc<F: Files>(m: &mut Memo<'_, F>, need: &Need, ioc: &mut Ioc) {
     if need.net_mtu {
-        if let Some(v) = word("mtu") {
+        if let Some(v) = m.word("mtu") {
             ioc.mtu = crate::scan::atoi(&v) as u32;
         }
     }
     if need.net_linkup || need.net_running {
-        if let Some(v) = word("flags") {
+        if let Some(v) = m.word("flags") {
             let up = crate::scan::strtoul_hex(&v) & IFF_UP != 0;
-            let oper = word("operstate");
+            let oper = m.word("operstate");
             ioc.linkup = up;
             ioc.running = up && matches!(oper.as_deref(), Some(b"up" | b"unknown"));
         }
     }
     if need.net_type || need.net_speed || need.net_duplex || need.net_wireless {
-        if let Some(speed) = word("speed") {
+        if let Some(speed) = m.word("speed") {
             ioc.ty = 1;
             ioc.speed = crate::scan::atoi(&speed) as u32;
-            ioc.duplex = duplex_code(word("duplex").as_deref());
+            ioc.duplex = duplex_code(m.word("duplex").as_deref());
             ioc.wireless = false;
-        } else if files.exists_ref(&format!("/sys/class/net/{name}/wireless")) {
+        } else if m.exists(format!("/sys/class/net/{}/wireless", m.name)) {
             ioc.ty = 0;
             ioc.duplex = 1;
             ioc.wireless = true;
         }
-    }
-}
-
-/// Object-safe file access for the interface helpers.
-trait FilesRef {
-    fn read_ref(&self, path: &str) -> Option<Vec<u8>>;
-    fn exists_ref(&self, path: &str) -> bool;
-}
-
-impl<F: Files> FilesRef for F {
-    fn read_ref(&self, path: &str) -> Option<Vec<u8>> {
-        self.read(path).ok()
-    }
-    fn exists_ref(&self, path: &str) -> bool {
-        self.exists(path)
     }
 }
 
