@@ -1,0 +1,144 @@
+//! Linux metrics for local contexts: the data side of PCP's Linux PMDA
+//! (domain 60) and the one metric of its proc PMDA that tools lean on
+//! (`proc.nprocs`), read straight from /proc and /sys.
+//!
+//! - [`parse`]: pure parsers, bytes in and structs out, a missing or
+//!   damaged field being "no value".
+//! - [`metrics`]: one table of every metric served, with the names,
+//!   PMIDs, types, instance domains, semantics, units and help texts the
+//!   PCP 6.0.3 PMDAs serve.
+//! - [`LinuxSource`]: the instance domains (numbered as the PMDA numbers
+//!   them) and fetches, over a [`Files`] root that tests point at a
+//!   committed snapshot.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod cache;
+mod files;
+pub mod parse;
+mod scan;
+mod source;
+mod table;
+
+pub use cache::InstCache;
+pub use files::{Files, FsStats, RootFiles};
+pub use source::{LinuxSource, Options};
+
+use pcp_core::{Desc, InDom, MetricType, PmId, Semantics, Units};
+
+/// The Linux PMDA's domain number.
+pub const LINUX_DOMAIN: u32 = 60;
+/// The proc PMDA's domain number (for `proc.nprocs`).
+pub const PROC_DOMAIN: u32 = 3;
+
+/// `CPU_INDOM` (60.0): `cpuN`, instance N.
+pub const CPU_INDOM: InDom = InDom::new(LINUX_DOMAIN, 0);
+/// `DISK_INDOM` (60.1): whole disks by kernel name.
+pub const DISK_INDOM: InDom = InDom::new(LINUX_DOMAIN, 1);
+/// `LOADAVG_INDOM` (60.2): instances 1, 5 and 15 ("1 minute", ...).
+pub const LOADAVG_INDOM: InDom = InDom::new(LINUX_DOMAIN, 2);
+/// `NET_DEV_INDOM` (60.3): network interfaces of /proc/net/dev.
+pub const NET_DEV_INDOM: InDom = InDom::new(LINUX_DOMAIN, 3);
+/// `FILESYS_INDOM` (60.5): mounted block-device file systems.
+pub const FILESYS_INDOM: InDom = InDom::new(LINUX_DOMAIN, 5);
+/// `DM_INDOM` (60.24): device-mapper devices by persistent name.
+pub const DM_INDOM: InDom = InDom::new(LINUX_DOMAIN, 24);
+/// `MD_INDOM` (60.25): multi-device (software RAID) devices.
+pub const MD_INDOM: InDom = InDom::new(LINUX_DOMAIN, 25);
+/// `WWID_INDOM` (60.42): multipath devices by WWID.
+pub const WWID_INDOM: InDom = InDom::new(LINUX_DOMAIN, 42);
+
+/// The instance domains served, with their serials.
+pub const INDOMS: [InDom; 8] =
+    [CPU_INDOM, DISK_INDOM, LOADAVG_INDOM, NET_DEV_INDOM, FILESYS_INDOM, DM_INDOM, MD_INDOM, WWID_INDOM];
+
+/// One metric: its name, descriptor and help texts, as the PMDA serves
+/// them (`pminfo -dmtT` prints these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetricDef {
+    /// The full name, e.g. `kernel.all.load`.
+    pub name: &'static str,
+    /// The PMID.
+    pub pmid: PmId,
+    /// The value type.
+    pub ty: MetricType,
+    /// The instance domain's serial (domain 60), or `None` for a singular
+    /// metric.
+    pub indom: Option<u32>,
+    /// The semantics.
+    pub sem: Semantics,
+    /// The units.
+    pub units: Units,
+    /// The one-line help text (`PM_TEXT_ONELINE`).
+    pub oneline: &'static str,
+    /// The full help text (`PM_TEXT_HELP`) when it differs from the
+    /// one-line text (the PMDA serves the one-line text for both
+    /// otherwise).
+    pub help: Option<&'static str>,
+}
+
+impl MetricDef {
+    /// The descriptor (`pmLookupDesc`).
+    #[doc(alias = "pmLookupDesc")]
+    pub fn desc(&self) -> Desc {
+        Desc {
+            pmid: self.pmid,
+            ty: self.ty,
+            indom: self.indom.map_or(InDom::NULL, |s| InDom::new(LINUX_DOMAIN, s)),
+            sem: self.sem,
+            units: self.units,
+        }
+    }
+
+    /// The help text of `level` (`pmLookupText`).
+    #[doc(alias = "pmLookupText")]
+    pub fn text(&self, full: bool) -> &'static str {
+        match (full, self.help) {
+            (true, Some(h)) => h,
+            _ => self.oneline,
+        }
+    }
+}
+
+/// Every metric served, in the order of the PMDA's name space.
+pub fn metrics() -> &'static [MetricDef] {
+    table::METRICS
+}
+
+/// The metric with this PMID.
+pub fn metric_by_pmid(pmid: PmId) -> Option<&'static MetricDef> {
+    table::METRICS.iter().find(|m| m.pmid == pmid)
+}
+
+/// The metric with this name.
+pub fn metric_by_name(name: &str) -> Option<&'static MetricDef> {
+    table::METRICS.iter().find(|m| m.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_consistent() {
+        let all = metrics();
+        assert_eq!(all.len(), 280);
+        for (i, m) in all.iter().enumerate() {
+            assert!(all[..i].iter().all(|o| o.pmid != m.pmid && o.name != m.name), "{} repeated", m.name);
+            let d = m.desc();
+            let domain = if m.name == "proc.nprocs" { PROC_DOMAIN } else { LINUX_DOMAIN };
+            assert_eq!(d.pmid.domain(), domain, "{}", m.name);
+            if let Some(s) = m.indom {
+                assert!(INDOMS.iter().any(|i| i.serial() == s), "{}", m.name);
+            }
+            assert_eq!(metric_by_pmid(m.pmid), Some(m));
+            assert_eq!(metric_by_name(m.name), Some(m));
+        }
+        let load = metric_by_name("kernel.all.load").unwrap();
+        assert_eq!(
+            load.desc().to_string(),
+            "    Data Type: float  InDom: 60.2 0xf000002\n    Semantics: instant  Units: none\n"
+        );
+        assert_eq!(load.text(true), "1, 5 and 15 minute load average");
+    }
+}

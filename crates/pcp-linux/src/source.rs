@@ -1,0 +1,1266 @@
+//! The metric source: instance domains and fetches over a [`Files`] root,
+//! computing each value as the PCP 6.0.3 Linux PMDA computes it.
+
+use crate::cache::InstCache;
+use crate::files::{Files, FsStats, RootFiles};
+use crate::parse::{self, CpuTimes, DeviceClass, DiskCounters, LoadAvg, MemField, Meminfo, Stat, Uptime, VmstatSwap};
+use crate::{MetricDef, CPU_INDOM, DISK_INDOM, DM_INDOM, FILESYS_INDOM, LOADAVG_INDOM, MD_INDOM};
+use crate::{NET_DEV_INDOM, WWID_INDOM};
+use pcp_core::{AtomValue, FetchResult, InDom, InstValue, MetricType, PmError, PmId, PmResult, Timestamp, Value};
+use pcp_core::{ValueSet, PM_IN_NULL};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// Machine parameters the PMDA takes from the C library rather than from
+/// files, and where the PMDA keeps its instance numbering.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Clock ticks per second of /proc/stat's CPU times
+    /// (`sysconf(_SC_CLK_TCK)`, `$LINUX_HERTZ` for the PMDA).
+    pub hz: u32,
+    /// The memory page size (`getpagesize()`).
+    pub page_size: u32,
+    /// The number of configured CPUs (`sysconf(_SC_NPROCESSORS_CONF)`);
+    /// `None` counts them in /sys/devices/system/cpu.
+    pub ncpus: Option<u32>,
+    /// The directory the PMDAs save their instance numbering in
+    /// (`$PCP_VAR_DIR/config/pmda`); when its files are there, disks and
+    /// network interfaces keep the identifiers the PMDA gave them.
+    pub pmda_cache_dir: Option<PathBuf>,
+}
+
+impl Options {
+    /// This machine's parameters, and PCP's usual cache directory.
+    pub fn from_system() -> Options {
+        Options {
+            hz: u32::try_from(rustix::param::clock_ticks_per_second()).unwrap_or(100),
+            page_size: u32::try_from(rustix::param::page_size()).unwrap_or(4096),
+            ncpus: None,
+            pmda_cache_dir: Some(PathBuf::from("/var/lib/pcp/config/pmda")),
+        }
+    }
+}
+
+/// The values the kernel's `ioctl`s and sysfs give for an interface
+/// (`net_dev_t`): zero means "not known".
+#[derive(Clone, Copy, Debug, Default)]
+struct Ioc {
+    mtu: u32,
+    speed: u32,
+    ty: u32,
+    duplex: u32,
+    linkup: bool,
+    running: bool,
+    wireless: bool,
+    virtuali: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct DiskEntry {
+    /// The name the PMDA keeps (`namebuf`: persistent for dm and md).
+    name: String,
+    /// The kernel name of a dm or md device (`dmname`/`mdname`).
+    kname: Option<String>,
+    counters: Option<DiskCounters>,
+    nr_blocks: u64,
+    wwid: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+struct FsEntry {
+    path: String,
+    options: String,
+}
+
+/// Which files a fetch needs read (the PMDA's `need_refresh`).
+#[derive(Clone, Copy, Debug, Default)]
+struct Need {
+    stat: bool,
+    vmstat: bool,
+    diskstats: bool,
+    partitions: bool,
+    meminfo: bool,
+    loadavg: bool,
+    uptime: bool,
+    netdev: bool,
+    net_mtu: bool,
+    net_speed: bool,
+    net_duplex: bool,
+    net_linkup: bool,
+    net_running: bool,
+    net_wireless: bool,
+    net_type: bool,
+    net_virtual: bool,
+    filesys: bool,
+    procs: bool,
+}
+
+/// What one fetch read.
+#[derive(Default)]
+struct Snap {
+    stat: Option<Stat>,
+    vmstat: Option<VmstatSwap>,
+    meminfo: Option<Meminfo>,
+    loadavg: Option<LoadAvg>,
+    uptime: Option<Uptime>,
+    /// Per-CPU times by instance.
+    cpu: HashMap<i32, CpuTimes>,
+    /// Per block device, keyed by (indom serial, instance).
+    disks: HashMap<(u32, i32), DiskEntry>,
+    nets: HashMap<i32, ([Option<u64>; parse::NET_DEV_COUNTERS], Ioc)>,
+    fs: HashMap<i32, FsEntry>,
+    statfs: HashMap<i32, Option<FsStats>>,
+    nprocs: Option<u32>,
+}
+
+/// The Linux metrics of one system: its instance domains (numbered as
+/// the PMDA numbers them, remembered across fetches) and fetches.
+#[derive(Debug)]
+pub struct LinuxSource<F: Files = RootFiles> {
+    files: F,
+    opts: Options,
+    cpus: InstCache,
+    cpus_ready: bool,
+    prev_wait_all: u64,
+    prev_wait: HashMap<i32, u64>,
+    disks: InstCache,
+    dm: InstCache,
+    md: InstCache,
+    wwid: InstCache,
+    nets: InstCache,
+    filesys: InstCache,
+    /// The metric table by PMID, for lookups in fetches.
+    by_pmid: HashMap<PmId, &'static MetricDef>,
+}
+
+const IFF_UP: u64 = 0x1;
+const IFF_RUNNING: u64 = 0x40;
+/// How far /proc/stat's iowait may step back before it counts as a wrap.
+const WAITIO_SLOP: u64 = 100;
+
+impl LinuxSource<RootFiles> {
+    /// The running system's metrics, files read under `root` (normally
+    /// `/`), with this machine's [`Options::from_system`].
+    pub fn new(root: impl Into<PathBuf>) -> LinuxSource<RootFiles> {
+        LinuxSource::with_files(RootFiles::new(root), Options::from_system())
+    }
+}
+
+impl<F: Files> LinuxSource<F> {
+    /// A source reading `files`, with machine parameters `opts`.
+    pub fn with_files(files: F, opts: Options) -> LinuxSource<F> {
+        let mut s = LinuxSource {
+            files,
+            opts,
+            cpus: InstCache::new(),
+            cpus_ready: false,
+            prev_wait_all: 0,
+            prev_wait: HashMap::new(),
+            disks: InstCache::new(),
+            dm: InstCache::new(),
+            md: InstCache::new(),
+            wwid: InstCache::new(),
+            nets: InstCache::new(),
+            filesys: InstCache::new(),
+            by_pmid: crate::metrics().iter().map(|m| (m.pmid, m)).collect(),
+        };
+        s.load_saved_caches();
+        s
+    }
+
+    /// The files this source reads.
+    pub fn files(&self) -> &F {
+        &self.files
+    }
+
+    fn load_saved_caches(&mut self) {
+        let Some(dir) = self.opts.pmda_cache_dir.clone() else { return };
+        for (indom, cache) in [
+            (DISK_INDOM, &mut self.disks),
+            (DM_INDOM, &mut self.dm),
+            (MD_INDOM, &mut self.md),
+            (WWID_INDOM, &mut self.wwid),
+            (NET_DEV_INDOM, &mut self.nets),
+        ] {
+            let path = dir.join(indom.to_string());
+            if let Ok(text) = std::fs::read(path) {
+                if let Some(entries) = parse::pmda_cache(&text) {
+                    cache.load(entries.into_iter().map(|e| (e.inst, e.name)));
+                }
+            }
+        }
+    }
+
+    fn cache(&self, indom: InDom) -> Option<&InstCache> {
+        Some(match indom {
+            CPU_INDOM => &self.cpus,
+            DISK_INDOM => &self.disks,
+            DM_INDOM => &self.dm,
+            MD_INDOM => &self.md,
+            WWID_INDOM => &self.wwid,
+            NET_DEV_INDOM => &self.nets,
+            FILESYS_INDOM => &self.filesys,
+            _ => return None,
+        })
+    }
+
+    /// `pmGetInDom`: the instances of `indom` present now, in identifier
+    /// order, after refreshing it as the PMDA does.
+    #[doc(alias = "pmGetInDom")]
+    pub fn instances(&mut self, indom: InDom) -> PmResult<Vec<(i32, String)>> {
+        if indom == LOADAVG_INDOM {
+            return Ok(vec![(1, "1 minute".into()), (5, "5 minute".into()), (15, "15 minute".into())]);
+        }
+        let mut need = Need::default();
+        match indom {
+            CPU_INDOM => need.stat = true,
+            DISK_INDOM | DM_INDOM | MD_INDOM => need.diskstats = true,
+            NET_DEV_INDOM => need.netdev = true,
+            FILESYS_INDOM => need.filesys = true,
+            WWID_INDOM => need.diskstats = true,
+            _ => return Err(PmError::PM_ERR_INDOM),
+        }
+        self.refresh(&need);
+        let cache = self.cache(indom).ok_or(PmError::PM_ERR_INDOM)?;
+        Ok(cache.active().map(|(i, n)| (i, n.to_owned())).collect())
+    }
+
+    /// `pmFetch`: the values of `pmids`, stamped `now`, with the instances
+    /// `wanted` accepts (the profile). Each metric's value set is as the
+    /// PMDA's `pmdaFetch` builds it: the values it has, or when it has none
+    /// the error (if any) its last instance gave.
+    #[doc(alias = "pmFetch")]
+    pub fn fetch(&mut self, pmids: &[PmId], now: Timestamp, wanted: &dyn Fn(InDom, i32) -> bool) -> FetchResult {
+        let need = needs(pmids);
+        let snap = self.refresh(&need);
+        let mut sets = Vec::with_capacity(pmids.len());
+        for &pmid in pmids {
+            let values = match self.by_pmid.get(&pmid).copied() {
+                None => Err(PmError::PM_ERR_PMID),
+                Some(def) => self.metric_values(&snap, def, wanted),
+            };
+            sets.push(ValueSet { pmid, values });
+        }
+        FetchResult { timestamp: now, sets }
+    }
+
+    fn metric_values(
+        &self,
+        snap: &Snap,
+        def: &MetricDef,
+        wanted: &dyn Fn(InDom, i32) -> bool,
+    ) -> Result<Vec<InstValue>, PmError> {
+        let indom = def.desc().indom;
+        let insts: Vec<i32> = if indom.is_null() {
+            vec![PM_IN_NULL]
+        } else if indom == LOADAVG_INDOM {
+            vec![1, 5, 15]
+        } else {
+            match self.cache(indom) {
+                Some(c) => c.active().map(|(i, _)| i).collect(),
+                None => Vec::new(),
+            }
+        };
+        let mut out = Vec::new();
+        let mut last = Ok(());
+        for inst in insts {
+            if !indom.is_null() && !wanted(indom, inst) {
+                continue;
+            }
+            match self.value(snap, def, inst) {
+                Ok(Some(atom)) => {
+                    out.push(InstValue { inst, value: Value::from_atom(&atom) });
+                    last = Ok(());
+                }
+                Ok(None) => last = Ok(()),
+                Err(e) => last = Err(e),
+            }
+        }
+        match (out.is_empty(), last) {
+            (true, Err(e)) => Err(e),
+            _ => Ok(out),
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // refresh: read what the fetch needs, update the instance domains
+
+    fn read(&self, path: &str) -> Option<Vec<u8>> {
+        self.files.read(path).ok()
+    }
+
+    fn refresh(&mut self, need: &Need) -> Snap {
+        let mut snap = Snap::default();
+        if need.diskstats || need.partitions {
+            self.refresh_disks(need, &mut snap);
+        }
+        if need.stat {
+            self.refresh_stat(&mut snap);
+        }
+        if need.meminfo {
+            snap.meminfo = self.read("/proc/meminfo").map(|t| self.meminfo_with_available(&t));
+        }
+        if need.loadavg {
+            snap.loadavg = self.read("/proc/loadavg").map(|t| parse::loadavg(&t));
+        }
+        if need.netdev {
+            self.refresh_net(need, &mut snap);
+        }
+        if need.filesys {
+            self.refresh_filesys(&mut snap);
+        }
+        if need.uptime {
+            snap.uptime = self.read("/proc/uptime").map(|t| parse::uptime(&t));
+        }
+        if need.vmstat {
+            snap.vmstat = self.read("/proc/vmstat").map(|t| parse::vmstat_swap(&t));
+        }
+        if need.procs {
+            snap.nprocs = self.files.list("/proc").ok().map(|names| {
+                let n = names.iter().filter(|n| n.as_bytes().first().is_some_and(u8::is_ascii_digit)).count();
+                u32::try_from(n).unwrap_or(u32::MAX)
+            });
+        }
+        snap
+    }
+
+    fn meminfo_with_available(&self, text: &[u8]) -> Meminfo {
+        let mut m = parse::meminfo(text);
+        if m.get(MemField::MemAvailable).is_none() {
+            // kernels before 3.14: the PMDA's estimate
+            let (Some(free), Some(af), Some(inf), Some(srec)) = (
+                m.get(MemField::MemFree),
+                m.get(MemField::ActiveFile),
+                m.get(MemField::InactiveFile),
+                m.get(MemField::SReclaimable),
+            ) else {
+                return m;
+            };
+            if m.get(MemField::MemTotal).is_none() {
+                return m;
+            }
+            let shift = self.opts.page_size.max(1).trailing_zeros();
+            let low = self.read("/proc/zoneinfo").map_or(0, |z| parse::zoneinfo_low_pages(&z)).wrapping_shl(shift);
+            let (free, af, inf, srec) = (free as i64, af as i64, inf as i64, srec as i64);
+            let mut avail = free.wrapping_sub(low);
+            let pagecache = af.wrapping_add(inf);
+            avail = avail.wrapping_add(pagecache.wrapping_sub((pagecache / 2).min(low)));
+            avail = avail.wrapping_add(srec).wrapping_sub((srec / 2).min(low));
+            m.set(MemField::MemAvailable, avail.max(0) as u64);
+        }
+        m
+    }
+
+    fn ncpus_conf(&self) -> u32 {
+        if let Some(n) = self.opts.ncpus {
+            return n.max(1);
+        }
+        let from_possible = self.read("/sys/devices/system/cpu/possible").and_then(|t| parse::cpu_list_count(&t));
+        let n = from_possible.or_else(|| {
+            let names = self.files.list("/sys/devices/system/cpu").ok()?;
+            let n = names
+                .iter()
+                .filter(|n| {
+                    n.strip_prefix("cpu").is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+                })
+                .count();
+            u32::try_from(n).ok().filter(|&n| n > 0)
+        });
+        n.unwrap_or(1).max(1)
+    }
+
+    fn refresh_stat(&mut self, snap: &mut Snap) {
+        if !self.cpus_ready {
+            self.cpus_ready = true;
+            for i in 0..self.ncpus_conf() {
+                self.cpus.add(&format!("cpu{i}"));
+            }
+        }
+        let size = self.cpus.len();
+        self.cpus.deactivate_all();
+        let Some(text) = self.read("/proc/stat") else { return };
+        let mut st = parse::stat(&text);
+        if let Some(all) = st.all.as_mut() {
+            if let Some(w) = all.wait {
+                all.wait = Some(monotone_wait(&mut self.prev_wait_all, w));
+            }
+        }
+        if size == 1 {
+            // one CPU: its times are the aggregate line's
+            if let Some(inst) = self.cpus.add("cpu0") {
+                snap.cpu.insert(inst, st.all.unwrap_or_default());
+            }
+        } else {
+            for (id, times) in &st.cpus {
+                let name = format!("cpu{id}");
+                // only CPUs the indom was set up with count
+                if !self.cpus.contains(&name) {
+                    continue;
+                }
+                let Some(inst) = self.cpus.add(&name) else { continue };
+                let mut t = *times;
+                if let Some(w) = t.wait {
+                    let prev = self.prev_wait.entry(inst).or_insert(0);
+                    t.wait = Some(monotone_wait(prev, w));
+                }
+                snap.cpu.insert(inst, t);
+            }
+        }
+        snap.stat = Some(st);
+    }
+
+    fn refresh_disks(&mut self, need: &Need, snap: &mut Snap) {
+        for c in [&mut self.disks, &mut self.dm, &mut self.md, &mut self.wwid] {
+            c.deactivate_all();
+        }
+        let mut need_partitions = need.partitions;
+        if need.diskstats {
+            match self.read("/proc/diskstats") {
+                Some(text) => {
+                    for line in parse::diskstats(&text) {
+                        if let Some(key) = self.disk_instance(&line.name, snap) {
+                            if let Some(e) = snap.disks.get_mut(&key) {
+                                e.counters = line.counters;
+                            }
+                        }
+                    }
+                }
+                None => need_partitions = true,
+            }
+        }
+        if need_partitions {
+            if let Some(text) = self.read("/proc/partitions") {
+                for line in parse::partitions(&text) {
+                    if let Some(key) = self.disk_instance(&line.name, snap) {
+                        if let Some(e) = snap.disks.get_mut(&key) {
+                            e.nr_blocks = line.blocks;
+                            if e.counters.is_none() {
+                                e.counters = Some(DiskCounters::default());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Place one kernel device name in its instance domain, as
+    /// `refresh_disk_indom` does; the snapshot key of its entry.
+    fn disk_instance(&mut self, kname: &str, snap: &mut Snap) -> Option<(u32, i32)> {
+        let class = parse::classify_device(kname)?;
+        let (name, dmmd) = match class {
+            DeviceClass::Dm => {
+                // the persistent name from sysfs; without one the PMDA
+                // skips the device
+                let raw = self.read(&format!("/sys/block/{kname}/dm/name"))?;
+                let first = raw.split(|&b| b == b'\n').next().unwrap_or_default();
+                if first.is_empty() && raw.is_empty() {
+                    return None;
+                }
+                (String::from_utf8_lossy(first).into_owned(), Some(kname.to_owned()))
+            }
+            DeviceClass::Md => {
+                (self.md_persistent_name(kname).unwrap_or_else(|| kname.to_owned()), Some(kname.to_owned()))
+            }
+            _ => (kname.to_owned(), None),
+        };
+        let (serial, inst) = match class {
+            DeviceClass::Dm => (DM_INDOM.serial(), self.dm.add(&name)?),
+            DeviceClass::Md => (MD_INDOM.serial(), self.md.add(&name)?),
+            DeviceClass::Disk => (DISK_INDOM.serial(), self.disks.add(&name)?),
+            DeviceClass::Wwid => (WWID_INDOM.serial(), self.wwid.add(&name)?),
+            // partitions and zram devices are not served here
+            DeviceClass::Partition | DeviceClass::Zram => return None,
+        };
+        let key = (serial, inst);
+        let mut wwid = None;
+        if class == DeviceClass::Disk {
+            wwid = self.scsi_id(&name);
+            if let Some(w) = &wwid {
+                self.wwid.add(w);
+            }
+        }
+        let e = snap.disks.entry(key).or_default();
+        e.name = name;
+        e.kname = dmmd;
+        e.wwid = wwid;
+        e.nr_blocks = 0;
+        Some(key)
+    }
+
+    fn md_persistent_name(&self, kname: &str) -> Option<String> {
+        let names = self.files.list("/dev/md").ok()?;
+        names.into_iter().find(|n| {
+            !n.starts_with('.')
+                && !n.as_bytes().first().is_some_and(u8::is_ascii_digit)
+                && self.files.read_link(&format!("/dev/md/{n}")).is_some_and(|t| t.rsplit('/').next() == Some(kname))
+        })
+    }
+
+    fn scsi_id(&self, dev: &str) -> Option<String> {
+        let first = format!("/sys/block/{dev}/device/wwid");
+        let path = if self.files.exists(&first) { first } else { format!("/sys/block/{dev}/wwid") };
+        let id = parse::scsi_id(&self.read(&path)?)?;
+        (!id.starts_with("unknown")).then_some(id)
+    }
+
+    fn refresh_net(&mut self, need: &Need, snap: &mut Snap) {
+        self.nets.deactivate_all();
+        let Some(text) = self.read("/proc/net/dev") else { return };
+        for line in parse::net_dev(&text) {
+            if line.name.is_empty() {
+                continue;
+            }
+            if let Some(inst) = self.nets.add(&line.name) {
+                snap.nets.insert(inst, (line.counters, Ioc::default()));
+            }
+        }
+        let wants_sysfs = need.net_mtu
+            || need.net_speed
+            || need.net_duplex
+            || need.net_linkup
+            || need.net_running
+            || need.net_wireless
+            || need.net_type
+            || need.net_virtual;
+        if !wants_sysfs {
+            return;
+        }
+        let active: Vec<(i32, String)> = self.nets.active().map(|(i, n)| (i, n.to_owned())).collect();
+        // each attribute file is read once per fetch, whichever pass asks
+        let mut memo: Vec<Memo<'_, F>> = active.iter().map(|(_, n)| Memo::new(&self.files, n)).collect();
+        // sysfs first, stopping at the first interface missing a value
+        for ((inst, _), m) in active.iter().zip(&mut memo) {
+            let Some((_, ioc)) = snap.nets.get_mut(inst) else { continue };
+            if !sysfs_ioc(m, need, ioc) {
+                break;
+            }
+        }
+        // then what the PMDA's ioctl()s give, for every interface: its
+        // sysfs walk always reports a failure, so this always runs
+        for ((inst, _), m) in active.iter().zip(&mut memo) {
+            let Some((_, ioc)) = snap.nets.get_mut(inst) else { continue };
+            ioctl_ioc(m, need, ioc);
+        }
+    }
+
+    fn refresh_filesys(&mut self, snap: &mut Snap) {
+        self.filesys.deactivate_all();
+        let Some(text) = self.read("/proc/self/mounts") else { return };
+        for m in parse::mounts(&text) {
+            const SKIP: [&str; 11] = [
+                "proc",
+                "nfs",
+                "devfs",
+                "devpts",
+                "devtmpfs",
+                "squashfs",
+                "selinuxfs",
+                "securityfs",
+                "configfs",
+                "cgroup",
+                "sysfs",
+            ];
+            if SKIP.contains(&m.fstype.as_str()) || m.fstype.starts_with("auto") || m.fstype == "tmpfs" {
+                continue;
+            }
+            if !m.device.starts_with("/dev") && m.path != "/" {
+                continue;
+            }
+            let mut device = m.device.clone();
+            if !device.starts_with("/dev/mapper") && !device.starts_with("/dev/md") {
+                if let Some(real) = self.files.realpath(&device) {
+                    device = real;
+                }
+            }
+            if self.filesys.lookup(&device).is_some() {
+                // a repeated mount of the same device: the first counts
+                continue;
+            }
+            if let Some(inst) = self.filesys.add(&device) {
+                snap.fs.insert(inst, FsEntry { path: m.path, options: m.options });
+            }
+        }
+        for (inst, e) in &snap.fs {
+            snap.statfs.insert(*inst, self.files.statfs(&e.path).ok());
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // values
+
+    fn value(&self, snap: &Snap, def: &MetricDef, inst: i32) -> Result<Option<AtomValue>, PmError> {
+        let (cluster, item) = (def.pmid.cluster(), def.pmid.item());
+        if def.pmid.domain() == crate::PROC_DOMAIN {
+            return Ok(snap.nprocs.map(AtomValue::U32));
+        }
+        let ty = def.ty;
+        match cluster {
+            0 => self.stat_value(snap, ty, item, inst),
+            1 => Ok(mem_value(snap.meminfo.as_ref(), ty, item, self.opts.page_size)),
+            2 => {
+                let Some(la) = snap.loadavg else { return Ok(None) };
+                Ok(match item {
+                    0 => match inst {
+                        1 => la.load[0],
+                        5 => la.load[1],
+                        15 => la.load[2],
+                        _ => return Err(PmError::PM_ERR_INST),
+                    }
+                    .map(AtomValue::Float),
+                    1 => la.lastpid.map(AtomValue::U32),
+                    2 => la.runnable.map(AtomValue::U32),
+                    3 => la.nprocs.map(AtomValue::U32),
+                    _ => return Err(PmError::PM_ERR_PMID),
+                })
+            }
+            3 => self.net_value(snap, ty, item, inst),
+            5 => self.fs_value(snap, item, inst),
+            26 => {
+                let Some(up) = snap.uptime else { return Ok(None) };
+                Ok(match item {
+                    0 => up.uptime,
+                    1 => up.idletime,
+                    _ => return Err(PmError::PM_ERR_PMID),
+                }
+                .map(AtomValue::Double))
+            }
+            54 | 59 => self.dmmd_value(snap, ty, cluster, item, inst),
+            92 => self.wwid_value(snap, ty, item, inst),
+            _ => Err(PmError::PM_ERR_PMID),
+        }
+    }
+
+    fn stat_value(&self, snap: &Snap, ty: MetricType, item: u32, inst: i32) -> Result<Option<AtomValue>, PmError> {
+        if is_disk_item(item) {
+            return self.disk_value(snap, ty, item, inst);
+        }
+        let percpu = matches!(item, 0..=3 | 30 | 31 | 56..=58 | 61 | 76 | 83 | 84);
+        let allcpu = matches!(item, 20..=23 | 34 | 35 | 53..=55 | 60 | 78 | 81 | 82);
+        if percpu || allcpu {
+            let t = if percpu {
+                *snap.cpu.get(&inst).ok_or(PmError::PM_ERR_INST)?
+            } else {
+                match snap.stat.as_ref().and_then(|s| s.all) {
+                    Some(t) => t,
+                    None => return Ok(None),
+                }
+            };
+            let hz = f64::from(self.opts.hz.max(1));
+            let diff = |a: Option<u64>, b: Option<u64>| Some(a?.wrapping_sub(b?));
+            let ticks = match item {
+                0 | 20 => t.user,
+                1 | 21 => t.nice,
+                2 | 22 => t.sys,
+                3 | 23 => t.idle,
+                30 | 35 => t.wait,
+                31 | 34 => {
+                    // hard and soft interrupt time, added in double precision
+                    let (Some(a), Some(b)) = (t.irq, t.sirq) else { return Ok(None) };
+                    return Ok(Some(num(ty, (1000.0 * (a as f64 + b as f64) / hz) as u64)));
+                }
+                53 | 56 => t.sirq,
+                54 | 57 => t.irq,
+                55 | 58 => t.steal,
+                60 | 61 => t.guest,
+                76 | 78 => diff(t.user, t.guest),
+                81 | 83 => t.guest_nice,
+                82 | 84 => diff(t.nice, t.guest_nice),
+                _ => return Err(PmError::PM_ERR_PMID),
+            };
+            return Ok(ticks.map(|v| num(ty, (1000.0 * v as f64 / hz) as u64)));
+        }
+        match item {
+            8 | 9 => {
+                // pages swapped, from /proc/vmstat (or /proc/stat before 2.6)
+                let i = (item - 8) as usize;
+                Ok(match &snap.vmstat {
+                    Some(v) => [v.pswpin, v.pswpout][i].map(|x| AtomValue::U32(x as u32)),
+                    None => snap.stat.as_ref().and_then(|s| s.swap[i]).map(AtomValue::U32),
+                })
+            }
+            10 | 11 => {
+                if snap.vmstat.is_some() {
+                    return Err(PmError::PM_ERR_APPVERSION);
+                }
+                Ok(snap.stat.as_ref().and_then(|s| s.page[(item - 10) as usize]).map(AtomValue::U32))
+            }
+            12 => Ok(snap.stat.as_ref().and_then(|s| s.intr).map(|v| num(ty, v))),
+            13 => Ok(snap.stat.as_ref().and_then(|s| s.ctxt).map(|v| num(ty, v))),
+            14 => Ok(snap.stat.as_ref().and_then(|s| s.processes).map(|v| num(ty, v))),
+            15 => Ok(snap.stat.as_ref().and_then(|s| s.procs_running).map(|v| num(ty, v))),
+            16 => Ok(snap.stat.as_ref().and_then(|s| s.procs_blocked).map(|v| num(ty, v))),
+            17 => Ok(snap.stat.as_ref().and_then(|s| s.btime).map(|v| AtomValue::I64(v as i64))),
+            32 => Ok(Some(AtomValue::U32(count32(self.cpus.active_count())))),
+            48 => Ok(Some(AtomValue::U32(self.opts.hz))),
+            _ => Err(PmError::PM_ERR_PMID),
+        }
+    }
+
+    fn disk_entry<'s>(&self, snap: &'s Snap, serial: u32, inst: i32) -> Result<&'s DiskEntry, PmError> {
+        snap.disks.get(&(serial, inst)).ok_or(PmError::PM_ERR_INST)
+    }
+
+    fn disk_value(&self, snap: &Snap, ty: MetricType, item: u32, inst: i32) -> Result<Option<AtomValue>, PmError> {
+        if item == 33 {
+            return Ok(Some(AtomValue::U32(count32(self.disks.active_count()))));
+        }
+        if DISK_ALL.contains(&item) {
+            return Ok(self.disk_all(snap, ty, item));
+        }
+        let e = self.disk_entry(snap, DISK_INDOM.serial(), inst)?;
+        if item == 59 {
+            let sched = self.read(&format!("/sys/block/{}/queue/scheduler", e.name));
+            return Ok(Some(AtomValue::String(scheduler_name(&self.files, &e.name, sched.as_deref()))));
+        }
+        let Some(c) = e.counters else { return Ok(None) };
+        if item == 87 {
+            return Ok((e.nr_blocks != 0).then_some(AtomValue::U64(e.nr_blocks)));
+        }
+        Ok(dev_field(&c, item).map(|v| num(ty, v)))
+    }
+
+    fn disk_all(&self, snap: &Snap, ty: MetricType, item: u32) -> Option<AtomValue> {
+        let mut sum: u64 = 0;
+        for (inst, _) in self.disks.active() {
+            let Some(c) = snap.disks.get(&(DISK_INDOM.serial(), inst)).and_then(|e| e.counters) else { continue };
+            // the same per-device quantity as disk.dev's twin item
+            let dev_item = match item {
+                24 => 4,
+                25 => 5,
+                26 => 6,
+                27 => 7,
+                29 => 28,
+                37 => 36,
+                41 => 38,
+                42 => 39,
+                43 => 40,
+                44 => 46,
+                45 => 47,
+                51 => 49,
+                52 => 50,
+                74 => 72,
+                75 => 73,
+                80 => 79,
+                96 => 88,
+                97 => 89,
+                98 => 90,
+                99 => 91,
+                100 => 92,
+                101 => 93,
+                102 => 94,
+                104 => 95,
+                _ => return None,
+            };
+            sum = sum.wrapping_add(dev_field(&c, dev_item)?);
+        }
+        Some(num(ty, sum))
+    }
+
+    fn dmmd_value(
+        &self,
+        snap: &Snap,
+        ty: MetricType,
+        cluster: u32,
+        item: u32,
+        inst: i32,
+    ) -> Result<Option<AtomValue>, PmError> {
+        let serial = if cluster == 54 { DM_INDOM.serial() } else { MD_INDOM.serial() };
+        let e = self.disk_entry(snap, serial, inst)?;
+        if item == 13 {
+            return Ok(e.kname.clone().map(|k| AtomValue::String(k.into_bytes())));
+        }
+        if item == 17 {
+            return Ok((e.nr_blocks != 0).then_some(AtomValue::U64(e.nr_blocks)));
+        }
+        let Some(c) = e.counters else { return Ok(None) };
+        // disk.{dm,md} items in the order of disk.dev's twins
+        let dev_item = match item {
+            0 => 4,
+            1 => 5,
+            2 => 28,
+            3 => 6,
+            4 => 7,
+            5 => 36,
+            6 => 38,
+            7 => 39,
+            8 => 40,
+            9 => 49,
+            10 => 50,
+            11 => 46,
+            12 => 47,
+            14 => 72,
+            15 => 73,
+            16 => 79,
+            18 => 88,
+            19 => 89,
+            20 => 90,
+            21 => 91,
+            22 => 92,
+            23 => 93,
+            24 => 94,
+            25 => 95,
+            _ => return Err(PmError::PM_ERR_PMID),
+        };
+        Ok(dev_field(&c, dev_item).map(|v| num(ty, v)))
+    }
+
+    fn wwid_value(&self, snap: &Snap, ty: MetricType, item: u32, inst: i32) -> Result<Option<AtomValue>, PmError> {
+        let Some(wwid) = self.wwid.name(inst) else { return Err(PmError::PM_ERR_INST) };
+        let mut sum: u64 = 0;
+        let mut text: Option<Vec<u8>> = None;
+        for (dinst, _) in self.disks.active() {
+            let Some(e) = snap.disks.get(&(DISK_INDOM.serial(), dinst)) else { continue };
+            if e.wwid.as_deref() != Some(wwid) {
+                continue;
+            }
+            match item {
+                3 => {
+                    let t = text.get_or_insert_with(Vec::new);
+                    if !t.is_empty() {
+                        t.push(b' ');
+                    }
+                    t.extend_from_slice(e.name.as_bytes());
+                    t.truncate(1023);
+                }
+                59 => {
+                    let sched = self.read(&format!("/sys/block/{}/queue/scheduler", e.name));
+                    text = Some(scheduler_name(&self.files, &e.name, sched.as_deref()));
+                }
+                87 => {
+                    if e.nr_blocks == 0 {
+                        return Ok(None);
+                    }
+                    sum = sum.wrapping_add(e.nr_blocks);
+                }
+                _ => {
+                    let Some(c) = e.counters else { continue };
+                    let v = dev_field(&c, item).ok_or(PmError::PM_ERR_PMID)?;
+                    // these the PMDA adds (or, for discard_bytes, sets) in
+                    // the 32-bit half of its value
+                    sum = match item {
+                        90 => v as u32 as u64,
+                        88 | 89 | 91 | 93 => (sum as u32).wrapping_add(v as u32) as u64,
+                        _ => sum.wrapping_add(v),
+                    };
+                }
+            }
+        }
+        Ok(Some(match item {
+            3 | 59 => match text {
+                Some(t) => AtomValue::String(t),
+                // no path: the PMDA's value is a NULL string
+                None => return Ok(None),
+            },
+            _ => num(ty, sum),
+        }))
+    }
+
+    fn net_value(&self, snap: &Snap, ty: MetricType, item: u32, inst: i32) -> Result<Option<AtomValue>, PmError> {
+        if item == 27 {
+            return Ok(Some(AtomValue::U32(count32(self.nets.active_count()))));
+        }
+        let Some((c, ioc)) = snap.nets.get(&inst) else { return Err(PmError::PM_ERR_INST) };
+        let pair = |a: usize, b: usize| Some(c[a]?.wrapping_add(c[b]?));
+        Ok(match item {
+            0..=15 => c[item as usize].map(|v| num(ty, v)),
+            16 => pair(0, 8).map(AtomValue::U64),
+            17 => pair(1, 9).map(AtomValue::U64),
+            18 => pair(2, 10).map(AtomValue::U64),
+            19 => pair(3, 11).map(AtomValue::U64),
+            20 => c[7].map(AtomValue::U64),
+            21 => (ioc.mtu != 0).then_some(AtomValue::U32(ioc.mtu)),
+            22 => (ioc.speed != 0)
+                .then(|| AtomValue::Float(((ioc.speed as f32) * 1_000_000f32) / 8f32 / 1024f32 / 1024f32)),
+            23 => (ioc.speed != 0).then(|| AtomValue::U64(u64::from(ioc.speed) * 1_000_000 / 8)),
+            24 => (ioc.duplex != 0).then_some(AtomValue::U32(ioc.duplex)),
+            25 => Some(AtomValue::U32(u32::from(ioc.linkup))),
+            26 => Some(AtomValue::U32(u32::from(ioc.running))),
+            28 => Some(AtomValue::U32(u32::from(ioc.wireless))),
+            29 => Some(AtomValue::U32(ioc.ty)),
+            30 => Some(AtomValue::U32(u32::from(ioc.virtuali))),
+            _ => return Err(PmError::PM_ERR_PMID),
+        })
+    }
+
+    fn fs_value(&self, snap: &Snap, item: u32, inst: i32) -> Result<Option<AtomValue>, PmError> {
+        if item == 0 {
+            return Ok(Some(AtomValue::U32(count32(self.filesys.active_count()))));
+        }
+        let Some(e) = snap.fs.get(&inst) else { return Err(PmError::PM_ERR_INST) };
+        let Some(Some(s)) = snap.statfs.get(&inst) else { return Err(PmError::PM_ERR_INST) };
+        let kb = |blocks: u64| blocks.wrapping_mul(s.bsize) / 1024;
+        let used = s.blocks.wrapping_sub(s.bfree);
+        Ok(Some(match item {
+            1 => AtomValue::U64(kb(s.blocks)),
+            2 => AtomValue::U64(kb(used)),
+            3 => AtomValue::U64(kb(s.bfree)),
+            4 => AtomValue::U32(s.files as u32),
+            5 => AtomValue::U32(s.files.wrapping_sub(s.ffree) as u32),
+            6 => AtomValue::U32(s.ffree as u32),
+            7 => AtomValue::String(e.path.clone().into_bytes()),
+            8 => AtomValue::Double(100.0 * used as f64 / used.wrapping_add(s.bavail) as f64),
+            9 => AtomValue::U32(s.bsize as u32),
+            10 => AtomValue::U64(kb(s.bavail)),
+            11 => {
+                // the PMDA looks at the first 127 bytes of the options
+                let opts = e.options.as_bytes();
+                let opts = &opts[..opts.len().min(127)];
+                AtomValue::U32(u32::from(opts.split(|&b| b == b',').any(|o| o == b"ro")))
+            }
+            _ => return Err(PmError::PM_ERR_PMID),
+        }))
+    }
+}
+
+/// disk.all items (cluster 0).
+const DISK_ALL: [u32; 24] =
+    [24, 25, 26, 27, 29, 37, 41, 42, 43, 44, 45, 51, 52, 74, 75, 80, 96, 97, 98, 99, 100, 101, 102, 104];
+
+/// Is cluster-0 `item` one of the disk metrics (read from /proc/diskstats)?
+fn is_disk_item(item: u32) -> bool {
+    matches!(item, 4..=7 | 28 | 33 | 36 | 38..=40 | 46 | 47 | 49 | 50 | 59 | 72 | 73 | 79 | 87..=95)
+        || DISK_ALL.contains(&item)
+}
+
+/// The per-device quantity behind a disk.dev item (sectors halved to
+/// kilobytes, 32-bit times added in 32 bits, as the PMDA does).
+fn dev_field(c: &DiskCounters, item: u32) -> Option<u64> {
+    Some(match item {
+        4 => c.rd_ios,
+        5 => c.wr_ios,
+        6 => c.rd_sectors,
+        7 => c.wr_sectors,
+        28 => c.rd_ios.wrapping_add(c.wr_ios),
+        36 => c.rd_sectors.wrapping_add(c.wr_sectors),
+        38 => c.rd_sectors / 2,
+        39 => c.wr_sectors / 2,
+        40 => c.rd_sectors.wrapping_add(c.wr_sectors) / 2,
+        46 => u64::from(c.io_ticks),
+        47 => u64::from(c.aveq),
+        49 => c.rd_merges,
+        50 => c.wr_merges,
+        72 => u64::from(c.rd_ticks),
+        73 => u64::from(c.wr_ticks),
+        79 => u64::from(c.rd_ticks.wrapping_add(c.wr_ticks)),
+        88 => c.ds_ios,
+        89 => c.ds_sectors,
+        90 => c.ds_sectors / 2,
+        91 => c.ds_merges,
+        92 => u64::from(c.ds_ticks),
+        93 => c.fl_ios,
+        94 => u64::from(c.fl_ticks),
+        95 => u64::from(c.ios_in_flight),
+        _ => return None,
+    })
+}
+
+/// The I/O scheduler of a device: the bracketed name, or what the
+/// directory layout of kernels without the scheduler file suggests.
+fn scheduler_name(files: &dyn FilesDyn, dev: &str, sched: Option<&[u8]>) -> Vec<u8> {
+    if let Some(text) = sched {
+        return parse::io_scheduler(text).map_or_else(|| b"unknown".to_vec(), <[u8]>::to_vec);
+    }
+    let q = format!("/sys/block/{dev}/queue/iosched");
+    for (file, name) in [("quantum", "cfq"), ("fifo_batch", "deadline"), ("antic_expire", "anticipatory")] {
+        if files.exists_dyn(&format!("{q}/{file}")) {
+            return name.as_bytes().to_vec();
+        }
+    }
+    if files.exists_dyn(&q) {
+        return b"noop".to_vec();
+    }
+    b"unknown".to_vec()
+}
+
+/// Object-safe access to [`Files::exists`] for the helpers above.
+trait FilesDyn {
+    fn exists_dyn(&self, path: &str) -> bool;
+}
+
+impl<F: Files> FilesDyn for F {
+    fn exists_dyn(&self, path: &str) -> bool {
+        self.exists(path)
+    }
+}
+
+/// One interface's sysfs attributes, each read at most once.
+struct Memo<'a, F: Files> {
+    files: &'a F,
+    name: &'a str,
+    words: Vec<(&'static str, Option<Vec<u8>>)>,
+}
+
+impl<'a, F: Files> Memo<'a, F> {
+    fn new(files: &'a F, name: &'a str) -> Memo<'a, F> {
+        Memo { files, name, words: Vec::new() }
+    }
+
+    /// The first word of `/sys/class/net/NAME/ATTR`.
+    fn word(&mut self, attr: &'static str) -> Option<Vec<u8>> {
+        if let Some((_, w)) = self.words.iter().find(|(a, _)| *a == attr) {
+            return w.clone();
+        }
+        let w = self
+            .files
+            .read(&format!("/sys/class/net/{}/{attr}", self.name))
+            .ok()
+            .and_then(|t| parse::sysfs_oneline(&t).map(<[u8]>::to_vec));
+        self.words.push((attr, w.clone()));
+        w
+    }
+
+    fn exists(&self, path: String) -> bool {
+        self.files.exists(&path)
+    }
+}
+
+/// The interface values from sysfs, as `refresh_net_dev_sysfs` reads
+/// them; `false` when a needed attribute is missing (the PMDA stops its
+/// sysfs walk there).
+fn sysfs_ioc<F: Files>(m: &mut Memo<'_, F>, need: &Need, ioc: &mut Ioc) -> bool {
+    if need.net_speed {
+        let Some(v) = m.word("speed") else { return false };
+        ioc.speed = crate::scan::atoi(&v) as u32;
+    }
+    if need.net_mtu {
+        let Some(v) = m.word("mtu") else { return false };
+        ioc.mtu = crate::scan::atoi(&v) as u32;
+    }
+    if need.net_linkup || need.net_running {
+        let Some(v) = m.word("flags") else { return false };
+        let flags = crate::scan::strtoul_hex(&v);
+        ioc.linkup = flags & IFF_UP != 0;
+        ioc.running = flags & IFF_RUNNING != 0;
+    }
+    if need.net_duplex {
+        ioc.duplex = match m.word("duplex") {
+            None if !m.exists(format!("/sys/class/net/{}", m.name)) => return false,
+            v => duplex_code(v.as_deref()),
+        };
+    }
+    if need.net_wireless {
+        ioc.wireless = m.exists(format!("/sys/class/net/{}/wireless", m.name));
+    }
+    if need.net_type {
+        let Some(v) = m.word("type") else { return false };
+        ioc.ty = crate::scan::atoi(&v) as u32;
+    }
+    if need.net_virtual {
+        ioc.virtuali = m.exists(format!("/sys/devices/virtual/net/{}", m.name));
+    }
+    true
+}
+
+fn duplex_code(v: Option<&[u8]>) -> u32 {
+    match v {
+        Some(b"half") => 1,
+        Some(b"full") => 2,
+        _ => 0,
+    }
+}
+
+/// What the PMDA's `ioctl()`s would set, derived from the sysfs files
+/// that mirror them: `SIOCGIFMTU` is the `mtu` attribute, `SIOCGIFFLAGS`
+/// the `flags` with `IFF_RUNNING` where the link is up and its operational
+/// state "up" or "unknown", and `SIOCETHTOOL` succeeds where the driver
+/// reports a speed (then type 1, not wireless); an interface with a
+/// `wireless` directory answers as a wireless one (its bit rate is not
+/// available here).
+fn ioctl_ioc<F: Files>(m: &mut Memo<'_, F>, need: &Need, ioc: &mut Ioc) {
+    if need.net_mtu {
+        if let Some(v) = m.word("mtu") {
+            ioc.mtu = crate::scan::atoi(&v) as u32;
+        }
+    }
+    if need.net_linkup || need.net_running {
+        if let Some(v) = m.word("flags") {
+            let up = crate::scan::strtoul_hex(&v) & IFF_UP != 0;
+            let oper = m.word("operstate");
+            ioc.linkup = up;
+            ioc.running = up && matches!(oper.as_deref(), Some(b"up" | b"unknown"));
+        }
+    }
+    if need.net_type || need.net_speed || need.net_duplex || need.net_wireless {
+        if let Some(speed) = m.word("speed") {
+            ioc.ty = 1;
+            ioc.speed = crate::scan::atoi(&speed) as u32;
+            ioc.duplex = duplex_code(m.word("duplex").as_deref());
+            ioc.wireless = false;
+        } else if m.exists(format!("/sys/class/net/{}/wireless", m.name)) {
+            ioc.ty = 0;
+            ioc.duplex = 1;
+            ioc.wireless = true;
+        }
+    }
+}
+
+fn mem_value(m: Option<&Meminfo>, ty: MetricType, item: u32, page_size: u32) -> Option<AtomValue> {
+    use MemField as F;
+    if item == 11 {
+        return Some(AtomValue::U32(page_size));
+    }
+    let m = m?;
+    let g = |f: F| m.get(f);
+    let v: u64 = match item {
+        0 => g(F::MemTotal)?,
+        1 => g(F::MemTotal)?.wrapping_sub(g(F::MemFree)?),
+        2 | 10 => g(F::MemFree)?,
+        3 => g(F::MemShared)?,
+        4 => g(F::Buffers)?,
+        5 => g(F::Cached)?,
+        6 => g(F::SwapTotal)? << 10,
+        7 => g(F::SwapTotal)?.wrapping_sub(g(F::SwapFree)?) << 10,
+        8 => g(F::SwapFree)? << 10,
+        9 => g(F::MemTotal)? >> 10,
+        12 => {
+            let other = (g(F::MemTotal)? as i64)
+                .wrapping_sub(g(F::MemFree)? as i64)
+                .wrapping_sub(g(F::Cached)? as i64)
+                .wrapping_sub(g(F::Buffers)? as i64);
+            other.max(0) as u64
+        }
+        13 => g(F::SwapCached)?,
+        14 => g(F::Active)?,
+        15 => g(F::Inactive)?,
+        16 => g(F::HighTotal)?,
+        17 => g(F::HighFree)?,
+        18 => g(F::LowTotal)?,
+        19 => g(F::LowFree)?,
+        20 => g(F::SwapTotal)?,
+        21 => g(F::SwapFree)?,
+        22 => g(F::Dirty)?,
+        23 => g(F::Writeback)?,
+        24 => g(F::Mapped)?,
+        25 => g(F::Slab)?,
+        26 => g(F::CommittedAs)?,
+        27 => g(F::PageTables)?,
+        28 => g(F::ReverseMaps)?,
+        29 => {
+            let clean = (g(F::Cached)? as i64).wrapping_sub(g(F::Dirty)? as i64).wrapping_sub(g(F::Writeback)? as i64);
+            clean.max(0) as u64
+        }
+        30 => g(F::AnonPages)?,
+        31 => g(F::CommitLimit)?,
+        32 => g(F::Bounce)?,
+        33 => g(F::NfsUnstable)?,
+        34 => g(F::SReclaimable)?,
+        35 => g(F::SUnreclaim)?,
+        36 => g(F::ActiveAnon)?,
+        37 => g(F::InactiveAnon)?,
+        38 => g(F::ActiveFile)?,
+        39 => g(F::InactiveFile)?,
+        40 => g(F::Unevictable)?,
+        41 => g(F::Mlocked)?,
+        42 => g(F::Shmem)?,
+        43 => g(F::KernelStack)?,
+        44 => g(F::HugePagesTotal)?,
+        45 => g(F::HugePagesFree)?,
+        46 => g(F::HugePagesRsvd)?,
+        47 => g(F::HugePagesSurp)?,
+        48 => g(F::DirectMap4k)?,
+        49 => g(F::DirectMap2M)?,
+        50 => g(F::VmallocTotal)?,
+        51 => g(F::VmallocUsed)?,
+        52 => g(F::VmallocChunk)?,
+        53 => g(F::MmapCopy)?,
+        54 => g(F::Quicklists)?,
+        55 => g(F::HardwareCorrupted)?,
+        56 => g(F::AnonHugePages)?,
+        57 => g(F::DirectMap1G)?,
+        58 => g(F::MemAvailable)?,
+        59 => g(F::Hugepagesize)? << 10,
+        60..=63 => {
+            let pages =
+                g([F::HugePagesTotal, F::HugePagesFree, F::HugePagesRsvd, F::HugePagesSurp][(item - 60) as usize])?;
+            pages.wrapping_mul(g(F::Hugepagesize)? << 10)
+        }
+        _ => return None,
+    };
+    Some(num(ty, v))
+}
+
+/// A count as the 32-bit value the PMDA reports it in.
+fn count32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// An unsigned quantity as a value of the metric's type.
+fn num(ty: MetricType, v: u64) -> AtomValue {
+    match ty {
+        MetricType::U32 => AtomValue::U32(v as u32),
+        MetricType::I32 => AtomValue::I32(v as i32),
+        MetricType::I64 => AtomValue::I64(v as i64),
+        MetricType::FLOAT => AtomValue::Float(v as f32),
+        MetricType::DOUBLE => AtomValue::Double(v as f64),
+        _ => AtomValue::U64(v),
+    }
+}
+
+/// /proc/stat's iowait can step back a little; the PMDA holds the last
+/// value until the kernel catches up, unless the drop is large (a wrap).
+fn monotone_wait(prev: &mut u64, cur: u64) -> u64 {
+    if *prev > 0 && cur < *prev && cur > prev.wrapping_sub(WAITIO_SLOP) {
+        *prev
+    } else {
+        *prev = cur;
+        cur
+    }
+}
+
+/// Which files a fetch of `pmids` reads (`linux_fetch`'s `need_refresh`).
+fn needs(pmids: &[PmId]) -> Need {
+    let mut n = Need::default();
+    for &p in pmids {
+        if p.domain() == crate::PROC_DOMAIN {
+            n.procs = true;
+            continue;
+        }
+        if p.domain() != crate::LINUX_DOMAIN {
+            continue;
+        }
+        let (cluster, item) = (p.cluster(), p.item());
+        match cluster {
+            0 if is_disk_item(item) => {
+                n.diskstats = true;
+                n.partitions |= item == 87;
+            }
+            0 => {
+                if item != 48 {
+                    n.stat = true;
+                }
+                if (8..=11).contains(&item) {
+                    n.vmstat = true;
+                }
+            }
+            54 | 59 => {
+                n.diskstats = true;
+                n.partitions |= item == 17;
+            }
+            92 => {
+                n.diskstats = true;
+                n.partitions |= item == 87;
+            }
+            1 => n.meminfo = true,
+            2 => n.loadavg = true,
+            3 => {
+                n.netdev = true;
+                match item {
+                    21 => n.net_mtu = true,
+                    22 | 23 => n.net_speed = true,
+                    24 => n.net_duplex = true,
+                    25 => n.net_linkup = true,
+                    26 => n.net_running = true,
+                    28 => n.net_wireless = true,
+                    29 => n.net_type = true,
+                    30 => n.net_virtual = true,
+                    _ => {}
+                }
+            }
+            5 => n.filesys = true,
+            26 => n.uptime = true,
+            _ => {}
+        }
+    }
+    n
+}

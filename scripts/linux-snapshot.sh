@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Copy the /proc and /sys files the pcp-linux metrics read into DIR, laid
+# out as under / (the snapshot a LinuxSource or the PCP Linux PMDA, with
+# LINUX_STATSPATH=DIR, can read), plus DIR/statfs with statfs(2) of each
+# mounted block-device file system (`stat -f`: path bsize blocks bfree
+# bavail files ffree). The process list is cut to the first NPIDS pids
+# (default 5): proc.nprocs counts only directories.
+#
+#   bash scripts/linux-snapshot.sh DIR [NPIDS]
+set -euo pipefail
+dir=${1:?usage: linux-snapshot.sh DIR [NPIDS]}
+npids=${2:-5}
+mkdir -p "$dir"
+copy() { # copy a readable file, keeping its path
+    local f=$1
+    [ -r "$f" ] || return 0
+    mkdir -p "$dir$(dirname "$f")"
+    cat "$f" > "$dir$f" 2>/dev/null || rm -f "$dir$f"
+}
+for f in /proc/stat /proc/meminfo /proc/loadavg /proc/uptime /proc/vmstat \
+         /proc/diskstats /proc/partitions /proc/net/dev /proc/zoneinfo \
+         /sys/devices/system/cpu/possible; do
+    copy "$f"
+done
+mkdir -p "$dir/proc/self"
+cat /proc/self/mounts > "$dir/proc/self/mounts"
+for b in /sys/block/*; do
+    n=${b##*/}
+    copy "/sys/block/$n/queue/scheduler"
+    copy "/sys/block/$n/dm/name"
+    copy "/sys/block/$n/device/wwid"
+    copy "/sys/block/$n/wwid"
+done
+for i in /sys/class/net/*; do
+    n=${i##*/}
+    mkdir -p "$dir/sys/class/net/$n"
+    for a in mtu speed duplex flags type operstate address; do
+        copy "/sys/class/net/$n/$a"
+    done
+    if [ -d "/sys/class/net/$n/wireless" ]; then
+        mkdir -p "$dir/sys/class/net/$n/wireless" && : > "$dir/sys/class/net/$n/wireless/.keep"
+    fi
+    if [ -d "/sys/devices/virtual/net/$n" ]; then
+        mkdir -p "$dir/sys/devices/virtual/net/$n" && : > "$dir/sys/devices/virtual/net/$n/.keep"
+    fi
+done
+for p in $(ls /proc | grep '^[0-9]' | sort -n | head -n "$npids"); do
+    mkdir -p "$dir/proc/$p" && : > "$dir/proc/$p/.keep"
+done
+: > "$dir/statfs"
+awk '$1 ~ "^/dev" || $2 == "/" {print $2}' /proc/self/mounts | sort -u | while read -r m; do
+    stat -f -c '%n %s %b %f %a %c %d' "$m" >> "$dir/statfs"
+done
