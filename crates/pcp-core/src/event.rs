@@ -108,6 +108,23 @@ fn param(b: &Bytes, at: usize) -> (PmId, u8, usize) {
 /// values. The walk stops where the array's counts run past `data`.
 #[doc(alias = "__ntohpmValueBlock")]
 pub fn to_host_order(data: &mut [u8], highres: bool) {
+    swap_walk(data, highres, true);
+}
+
+/// Convert an event array from the little-endian form a [`ValueBlock`]
+/// holds to its big-endian wire form (libpcp's `htonEventArray`), the
+/// inverse of [`to_host_order`]: counts, flags and lengths are read before
+/// their bytes are turned. The walk stops where the array's counts run
+/// past `data`.
+#[doc(alias = "__htonpmValueBlock")]
+pub fn to_network_order(data: &mut [u8], highres: bool) {
+    swap_walk(data, highres, false);
+}
+
+/// The byte-order walk both ways: each field is reversed in place, and
+/// the counts that steer the walk are read in host (little-endian) order,
+/// after the swap when converting to host order and before it otherwise.
+fn swap_walk(data: &mut [u8], highres: bool, to_host: bool) {
     fn swap(data: &mut [u8], at: usize, n: usize) -> bool {
         match at.checked_add(n).and_then(|end| data.get_mut(at..end)) {
             Some(s) => {
@@ -117,28 +134,35 @@ pub fn to_host_order(data: &mut [u8], highres: bool) {
             None => false,
         }
     }
-    if !swap(data, 0, 4) {
-        return;
+    // swap the fields of `sizes` starting at `at` one after the other,
+    // stopping at the first that runs past the end; the host form is read
+    // after the swaps going to host order and before them going to network
+    fn fields<T>(data: &mut [u8], at: usize, sizes: &[usize], to_host: bool, read: impl Fn(&Bytes) -> T) -> Option<T> {
+        let before = (!to_host).then(|| read(&Bytes(data)));
+        let mut off = at;
+        for &n in sizes {
+            if !swap(data, off, n) {
+                return None;
+            }
+            off += n;
+        }
+        Some(before.unwrap_or_else(|| read(&Bytes(data))))
     }
-    let nrecords = Bytes(data).i32(0);
+    let Some(nrecords) = fields(data, 0, &[4], to_host, |b| b.i32(0)) else {
+        return;
+    };
+    let header: &[usize] = if highres { &[8, 8, 4, 4] } else { &[4, 4, 4, 4] };
     let mut base = 4usize;
     for _ in 0..nrecords.max(0) {
-        let ok = if highres {
-            swap(data, base, 8) && swap(data, base + 8, 8) && swap(data, base + 16, 4) && swap(data, base + 20, 4)
-        } else {
-            swap(data, base, 4) && swap(data, base + 4, 4) && swap(data, base + 8, 4) && swap(data, base + 12, 4)
-        };
-        if !ok {
+        let Some(h) = fields(data, base, header, to_host, |b| head(b, base, highres)) else {
             return;
-        }
-        let h = head(&Bytes(data), base, highres);
+        };
         base += header_size(highres);
         let nparams = if h.flags & FLAG_MISSED != 0 { 0 } else { h.nparams };
         for _ in 0..nparams.max(0) {
-            if !(swap(data, base, 4) && swap(data, base + 4, 4)) {
+            let Some((_, ty, len)) = fields(data, base, &[4, 4], to_host, |b| param(b, base)) else {
                 return;
-            }
-            let (_, ty, len) = param(&Bytes(data), base);
+            };
             let value_len = match MetricType(ty as i32) {
                 MetricType::I32 | MetricType::U32 | MetricType::FLOAT => 4,
                 MetricType::I64 | MetricType::U64 | MetricType::DOUBLE => 8,
@@ -539,6 +563,29 @@ mod tests {
     fn block(mut data: Vec<u8>) -> ValueBlock {
         to_host_order(&mut data, false);
         ValueBlock::new(MetricType::EVENT.0 as u8, data)
+    }
+
+    #[test]
+    fn network_order_undoes_host_order() {
+        let recs = vec![
+            (10, 5000, FLAG_POINT, vec![(PmId::new(29, 0, 127).0, 0u8, 7i32.to_be_bytes().to_vec())]),
+            (11, 0, FLAG_MISSED, vec![]),
+            (12, 0, 0, vec![(9, 5u8, 2.5f64.to_be_bytes().to_vec()), (9, 6, b"abc\0".to_vec())]),
+        ];
+        let wire = wire(&recs, None);
+        let mut host = wire.clone();
+        to_host_order(&mut host, false);
+        assert_ne!(host, wire);
+        let mut back = host.clone();
+        to_network_order(&mut back, false);
+        assert_eq!(back, wire);
+        // cut anywhere, both walks stop at the same field
+        for cut in 0..wire.len() {
+            let mut h = wire[..cut].to_vec();
+            to_host_order(&mut h, false);
+            to_network_order(&mut h, false);
+            assert_eq!(h, wire[..cut], "cut at {cut}");
+        }
     }
 
     #[test]
