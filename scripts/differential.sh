@@ -48,6 +48,12 @@ cmp "$work/labels.tsv" crates/pcp-core/tests/golden/labels.tsv
 oracle/gen-labels.sh "$work/labels.tsv" "$seed" 40000 >/dev/null
 PCP_RS_LABELS_GOLDEN="$work/labels.tsv" cargo test -q -p pcp-core --test labels_golden
 
+echo "== PDUs against libpcp, seed $seed"
+oracle/gen-pdu.sh "$work/pdu.tsv" 1 >/dev/null
+cmp "$work/pdu.tsv" crates/pcp-pdu/tests/golden/pdu.tsv
+oracle/gen-pdu.sh "$work/pdu.tsv" "$seed" 23000 >/dev/null
+PCP_RS_PDU_GOLDEN="$work/pdu.tsv" cargo test -q -p pcp-pdu --test oracle
+
 echo "== time zones against glibc, seed $seed"
 oracle/gen-tz.sh "$work/tz.tsv" "$seed" 200 >/dev/null
 PCP_RS_TZ_GOLDEN="$work/tz.tsv" cargo test -q -p pcp --test timezone_glibc

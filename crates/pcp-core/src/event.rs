@@ -111,6 +111,19 @@ pub fn to_host_order(data: &mut [u8], highres: bool) {
     swap_walk(data, highres, true);
 }
 
+/// [`to_host_order`], telling whether the walk ended inside `data` with
+/// no bytes turned twice (`false` where libpcp would have turned bytes
+/// beyond the array, or where [`to_network_order`] would not undo it).
+pub fn to_host_order_checked(data: &mut [u8], highres: bool) -> bool {
+    swap_walk(data, highres, true)
+}
+
+/// [`to_network_order`], telling whether the walk ended inside `data`
+/// with no bytes turned twice.
+pub fn to_network_order_checked(data: &mut [u8], highres: bool) -> bool {
+    swap_walk(data, highres, false)
+}
+
 /// Convert an event array from the little-endian form a [`ValueBlock`]
 /// holds to its big-endian wire form (libpcp's `htonEventArray`), the
 /// inverse of [`to_host_order`]: counts, flags and lengths are read before
@@ -124,7 +137,11 @@ pub fn to_network_order(data: &mut [u8], highres: bool) {
 /// The byte-order walk both ways: each field is reversed in place, and
 /// the counts that steer the walk are read in host (little-endian) order,
 /// after the swap when converting to host order and before it otherwise.
-fn swap_walk(data: &mut [u8], highres: bool, to_host: bool) {
+/// `false` if the walk stopped at a field running past the end, ended
+/// past it, or turned a parameter's bytes twice (a parameter shorter
+/// than its type/length word and value): then converting back does not
+/// give the bytes the walk started from.
+fn swap_walk(data: &mut [u8], highres: bool, to_host: bool) -> bool {
     fn swap(data: &mut [u8], at: usize, n: usize) -> bool {
         match at.checked_add(n).and_then(|end| data.get_mut(at..end)) {
             Some(s) => {
@@ -149,19 +166,20 @@ fn swap_walk(data: &mut [u8], highres: bool, to_host: bool) {
         Some(before.unwrap_or_else(|| read(&Bytes(data))))
     }
     let Some(nrecords) = fields(data, 0, &[4], to_host, |b| b.i32(0)) else {
-        return;
+        return false;
     };
     let header: &[usize] = if highres { &[8, 8, 4, 4] } else { &[4, 4, 4, 4] };
     let mut base = 4usize;
+    let mut whole = true;
     for _ in 0..nrecords.max(0) {
         let Some(h) = fields(data, base, header, to_host, |b| head(b, base, highres)) else {
-            return;
+            return false;
         };
         base += header_size(highres);
         let nparams = if h.flags & FLAG_MISSED != 0 { 0 } else { h.nparams };
         for _ in 0..nparams.max(0) {
             let Some((_, ty, len)) = fields(data, base, &[4, 4], to_host, |b| param(b, base)) else {
-                return;
+                return false;
             };
             let value_len = match MetricType(ty as i32) {
                 MetricType::I32 | MetricType::U32 | MetricType::FLOAT => 4,
@@ -169,11 +187,15 @@ fn swap_walk(data: &mut [u8], highres: bool, to_host: bool) {
                 _ => 0,
             };
             if value_len > 0 && !swap(data, base + 8, value_len) {
-                return;
+                return false;
             }
+            // a parameter shorter than what was turned leaves the next one
+            // overlapping it, and the walk is not its own inverse
+            whole &= padded(len) >= 4 + value_len;
             base += 4 + padded(len);
         }
     }
+    whole && base <= data.len()
 }
 
 /// `__pmCheckEventRecords` / `__pmCheckHighResEventRecords`: is the array
@@ -563,6 +585,35 @@ mod tests {
     fn block(mut data: Vec<u8>) -> ValueBlock {
         to_host_order(&mut data, false);
         ValueBlock::new(MetricType::EVENT.0 as u8, data)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn checked_walks_undo_each_other(
+            n in 0u8..4,
+            rest in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..160),
+            highres in proptest::prelude::any::<bool>(),
+        ) {
+            // small record counts and parameter counts, so walks get far
+            let mut wire = vec![0, 0, 0, n];
+            wire.extend(rest.iter().map(|b| if b % 3 == 0 { b % 4 } else { *b }));
+            let mut host = wire.clone();
+            if to_host_order_checked(&mut host, highres) {
+                let mut back = host.clone();
+                proptest::prop_assert!(to_network_order_checked(&mut back, highres));
+                proptest::prop_assert_eq!(back, wire);
+            }
+        }
+    }
+
+    #[test]
+    fn overlapping_parameters_are_reported() {
+        // a 64-bit parameter whose length covers only its type/length word
+        let mut d = wire(&[(1, 0, 0, vec![(9, 3u8, vec![])])], None);
+        d.extend_from_slice(&[0; 8]);
+        assert!(!to_host_order_checked(&mut d.clone(), false));
+        let mut ok = wire(&[(1, 0, 0, vec![(9, 3u8, 7u64.to_be_bytes().to_vec())])], None);
+        assert!(to_host_order_checked(&mut ok, false));
     }
 
     #[test]

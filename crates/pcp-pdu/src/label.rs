@@ -40,6 +40,15 @@ impl LabelReq {
     }
 }
 
+impl LabelReq {
+    /// The identifier as pmcd's `__pmDecodeLabelReq` reads it:
+    /// `PM_ID_NULL` when the kind names no domain, instance domain,
+    /// cluster or item level.
+    pub fn effective_ident(&self) -> u32 {
+        wire_ident(self.ident, self.kind).unwrap_or(u32::MAX)
+    }
+}
+
 impl Body for LabelReq {
     fn put(&self, w: &mut Writer) -> PmResult<()> {
         w.u32(self.ident);
@@ -59,9 +68,9 @@ impl Body for LabelReq {
 /// to back and unpadded.
 ///
 /// Decoding refuses negative counts, offsets and lengths, 255 labels or
-/// more in a set, a text of 65535 bytes or more, texts or labels outside
-/// the PDU, a label outside its set's text, and a PDU not exactly as
-/// long as its sets and texts. A set's text is kept even when it has no
+/// more in a set, a text of 65535 bytes or more, texts outside the PDU
+/// or among the sets, a label outside its set's text, and a PDU not
+/// exactly as long as its sets and texts. A set's text is kept even when it has no
 /// labels (libpcp's decoder drops it then).
 #[doc(alias = "__pmSendLabel")]
 #[doc(alias = "__pmDecodeLabel")]
@@ -137,6 +146,7 @@ impl Body for Labels {
         let pdulen = r.pdu_len();
         let mut sets = Vec::with_capacity(n);
         let mut json_total = 0usize;
+        let mut json_from = pdulen;
         for _ in 0..n {
             let inst = r.i32()?;
             let nlabels = r.i32()?;
@@ -147,6 +157,7 @@ impl Body for Labels {
             }
             let json = r.slice_at(json_at, json_len)?.to_vec();
             json_total += json_len;
+            json_from = json_from.min(json_at);
             let count = usize::try_from(nlabels).unwrap_or(0);
             if count * LABEL_SIZE > r.remaining() {
                 return Err(IPC);
@@ -163,7 +174,7 @@ impl Body for Labels {
             sets.push(LabelSet { inst, nlabels, json, labels, names: None });
         }
         // the texts follow the sets and fill the rest of the PDU
-        if r.pos() + json_total != pdulen {
+        if json_from < r.pos() || r.pos() + json_total != pdulen {
             return Err(IPC);
         }
         r.seek(pdulen)?;

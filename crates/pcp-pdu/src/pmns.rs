@@ -18,7 +18,8 @@ pub const PMNS_NONLEAF_STATUS: i32 = 1;
 ///
 /// Decoding refuses negative or inconsistent counts, a byte count that
 /// is not the names' (plus a NUL each), and a PDU not exactly as long as
-/// its names. An empty list carries no statuses, so it decodes with
+/// its names; like libpcp's, it refuses a list whose last name is empty
+/// (which libpcp's encoder writes and its decoder cannot read). An empty list carries no statuses, so it decodes with
 /// `status: None`.
 #[doc(alias = "__pmSendNameList")]
 #[doc(alias = "__pmDecodeNameList")]
@@ -66,6 +67,11 @@ impl Body for NameList {
         let mut status = Vec::with_capacity(if with_status { n } else { 0 });
         let mut total = 0usize;
         for _ in 0..n {
+            // libpcp wants room for a whole name_t (or name_status_t),
+            // so it refuses an empty name at the very end
+            if r.remaining() < if with_status { 12 } else { 8 } {
+                return Err(IPC);
+            }
             if with_status {
                 status.push(r.i32()?);
             }

@@ -14,7 +14,7 @@
 
 use crate::wire::{padded, Reader, Writer, EINVAL, IPC, PAD_BYTE};
 use pcp_core::value::PM_VAL_VLEN_MAX;
-use pcp_core::{FetchResult, InstValue, PmError, PmId, PmResult, Timestamp, Value, ValueBlock, ValueSet};
+use pcp_core::{FetchResult, InstValue, MetricType, PmError, PmId, PmResult, Timestamp, Value, ValueBlock, ValueSet};
 
 /// A result as it travels: the values, and which of its value sets hold
 /// their blocks as `PM_VAL_SPTR` ("static") rather than `PM_VAL_DPTR`.
@@ -65,6 +65,82 @@ fn set_shape(s: &ValueSet) -> PmResult<(i32, &[InstValue])> {
         b if b == values.len() => Ok((DPTR, values)),
         _ => Err(EINVAL),
     }
+}
+
+/// `Some(highres)` for the event array types.
+fn event_kind(vtype: u8) -> Option<bool> {
+    match MetricType(i32::from(vtype)) {
+        MetricType::EVENT => Some(false),
+        MetricType::HIGHRES_EVENT => Some(true),
+        _ => None,
+    }
+}
+
+/// How many leading bytes of a block of type `vtype` libpcp turns around
+/// between network and host order (event arrays aside).
+fn swap_width(vtype: u8) -> usize {
+    match MetricType(i32::from(vtype)) {
+        MetricType::I64 | MetricType::U64 | MetricType::DOUBLE => 8,
+        MetricType::FLOAT => 4,
+        _ => 0,
+    }
+}
+
+/// A value block from its bytes in the PDU, `padded` being its data and
+/// the padding after it. libpcp turns the first 8 (or 4) bytes of a
+/// number around whatever the block's length, so a number shorter than
+/// that takes bytes from its padding; one too short for even that
+/// would have libpcp turn bytes of the next block, and is refused.
+///
+/// An event array must lie whole inside its block (libpcp's walk would
+/// turn bytes beyond it).
+fn block_from_network(vtype: u8, padded: &[u8], len: usize) -> PmResult<ValueBlock> {
+    if let Some(highres) = event_kind(vtype) {
+        let mut data = padded[..len].to_vec();
+        if !pcp_core::event::to_host_order_checked(&mut data, highres) {
+            return Err(IPC);
+        }
+        return Ok(ValueBlock { vtype, data });
+    }
+    let n = swap_width(vtype);
+    if len >= n {
+        return Ok(ValueBlock::from_network(vtype, &padded[..len]));
+    }
+    let mut data = padded.get(..n).ok_or(IPC)?.to_vec();
+    data.reverse();
+    data.truncate(len);
+    Ok(ValueBlock { vtype, data })
+}
+
+/// A value block's data and padding as libpcp writes them: the padding
+/// is `~`, and for a number shorter than 8 (or 4) bytes the bytes turned
+/// around include padding (see [`block_from_network`]). An event array
+/// running past its block is refused (`-EINVAL`).
+fn block_to_network(b: &ValueBlock, out: &mut Vec<u8>) -> PmResult<()> {
+    let n = swap_width(b.vtype);
+    let pad = padded(b.vlen()) - b.vlen();
+    if let Some(highres) = event_kind(b.vtype) {
+        let at = out.len();
+        out.extend_from_slice(&b.data);
+        if !pcp_core::event::to_network_order_checked(&mut out[at..], highres) {
+            return Err(EINVAL);
+        }
+        out.extend_from_slice(&[PAD_BYTE; 3][..pad]);
+        return Ok(());
+    }
+    if b.data.len() >= n {
+        b.write_network(out);
+        out.extend_from_slice(&[PAD_BYTE; 3][..pad]);
+        return Ok(());
+    }
+    let mut window = b.data.clone();
+    window.extend_from_slice(&[PAD_BYTE; 3][..pad]);
+    if window.len() < n {
+        return Err(EINVAL);
+    }
+    window[..n].reverse();
+    out.extend_from_slice(&window);
+    Ok(())
 }
 
 /// `__pmEncodeResult` / `__pmEncodeHighResResult`. A timeval result
@@ -120,9 +196,7 @@ pub(crate) fn put(pdu: &ResultPdu, highres: bool, w: &mut Writer) -> PmResult<()
         for iv in s.values.as_deref().unwrap_or_default() {
             if let Value::Block(b) = &iv.value {
                 w.u32((u32::from(b.vtype) << 24) | b.vlen() as u32);
-                b.write_network(w.buffer());
-                let pad = padded(b.vlen()) - b.vlen();
-                w.bytes(&[PAD_BYTE; 3][..pad]);
+                block_to_network(b, w.buffer())?;
             }
         }
     }
@@ -196,8 +270,8 @@ pub(crate) fn get(r: &mut Reader, highres: bool) -> PmResult<ResultPdu> {
                 return Err(IPC);
             }
             vbsize += padded(vlen);
-            let data = r.slice_at(at + 4, vlen - 4)?;
-            values.push(InstValue { inst, value: Value::Block(ValueBlock::from_network((head >> 24) as u8, data)) });
+            let block = block_from_network((head >> 24) as u8, r.slice_at(at + 4, padded(vlen) - 4)?, vlen - 4)?;
+            values.push(InstValue { inst, value: Value::Block(block) });
         }
         sets.push(ValueSet { pmid, values: Ok(values) });
     }
@@ -207,4 +281,30 @@ pub(crate) fn get(r: &mut Reader, highres: bool) -> PmResult<ResultPdu> {
     }
     r.seek(pdulen)?;
     Ok(ResultPdu { result: FetchResult { timestamp, sets }, sptr_sets })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_numbers_turn_around_with_their_padding() {
+        // a 6-byte "64-bit" value: libpcp writes "~~" after it and turns
+        // the 8 bytes around, padding included
+        let b = ValueBlock::new(MetricType::I64.0 as u8, vec![1, 2, 3, 4, 5, 6]);
+        let mut out = Vec::new();
+        block_to_network(&b, &mut out).unwrap();
+        assert_eq!(out, [b'~', b'~', 6, 5, 4, 3, 2, 1]);
+        assert_eq!(block_from_network(b.vtype, &out, 6).unwrap(), b);
+        // a 2-byte one would turn bytes beyond its block
+        let short = ValueBlock::new(MetricType::DOUBLE.0 as u8, vec![1, 2]);
+        assert_eq!(block_to_network(&short, &mut Vec::new()), Err(EINVAL));
+        assert_eq!(block_from_network(short.vtype, &[1, 2, 0x7e, 0x7e], 2), Err(IPC));
+        // a float of 3 bytes fits its padding
+        let f = ValueBlock::new(MetricType::FLOAT.0 as u8, vec![9, 8, 7]);
+        let mut out = Vec::new();
+        block_to_network(&f, &mut out).unwrap();
+        assert_eq!(out, [b'~', 7, 8, 9]);
+        assert_eq!(block_from_network(f.vtype, &out, 3).unwrap(), f);
+    }
 }
