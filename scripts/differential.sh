@@ -48,6 +48,25 @@ cmp "$work/labels.tsv" crates/pcp-core/tests/golden/labels.tsv
 oracle/gen-labels.sh "$work/labels.tsv" "$seed" 40000 >/dev/null
 PCP_RS_LABELS_GOLDEN="$work/labels.tsv" cargo test -q -p pcp-core --test labels_golden
 
+echo "== PDUs against libpcp, seed $seed"
+oracle/gen-pdu.sh "$work/pdu.tsv" 1 >/dev/null
+cmp "$work/pdu.tsv" crates/pcp-pdu/tests/golden/pdu.tsv
+oracle/gen-pdu.sh "$work/pdu.tsv" "$seed" 23000 >/dev/null
+PCP_RS_PDU_GOLDEN="$work/pdu.tsv" cargo test -q -p pcp-pdu --test oracle
+
+echo "== pcp's pmcd connection against pminfo -f, live (TCP and the Unix socket)"
+m="sample.bin sample.float.ten sample.float.hundred sample.double.million sample.double.one sample.string.hullo
+   sample.ulonglong.hundred sample.longlong.million sample.ulong.ten sample.long.one sample.aggregate.hullo sample.hordes.one"
+cargo build -q -p pcp --example pmcd_fetch
+for h in localhost local:; do
+    # shellcheck disable=SC2086
+    "${CARGO_TARGET_DIR:-target}/debug/examples/pmcd_fetch" "$h" $m >"$work/r.out"
+    # shellcheck disable=SC2086
+    pminfo -h "$h" -f $m >"$work/c.out"
+    cmp "$work/c.out" "$work/r.out"
+done
+echo "ok"
+
 echo "== time zones against glibc, seed $seed"
 oracle/gen-tz.sh "$work/tz.tsv" "$seed" 200 >/dev/null
 PCP_RS_TZ_GOLDEN="$work/tz.tsv" cargo test -q -p pcp --test timezone_glibc

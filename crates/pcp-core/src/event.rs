@@ -108,6 +108,40 @@ fn param(b: &Bytes, at: usize) -> (PmId, u8, usize) {
 /// values. The walk stops where the array's counts run past `data`.
 #[doc(alias = "__ntohpmValueBlock")]
 pub fn to_host_order(data: &mut [u8], highres: bool) {
+    swap_walk(data, highres, true);
+}
+
+/// [`to_host_order`], telling whether the walk ended inside `data` with
+/// no bytes turned twice (`false` where libpcp would have turned bytes
+/// beyond the array, or where [`to_network_order`] would not undo it).
+pub fn to_host_order_checked(data: &mut [u8], highres: bool) -> bool {
+    swap_walk(data, highres, true)
+}
+
+/// [`to_network_order`], telling whether the walk ended inside `data`
+/// with no bytes turned twice.
+pub fn to_network_order_checked(data: &mut [u8], highres: bool) -> bool {
+    swap_walk(data, highres, false)
+}
+
+/// Convert an event array from the little-endian form a [`ValueBlock`]
+/// holds to its big-endian wire form (libpcp's `htonEventArray`), the
+/// inverse of [`to_host_order`]: counts, flags and lengths are read before
+/// their bytes are turned. The walk stops where the array's counts run
+/// past `data`.
+#[doc(alias = "__htonpmValueBlock")]
+pub fn to_network_order(data: &mut [u8], highres: bool) {
+    swap_walk(data, highres, false);
+}
+
+/// The byte-order walk both ways: each field is reversed in place, and
+/// the counts that steer the walk are read in host (little-endian) order,
+/// after the swap when converting to host order and before it otherwise.
+/// `false` if the walk stopped at a field running past the end, ended
+/// past it, or turned a parameter's bytes twice (a parameter shorter
+/// than its type/length word and value): then converting back does not
+/// give the bytes the walk started from.
+fn swap_walk(data: &mut [u8], highres: bool, to_host: bool) -> bool {
     fn swap(data: &mut [u8], at: usize, n: usize) -> bool {
         match at.checked_add(n).and_then(|end| data.get_mut(at..end)) {
             Some(s) => {
@@ -117,39 +151,51 @@ pub fn to_host_order(data: &mut [u8], highres: bool) {
             None => false,
         }
     }
-    if !swap(data, 0, 4) {
-        return;
-    }
-    let nrecords = Bytes(data).i32(0);
-    let mut base = 4usize;
-    for _ in 0..nrecords.max(0) {
-        let ok = if highres {
-            swap(data, base, 8) && swap(data, base + 8, 8) && swap(data, base + 16, 4) && swap(data, base + 20, 4)
-        } else {
-            swap(data, base, 4) && swap(data, base + 4, 4) && swap(data, base + 8, 4) && swap(data, base + 12, 4)
-        };
-        if !ok {
-            return;
+    // swap the fields of `sizes` starting at `at` one after the other,
+    // stopping at the first that runs past the end; the host form is read
+    // after the swaps going to host order and before them going to network
+    fn fields<T>(data: &mut [u8], at: usize, sizes: &[usize], to_host: bool, read: impl Fn(&Bytes) -> T) -> Option<T> {
+        let before = (!to_host).then(|| read(&Bytes(data)));
+        let mut off = at;
+        for &n in sizes {
+            if !swap(data, off, n) {
+                return None;
+            }
+            off += n;
         }
-        let h = head(&Bytes(data), base, highres);
+        Some(before.unwrap_or_else(|| read(&Bytes(data))))
+    }
+    let Some(nrecords) = fields(data, 0, &[4], to_host, |b| b.i32(0)) else {
+        return false;
+    };
+    let header: &[usize] = if highres { &[8, 8, 4, 4] } else { &[4, 4, 4, 4] };
+    let mut base = 4usize;
+    let mut whole = true;
+    for _ in 0..nrecords.max(0) {
+        let Some(h) = fields(data, base, header, to_host, |b| head(b, base, highres)) else {
+            return false;
+        };
         base += header_size(highres);
         let nparams = if h.flags & FLAG_MISSED != 0 { 0 } else { h.nparams };
         for _ in 0..nparams.max(0) {
-            if !(swap(data, base, 4) && swap(data, base + 4, 4)) {
-                return;
-            }
-            let (_, ty, len) = param(&Bytes(data), base);
+            let Some((_, ty, len)) = fields(data, base, &[4, 4], to_host, |b| param(b, base)) else {
+                return false;
+            };
             let value_len = match MetricType(ty as i32) {
                 MetricType::I32 | MetricType::U32 | MetricType::FLOAT => 4,
                 MetricType::I64 | MetricType::U64 | MetricType::DOUBLE => 8,
                 _ => 0,
             };
             if value_len > 0 && !swap(data, base + 8, value_len) {
-                return;
+                return false;
             }
+            // a parameter shorter than what was turned leaves the next one
+            // overlapping it, and the walk is not its own inverse
+            whole &= padded(len) >= 4 + value_len;
             base += 4 + padded(len);
         }
     }
+    whole && base <= data.len()
 }
 
 /// `__pmCheckEventRecords` / `__pmCheckHighResEventRecords`: is the array
@@ -539,6 +585,58 @@ mod tests {
     fn block(mut data: Vec<u8>) -> ValueBlock {
         to_host_order(&mut data, false);
         ValueBlock::new(MetricType::EVENT.0 as u8, data)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn checked_walks_undo_each_other(
+            n in 0u8..4,
+            rest in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..160),
+            highres in proptest::prelude::any::<bool>(),
+        ) {
+            // small record counts and parameter counts, so walks get far
+            let mut wire = vec![0, 0, 0, n];
+            wire.extend(rest.iter().map(|b| if b % 3 == 0 { b % 4 } else { *b }));
+            let mut host = wire.clone();
+            if to_host_order_checked(&mut host, highres) {
+                let mut back = host.clone();
+                proptest::prop_assert!(to_network_order_checked(&mut back, highres));
+                proptest::prop_assert_eq!(back, wire);
+            }
+        }
+    }
+
+    #[test]
+    fn overlapping_parameters_are_reported() {
+        // a 64-bit parameter whose length covers only its type/length word
+        let mut d = wire(&[(1, 0, 0, vec![(9, 3u8, vec![])])], None);
+        d.extend_from_slice(&[0; 8]);
+        assert!(!to_host_order_checked(&mut d.clone(), false));
+        let mut ok = wire(&[(1, 0, 0, vec![(9, 3u8, 7u64.to_be_bytes().to_vec())])], None);
+        assert!(to_host_order_checked(&mut ok, false));
+    }
+
+    #[test]
+    fn network_order_undoes_host_order() {
+        let recs = vec![
+            (10, 5000, FLAG_POINT, vec![(PmId::new(29, 0, 127).0, 0u8, 7i32.to_be_bytes().to_vec())]),
+            (11, 0, FLAG_MISSED, vec![]),
+            (12, 0, 0, vec![(9, 5u8, 2.5f64.to_be_bytes().to_vec()), (9, 6, b"abc\0".to_vec())]),
+        ];
+        let wire = wire(&recs, None);
+        let mut host = wire.clone();
+        to_host_order(&mut host, false);
+        assert_ne!(host, wire);
+        let mut back = host.clone();
+        to_network_order(&mut back, false);
+        assert_eq!(back, wire);
+        // cut anywhere, both walks stop at the same field
+        for cut in 0..wire.len() {
+            let mut h = wire[..cut].to_vec();
+            to_host_order(&mut h, false);
+            to_network_order(&mut h, false);
+            assert_eq!(h, wire[..cut], "cut at {cut}");
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The longest-prefix number reader of C's `strtod` (C locale), which
 //! `pmParseUnitsStr` uses for multipliers such as `10`, `.5`, `1e3`,
 //! `0x10` or `-inf`, and libpcp's time and interval parsers for their
-//! numbers.
+//! numbers; and `strtol`'s base 10 reader beside it.
 
 /// A number read from the front of a byte string.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -198,9 +198,49 @@ fn round_binary(mant: u128, sticky: bool, exp: i64) -> (f64, bool) {
     (v, inexact || v.is_infinite())
 }
 
+/// C's white space (`isspace` in the C locale).
+pub fn is_c_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// `strtol(s, &end, 10)`: skip white space, read an optional sign and
+/// decimal digits. The value clamps to the range of a 64-bit `long` (as
+/// glibc's does, with `ERANGE`); the count is the bytes used, 0 when no
+/// digit follows (`end == s`, value 0).
+#[doc(alias = "strtol")]
+pub fn strtol_prefix(s: &[u8]) -> (i64, usize) {
+    let ws = count_while(s, is_c_space);
+    let (negative, sign) = take_sign(&s[ws..]);
+    let at = ws + sign;
+    let digits = count_while(&s[at..], |b| b.is_ascii_digit());
+    if digits == 0 {
+        return (0, 0);
+    }
+    // accumulate toward the sign, so that i64::MIN is reachable
+    let v = s[at..at + digits].iter().fold(0i64, |v, &b| {
+        let d = i64::from(b - b'0');
+        if negative {
+            v.saturating_mul(10).saturating_sub(d)
+        } else {
+            v.saturating_mul(10).saturating_add(d)
+        }
+    });
+    (v, at + digits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strtol_reads_like_glibc() {
+        assert_eq!(strtol_prefix(b" -12x"), (-12, 4));
+        assert_eq!(strtol_prefix(b"+7"), (7, 2));
+        assert_eq!(strtol_prefix(b"- 1"), (0, 0));
+        assert_eq!(strtol_prefix(b""), (0, 0));
+        assert_eq!(strtol_prefix(b"99999999999999999999"), (i64::MAX, 20));
+        assert_eq!(strtol_prefix(b"-9223372036854775808"), (i64::MIN, 20));
+    }
 
     fn p(s: &str) -> Option<(f64, usize, bool)> {
         parse_prefix(s.as_bytes()).map(|n| (n.value, n.len, n.range_error))

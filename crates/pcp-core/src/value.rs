@@ -116,6 +116,51 @@ impl ValueBlock {
     pub fn vlen(&self) -> usize {
         PM_VAL_HDR_SIZE + self.data.len()
     }
+
+    /// A block from the value bytes as they travel in a PDU (numbers and
+    /// event arrays big-endian), as libpcp's `__ntohpmValueBlock` turns
+    /// them: the first 8 bytes of a 64-bit or double value and the first
+    /// 4 of a float are reversed (a shorter block is left alone, where
+    /// libpcp would read past it), and event arrays are walked with
+    /// [`crate::event::to_host_order`]. Other types are bytes already.
+    #[doc(alias = "__ntohpmValueBlock")]
+    pub fn from_network(vtype: u8, bytes: &[u8]) -> ValueBlock {
+        let mut data = bytes.to_vec();
+        swap_numeric(vtype, &mut data, true);
+        ValueBlock { vtype, data }
+    }
+
+    /// The value bytes as they travel in a PDU (the inverse of
+    /// [`ValueBlock::from_network`], libpcp's `__htonpmValueBlock`),
+    /// appended to `out`.
+    #[doc(alias = "__htonpmValueBlock")]
+    pub fn write_network(&self, out: &mut Vec<u8>) {
+        let at = out.len();
+        out.extend_from_slice(&self.data);
+        swap_numeric(self.vtype, &mut out[at..], false);
+    }
+}
+
+/// Reverse the numeric part of a block's data for its type, or walk its
+/// event array, between network and host order.
+fn swap_numeric(vtype: u8, data: &mut [u8], to_host: bool) {
+    let n = match MetricType(vtype as i32) {
+        MetricType::I64 | MetricType::U64 | MetricType::DOUBLE => 8,
+        MetricType::FLOAT => 4,
+        MetricType::EVENT | MetricType::HIGHRES_EVENT => {
+            let highres = MetricType(vtype as i32) == MetricType::HIGHRES_EVENT;
+            if to_host {
+                crate::event::to_host_order(data, highres)
+            } else {
+                crate::event::to_network_order(data, highres)
+            }
+            return;
+        }
+        _ => return,
+    };
+    if let Some(head) = data.get_mut(..n) {
+        head.reverse();
+    }
 }
 
 /// `PM_VAL_INSITU`, `PM_VAL_DPTR`, `PM_VAL_SPTR`: how a value set's values
@@ -460,6 +505,25 @@ mod tests {
         // widening to double quiets it, in libpcp as here
         let d = extract_value(&v, MetricType::FLOAT, MetricType::DOUBLE).unwrap();
         assert_eq!(d.union_bits(), 0x7ff8_0000_2000_0000);
+    }
+
+    #[test]
+    fn network_blocks_turn_numbers_around() {
+        let b = ValueBlock::from_network(MetricType::U64.0 as u8, &258u64.to_be_bytes());
+        assert_eq!(b.data, 258u64.to_le_bytes());
+        let f = ValueBlock::from_network(MetricType::FLOAT.0 as u8, &1.5f32.to_be_bytes());
+        assert_eq!(f.data, 1.5f32.to_le_bytes());
+        let s = ValueBlock::from_network(MetricType::STRING.0 as u8, b"abc\0");
+        assert_eq!(s.data, b"abc\0");
+        for (b, wire) in
+            [(b, 258u64.to_be_bytes().to_vec()), (f, 1.5f32.to_be_bytes().to_vec()), (s, b"abc\0".to_vec())]
+        {
+            let mut out = vec![9];
+            b.write_network(&mut out);
+            assert_eq!(out[1..], wire[..]);
+        }
+        // a short 64-bit block is left as it is
+        assert_eq!(ValueBlock::from_network(MetricType::I64.0 as u8, &[1, 2]).data, [1, 2]);
     }
 
     #[test]

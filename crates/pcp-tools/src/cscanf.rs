@@ -6,38 +6,10 @@
 /// to the 64-bit `long` range and are then truncated to 32 bits, as glibc's
 /// store into an `int` does.
 pub fn scan_decimal_int(s: &[u8]) -> Option<i32> {
-    let mut i = s.iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')).count();
-    let negative = match s.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
-    let digits = s[i..].iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 {
-        return None;
+    match pcp_core::strtod::strtol_prefix(s) {
+        (_, 0) => None,
+        (v, _) => Some(v as i32),
     }
-    // accumulate negatively so that i64::MIN is reachable, clamping on overflow
-    let mut v: i64 = 0;
-    let mut overflow = false;
-    for &b in &s[i..i + digits] {
-        match v.checked_mul(10).and_then(|x| x.checked_sub((b - b'0') as i64)) {
-            Some(x) => v = x,
-            None => overflow = true,
-        }
-    }
-    let v = match (negative, overflow) {
-        (true, true) => i64::MIN,
-        (false, true) => i64::MAX,
-        (true, false) => v,
-        (false, false) => v.checked_neg().unwrap_or(i64::MAX),
-    };
-    Some(v as i32)
 }
 
 /// `sscanf(s, "%x", &unsigned)` for a string of hex digits only: the value

@@ -382,23 +382,8 @@ fn progname(arg0: &[u8]) -> String {
 /// `strtol(s, &end, 10)` as an `int` the way the C tools keep it, and
 /// whether the whole string was a number (`*end == '\0'`).
 pub fn strtol_int(s: &[u8]) -> (i32, bool) {
-    let ws = s.iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')).count();
-    let rest = &s[ws..];
-    let (neg, sign) = match rest.first() {
-        Some(b'-') => (true, 1),
-        Some(b'+') => (false, 1),
-        _ => (false, 0),
-    };
-    let digits = rest[sign..].iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 {
-        return (0, s.is_empty());
-    }
-    let mut v: i64 = 0;
-    for &b in &rest[sign..sign + digits] {
-        let d = i64::from(b - b'0');
-        v = if neg { v.saturating_mul(10).saturating_sub(d) } else { v.saturating_mul(10).saturating_add(d) };
-    }
-    (v as i32, ws + sign + digits == s.len())
+    let (v, used) = pcp_core::strtod::strtol_prefix(s);
+    (v as i32, used == s.len())
 }
 
 /// `pmSetDebug`'s option names (the fields of `pmdebugoptions_t` in

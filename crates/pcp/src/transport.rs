@@ -1,12 +1,19 @@
 //! Reaching pmcd: the connection a host context is made over.
 //!
-//! Only the connection itself lives here today (so tools report an absent
-//! pmcd as PCP's do); the PDU exchange arrives with host contexts.
+//! [`connect`] opens the socket (so tools report an absent pmcd as PCP's
+//! do); [`PmcdConnection`] goes through pmcd's handshake on any byte
+//! stream and then exchanges PDUs (pcp-pdu's codec) with libpcp's
+//! timeouts: a thin blocking loop around the sans-IO codec, which tests
+//! drive over an in-memory stream with a fake pmcd.
 
 use crate::config;
-use pcp_core::PmError;
+use pcp_core::strtod::{is_c_space, strtol_prefix};
+use pcp_core::{PmError, PmResult};
+use pcp_pdu::handshake::{self, ClientOptions, PduInfo};
+use pcp_pdu::{Framer, Pdu, PduType, ResultPdu};
+use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const EHOSTUNREACH: i32 = 113;
 const ECONNREFUSED: i32 = 111;
@@ -28,12 +35,9 @@ fn errno_of(e: &std::io::Error) -> PmError {
 /// Connect to pmcd on `host` as libpcp does: `local:` (or `unix:`) tries
 /// pmcd's Unix socket first and then TCP on localhost; a host that does not
 /// resolve is "No route to host"; otherwise the last address's error.
+/// Each TCP attempt waits at most `$PMCD_CONNECT_TIMEOUT` ([`Timeouts`]).
 pub fn connect(host: &str) -> Result<Connection, PmError> {
-    let timeout = std::env::var("PMCD_CONNECT_TIMEOUT")
-        .ok()
-        .and_then(|t| t.parse::<f64>().ok())
-        .filter(|t| *t > 0.0)
-        .map_or(Duration::from_secs(5), Duration::from_secs_f64);
+    let timeout = Timeouts::from_env().0.connect.max(Duration::from_millis(1));
     let tcp_host = match host {
         "local:" | "unix:" | "localhost:" => {
             #[cfg(unix)]
@@ -54,4 +58,429 @@ pub fn connect(host: &str) -> Result<Connection, PmError> {
         }
     }
     Err(last)
+}
+
+/// libpcp's timeouts for talking to pmcd, as the environment sets them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// How long a TCP connection attempt may take
+    /// (`$PMCD_CONNECT_TIMEOUT`, default 5 seconds).
+    pub connect: Duration,
+    /// How long pmcd's greeting may take to arrive whole
+    /// (`$PMCD_REQUEST_TIMEOUT`, default 10 seconds).
+    pub greeting: Option<Duration>,
+    /// How long each reply may take to arrive whole. libpcp keeps a host
+    /// context's timeout in whole seconds, so this is
+    /// `$PMCD_REQUEST_TIMEOUT` truncated, and a value under a second
+    /// means no timeout at all (as in libpcp).
+    pub request: Option<Duration>,
+}
+
+impl Default for Timeouts {
+    fn default() -> Timeouts {
+        Timeouts::from_vars(None, None).0
+    }
+}
+
+/// A C `strtod` of a whole string: `None` if anything follows the number
+/// or it is negative.
+fn env_seconds(text: &str) -> Option<f64> {
+    if text.is_empty() {
+        // strtod reads nothing, and stops at the end
+        return Some(0.0);
+    }
+    // strtod skips leading white space
+    let b = text.as_bytes();
+    let ws = b.iter().take_while(|&&c| is_c_space(c)).count();
+    let p = pcp_core::strtod::parse_prefix(&b[ws..])?;
+    // NaN passes libpcp's "< 0" test too
+    (ws + p.len == b.len() && (p.value >= 0.0 || p.value.is_nan())).then_some(p.value)
+}
+
+impl Timeouts {
+    /// The timeouts `$PMCD_CONNECT_TIMEOUT` and `$PMCD_REQUEST_TIMEOUT`
+    /// give, with the warnings libpcp logs for values it ignores (the
+    /// caller reports them).
+    pub fn from_env() -> (Timeouts, Vec<String>) {
+        let connect = std::env::var("PMCD_CONNECT_TIMEOUT").ok();
+        let request = std::env::var("PMCD_REQUEST_TIMEOUT").ok();
+        Timeouts::from_vars(connect.as_deref(), request.as_deref())
+    }
+
+    /// The timeouts for these values of `$PMCD_CONNECT_TIMEOUT` and
+    /// `$PMCD_REQUEST_TIMEOUT`: each a number of seconds as `strtod`
+    /// reads it; a value with anything after the number, or a negative
+    /// one, is ignored with libpcp's warning.
+    pub fn from_vars(connect: Option<&str>, request: Option<&str>) -> (Timeouts, Vec<String>) {
+        let mut warnings = Vec::new();
+        let mut read = |name: &str, prefix: &str, v: Option<&str>, default: f64| match v {
+            None => default,
+            Some(t) => env_seconds(t).unwrap_or_else(|| {
+                warnings.push(format!("{prefix}ignored bad {name} = '{t}'"));
+                default
+            }),
+        };
+        let connect = read("PMCD_CONNECT_TIMEOUT", "auxconnect.c:__pmAuxConnectPMCDPort: ", connect, 5.0);
+        let request = read("PMCD_REQUEST_TIMEOUT", "", request, 10.0);
+        let secs = |s: f64| Duration::try_from_secs_f64(s).unwrap_or(Duration::MAX);
+        // a zero wait polls once: the smallest wait a socket takes
+        let wait = |s: f64| Some(secs(s).max(Duration::from_micros(1)));
+        // libpcp keeps a context's timeout as whole seconds of an int
+        let whole = (request * 1000.0) as i32 / 1000;
+        let t = Timeouts {
+            connect: secs(connect),
+            greeting: wait(request),
+            request: (whole > 0).then(|| Duration::from_secs(whole as u64)),
+        };
+        (t, warnings)
+    }
+}
+
+/// The delays between attempts to reach pmcd again after a connection
+/// failed (`$PMCD_RECONNECT_TIMEOUT`: seconds, comma-separated; default
+/// 5, 10, 20, 40, 80). Each failure moves one step along the list, and
+/// the last delay repeats.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Backoff {
+    delays: Vec<u32>,
+    step: usize,
+}
+
+impl Backoff {
+    /// From `$PMCD_RECONNECT_TIMEOUT`, with libpcp's warning if it was
+    /// ignored.
+    pub fn from_env() -> (Backoff, Option<String>) {
+        Backoff::from_var(std::env::var("PMCD_RECONNECT_TIMEOUT").ok().as_deref())
+    }
+
+    /// From a value of `$PMCD_RECONNECT_TIMEOUT`: each delay must be a
+    /// positive whole number (as `strtol` reads it) followed by a comma
+    /// or the end, else the whole list is ignored.
+    pub fn from_var(v: Option<&str>) -> (Backoff, Option<String>) {
+        let default = || Backoff { delays: vec![5, 10, 20, 40, 80], step: 0 };
+        let Some(text) = v else { return (default(), None) };
+        let mut delays = Vec::new();
+        let mut rest = text.as_bytes();
+        while !rest.is_empty() {
+            let (val, used) = strtol_prefix(rest);
+            // libpcp keeps the long in an int
+            let val = val as i32;
+            let after = &rest[used..];
+            if val <= 0 || !(after.is_empty() || after[0] == b',') {
+                return (default(), Some(format!("pmReconnectContext: ignored bad PMCD_RECONNECT_TIMEOUT = '{text}'")));
+            }
+            delays.push(u32::try_from(val).unwrap_or(u32::MAX));
+            rest = after.get(1..).unwrap_or_default();
+        }
+        if delays.is_empty() {
+            return (default(), None);
+        }
+        (Backoff { delays, step: 0 }, None)
+    }
+
+    /// The delay after another failure.
+    pub fn next_delay(&mut self) -> Duration {
+        self.step = (self.step + 1).min(self.delays.len());
+        Duration::from_secs(u64::from(self.delays[self.step - 1]))
+    }
+
+    /// A connection succeeded: start the list again.
+    pub fn reset(&mut self) {
+        self.step = 0;
+    }
+}
+
+/// A byte stream to pmcd that can wait for input with a time limit.
+pub trait PduStream: Read + Write {
+    /// Limit how long the next reads wait (`None`: as long as it takes).
+    fn set_read_timeout(&mut self, t: Option<Duration>) -> io::Result<()>;
+}
+
+impl PduStream for TcpStream {
+    fn set_read_timeout(&mut self, t: Option<Duration>) -> io::Result<()> {
+        TcpStream::set_read_timeout(self, t)
+    }
+}
+
+#[cfg(unix)]
+impl PduStream for std::os::unix::net::UnixStream {
+    fn set_read_timeout(&mut self, t: Option<Duration>) -> io::Result<()> {
+        std::os::unix::net::UnixStream::set_read_timeout(self, t)
+    }
+}
+
+impl Read for Connection {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Connection::Tcp(s) => s.read(buf),
+            #[cfg(unix)]
+            Connection::Unix(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Connection {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Connection::Tcp(s) => s.write(buf),
+            #[cfg(unix)]
+            Connection::Unix(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Connection::Tcp(s) => s.flush(),
+            #[cfg(unix)]
+            Connection::Unix(s) => s.flush(),
+        }
+    }
+}
+
+impl PduStream for Connection {
+    fn set_read_timeout(&mut self, t: Option<Duration>) -> io::Result<()> {
+        match self {
+            Connection::Tcp(s) => TcpStream::set_read_timeout(s, t),
+            #[cfg(unix)]
+            Connection::Unix(s) => std::os::unix::net::UnixStream::set_read_timeout(s, t),
+        }
+    }
+}
+
+/// A connection to pmcd that has been through the handshake: whole PDUs
+/// out, whole PDUs in, each reply within the request timeout.
+///
+/// Any failure to send or receive (a timeout, the stream closing, a
+/// malformed PDU) leaves the connection broken: later calls fail with
+/// `PM_ERR_IPC` at once, and the caller connects again (see [`Backoff`]).
+#[derive(Debug)]
+pub struct PmcdConnection<S: PduStream> {
+    stream: S,
+    framer: Framer,
+    server: PduInfo,
+    flags: u16,
+    timeouts: Timeouts,
+    broken: bool,
+}
+
+/// Errors of the socket calls, as libpcp reports them.
+fn io_error(e: &io::Error) -> PmError {
+    match e.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => PmError::PM_ERR_TIMEOUT,
+        io::ErrorKind::BrokenPipe
+        | io::ErrorKind::ConnectionReset
+        | io::ErrorKind::ConnectionAborted
+        | io::ErrorKind::NotConnected
+        | io::ErrorKind::UnexpectedEof => PmError::PM_ERR_IPC,
+        _ => e.raw_os_error().map_or(PmError::PM_ERR_IPC, PmError::from_errno),
+    }
+}
+
+impl<S: PduStream> PmcdConnection<S> {
+    /// Go through pmcd's handshake on `stream` (`__pmConnectHandshake`):
+    /// wait for its greeting (within `timeouts.greeting`), answer it
+    /// ([`handshake::client_answer`]) and send the credentials (and any
+    /// attributes). pmcd sends nothing back for them.
+    #[doc(alias = "__pmConnectHandshake")]
+    pub fn handshake(stream: S, opts: &ClientOptions, timeouts: Timeouts) -> PmResult<PmcdConnection<S>> {
+        let mut c = PmcdConnection {
+            stream,
+            framer: Framer::for_client(),
+            server: PduInfo::pmcd(),
+            flags: 0,
+            timeouts,
+            broken: false,
+        };
+        let greeting = c.recv_within(timeouts.greeting)?;
+        let accepted = handshake::client_answer(&greeting, opts)?;
+        for pdu in &accepted.send {
+            c.send(pdu, handshake::sender(pdu, opts))?;
+        }
+        c.server = accepted.server;
+        c.flags = accepted.flags;
+        Ok(c)
+    }
+
+    /// What pmcd offered in its greeting.
+    pub fn server(&self) -> PduInfo {
+        self.server
+    }
+
+    /// The features asked for in the credentials.
+    pub fn flags(&self) -> u16 {
+        self.flags
+    }
+
+    /// pmcd answers fetches with nanosecond timestamps
+    /// (`PDU_FLAG_HIGHRES`): libpcp then always sends `PDU_HIGHRES_FETCH`.
+    pub fn highres(&self) -> bool {
+        self.server.features & handshake::features::HIGHRES != 0
+    }
+
+    /// Has a failure broken the connection?
+    pub fn is_broken(&self) -> bool {
+        self.broken
+    }
+
+    /// The stream, for the caller to close or inspect.
+    pub fn into_stream(self) -> S {
+        self.stream
+    }
+
+    fn fail<T>(&mut self, e: PmError) -> PmResult<T> {
+        self.broken = true;
+        Err(e)
+    }
+
+    /// Send one PDU with `from` as its sender word (a context's handle
+    /// for requests).
+    #[doc(alias = "__pmXmitPDU")]
+    pub fn send(&mut self, pdu: &Pdu, from: i32) -> PmResult<()> {
+        if self.broken {
+            return Err(PmError::PM_ERR_IPC);
+        }
+        let bytes = pdu.to_bytes(from)?;
+        if let Err(e) = self.stream.write_all(&bytes).and_then(|()| self.stream.flush()) {
+            return self.fail(io_error(&e));
+        }
+        Ok(())
+    }
+
+    /// Receive one PDU within the request timeout (`__pmGetPDU`): the
+    /// whole PDU must have arrived by then (`PM_ERR_TIMEOUT`); the
+    /// stream ending is `PM_ERR_IPC`, as a malformed PDU is.
+    #[doc(alias = "__pmGetPDU")]
+    pub fn recv(&mut self) -> PmResult<Pdu> {
+        self.recv_within(self.timeouts.request)
+    }
+
+    fn recv_within(&mut self, limit: Option<Duration>) -> PmResult<Pdu> {
+        if self.broken {
+            return Err(PmError::PM_ERR_IPC);
+        }
+        let deadline = limit.map(|l| Instant::now() + l);
+        let mut buf = [0u8; 16384];
+        loop {
+            match self.framer.next_pdu() {
+                Ok(Some(bytes)) => {
+                    return match Pdu::decode(&bytes) {
+                        Ok((_, pdu)) => Ok(pdu),
+                        Err(e) => self.fail(e),
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => return self.fail(e),
+            }
+            let wait = match deadline {
+                None => None,
+                Some(d) => match d.checked_duration_since(Instant::now()).filter(|w| !w.is_zero()) {
+                    Some(w) => Some(w),
+                    None => return self.fail(PmError::PM_ERR_TIMEOUT),
+                },
+            };
+            if let Err(e) = self.stream.set_read_timeout(wait) {
+                return self.fail(io_error(&e));
+            }
+            let want = self.framer.wanted().clamp(1, buf.len());
+            match self.stream.read(&mut buf[..want]) {
+                Ok(0) => return self.fail(PmError::PM_ERR_IPC),
+                Ok(n) => self.framer.push(&buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return self.fail(io_error(&e)),
+            }
+        }
+    }
+
+    /// Send a request and receive its reply, which must be of type
+    /// `reply` or an error PDU: a negative error code is returned as the
+    /// error; any other PDU is `PM_ERR_IPC` (and breaks the connection,
+    /// as the two sides no longer agree where they are). An error PDU
+    /// is itself the expected reply of a store (`reply` `PDU_ERROR`).
+    pub fn request(&mut self, pdu: &Pdu, from: i32, reply: PduType) -> PmResult<Pdu> {
+        self.send(pdu, from)?;
+        let got = self.recv()?;
+        match got {
+            p if p.pdu_type() == reply => Ok(p),
+            Pdu::Error(e) if e.code < 0 => Err(PmError::from_code(e.code)),
+            _ => self.fail(PmError::PM_ERR_IPC),
+        }
+    }
+
+    /// A fetch (`__pmRecvFetchPDU`): send `PDU_HIGHRES_FETCH` when pmcd
+    /// offers it, else `PDU_FETCH`, and read the result. Error PDUs with
+    /// positive codes before it are pmcd announcing changes
+    /// (`PMCD_ADD_AGENT` and friends): their bits are returned with the
+    /// result.
+    #[doc(alias = "pmFetch")]
+    pub fn fetch(&mut self, from: i32, fetch: pcp_pdu::Fetch) -> PmResult<(ResultPdu, i32)> {
+        let (req, reply) = if self.highres() {
+            (Pdu::HighResFetch(fetch), PduType::HIGHRES_RESULT)
+        } else {
+            (Pdu::Fetch(fetch), PduType::RESULT)
+        };
+        self.send(&req, from)?;
+        let mut changed = 0;
+        loop {
+            match self.recv()? {
+                Pdu::Error(e) if e.code > 0 => changed |= e.code,
+                Pdu::Error(e) if e.code < 0 => return Err(PmError::from_code(e.code)),
+                Pdu::HighResResult(r) if reply == PduType::HIGHRES_RESULT => return Ok((r, changed)),
+                Pdu::Result(r) if reply == PduType::RESULT => return Ok((r, changed)),
+                // an error PDU of 0 ends libpcp's loop with no result
+                // at all; anything else is out of step
+                _ => return self.fail(PmError::PM_ERR_IPC),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_follow_libpcp() {
+        let (t, w) = Timeouts::from_vars(None, None);
+        assert_eq!(
+            (t.connect, t.greeting, t.request),
+            (Duration::from_secs(5), Some(Duration::from_secs(10)), Some(Duration::from_secs(10)))
+        );
+        assert!(w.is_empty());
+        let (t, _) = Timeouts::from_vars(Some("0.25"), Some("2.7"));
+        assert_eq!(t.connect, Duration::from_millis(250));
+        assert_eq!((t.greeting, t.request), (Some(Duration::from_secs_f64(2.7)), Some(Duration::from_secs(2))));
+        // under a second: the greeting waits that long, requests forever
+        let (t, _) = Timeouts::from_vars(None, Some("0.5"));
+        assert_eq!((t.greeting, t.request), (Some(Duration::from_millis(500)), None));
+        let (t, w) = Timeouts::from_vars(Some("5s"), Some("-1"));
+        assert_eq!((t.connect, t.request), (Duration::from_secs(5), Some(Duration::from_secs(10))));
+        assert_eq!(
+            w,
+            [
+                "auxconnect.c:__pmAuxConnectPMCDPort: ignored bad PMCD_CONNECT_TIMEOUT = '5s'",
+                "ignored bad PMCD_REQUEST_TIMEOUT = '-1'"
+            ]
+        );
+        // strtod's forms
+        assert_eq!(Timeouts::from_vars(Some(" 1e1"), None).0.connect, Duration::from_secs(10));
+        assert_eq!(Timeouts::from_vars(Some("0x2"), None).0.connect, Duration::from_secs(2));
+    }
+
+    #[test]
+    fn backoff_follows_libpcp() {
+        let (mut b, w) = Backoff::from_var(None);
+        assert!(w.is_none());
+        let d: Vec<u64> = (0..7).map(|_| b.next_delay().as_secs()).collect();
+        assert_eq!(d, [5, 10, 20, 40, 80, 80, 80]);
+        b.reset();
+        assert_eq!(b.next_delay().as_secs(), 5);
+        let (mut b, _) = Backoff::from_var(Some("1, 2,"));
+        assert_eq!([b.next_delay().as_secs(), b.next_delay().as_secs(), b.next_delay().as_secs()], [1, 2, 2]);
+        for bad in ["0", "1,,2", "1;2", "x", "-3"] {
+            let (mut b, w) = Backoff::from_var(Some(bad));
+            assert_eq!(w, Some(format!("pmReconnectContext: ignored bad PMCD_RECONNECT_TIMEOUT = '{bad}'")));
+            assert_eq!(b.next_delay().as_secs(), 5);
+        }
+        assert_eq!(Backoff::from_var(Some("")).0.next_delay().as_secs(), 5);
+    }
 }
