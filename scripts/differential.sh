@@ -48,6 +48,14 @@ cmp "$work/labels.tsv" crates/pcp-core/tests/golden/labels.tsv
 oracle/gen-labels.sh "$work/labels.tsv" "$seed" 40000 >/dev/null
 PCP_RS_LABELS_GOLDEN="$work/labels.tsv" cargo test -q -p pcp-core --test labels_golden
 
+echo "== derived metrics against libpcp, seed $seed"
+oracle/gen-derived.sh "$work/derived1" 1 >/dev/null
+# (config.tsv holds directory listings, whose order depends on the file system)
+diff -r "$work/derived1" crates/pcp-derived/tests/golden --exclude=extensions.tsv --exclude=README.md --exclude=config.tsv
+PCP_RS_DERIVED_FILES="$(ls /etc/pcp/derived/*.conf 2>/dev/null | tr '\n' ' ')" \
+    oracle/gen-derived.sh "$work/derived" "$seed" 20000 >/dev/null
+PCP_RS_DERIVED_GOLDEN="$work/derived" cargo test -q -p pcp-derived --test libpcp_parse --test libpcp_config
+
 echo "== time zones against glibc, seed $seed"
 oracle/gen-tz.sh "$work/tz.tsv" "$seed" 200 >/dev/null
 PCP_RS_TZ_GOLDEN="$work/tz.tsv" cargo test -q -p pcp --test timezone_glibc
