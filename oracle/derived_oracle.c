@@ -8,6 +8,8 @@
  *   derived_oracle config SEED COUNT   pmLoadDerivedConfig on generated files,
  *                                      and $PCP_DERIVED_CONFIG cases
  *   derived_oracle files 0 PATH...     pmLoadDerivedConfig on existing files
+ *   derived_oracle sem SEED COUNT      semantic checks in a context on the
+ *                                      local pmcd (sample and linux PMDAs)
  *
  * Hand-written cases come first, then COUNT random ones drawn from SEED
  * with a private PRNG (the same command always prints the same cases).
@@ -31,6 +33,12 @@
  * metrics the global derived metrics then defined, three columns each:
  * name, one-line help, long help (PM_TEXT_HELP), a text as "=text" or
  * "-" for none.
+ *   D  name  pmid  type  indom  sem  units    (or: D name err status)
+ *   K  expr  status  type  indom  sem  units  report
+ * sem: D gives the descriptors of the metrics the expressions use; K is
+ * "d.m" defined as expr, then pmLookupDesc in a new context: its status
+ * (and descriptor), and what libpcp wrote to stderr (the semantic error
+ * report, if any). Numbers are decimal, pmid, indom and units word hex.
  * rc is pmRegisterDerivedMetric's return, errmsg the message it returns.
  * tokens is libpcp's lexer trace (PCP_DERIVED_DEBUG_SYNTAX): one
  * TYPE"text" per token read, separated by spaces, with " and space
@@ -1092,6 +1100,216 @@ files_mode(int argc, char **argv)
     }
 }
 
+/* ------------------------------------------------------------ semantics */
+
+static const char *sem_pool[] = {
+    "sample.long.one", "sample.ulong.ten", "sample.longlong.one", "sample.ulonglong.hundred",
+    "sample.float.one", "sample.double.ten", "sample.string.hullo", "sample.aggregate.hullo",
+    "sample.seconds", "sample.milliseconds", "sample.byte_ctr", "sample.kbyte_ctr", "sample.kbyte_rate",
+    "sample.bin", "sample.bucket", "sample.colour", "sample.event.records", "sample.step_counter",
+    "sample.mirage", "sample.scale_step.bytes_up", "sample.scale_step.time_up_secs",
+    "sample.scale_step.count_up", "sample.recv_pdu", "sample.lights", "sample.magnitude",
+    "sample.ulong.count.base", "sample.ulong.count.mega", "sample.ulonglong.bin_ctr",
+    "kernel.all.cpu.user", "disk.dev.read", "disk.dev.total_bytes", "network.interface.in.bytes",
+    "mem.util.free", "kernel.all.load", "no.such.metric",
+};
+
+/* pmUnits as the 32-bit word pcp-rs reads (its in-memory layout) */
+static unsigned int
+units_word(const pmUnits *u)
+{
+    unsigned int w;
+    memcpy(&w, u, sizeof(w));
+    return w;
+}
+
+static void
+sem_descs(void)
+{
+    size_t i;
+    for (i = 0; i < sizeof(sem_pool) / sizeof(sem_pool[0]); i++) {
+	pmID pmid;
+	pmDesc d;
+	const char *n = sem_pool[i];
+	int sts = pmLookupName(1, &n, &pmid);
+	if (sts >= 0)
+	    sts = pmLookupDesc(pmid, &d);
+	if (sts < 0)
+	    printf("D\t%s\terr\t%d\n", n, sts);
+	else
+	    printf("D\t%s\t%08x\t%d\t%08x\t%d\t%08x\n", n, pmid, d.type, d.indom, d.sem, units_word(&d.units));
+    }
+}
+
+static void
+sem_case(const char *expr)
+{
+    pid_t	pid;
+    int		status;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+	char	*errmsg = NULL;
+	FILE	*cap = tmpfile();
+	pmID	pmid;
+	pmDesc	d;
+	const char *n = "d.m";
+	int	sts;
+	char	buf[4096];
+	size_t	len;
+
+	fputs("K", stdout);
+	col(expr);
+	if (pmRegisterDerivedMetric("d.m", expr, &errmsg) < 0) {
+	    printf("\tsyntax\n");
+	    fflush(stdout);
+	    _exit(0);
+	}
+	if (cap == NULL || dup2(fileno(cap), 2) < 0)
+	    _exit(3);
+	if ((sts = pmNewContext(PM_CONTEXT_HOST, "local:")) < 0) {
+	    printf("\tcontext %d\n", sts);
+	    fflush(stdout);
+	    _exit(0);
+	}
+	sts = pmLookupName(1, &n, &pmid);
+	if (sts >= 0)
+	    sts = pmLookupDesc(pmid, &d);
+	if (sts < 0)
+	    printf("\t%d\t-\t-\t-\t-", sts);
+	else
+	    printf("\t0\t%d\t%08x\t%d\t%08x", d.type, d.indom, d.sem, units_word(&d.units));
+	fflush(stderr);
+	rewind(cap);
+	len = fread(buf, 1, sizeof(buf) - 1, cap);
+	buf[len] = '\0';
+	col(buf);
+	putchar('\n');
+	fflush(stdout);
+	_exit(0);
+    }
+    waitpid(pid, &status, 0);
+}
+
+static const char *
+pick(const char **a, int n)
+{
+    return a[below(n)];
+}
+
+/* an expression over the pool: no ternary guard decided by constants alone */
+static void
+sem_expr(char *out, size_t max, int depth)
+{
+    static const char *binops[] = { "+", "-", "*", "/", "<", "<=", "==", ">=", ">", "!=", "&&", "||" };
+    static const char *funcs[] = { "avg(", "count(", "max(", "min(", "sum(", "rate(", "instant(", "delta(" };
+    static const char *nums[] = { "0", "1", "2", "10", "1.5", "0.5" };
+    static const char *specs[] = {
+	"type=u32", "type=32", "type=64", "type=u64", "type=float", "type=double", "semantics=counter",
+	"semantics=instant", "semantics=discrete", "units=byte", "units=Kbyte", "units=\"Kbyte/sec\"",
+	"units=\"count/sec\"", "units=sec", "units=millisec", "units=count", "units=\"count x 10^3\"",
+	"units=\"sec^2\"", "units=\"byte/sec^2\"", "units=\"sec/count\"",
+    };
+    static const char *scales[] = { "\"Kbyte/sec\"", "\"Mbyte/hour\"", "\"count\"", "\"sec\"", "\"none\"", "\"byte\"", "\"millisec\"" };
+    int npool = sizeof(sem_pool) / sizeof(sem_pool[0]) - 1;	/* defined names only ... */
+    char a[1024], b[1024], c[1024];
+    int k = depth > 3 ? below(3) : below(14);
+    switch (k) {
+    case 0:
+	snprintf(out, max, "%s", sem_pool[below(npool)]);
+	break;
+    case 1:
+	snprintf(out, max, "%s", pick(nums, 6));
+	break;
+    case 2:
+	snprintf(out, max, "mkconst(%s, %s)", below(2) ? "1" : "2.5", pick(specs, sizeof(specs) / sizeof(specs[0])));
+	break;
+    case 3: case 4: case 5:
+	sem_expr(a, sizeof(a), depth + 1);
+	sem_expr(b, sizeof(b), depth + 1);
+	snprintf(out, max, "(%s %s %s)", a, pick(binops, 12), b);
+	break;
+    case 6:
+	snprintf(out, max, "%s%s)", pick(funcs, 8), sem_pool[below(npool)]);
+	break;
+    case 7: case 8: case 11: case 12: {
+	/* an expression inside an operator or function of one operand */
+	static const char *wrap[][2] = { { "-(", ")" }, { "!(", ")" }, { "scalar(", ")" }, { "matchinst(/a/, ", ")" } };
+	int w = below(4);
+	sem_expr(a, sizeof(a), depth + 1);
+	snprintf(out, max, "%s%s%s", wrap[w][0], a, wrap[w][1]);
+	break;
+    }
+    case 9:
+	/* the guard always involves a metric */
+	sem_expr(b, sizeof(b), depth + 1);
+	sem_expr(c, sizeof(c), depth + 1);
+	snprintf(out, max, "(%s %s ? %s : %s)", sem_pool[below(npool)], below(2) ? "> 1" : "+ 0", b, c);
+	break;
+    case 10:
+	sem_expr(a, sizeof(a), depth + 1);
+	snprintf(out, max, "rescale(%s, %s)", a, pick(scales, sizeof(scales) / sizeof(scales[0])));
+	break;
+    default:
+	snprintf(out, max, "defined(%s)", sem_pool[below(npool + 1)]);
+	break;
+    }
+}
+
+static void
+sem_mode(int count)
+{
+    static const char *hand_sem[] = {
+	"sample.long.one", "sample.long.one + 1", "sample.byte_ctr + sample.kbyte_ctr", "sample.byte_ctr * sample.kbyte_ctr",
+	"sample.byte_ctr * 2", "2 * sample.byte_ctr", "sample.byte_ctr / 2", "2 / sample.byte_ctr", "2 - sample.byte_ctr",
+	"sample.byte_ctr * sample.kbyte_rate", "sample.kbyte_rate * sample.byte_ctr", "sample.byte_ctr > sample.kbyte_rate",
+	"sample.seconds + sample.milliseconds", "sample.milliseconds - sample.seconds", "sample.kbyte_rate + sample.scale_step.bytes_up",
+	"sample.scale_step.bytes_up - sample.kbyte_rate", "sample.kbyte_rate / sample.scale_step.time_up_secs",
+	"sample.ulong.count.base + sample.ulong.count.mega", "sample.ulong.count.mega / sample.ulong.count.base",
+	"sample.step_counter + 1", "sample.recv_pdu + sample.step_counter", "sample.bin + sample.colour", "sample.bin + sample.bucket",
+	"sample.bin + 1", "1 + sample.bin", "sample.bin > sample.long.one", "sample.string.hullo + 1", "1 + sample.string.hullo",
+	"-sample.string.hullo", "-sample.ulong.ten", "-sample.ulonglong.hundred", "!sample.string.hullo", "!sample.kbyte_rate",
+	"avg(sample.bin)", "sum(sample.bin)", "max(sample.seconds)", "min(sample.string.hullo)", "count(sample.string.hullo)",
+	"count(sample.bin)", "delta(sample.ulong.ten)", "delta(sample.ulonglong.hundred)", "delta(sample.float.one)",
+	"rate(sample.seconds)", "rate(sample.byte_ctr)", "rate(sample.kbyte_rate)", "rate(sample.milliseconds)",
+	"instant(sample.seconds)", "instant(sample.magnitude)", "instant(sample.string.hullo)",
+	"scalar(sample.bin)", "sample.bin[bin-100]", "(sample.bin + 1)[bin-100]", "matchinst(/bin/, sample.bin)",
+	"rescale(sample.kbyte_rate, \"Mbyte/hour\")", "rescale(sample.kbyte_rate, \"sec\")", "rescale(sample.string.hullo, \"byte\")",
+	"rescale(sample.long.one, \"count\")", "rescale(sample.seconds, \"millisec\")",
+	"sample.long.one ? sample.bin : sample.bucket", "sample.long.one ? sample.bin : sample.colour",
+	"sample.long.one ? 1 : 2.5", "sample.long.one ? sample.seconds : sample.step_counter", "sample.bin ? 1 : 2",
+	"sample.bin ? sample.bin : 2", "sample.string.hullo ? 1 : 2", "sample.long.one ? sample.kbyte_rate : sample.scale_step.bytes_up",
+	"sample.long.one ? sample.byte_ctr : sample.kbyte_ctr", "sample.long.one ? sample.ulong.count.base : sample.ulong.count.mega",
+	"sample.long.one ? mkconst(1, units=sec) : sample.scale_step.time_up_secs",
+	"sample.long.one && sample.kbyte_rate", "sample.long.one || 1", "sample.kbyte_rate > 1", "sample.kbyte_rate > sample.seconds",
+	"sample.scale_step.bytes_up > sample.seconds", "sample.scale_step.bytes_up > sample.byte_ctr",
+	"sample.seconds * sample.seconds", "sample.byte_ctr - sample.kbyte_ctr", "no.such.metric + 1", "defined(no.such.metric)",
+	"defined(sample.long.one) + 1", "mkconst(1, type=64) + mkconst(2, type=u64)", "mkconst(1, type=float) * 3",
+	"mkconst(2, units=Kbyte) + sample.byte_ctr", "sample.kbyte_rate * sample.scale_step.time_up_secs",
+	"sample.scale_step.time_up_secs * sample.kbyte_rate", "sample.kbyte_rate / sample.kbyte_rate",
+	"sample.event.records + 1", "count(sample.event.records)", "sample.aggregate.hullo > 1",
+	"kernel.all.cpu.user / 1000", "delta(disk.dev.total_bytes) / delta(disk.dev.read)",
+	"network.interface.in.bytes + 1", "mem.util.free > mkconst(10485760, units=Kbyte)",
+	"anon(PM_TYPE_U32)", "anon(PM_TYPE_DOUBLE) + 1", "mkconst(1, units=Kbyte) + mkconst(2, units=byte)",
+	"sample.scale_step.time_up_secs + mkconst(1, units=millisec)", "mkconst(1, units=millisec) + sample.scale_step.time_up_secs",
+	"mkconst(1, units=\"count x 10^3\") - sample.step_counter", "sample.kbyte_rate * mkconst(1, units=\"sec/Mbyte\")",
+	"sample.bin ? sample.bin : sample.bucket", "sample.bin > 1 ? sample.bin : 2",
+    };
+    size_t i;
+    char buf[4096];
+    if (pmNewContext(PM_CONTEXT_HOST, "local:") < 0) {
+	fprintf(stderr, "no pmcd on this host\n");
+	exit(1);
+    }
+    sem_descs();
+    for (i = 0; i < sizeof(hand_sem) / sizeof(hand_sem[0]); i++)
+	sem_case(hand_sem[i]);
+    while (count-- > 0) {
+	sem_expr(buf, sizeof(buf), 0);
+	sem_case(buf);
+    }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1110,6 +1328,8 @@ main(int argc, char **argv)
 	expr_mode(atoi(argv[3]));
     else if (strcmp(argv[1], "config") == 0)
 	config_mode(atoi(argv[3]));
+    else if (strcmp(argv[1], "sem") == 0)
+	sem_mode(atoi(argv[3]));
     else
 	return 1;
     return 0;

@@ -11,7 +11,12 @@
 #   parse.tsv  pmRegisterDerivedMetric on hand-written and COUNT random
 #              expressions, with libpcp's lexer trace and parse tree;
 #   config.tsv pmLoadDerivedConfig on hand-written and COUNT/3 random
-#              files, and $PCP_DERIVED_CONFIG cases.
+#              files, and $PCP_DERIVED_CONFIG cases;
+#   sem.tsv    semantic checks: hand-written and COUNT/3 random expressions
+#              over metrics of the local pmcd's sample and linux PMDAs,
+#              bound in a new context (needs pmcd running; see
+#              scripts/setup-reference-pcp.sh), with those metrics'
+#              descriptors.
 # With PCP_RS_DERIVED_FILES set (a list of configuration files, such as
 # /etc/pcp/derived/*.conf), config.tsv also holds those files' cases.
 # The committed files were made with no arguments: seed 1, COUNT 3000.
@@ -29,8 +34,9 @@ export LC_ALL=C PCP_DERIVED_CONFIG=
 "$build/derived_oracle" regex "$seed" "$count" > "$out/regex.tsv"
 "$build/derived_oracle" expr "$seed" "$count" > "$out/parse.tsv"
 "$build/derived_oracle" config "$seed" $((count / 3)) > "$out/config.tsv"
+"$build/derived_oracle" sem "$seed" $((count / 3)) > "$out/sem.tsv"
 if [ -n "${PCP_RS_DERIVED_FILES:-}" ]; then
     # shellcheck disable=SC2086
     "$build/derived_oracle" files 0 $PCP_RS_DERIVED_FILES >> "$out/config.tsv"
 fi
-echo "regex: $(wc -l < "$out/regex.tsv") cases, parse: $(wc -l < "$out/parse.tsv") cases, config: $(wc -l < "$out/config.tsv") cases"
+echo "regex: $(wc -l < "$out/regex.tsv") cases, parse: $(wc -l < "$out/parse.tsv") cases, config: $(wc -l < "$out/config.tsv") cases, sem: $(grep -c '^K' "$out/sem.tsv") cases"

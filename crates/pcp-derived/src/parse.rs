@@ -8,7 +8,7 @@
 //! the stack is empty. Actions can also stop the parse: a bad regular
 //! expression, bad units, an unknown `type=` or `semantics=` value.
 
-use crate::ast::{Constant, Expr, Filter, Metadata};
+use crate::ast::{Builder, Constant, Expr, Filter, Metadata, Node, NodeId};
 use crate::grammar::{Act, SpecKind, Tok, RULES};
 use crate::lex::{Lexer, Token};
 use crate::tables::STATES;
@@ -57,6 +57,10 @@ impl std::error::Error for SyntaxError {}
 /// libpcp formats its diagnostics into a 256-byte buffer.
 const MESSAGE_MAX: usize = 255;
 
+/// yacc's stack limit (`YYMAXDEPTH`): a parse that needs this many states
+/// fails ("memory exhausted", with no diagnostic of libpcp's own).
+const MAX_DEPTH: usize = 10_000;
+
 fn bounded(mut m: Vec<u8>) -> Vec<u8> {
     m.truncate(MESSAGE_MAX);
     m
@@ -66,7 +70,7 @@ fn bounded(mut m: Vec<u8>) -> Vec<u8> {
 enum Val {
     None,
     Tok(Token),
-    Expr(Expr),
+    Expr(NodeId),
     Filter(Filter),
     Bang(bool),
 }
@@ -74,7 +78,7 @@ enum Val {
 /// How an action ends the parse early.
 enum Stop {
     /// The whole expression is parsed.
-    Accept(Expr),
+    Accept,
     /// An error rule fired: unwind further.
     Unwind,
     /// An action found an error: give up at once.
@@ -90,6 +94,8 @@ struct Parser<'t, 's> {
     message: Option<Vec<u8>>,
     /// `mkconst`/`novalue` parameters collected so far.
     spec: Metadata,
+    /// The tree so far.
+    tree: Builder,
     trace: Option<&'s mut Vec<Token>>,
 }
 
@@ -120,10 +126,12 @@ fn run(text: &[u8], state: &mut ParseState, trace: Option<&mut Vec<Token>>) -> R
         lexicon: -1,
         message: None,
         spec: Metadata::default(),
+        tree: Builder::default(),
         trace,
     };
     match p.drive() {
-        Some(e) => Ok(e),
+        // the root is the last node made
+        Some(()) => Ok(p.tree.finish()),
         None => Err(SyntaxError { offset: p.lexicon, message: p.message }),
     }
 }
@@ -161,9 +169,9 @@ impl Parser<'_, '_> {
         }
     }
 
-    /// Returns the tree, or `None` on a syntax error (offset and message
-    /// left in `self`).
-    fn drive(&mut self) -> Option<Expr> {
+    /// `Some` when the expression is parsed (the tree is in `self.tree`),
+    /// `None` on a syntax error (offset and message left in `self`).
+    fn drive(&mut self) -> Option<()> {
         let mut states: Vec<usize> = vec![0];
         let mut vals: Vec<Val> = vec![Val::None];
         // yacc's count of tokens to shift before errors are reported again
@@ -188,6 +196,9 @@ impl Parser<'_, '_> {
                     errstatus = errstatus.saturating_sub(1);
                     states.push(s);
                     vals.push(self.lookahead.take().map_or(Val::None, Val::Tok));
+                    if states.len() >= MAX_DEPTH {
+                        return None;
+                    }
                 }
                 Step::Reduce(r) => {
                     let rule = &RULES[r];
@@ -201,7 +212,7 @@ impl Parser<'_, '_> {
                             states.push(to as usize);
                             vals.push(v);
                         }
-                        Err(Stop::Accept(e)) => return Some(e),
+                        Err(Stop::Accept) => return Some(()),
                         Err(Stop::Abort) => return None,
                         Err(Stop::Unwind) => {
                             errstatus = 3;
@@ -233,7 +244,7 @@ impl Parser<'_, '_> {
             if let Some(&(_, a)) = STATES[top].actions.iter().find(|(t, a)| *t == Tok::Error && *a > 0) {
                 states.push(a as usize);
                 vals.push(Val::None);
-                return Some(());
+                return (states.len() < MAX_DEPTH).then_some(());
             }
             if states.len() == 1 {
                 return None;
@@ -243,12 +254,17 @@ impl Parser<'_, '_> {
         }
     }
 
+    fn node(&mut self, n: Node) -> Val {
+        Val::Expr(self.tree.push(n))
+    }
+
     fn act(&mut self, act: Act, args: Vec<Val>) -> Result<Val, Stop> {
         let mut args = args.into_iter();
         let mut next = || args.next().unwrap_or(Val::None);
+        // (the grammar puts an expression wherever one is taken)
         let expr = |v: Val| match v {
             Val::Expr(e) => e,
-            _ => Expr::Name(String::new()), // cannot happen: the grammar puts an expr here
+            _ => NodeId(0),
         };
         let text = |v: Val| match v {
             Val::Tok(t) => String::from_utf8_lossy(&t.text).into_owned(),
@@ -259,7 +275,7 @@ impl Parser<'_, '_> {
             _ => Vec::new(),
         };
         Ok(match act {
-            Act::Accept => return Err(Stop::Accept(expr(next()))),
+            Act::Accept => return Err(Stop::Accept),
             Act::Fail { phrase, follow, arg } => {
                 let m = if follow { format!("{phrase} expected to follow {arg}") } else { format!("{phrase} '{arg}'") };
                 self.set_message(m.into_bytes());
@@ -273,26 +289,30 @@ impl Parser<'_, '_> {
             Act::NameInst => {
                 let name = text(next());
                 let inst = bytes(next());
-                Val::Expr(Expr::Filter(Filter::Instance(inst), Box::new(Expr::Name(name))))
+                let n = self.tree.push(Node::Name(name));
+                self.node(Node::Filter(Filter::Instance(inst), n))
             }
             Act::ParenInst => {
                 next();
                 let e = expr(next());
                 next();
                 let inst = bytes(next());
-                Val::Expr(Expr::Filter(Filter::Instance(inst), Box::new(e)))
+                self.node(Node::Filter(Filter::Instance(inst), e))
             }
-            Act::Name => Val::Expr(Expr::Name(text(next()))),
+            Act::Name => {
+                let name = text(next());
+                self.node(Node::Name(name))
+            }
             Act::Binary(op) => {
                 let l = expr(next());
                 next();
                 let r = expr(next());
-                Val::Expr(Expr::Binary(op, Box::new(l), Box::new(r)))
+                self.node(Node::Binary(op, l, r))
             }
             Act::Neg | Act::Not => {
                 next();
-                let e = Box::new(expr(next()));
-                Val::Expr(if act == Act::Neg { Expr::Neg(e) } else { Expr::Not(e) })
+                let e = expr(next());
+                self.node(if act == Act::Neg { Node::Neg(e) } else { Node::Not(e) })
             }
             Act::Ternary | Act::TernaryNoValueThen | Act::TernaryNoValueElse => {
                 let g = expr(next());
@@ -300,14 +320,17 @@ impl Parser<'_, '_> {
                 let t = expr(next());
                 next();
                 let e = expr(next());
-                Val::Expr(Expr::Ternary(Box::new(g), Box::new(t), Box::new(e)))
+                self.node(Node::Ternary(g, t, e))
             }
             Act::TernaryNoValueBoth => {
                 self.message = Some(b"novalue() may appear at most once in a ternary expression".to_vec());
                 return Err(Stop::Unwind);
             }
-            Act::NoValue => Val::Expr(Expr::NoValue(Metadata::default())),
-            Act::NoValueSpecs => Val::Expr(Expr::NoValue(std::mem::take(&mut self.spec))),
+            Act::NoValue => self.node(Node::NoValue(Metadata::default())),
+            Act::NoValueSpecs => {
+                let m = std::mem::take(&mut self.spec);
+                self.node(Node::NoValue(m))
+            }
             Act::Regexpr => {
                 let invert = matches!(next(), Val::Bang(true));
                 let pattern = bytes(next());
@@ -319,8 +342,14 @@ impl Parser<'_, '_> {
             }
             Act::Bang => Val::Bang(true),
             Act::NoBang => Val::Bang(false),
-            Act::Integer => Val::Expr(Expr::Integer(Constant { text: text(next()), meta: None })),
-            Act::Double => Val::Expr(Expr::Double(Constant { text: text(next()), meta: None })),
+            Act::Integer => {
+                let t = text(next());
+                self.node(Node::Integer(Constant { text: t, meta: None }))
+            }
+            Act::Double => {
+                let t = text(next());
+                self.node(Node::Double(Constant { text: t, meta: None }))
+            }
             Act::MidInt | Act::MidDouble => {
                 self.spec = Metadata::default();
                 Val::None
@@ -331,7 +360,7 @@ impl Parser<'_, '_> {
                 let number = text(next());
                 let meta = std::mem::take(&mut self.spec);
                 if act == Act::MkConstInt {
-                    Val::Expr(Expr::Integer(Constant { text: number, meta: Some(meta) }))
+                    self.node(Node::Integer(Constant { text: number, meta: Some(meta) }))
                 } else {
                     let ty = meta.ty.unwrap_or(MetricType::DOUBLE);
                     if ty != MetricType::DOUBLE && ty != MetricType::FLOAT {
@@ -339,7 +368,7 @@ impl Parser<'_, '_> {
                         self.set_message(m.into_bytes());
                         return Err(Stop::Abort);
                     }
-                    Val::Expr(Expr::Double(Constant { text: number, meta: Some(meta) }))
+                    self.node(Node::Double(Constant { text: number, meta: Some(meta) }))
                 }
             }
             Act::SpecMore | Act::SpecOne => Val::None,
@@ -359,18 +388,17 @@ impl Parser<'_, '_> {
             Act::Anon => {
                 next();
                 next();
-                Val::Expr(Expr::Anon(text(next())))
+                let word = text(next());
+                self.node(Node::Anon(word))
             }
             Act::FuncName(f) | Act::FuncExpr(f) => {
                 next();
                 next();
-                let v = next();
-                let e = if let Val::Tok(t) = v {
-                    Expr::Name(String::from_utf8_lossy(&t.text).into_owned())
-                } else {
-                    expr(v)
+                let e = match next() {
+                    Val::Tok(t) => self.tree.push(Node::Name(String::from_utf8_lossy(&t.text).into_owned())),
+                    v => expr(v),
                 };
-                Val::Expr(Expr::Func(f, Box::new(e)))
+                self.node(Node::Func(f, e))
             }
             Act::Rescale => {
                 next();
@@ -379,7 +407,7 @@ impl Parser<'_, '_> {
                 next();
                 let units = bytes(next());
                 match pcp_core::parse_units(&String::from_utf8_lossy(&units)) {
-                    Ok((u, _)) => Val::Expr(Expr::Rescale(Box::new(e), u)),
+                    Ok((u, _)) => self.node(Node::Rescale(e, u)),
                     Err(why) => {
                         let _ = self.abort_quoting("Illegal units:", why.message.as_bytes());
                         return Err(Stop::Abort);
@@ -396,7 +424,7 @@ impl Parser<'_, '_> {
                 next();
                 let e = expr(next());
                 self.state.in_matchinst = false;
-                Val::Expr(Expr::Filter(filter, Box::new(e)))
+                self.node(Node::Filter(filter, e))
             }
         })
     }
@@ -434,5 +462,30 @@ impl Parser<'_, '_> {
         m.push(b'\'');
         self.set_message(m);
         Err(Stop::Abort)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// libpcp's parser stack holds 9999 states: 9997 minus signs and a
+    /// name fit, one more does not (the error points at the token that
+    /// would not fit).
+    #[test]
+    fn nesting_stops_where_yaccs_stack_does() {
+        let deep = |n: usize, tail: &str| [&"-".repeat(n), tail].concat();
+        let e = parse(&deep(9997, "a+b")).expect("fits");
+        // deep trees print, copy, compare and drop without exhausting a
+        // thread's stack
+        assert_eq!(e.to_string().len(), 9997 * 3 + 7);
+        assert_eq!(e.clone(), e);
+        // as do long sums (as deep as they are long)
+        let sum = parse(&vec!["a"; 200_000].join("+")).expect("parses");
+        assert_eq!(sum.nodes().len(), 399_999);
+        assert!(sum.to_string().starts_with(&"(".repeat(1000)));
+        let err = parse(&deep(9998, "a")).expect_err("too deep");
+        assert_eq!((err.offset, err.message), (9998, None));
+        assert_eq!(parse(&deep(9999, "a")).expect_err("too deep").offset, 9998);
     }
 }

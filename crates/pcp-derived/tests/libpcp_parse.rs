@@ -9,7 +9,7 @@
 mod common;
 
 use pcp_derived::lex::Token;
-use pcp_derived::{parse_traced, register_message, Expr, Filter, ParseState, Registry};
+use pcp_derived::{parse_traced, register_message, Expr, Filter, Node, NodeId, ParseState, Registry};
 use std::collections::HashMap;
 
 /// The oracle's escaping of token and tree text.
@@ -43,7 +43,7 @@ fn tokens(trace: &[Token]) -> String {
 }
 
 /// The tree as the oracle writes libpcp's: (TYPE "value" child...).
-fn tree(e: &Expr, s: &mut String) {
+fn tree(e: &Expr, id: NodeId, s: &mut String) {
     let leaf = |s: &mut String, kind: &str, v: &[u8]| {
         s.push('(');
         s.push_str(kind);
@@ -51,51 +51,51 @@ fn tree(e: &Expr, s: &mut String) {
         text(s, v);
         s.push_str("\")");
     };
-    let node = |s: &mut String, kind: &str, kids: &[&Expr]| {
+    let node = |s: &mut String, kind: &str, kids: &[NodeId]| {
         s.push('(');
         s.push_str(kind);
-        for k in kids {
+        for &k in kids {
             s.push(' ');
-            tree(k, s);
+            tree(e, k, s);
         }
         s.push(')');
     };
-    match e {
-        Expr::Integer(c) => leaf(s, "INTEGER", c.text.as_bytes()),
-        Expr::Double(c) => leaf(s, "DOUBLE", c.text.as_bytes()),
-        Expr::Name(n) => leaf(s, "NAME", n.as_bytes()),
-        Expr::Neg(x) => node(s, "NEG", &[x]),
-        Expr::Not(x) => node(s, "NOT", &[x]),
-        Expr::Binary(op, l, r) => node(s, op.node_name(), &[l, r]),
-        Expr::Ternary(g, t, f) => {
+    match &e[id] {
+        Node::Integer(c) => leaf(s, "INTEGER", c.text.as_bytes()),
+        Node::Double(c) => leaf(s, "DOUBLE", c.text.as_bytes()),
+        Node::Name(n) => leaf(s, "NAME", n.as_bytes()),
+        Node::Neg(x) => node(s, "NEG", &[*x]),
+        Node::Not(x) => node(s, "NOT", &[*x]),
+        Node::Binary(op, l, r) => node(s, op.node_name(), &[*l, *r]),
+        Node::Ternary(g, t, f) => {
             s.push_str("(QUEST ");
-            tree(g, s);
+            tree(e, *g, s);
             s.push(' ');
-            node(s, "COLON", &[t, f]);
+            node(s, "COLON", &[*t, *f]);
             s.push(')');
         }
-        Expr::NoValue(_) => s.push_str("(NOVALUE)"),
-        Expr::Func(f, x) => node(s, f.node_name(), &[x]),
-        Expr::Anon(t) => {
+        Node::NoValue(_) => s.push_str("(NOVALUE)"),
+        Node::Func(f, x) => node(s, f.node_name(), &[*x]),
+        Node::Anon(t) => {
             s.push_str("(ANON ");
             leaf(s, "INTEGER", t.as_bytes());
             s.push(')');
         }
-        Expr::Rescale(x, u) => {
+        Node::Rescale(x, u) => {
             s.push_str("(RESCALE ");
-            tree(x, s);
+            tree(e, *x, s);
             s.push(' ');
             leaf(s, "SCALE", u.to_string().as_bytes());
             s.push(')');
         }
-        Expr::Filter(f, x) => {
+        Node::Filter(f, x) => {
             s.push_str("(FILTERINST ");
             match f {
                 Filter::Instance(i) => leaf(s, "PATTERN ?", i),
                 Filter::Regex { pattern, invert } => leaf(s, if *invert { "PATTERN !" } else { "PATTERN ?" }, pattern),
             }
             s.push(' ');
-            tree(x, s);
+            tree(e, *x, s);
             s.push(')');
         }
     }
@@ -123,7 +123,7 @@ fn run(name: &[u8], expr: &[u8], state: &mut ParseState) -> Outcome {
     let (rc, t) = match &r {
         Ok(e) => {
             let mut t = String::new();
-            tree(e, &mut t);
+            tree(e, e.root(), &mut t);
             ("0", t)
         }
         Err(e) => {
