@@ -64,7 +64,7 @@ pub fn derived_target(data: &[u8]) {
         let t = lexer.next_token(false);
         assert!(t.start >= last && t.start < text.len().max(1) as isize, "token at {} after {last}", t.start);
         last = t.start;
-        if matches!(t.tok, pcp_derived::grammar::Tok::Eos | pcp_derived::grammar::Tok::LexError) {
+        if matches!(t.tok, pcp_derived::Tok::Eos | pcp_derived::Tok::LexError) {
             break;
         }
     }

@@ -266,7 +266,7 @@ fn metadata_args(out: &mut String, m: &Metadata) {
 }
 
 /// The expression fully parenthesised, as text that parses back to the
-/// same tree (for messages, tests and debugging): `((a + b) * -(c))`.
+/// same tree (for messages, tests and debugging): `((a + b) * (-(c)))`.
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.nodes.is_empty() {
@@ -301,8 +301,9 @@ impl fmt::Display for Expr {
                     }
                 },
                 Node::Name(name) => vec![t(name)],
-                Node::Neg(x) => vec![t("-("), n(*x), t(")")],
-                Node::Not(x) => vec![t("!("), n(*x), t(")")],
+                // (whole: `!` binds more loosely than `-`, unary `-` than `*`)
+                Node::Neg(x) => vec![t("(-("), n(*x), t("))")],
+                Node::Not(x) => vec![t("(!("), n(*x), t("))")],
                 Node::Binary(op, l, r) => vec![t("("), n(*l), Part::Text(format!(" {} ", op.symbol())), n(*r), t(")")],
                 Node::Ternary(g, th, e) => vec![t("("), n(*g), t(" ? "), n(*th), t(" : "), n(*e), t(")")],
                 Node::NoValue(m) => {

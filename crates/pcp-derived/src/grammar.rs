@@ -194,6 +194,7 @@ pub enum Nt {
 }
 
 /// Number of nonterminals.
+#[cfg_attr(not(test), allow(dead_code))] // for the table generator (test builds)
 pub const NNTERMS: usize = Nt::Func as usize + 1;
 
 /// A grammar symbol.
@@ -359,6 +360,7 @@ pub struct Rule {
     /// Right-hand side.
     pub rhs: &'static [Sym],
     /// `%prec` token, if the rule names one.
+    #[cfg_attr(not(test), allow(dead_code))] // for the table generator (test builds)
     pub prec: Option<Tok>,
     /// What reducing it does.
     pub act: Act,
@@ -366,6 +368,7 @@ pub struct Rule {
 
 /// Associativity of a precedence level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(test), allow(dead_code))] // for the table generator (test builds)
 pub enum Assoc {
     /// `%left`
     Left,
@@ -374,6 +377,7 @@ pub enum Assoc {
 /// Precedence levels, lowest first (all left-associative):
 /// `? :`, then `&& ||`, then `!`, then the relational operators, then
 /// `+ -`, then `* /`.
+#[cfg_attr(not(test), allow(dead_code))] // for the table generator (test builds)
 pub const PRECEDENCE: &[(Assoc, &[Tok])] = &[
     (Assoc::Left, &[Tok::Quest, Tok::Colon]),
     (Assoc::Left, &[Tok::And, Tok::Or]),
@@ -576,12 +580,14 @@ pub const RULES: &[Rule] = &[
 ];
 
 /// The precedence level (1 = lowest) and associativity of a token.
+#[cfg_attr(not(test), allow(dead_code))] // for the table generator (test builds)
 pub fn token_precedence(t: Tok) -> Option<(usize, Assoc)> {
     PRECEDENCE.iter().enumerate().find(|(_, (_, toks))| toks.contains(&t)).map(|(i, (a, _))| (i + 1, *a))
 }
 
 /// A rule's precedence: its `%prec` token's, else that of the last
 /// terminal in its right-hand side (none if that terminal has none).
+#[cfg_attr(not(test), allow(dead_code))] // for the table generator (test builds)
 pub fn rule_precedence(rule: &Rule) -> Option<(usize, Assoc)> {
     let tok = rule.prec.or_else(|| {
         rule.rhs.iter().rev().find_map(|s| match s {

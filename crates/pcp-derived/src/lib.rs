@@ -38,7 +38,7 @@
 pub mod ast;
 pub mod check;
 pub mod config;
-pub mod grammar;
+mod grammar;
 #[cfg(test)]
 mod lalr;
 pub mod lex;
@@ -50,5 +50,6 @@ mod tables;
 
 pub use ast::{BinOp, Constant, Expr, Filter, Func, Metadata, Node, NodeId};
 pub use config::{ConfigFiles, Environment, PathKind};
+pub use grammar::{Tok, Word};
 pub use parse::{parse, parse_bytes, parse_traced, ParseState, SyntaxError};
 pub use registry::{register_message, ContextTable, Definition, Registry};

@@ -64,15 +64,6 @@ pub struct Registry {
     pub(crate) initialised: bool,
 }
 
-/// An attribute a configuration file can set.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Attribute {
-    /// `oneline`
-    OneLine,
-    /// `helptext`
-    HelpText,
-}
-
 /// Why setting an attribute failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AttributeError {
