@@ -509,8 +509,12 @@ fn add_label_files(set: &mut Option<LabelSet>, dir: &Path, labelflags: u8) {
             continue;
         }
         // libpcp reads at most a label set's worth of each file
-        let mut text = std::fs::read(dir.join(&name)).unwrap_or_default();
-        text.truncate(pcp_core::labels::PM_MAXLABELJSONLEN - 1);
+        use std::io::Read;
+        let limit = (pcp_core::labels::PM_MAXLABELJSONLEN - 1) as u64;
+        let mut text = Vec::new();
+        if let Ok(f) = std::fs::File::open(dir.join(&name)) {
+            let _ = f.take(limit).read_to_end(&mut text);
+        }
         let _ = add_labels(set, &text, labelflags);
     }
 }

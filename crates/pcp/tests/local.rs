@@ -228,3 +228,36 @@ fn the_agent_table_decides_what_is_served() {
     assert_eq!(r.sets[1].values.as_ref().map(Vec::len), Ok(1));
     assert_eq!(floats(&mut ctx, "proc.nprocs"), [(pcp::PM_IN_NULL, 5.0)]);
 }
+
+#[test]
+fn configured_context_labels_come_first() {
+    let dir = std::env::temp_dir().join(format!("pcp-rs-local-labels-{}", std::process::id()));
+    let labels = dir.join("labels");
+    std::fs::create_dir_all(labels.join("optional")).unwrap();
+    std::fs::write(labels.join("site.json"), r#"{"site":"lab","rack":{"row":3}}"#).unwrap();
+    std::fs::write(labels.join("bad"), "not json").unwrap();
+    std::fs::write(labels.join(".hidden"), r#"{"hidden":1}"#).unwrap();
+    // the host's own labels win over configured ones of the same name
+    std::fs::write(labels.join("optional").join("team"), r#"{"team":"perf","hostname":"other"}"#).unwrap();
+    let mut spec = spec();
+    spec.sysconf_dir = Some(dir.clone());
+    let ctx = open(spec);
+    let sets = ctx.get_context_labels().unwrap();
+    let (uid, gid) = pcp_linux::user_and_group();
+    assert_eq!(
+        text(&[sets.first()]),
+        format!(
+            r#"{{"domainname":"localdomain","groupid":{gid},"hostname":"vm","machineid":"localmachine","rack.row":3,"site":"lab","team":"perf","userid":{uid}}}"#
+        )
+    );
+    // optional labels are not part of a metric's identity
+    let set = &sets[0];
+    let optional: Vec<String> = set
+        .labels
+        .iter()
+        .filter(|l| l.flags & pcp::labels::flags::OPTIONAL != 0)
+        .map(|l| String::from_utf8_lossy(set.name(l)).into_owned())
+        .collect();
+    assert_eq!(optional, ["groupid", "team", "userid"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
