@@ -41,8 +41,12 @@ fn tool(name: &str) -> ToolFn {
     }
 }
 
-/// Run `tool` with `args` in the case's environment plus `extra`.
+/// The tests here change the process's environment: one run at a time.
+static ENV: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Run `tool` with `args` in the environment `env` (set for the run).
 fn run(tool_name: &str, args: &[String], env: &[(String, String)]) -> (Vec<u8>, Vec<u8>, i32) {
+    let _one_at_a_time = ENV.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     for (k, v) in env {
         std::env::set_var(k, v);
     }
