@@ -9,9 +9,13 @@
 //! Archive values are read in one pass for all the metrics named, with the
 //! answers pminfo's one-metric-at-a-time fetches from the archive's start
 //! give; labels are those of the time each fetch found (see `labels`).
-//! Host contexts connect to pmcd as pminfo does (so an absent pmcd is
-//! reported in PCP's words) and then say they are not implemented yet; so
-//! do `-x -c -L -K -O --container`.
+//! Local contexts (`-L`, with `-K` specs): this machine's metrics read
+//! in-process (see `pcp::local`), fetched a batch at a time as pminfo
+//! fetches from pmcd. With no source named pminfo reaches for pmcd on the
+//! local host; when none answers it says so in one line and uses the local
+//! context (PCP's pminfo fails there). Host contexts connect to pmcd as
+//! pminfo does (so an absent named host is reported in PCP's words) and
+//! then say they are not implemented yet; so do `-x -c -O --container`.
 
 mod labels;
 mod series;
@@ -147,6 +151,8 @@ impl<'a> Pminfo<'a> {
         let mut zone_arg: Option<String> = None;
         let mut unsupported: Option<char> = None;
         let mut nsflag = false;
+        let mut local = false;
+        let mut agents = pcp::local::Agents::default();
         let p = &mut self.p;
         for (k, o) in parsed.opts.iter().enumerate() {
             messages.extend(parsed.messages_at(k).map(str::to_string));
@@ -231,7 +237,14 @@ impl<'a> Pminfo<'a> {
                 'z' => hostzone = true,
                 'Z' => zone_arg = Some(arg()),
                 'D' => {}
-                'x' | 'L' | 'K' | 'c' | 'O' | '\u{1}' => {
+                'L' => local = true,
+                'K' => {
+                    if let Err(e) = agents.apply_spec(&arg()) {
+                        messages.push(format!("pminfo: pmSpecLocalPMDA failed: {e}\n"));
+                        errors += 1;
+                    }
+                }
+                'x' | 'c' | 'O' | '\u{1}' => {
                     unsupported.get_or_insert(o.opt);
                 }
                 _ => {}
@@ -246,7 +259,7 @@ impl<'a> Pminfo<'a> {
             messages.push("pminfo: at most one of -Z and -z allowed\n".to_string());
             errors += 1;
         }
-        if hostzone && archive.is_none() && host.is_none() {
+        if hostzone && (local || (archive.is_none() && host.is_none())) {
             messages.push("pminfo: use of timezone from metric source requires a source\n".to_string());
             errors += 1;
         }
@@ -273,7 +286,12 @@ impl<'a> Pminfo<'a> {
             (p.desc, p.mid, p.fullmid, p.help, p.oneline, p.value, p.force, p.label) =
                 (false, false, false, false, false, false, false, false);
         }
-        let ctx = match (archive, self.pmns.take()) {
+        // -L wins over -a and -h, as in libpcp
+        let ctx = match (archive.filter(|_| !local), self.pmns.take()) {
+            (None, pmns) if local => match self.open_local(&agents, pmns)? {
+                Some(ctx) => ctx,
+                None => return Ok(1),
+            },
             (Some(name), None) => {
                 let ctx = match Context::open_archive(&name) {
                     Ok(c) => c,
@@ -302,7 +320,17 @@ impl<'a> Pminfo<'a> {
                 return Ok(1);
             }
             (None, Some(ctx)) if !need_context && host.is_none() && nsflag => ctx,
-            (None, _) => return self.no_context(host),
+            (None, pmns) => match (host, crate::local::local_pmcd()) {
+                // no source named and no pmcd here: the local context
+                (None, Err(e)) => {
+                    self.err.write_all(crate::local::fallback_note("pminfo", e).as_bytes())?;
+                    match self.open_local(&agents, pmns)? {
+                        Some(ctx) => ctx,
+                        None => return Ok(1),
+                    }
+                }
+                (host, _) => return self.no_context(host),
+            },
         };
         let mut status = 0;
         if self.p.value || self.p.label || self.p.verify {
@@ -358,18 +386,18 @@ impl<'a> Pminfo<'a> {
         self.fetched = src.first_each(ctx.origin(), &pmids);
     }
 
+    /// The local context (over the name space `-n` loaded, if any), or
+    /// `None` when it cannot be made (reported as pminfo reports it).
+    fn open_local(&mut self, agents: &pcp::local::Agents, pmns: Option<Context>) -> std::io::Result<Option<Context>> {
+        let env = crate::options::process_env();
+        let failed = "pminfo: Cannot make standalone connection on localhost";
+        crate::local::open_reporting(&env, agents, pmns.map(Context::into_namespace), failed, self.err)
+    }
+
     /// A metrics source is needed: reach pmcd as pminfo would (reporting
     /// its absence in PCP's words), then say what pcp-rs cannot do yet.
     fn no_context(&mut self, host: Option<String>) -> std::io::Result<i32> {
-        let host = host.unwrap_or_else(|| "local:".to_string());
-        match pcp::transport::connect(&host) {
-            Err(e) => writeln!(self.err, "pminfo: Cannot connect to PMCD on host \"{host}\": {e}")?,
-            Ok(_) => writeln!(
-                self.err,
-                "pminfo: pmcd on host \"{host}\" answers, but host contexts are not implemented in pcp-rs yet"
-            )?,
-        }
-        Ok(1)
+        crate::local::host_context("pminfo", host.as_deref().unwrap_or("local:"), self.err)
     }
 
     /// A PMID (`d.c.i`) or instance domain (`d.s`) argument.
@@ -449,6 +477,18 @@ impl<'a> Pminfo<'a> {
         }
         let p = self.p;
         let mut result: Option<FetchResult> = None;
+        if (p.value || p.label || p.verify) && ctx.local().is_some() && !pmids.is_empty() {
+            // the batch in one fetch, as from pmcd
+            match ctx.fetch(&pmids) {
+                Ok(r) => result = Some(r),
+                Err(e) => {
+                    for n in &names {
+                        writeln!(self.out, "{n}: pmFetch: {e}")?;
+                    }
+                    return Ok(());
+                }
+            }
+        }
         if p.value || p.label || p.verify {
             if let Some(&pmid) = pmids.first().filter(|_| ctx.archive().is_some()) {
                 match self.fetched.get(&pmid).cloned().unwrap_or(Err(PmError::PM_ERR_EOL)) {
@@ -485,14 +525,30 @@ impl<'a> Pminfo<'a> {
             if p.desc || p.help || p.value || p.label {
                 writeln!(self.out)?;
             }
-            let vset = result.as_ref().and_then(|r| r.sets.get(i)).cloned();
+            let mut vset = result.as_ref().and_then(|r| r.sets.get(i)).cloned();
             if let (true, Some(d), Some(vs)) = (p.value && p.force, desc, vset.as_ref()) {
                 if vs.values == Err(PmError::PM_ERR_PROFILE) {
                     // a non-enumerable instance domain: pminfo fetches again
                     // with every instance in the profile; an archive answers
                     // with the same recorded value set
                     match ctx.get_indom(d.indom) {
-                        Ok((ids, _)) if !ids.is_empty() => {}
+                        Ok((ids, _)) if !ids.is_empty() => {
+                            if ctx.local().is_some() {
+                                let _ = ctx.del_profile(d.indom, &[]);
+                                let _ = ctx.add_profile(d.indom, &ids);
+                                let again = ctx.fetch(&[pmid]);
+                                // the profile goes back to every instance
+                                let _ = ctx.del_profile(d.indom, &[]);
+                                let _ = ctx.add_profile(d.indom, &[]);
+                                match again {
+                                    Ok(mut r) => vset = r.sets.pop(),
+                                    Err(e) => {
+                                        writeln!(self.out, "{name}: pmFetch: {e}")?;
+                                        continue;
+                                    }
+                                }
+                            }
+                        }
                         Ok(_) => {
                             writeln!(self.out, "{name}: pmGetIndom: No instances?")?;
                             continue;

@@ -6,13 +6,16 @@
 //! directory, `-a` repeated).
 //! Archive values are read in one pass for all metrics, with the answers
 //! pmprobe's one-metric-at-a-time fetches from the archive's start give.
-//! Host and local contexts, `-n`, `-O`, `-L`, `-K`, `--derived` and
-//! `--container` say they are not implemented yet.
+//! Local contexts (`-L`, with `-K` specs) fetch in batches as from pmcd;
+//! with no source named and no pmcd answering on the local host, pmprobe
+//! says so in one line and uses the local context (PCP's fails there).
+//! Host contexts, `-n`, `-O`, `--derived` and `--container` say they are
+//! not implemented yet.
 
 use crate::getopt::{self, OptSpec};
 use pcp::context::Instances;
 use pcp::Context;
-use pcp_core::{InDom, PmError, PmId, PmResult};
+use pcp_core::{InDom, PmError, PmId, PmResult, ValueSet};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -72,6 +75,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
     let (mut hostzone, mut zone_arg) = (false, None::<String>);
     let mut exit_version = false;
     let mut unsupported: Option<&str> = None;
+    let mut local = false;
+    let mut agents = pcp::local::Agents::default();
     for (k, o) in parsed.opts.iter().enumerate() {
         parsed.messages_at(k).for_each(|m| messages.push_str(m));
         let arg = || String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into_owned();
@@ -138,11 +143,12 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
             'O' => {
                 unsupported.get_or_insert("O");
             }
-            'L' => {
-                unsupported.get_or_insert("L");
-            }
+            'L' => local = true,
             'K' => {
-                unsupported.get_or_insert("K");
+                if let Err(e) = agents.apply_spec(&arg()) {
+                    messages.push_str(&format!("pmprobe: pmSpecLocalPMDA failed: {e}\n"));
+                    errors += 1;
+                }
             }
             '\u{1}' => {
                 unsupported.get_or_insert("-container");
@@ -158,7 +164,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         messages.push_str("pmprobe: at most one of -Z and -z allowed\n");
         errors += 1;
     }
-    if hostzone && archive.is_none() && host.is_none() {
+    if hostzone && (local || (archive.is_none() && host.is_none())) {
         messages.push_str("pmprobe: use of timezone from metric source requires a source\n");
         errors += 1;
     }
@@ -176,30 +182,41 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         writeln!(err, "pmprobe: -{what} is not implemented in pcp-rs yet")?;
         return Ok(1);
     }
-    let Some(name) = archive else {
-        let host = host.unwrap_or_else(|| "local:".to_string());
-        match pcp::transport::connect(&host) {
-            Err(e) => writeln!(err, "pmprobe: Cannot connect to PMCD on host \"{host}\": {e}")?,
-            Ok(_) => writeln!(
-                err,
-                "pmprobe: pmcd on host \"{host}\" answers, but host contexts are not implemented in pcp-rs yet"
-            )?,
+    // -L wins over -a and -h, as in libpcp
+    let archive = archive.filter(|_| !local);
+    if !local && archive.is_none() {
+        match (host, crate::local::local_pmcd()) {
+            // no source named and no pmcd here: the local context
+            (None, Err(e)) => {
+                err.write_all(crate::local::fallback_note("pmprobe", e).as_bytes())?;
+            }
+            (host, _) => return crate::local::host_context("pmprobe", host.as_deref().unwrap_or("local:"), err),
         }
-        return Ok(1);
-    };
-    let ctx = match Context::open_archive(&name) {
-        Ok(c) => c,
-        Err(e) => {
-            writeln!(err, "pmprobe: Cannot open archive \"{name}\": {e}")?;
-            return Ok(1);
+    }
+    let mut ctx = match archive {
+        Some(name) => match Context::open_archive(&name) {
+            Ok(c) => c,
+            Err(e) => {
+                writeln!(err, "pmprobe: Cannot open archive \"{name}\": {e}")?;
+                return Ok(1);
+            }
+        },
+        None => {
+            let env = crate::options::process_env();
+            let failed = "pmprobe: Cannot make standalone connection on localhost";
+            match crate::local::open_reporting(&env, &agents, None, failed, err)? {
+                Some(c) => c,
+                None => return Ok(1),
+            }
         }
     };
-    let Some(src) = ctx.archive() else { return Ok(1) };
-    if let Some(tz) = &zone_arg {
-        writeln!(out, "Note: timezone set to \"TZ={tz}\"\n")?;
-    } else if hostzone {
-        let host = String::from_utf8_lossy(&src.label().hostname).into_owned();
-        writeln!(out, "Note: timezone set to local timezone of host \"{host}\" from archive\n")?;
+    if let Some(src) = ctx.archive() {
+        if let Some(tz) = &zone_arg {
+            writeln!(out, "Note: timezone set to \"TZ={tz}\"\n")?;
+        } else if hostzone {
+            let host = String::from_utf8_lossy(&src.label().hostname).into_owned();
+            writeln!(out, "Note: timezone set to local timezone of host \"{host}\" from archive\n")?;
+        }
     }
 
     // the metric names: traversed, or as given with -F
@@ -246,9 +263,10 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
     }
 
     let mut icache: Option<(InDom, PmResult<Instances>)> = None;
-    let mut lookup = |indom: InDom| -> PmResult<Instances> {
+    let mut lookup = |ctx: &Context, indom: InDom| -> PmResult<Instances> {
         if icache.as_ref().is_none_or(|(i, _)| *i != indom) {
-            icache = Some((indom, ctx.get_indom_archive(indom)));
+            let insts = if ctx.archive().is_some() { ctx.get_indom_archive(indom) } else { ctx.get_indom(indom) };
+            icache = Some((indom, insts));
         }
         icache.as_ref().map_or(Err(PmError::PM_ERR_INDOM), |(_, r)| r.clone())
     };
@@ -269,7 +287,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
                     write!(out, " PM_IN_NULL")?;
                 }
             } else {
-                match lookup(desc.indom) {
+                match lookup(&ctx, desc.indom) {
                     Err(e) => write!(out, "{name} {} {e} (pmGetInDom)", e.code())?,
                     Ok((ids, inames)) => {
                         write!(out, "{name} {}", ids.len())?;
@@ -290,81 +308,108 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         }
     } else {
         let pmids: Vec<PmId> = metrics.iter().map(|m| m.1).collect();
-        let fetched = src.first_each(ctx.origin(), &pmids);
-        for (name, pmid) in &metrics {
-            let result = match fetched.get(pmid).cloned().unwrap_or(Err(PmError::PM_ERR_EOL)) {
-                Ok(r) => r,
-                Err(e) => {
-                    writeln!(out, "{name} {} {e} (pmFetch)", e.code())?;
-                    continue;
+        // an archive's metrics are fetched one at a time from its start
+        // (all read in one pass), others in batches
+        let (fetched, batch) = match ctx.archive() {
+            Some(src) => (src.first_each(ctx.origin(), &pmids), 1),
+            None => (Default::default(), batchsize),
+        };
+        for chunk in metrics.chunks(batch) {
+            let sets: PmResult<Vec<ValueSet>> = match ctx.archive() {
+                Some(_) => {
+                    let result = fetched.get(&chunk[0].1).cloned().unwrap_or(Err(PmError::PM_ERR_EOL));
+                    result.map(|r| r.sets)
+                }
+                None => {
+                    let ids: Vec<PmId> = chunk.iter().map(|m| m.1).collect();
+                    ctx.fetch(&ids).map(|r| r.sets)
                 }
             };
-            write!(out, "{name} ")?;
-            let mut desc = None;
-            if iflag || big_i || vflag {
-                match ctx.lookup_desc(*pmid) {
-                    Ok(d) => desc = Some(d),
-                    Err(e) => {
-                        writeln!(out, "{} {e} (pmLookupDesc)", e.code())?;
-                        continue;
-                    }
-                }
+            match sets {
+                Ok(sets) => report_values(out, &ctx, &mut lookup, chunk, &sets, (iflag, big_i, vflag))?,
+                // pmprobe names the batch's first metric
+                Err(e) => writeln!(out, "{} {} {e} (pmFetch)", chunk[0].0, e.code())?,
             }
-            let Some(vs) = result.sets.first() else { continue };
-            match &vs.values {
-                Err(e) => write!(out, "{} {e}", e.code())?,
-                Ok(v) if v.is_empty() => write!(out, "0")?,
-                Ok(values) => {
-                    write!(out, "{}", values.len())?;
-                    if let (true, Some(d)) = (vflag, desc) {
-                        for v in values {
-                            let mut text = vec![b' '];
-                            let _ = pcp_core::format::print_value(&mut text, &v.value, d.ty, 1);
-                            out.write_all(&text)?;
-                        }
-                    }
-                    if let (true, Some(d)) = (iflag || big_i, desc) {
-                        if d.indom.is_null() {
-                            write!(out, " PM_IN_NULL")?;
-                            if iflag && big_i {
-                                write!(out, " PM_IN_NULL")?;
-                            }
-                            writeln!(out)?;
-                            continue;
-                        }
-                        let (ids, inames) = match lookup(d.indom) {
-                            Ok(l) => l,
-                            Err(e) => {
-                                writeln!(out, "{} {e} (pmGetInDom)", e.code())?;
-                                continue;
-                            }
-                        };
-                        for v in values {
-                            if iflag {
-                                write!(out, " ?{}", v.inst)?;
-                            }
-                            if big_i {
-                                match ids.iter().position(|&i| i == v.inst) {
-                                    Some(k) => {
-                                        write!(out, " \"")?;
-                                        out.write_all(&inames[k])?;
-                                        write!(out, "\"")?;
-                                    }
-                                    None => write!(out, " ?{}", v.inst)?,
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            writeln!(out)?;
         }
     }
 
     if verbose {
-        // no PDUs are exchanged with an archive
+        // no PDUs are exchanged with an archive or a local context
         writeln!(out, "PDUs send{}\nTotal: 0", "   0".repeat(PDU_MAX))?;
         writeln!(out, "PDUs recv{}\nTotal: 0", "   0".repeat(PDU_MAX))?;
     }
     Ok(0)
+}
+
+/// pmprobe's report of one fetch's value sets, one line a metric.
+fn report_values(
+    out: &mut dyn Write,
+    ctx: &Context,
+    lookup: &mut dyn FnMut(&Context, InDom) -> PmResult<Instances>,
+    metrics: &[(String, PmId)],
+    sets: &[ValueSet],
+    (iflag, big_i, vflag): (bool, bool, bool),
+) -> std::io::Result<()> {
+    for (k, (name, pmid)) in metrics.iter().enumerate() {
+        write!(out, "{name} ")?;
+        let mut desc = None;
+        if iflag || big_i || vflag {
+            match ctx.lookup_desc(*pmid) {
+                Ok(d) => desc = Some(d),
+                Err(e) => {
+                    writeln!(out, "{} {e} (pmLookupDesc)", e.code())?;
+                    continue;
+                }
+            }
+        }
+        let Some(vs) = sets.get(k) else { continue };
+        match &vs.values {
+            Err(e) => write!(out, "{} {e}", e.code())?,
+            Ok(v) if v.is_empty() => write!(out, "0")?,
+            Ok(values) => {
+                write!(out, "{}", values.len())?;
+                if let (true, Some(d)) = (vflag, desc) {
+                    for v in values {
+                        let mut text = vec![b' '];
+                        let _ = pcp_core::format::print_value(&mut text, &v.value, d.ty, 1);
+                        out.write_all(&text)?;
+                    }
+                }
+                if let (true, Some(d)) = (iflag || big_i, desc) {
+                    if d.indom.is_null() {
+                        write!(out, " PM_IN_NULL")?;
+                        if iflag && big_i {
+                            write!(out, " PM_IN_NULL")?;
+                        }
+                        writeln!(out)?;
+                        continue;
+                    }
+                    let (ids, inames) = match lookup(ctx, d.indom) {
+                        Ok(l) => l,
+                        Err(e) => {
+                            writeln!(out, "{} {e} (pmGetInDom)", e.code())?;
+                            continue;
+                        }
+                    };
+                    for v in values {
+                        if iflag {
+                            write!(out, " ?{}", v.inst)?;
+                        }
+                        if big_i {
+                            match ids.iter().position(|&i| i == v.inst) {
+                                Some(k) => {
+                                    write!(out, " \"")?;
+                                    out.write_all(&inames[k])?;
+                                    write!(out, "\"")?;
+                                }
+                                None => write!(out, " ?{}", v.inst)?,
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        writeln!(out)?;
+    }
+    Ok(())
 }

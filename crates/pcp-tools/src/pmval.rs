@@ -1,14 +1,18 @@
-//! `pmval`: report one metric's values over time, from an archive.
+//! `pmval`: report one metric's values over time, from an archive or the
+//! local machine.
 //!
 //! Works today over archives (one, or several read as one context: a
 //! comma-separated list, a directory, `-a` repeated): interpolated (`-t`,
 //! the default 1 second) or as recorded (`-U`), counters as rates (or raw
 //! with `-r`), with the time window options (`-S -T -O -A -s`), instance
 //! lists (`-i`), column width and precision (`-w -f`), time zones
-//! (`-z -Z`) and long timestamps (`-X`, `-XX`). Host and local contexts,
-//! event metrics, the GUI time control (`-g -p`), `-d`, `-x`, `-n`,
-//! `-K -L`, `--container`, `--derived` and metric specs naming their own
-//! source say they are not implemented yet.
+//! (`-z -Z`) and long timestamps (`-X`, `-XX`); and over local contexts
+//! (`-L`, with `-K` specs), sampling every interval as pmval samples pmcd.
+//! With no source named and no pmcd answering on the local host, pmval
+//! says so in one line and uses the local context (PCP's fails there).
+//! Host contexts, event metrics, the GUI time control (`-g -p`), `-d`
+//! (beyond archives), `-x`, `-n`, `--container`, `--derived` and metric
+//! specs naming their own source say they are not implemented yet.
 
 use crate::options::{self, tools, ContextInfo, ContextKind, DefaultHooks, Parser};
 use pcp::context::Mode;
@@ -59,6 +63,11 @@ struct Report {
     /// pmval's label style, decided once: 0 normal, 1 wide, 2 too wide.
     style: Option<u8>,
     wrap: bool,
+    /// An archive context: values are stamped with their times.
+    stamps: bool,
+    /// pmval's `archive`: instances are looked up as in an archive (a
+    /// source named with `-a`, even when `-L` makes the context local).
+    archive: bool,
 }
 
 fn main(
@@ -68,7 +77,7 @@ fn main(
     err: &mut dyn Write,
 ) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
-    let mut hooks = DefaultHooks;
+    let mut hooks = crate::local::LocalHooks::default();
     let mut p = Parser::new(&args, tools::PMVAL, env, &mut hooks, err);
     let (mut fixed, mut cols, mut raw_counter, mut xflag) = (-1i32, 0i32, false, 0u32);
     let mut inames: Vec<Vec<u8>> = Vec::new();
@@ -136,15 +145,20 @@ fn main(
         inames = spec_insts;
     }
     // the metric spec names no source of its own
+    let archive_insts = opts.hosts.is_empty() && (!opts.archives.is_empty() || opts.origin_arg.is_some());
     if opts.hosts.is_empty() && opts.archives.is_empty() && !opts.local {
         if opts.origin_arg.is_some() {
             let dir = options::Hooks::default_archive(&mut DefaultHooks);
             opts.add_archive(&dir);
+        } else if let Err(e) = crate::local::local_pmcd() {
+            // no source named and no pmcd here: the local context
+            err.write_all(crate::local::fallback_note("pmval", e).as_bytes())?;
+            opts.local = true;
         } else {
             opts.add_host(b"local:");
         }
     }
-    opts.end_options(&mut DefaultHooks);
+    opts.end_options(&mut hooks);
     if opts.context != Some(ContextKind::Archive) {
         if uninterp {
             opts.printf(b"pmval: uninterpolated mode can only be used with archives");
@@ -159,39 +173,49 @@ fn main(
         opts.usage_message(err)?;
         return Ok(1);
     }
-    if opts.context != Some(ContextKind::Archive) {
+    if opts.context == Some(ContextKind::Host) {
         let host = opts.hosts.first().map(|h| String::from_utf8_lossy(h).into_owned()).unwrap_or_default();
-        match pcp::transport::connect(&host) {
-            Err(e) => writeln!(err, "pmval: Cannot connect to PMCD on host \"{host}\": {e}")?,
-            Ok(_) => writeln!(
-                err,
-                "pmval: pmcd on host \"{host}\" answers, but host contexts are not implemented in pcp-rs yet"
-            )?,
-        }
-        return Ok(1);
+        return crate::local::host_context("pmval", &host, err);
     }
     if opts.guimode || opts.guiport_arg.is_some() || filter {
         writeln!(err, "pmval: -g, -p and -x are not implemented in pcp-rs yet")?;
         return Ok(1);
     }
-    let source = String::from_utf8_lossy(&opts.archives[0]).into_owned();
-    let mut ctx = match Context::open_archive(&source) {
-        Ok(c) => c,
-        Err(e) => {
-            writeln!(err, "pmval: Cannot open archive \"{source}\": {e}")?;
-            return Ok(1);
+    let is_archive = opts.context == Some(ContextKind::Archive);
+    let source = opts.archives.first().map(|a| String::from_utf8_lossy(a).into_owned()).unwrap_or_default();
+    let mut ctx = if is_archive {
+        match Context::open_archive(&source) {
+            Ok(c) => c,
+            Err(e) => {
+                writeln!(err, "pmval: Cannot open archive \"{source}\": {e}")?;
+                return Ok(1);
+            }
+        }
+    } else {
+        match crate::local::open_reporting(env, &hooks.agents, None, "pmval: Cannot establish local context", err)? {
+            Some(c) => c,
+            None => return Ok(1),
         }
     };
-    let Some(src) = ctx.archive() else { return Ok(1) };
-    let label = src.label().clone();
-    let hostname = String::from_utf8_lossy(&label.hostname).into_owned();
-    let end = ctx.archive_end().map_err(|e| e.to_string());
-    let tz = String::from_utf8_lossy(&label.timezone).into_owned();
-    let info = ContextInfo {
-        kind: ContextKind::Archive,
-        host_name: &hostname,
-        zone: Ok(&tz),
-        bounds: Some((label.start, end)),
+    let hostname = ctx.host_name().unwrap_or_default();
+    let label = ctx.archive().map(|a| a.label().clone());
+    let tz = label.as_ref().map(|l| String::from_utf8_lossy(&l.timezone).into_owned()).unwrap_or_default();
+    let info = match label {
+        Some(label) => {
+            let end = ctx.archive_end().map_err(|e| e.to_string());
+            ContextInfo {
+                kind: ContextKind::Archive,
+                host_name: &hostname,
+                zone: Ok(&tz),
+                bounds: Some((label.start, end)),
+            }
+        }
+        None => ContextInfo {
+            kind: ContextKind::Local,
+            host_name: &hostname,
+            zone: Err(PmError::PM_ERR_NOTHOST.to_string()),
+            bounds: None,
+        },
     };
     let now = options::now();
     let settings = match opts.context_options(&info, &options::local_zone(env), now, out, err)? {
@@ -259,6 +283,8 @@ fn main(
         zone,
         style: None,
         wrap: env.iter().any(|(k, _)| k == b"PCP_COUNTER_WRAP"),
+        stamps: is_archive,
+        archive: archive_insts,
     };
     if let Err(code) = rep.init_insts(&mut ctx, err)? {
         return Ok(code);
@@ -283,9 +309,11 @@ fn main(
     } else {
         i64::from((tv_sec as f64 * 1e3 + tv_usec as f64 / 1e3) as i32) * 1_000_000
     };
-    if let Err(e) = ctx.set_mode(amode, usec(window.origin), step_ns) {
-        writeln!(err, "pmval: pmSetMode: {e}")?;
-        return Ok(1);
+    if is_archive {
+        if let Err(e) = ctx.set_mode(amode, usec(window.origin), step_ns) {
+            writeln!(err, "pmval: pmSetMode: {e}")?;
+            return Ok(1);
+        }
     }
     if rep.cols <= 0 {
         rep.cols = match howide(rep.desc.ty) {
@@ -303,11 +331,15 @@ fn main(
 
     // printhdr
     writeln!(out, "metric:    {metric}")?;
-    writeln!(out, "archive:   {source}")?;
+    if is_archive {
+        writeln!(out, "archive:   {source}")?;
+    }
     writeln!(out, "host:      {hostname}")?;
-    writeln!(out, "start:     {}", rep.zone.ctime(window.origin.sec).unwrap_or_default())?;
-    if let Some(f) = finish {
-        writeln!(out, "end:       {}", rep.zone.ctime(f.sec).unwrap_or_default())?;
+    if is_archive {
+        writeln!(out, "start:     {}", rep.zone.ctime(window.origin.sec).unwrap_or_default())?;
+        if let Some(f) = finish {
+            writeln!(out, "end:       {}", rep.zone.ctime(f.sec).unwrap_or_default())?;
+        }
     }
     write!(out, "semantics: ")?;
     match rep.desc.sem {
@@ -341,7 +373,7 @@ fn main(
     } else {
         writeln!(out, "samples:   {samples}")?;
     }
-    if samples > 1 && amode == Mode::Interp {
+    if samples > 1 && (!is_archive || amode == Mode::Interp) {
         let iv = interval_ns as f64 / 1e9;
         out.write_all(sprintf_f64_text("interval:  %1.2f sec\n", &[], iv).unwrap_or_default().as_bytes())?;
     }
@@ -370,8 +402,7 @@ fn main(
                         prev = Some((t, vs));
                         continue;
                     } else if no_values || reporting {
-                        rep.timestamp(out, t)?;
-                        writeln!(out, "  No values available")?;
+                        rep.no_values(out, t)?;
                     }
                     no_values = false;
                     prev = Some((t, vs));
@@ -385,7 +416,7 @@ fn main(
                 }
             }
         }
-        if pause {
+        if pause || !is_archive {
             std::thread::sleep(std::time::Duration::from_nanos(interval_ns.max(0) as u64));
         }
         if !have_prev {
@@ -515,7 +546,8 @@ impl Report {
         if !self.iall {
             let mut ids = Vec::new();
             for n in &self.inames {
-                match ctx.lookup_indom_archive(indom, n) {
+                let found = if self.archive { ctx.lookup_indom_archive(indom, n) } else { ctx.lookup_indom(indom, n) };
+                match found {
                     Ok(id) => {
                         ids.push(id);
                         pairs.push(InstPair { id, name: n.clone() });
@@ -531,7 +563,8 @@ impl Report {
                 return Ok(Err(1));
             }
         } else {
-            match ctx.get_indom_archive(indom) {
+            let all = if self.archive { ctx.get_indom_archive(indom) } else { ctx.get_indom(indom) };
+            match all {
                 Ok((ids, names)) => {
                     pairs = ids.into_iter().zip(names).map(|(id, name)| InstPair { id, name }).collect();
                 }
@@ -601,8 +634,7 @@ impl Report {
         let Some(mut vs) = r.sets.into_iter().next() else { return Ok(Got::Nothing) };
         match &mut vs.values {
             Ok(v) if v.is_empty() => {
-                self.timestamp(out, r.timestamp)?;
-                writeln!(out, "  No values available")?;
+                self.no_values(out, r.timestamp)?;
                 Ok(Got::Nothing)
             }
             Err(e) => {
@@ -617,8 +649,20 @@ impl Report {
         }
     }
 
-    /// pmval's `mytimestamp`.
+    /// "No values available", after the time in an archive.
+    fn no_values(&self, out: &mut dyn Write, t: Timestamp) -> std::io::Result<()> {
+        if self.stamps {
+            self.timestamp(out, t)?;
+            out.write_all(b"  ")?;
+        }
+        writeln!(out, "No values available")
+    }
+
+    /// pmval's `mytimestamp`, for archives (live values go unstamped).
     fn timestamp(&self, out: &mut dyn Write, t: Timestamp) -> std::io::Result<()> {
+        if !self.stamps {
+            return Ok(());
+        }
         let Ok(tm) = self.zone.localtime(t.sec) else { return Ok(()) };
         if self.xflag == 0 {
             return write!(out, "{:02}:{:02}:{:02}.{:03}", tm.hour, tm.min, tm.sec, t.nsec / 1_000_000);
@@ -662,7 +706,8 @@ impl Report {
         };
         writeln!(out)?;
         for (i, p) in self.ipairs.iter().enumerate() {
-            if i == 0 {
+            if i == 0 && self.stamps {
+                // room for the time column
                 let lead = match self.xflag {
                     0 => 12,
                     1 => 31,
