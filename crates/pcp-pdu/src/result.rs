@@ -210,7 +210,8 @@ pub(crate) fn put(pdu: &ResultPdu, highres: bool, w: &mut Writer) -> PmResult<()
 /// from 4 up to the PDU's; the first block right after the last set and
 /// the blocks (each padded to 4 bytes) exactly filling the rest. Beyond
 /// libpcp's checks, a timestamp's microseconds or nanoseconds must be in
-/// range (a value libpcp would carry as an impossible time).
+/// range (a value libpcp would carry as an impossible time), and no two
+/// values may point at the same block.
 pub(crate) fn get(r: &mut Reader, highres: bool) -> PmResult<ResultPdu> {
     let pdulen = r.pdu_len();
     if pdulen < preamble(highres) {
@@ -232,6 +233,9 @@ pub(crate) fn get(r: &mut Reader, highres: bool) -> PmResult<ResultPdu> {
     let mut sptr_sets = Vec::new();
     let mut vsplit = pdulen;
     let mut vbsize = 0usize;
+    // where each value block starts: two values sharing one block are
+    // refused (libpcp converts a shared block's byte order twice)
+    let mut starts = Vec::new();
     for i in 0..numpmid {
         let pmid = PmId(r.u32()?);
         let numval = r.i32()?;
@@ -265,6 +269,7 @@ pub(crate) fn get(r: &mut Reader, highres: bool) -> PmResult<ResultPdu> {
             let at = usize::try_from(word).ok().filter(|&v| v <= pdulen).ok_or(IPC)? * 4;
             let head = r.word_at(at)?;
             vsplit = vsplit.min(at);
+            starts.push(at);
             let vlen = (head & 0x00ff_ffff) as usize;
             if vlen < 4 || vlen > pdulen - at {
                 return Err(IPC);
@@ -277,6 +282,10 @@ pub(crate) fn get(r: &mut Reader, highres: bool) -> PmResult<ResultPdu> {
     }
     let offset = r.pos();
     if offset != vsplit || offset + vbsize != pdulen {
+        return Err(IPC);
+    }
+    starts.sort_unstable();
+    if starts.windows(2).any(|w| w[0] == w[1]) {
         return Err(IPC);
     }
     r.seek(pdulen)?;
@@ -306,5 +315,24 @@ mod tests {
         block_to_network(&f, &mut out).unwrap();
         assert_eq!(out, [b'~', 7, 8, 9]);
         assert_eq!(block_from_network(f.vtype, &out, 3).unwrap(), f);
+    }
+
+    #[test]
+    fn two_values_sharing_one_block_are_refused() {
+        // found by the differential suite's fresh oracle seed: libpcp
+        // refuses this result (both values of the second set point at
+        // the block at word 26), so we must too
+        let hex = "0000007800007015000000000000000349e63c7ffb383ca90000000027ff6aad0740181f00000003\
+                   00000000ffffffff585085270000011911856c82000002c170fc8047687f92200000000200000001\
+                   ffffffff0000001affffffff0000001ae1e0c1250000000009000008000000000900000800000000";
+        let hex: String = hex.split_whitespace().collect::<Vec<_>>().join("").replace('\\', "");
+        let bytes: Vec<u8> =
+            (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+        assert_eq!(crate::Pdu::decode(&bytes).map(|_| ()), Err(IPC));
+        // the same PDU with the second value pointing at the other block
+        // is a good result
+        let mut good = bytes.clone();
+        good[95] = 0x1c;
+        assert!(crate::Pdu::decode(&good).is_ok());
     }
 }
