@@ -40,8 +40,81 @@ pub fn default_pmns() -> PathBuf {
 /// pmcd's port: the first of `$PMCD_PORT` (a comma-separated list), else
 /// 44321.
 pub fn pmcd_port() -> u16 {
-    std::env::var("PMCD_PORT")
-        .ok()
-        .and_then(|v| v.split(',').next().and_then(|p| p.trim().parse().ok()))
-        .unwrap_or(44321)
+    pmcd_ports()[0]
+}
+
+/// pmcd's ports, in the order a connection tries them
+/// (`__pmPMCDAddPorts`): `$PMCD_PORT`, a comma-separated list of numbers
+/// as `strtol` reads them in any base; if it is unset, or anything in it
+/// is not a number or is negative, 44321 alone. Never empty.
+pub fn pmcd_ports() -> Vec<u16> {
+    std::env::var("PMCD_PORT").ok().and_then(|v| parse_ports(v.as_bytes())).unwrap_or_else(|| vec![44321])
+}
+
+fn parse_ports(mut s: &[u8]) -> Option<Vec<u16>> {
+    let mut ports = Vec::new();
+    loop {
+        let (port, used) = strtol_any_base(s);
+        let rest = &s[used..];
+        if port < 0 || !(rest.is_empty() || rest[0] == b',') {
+            return None;
+        }
+        // libpcp keeps the port in an int and the socket layer a short
+        ports.push(port as i32 as u16);
+        match rest.split_first() {
+            None => return Some(ports),
+            Some((_, after)) => s = after,
+        }
+    }
+}
+
+/// C's `strtol(s, &end, 0)`: the value and how many bytes it took (0 when
+/// there is no number).
+fn strtol_any_base(s: &[u8]) -> (i64, usize) {
+    let ws = s.iter().take_while(|&&c| pcp_core::strtod::is_c_space(c)).count();
+    let mut at = ws;
+    let negative = match s.get(at) {
+        Some(b'-') => {
+            at += 1;
+            true
+        }
+        Some(b'+') => {
+            at += 1;
+            false
+        }
+        _ => false,
+    };
+    let hex =
+        matches!(s.get(at..at + 2), Some([b'0', b'x' | b'X'])) && s.get(at + 2).is_some_and(u8::is_ascii_hexdigit);
+    let (radix, start) = if hex {
+        (16, at + 2)
+    } else if s.get(at) == Some(&b'0') {
+        (8, at)
+    } else {
+        (10, at)
+    };
+    let digits = s[start..].iter().take_while(|c| char::from(**c).is_digit(radix)).count();
+    if digits == 0 {
+        return (0, 0);
+    }
+    let v = s[start..start + digits].iter().fold(0i64, |v, &c| {
+        v.saturating_mul(i64::from(radix)).saturating_add(i64::from(char::from(c).to_digit(radix).unwrap_or(0)))
+    });
+    (if negative { -v } else { v }, start + digits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pmcd_port_lists_read_as_libpcp_reads_them() {
+        assert_eq!(parse_ports(b"44321"), Some(vec![44321]));
+        assert_eq!(parse_ports(b"1,0x10, 010"), Some(vec![1, 16, 8]));
+        assert_eq!(parse_ports(b"1,x"), None);
+        assert_eq!(parse_ports(b"-1"), None);
+        assert_eq!(parse_ports(b"12a"), None);
+        // strtol reads nothing in an empty value: port 0, as libpcp has it
+        assert_eq!(parse_ports(b""), Some(vec![0]));
+    }
 }

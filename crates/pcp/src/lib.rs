@@ -12,6 +12,7 @@ pub mod archive;
 pub mod config;
 pub mod context;
 pub mod derived;
+pub mod host;
 pub mod labels;
 pub mod profile;
 pub mod timeparse;
