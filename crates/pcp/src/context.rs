@@ -1,6 +1,7 @@
 //! The PMAPI context: where metrics come from, and the services on it.
 
 use crate::archive::ArchiveSource;
+use crate::host::HostSource;
 use crate::profile::Profile;
 pub use pcp_archive::replay::Mode;
 use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
@@ -29,6 +30,9 @@ pub struct Context {
     pmns: Pmns,
     location: PmnsLocation,
     archive: Option<Box<ArchiveSource>>,
+    /// The pmcd connection of a host context (see `crate::host`, which
+    /// holds the host side of the facade).
+    host: Option<Box<HostSource>>,
     profile: Profile,
     /// The current time (`c_origin`): where the next fetch starts and what
     /// time instance domains are taken at.
@@ -57,9 +61,37 @@ impl Context {
             pmns,
             location: PmnsLocation::Local,
             archive: None,
+            host: None,
             profile: Profile::default(),
             origin: Timestamp::default(),
         }
+    }
+
+    /// A host context over `host`: pmcd's name space, no archive.
+    pub(crate) fn over_host(host: HostSource) -> Context {
+        Context {
+            pmns: Pmns::new(),
+            location: PmnsLocation::Remote,
+            archive: None,
+            host: Some(Box::new(host)),
+            profile: Profile::default(),
+            origin: Timestamp::default(),
+        }
+    }
+
+    /// The pmcd connection of a host context.
+    pub fn host(&self) -> Option<&HostSource> {
+        self.host.as_deref()
+    }
+
+    /// The instance profile.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// Take another context's profile (as `pmDupContext` copies it).
+    pub(crate) fn copy_profile_from(&mut self, other: &Context) {
+        self.profile = other.profile.clone();
     }
 
     /// `pmNewContext(PM_CONTEXT_ARCHIVE, name)`: a context over the archive
@@ -91,6 +123,7 @@ impl Context {
             pmns,
             location: PmnsLocation::Archive,
             archive: Some(Box::new(source)),
+            host: None,
             profile: Profile::default(),
             origin,
         })
@@ -123,6 +156,9 @@ impl Context {
     #[doc(alias = "pmFetch")]
     #[doc(alias = "pmFetchHighRes")]
     pub fn fetch(&mut self, pmids: &[PmId]) -> PmResult<FetchResult> {
+        if let Some(h) = self.host() {
+            return h.fetch(pmids, &self.profile).map(|(r, _)| r);
+        }
         let profile = &self.profile;
         let src = self.archive.as_deref_mut().ok_or(PmError::PM_ERR_NOTARCHIVE)?;
         let replay = src.replay()?;
@@ -203,6 +239,9 @@ impl Context {
     /// `pmLookupDesc`: the descriptor of `pmid`.
     #[doc(alias = "pmLookupDesc")]
     pub fn lookup_desc(&self, pmid: PmId) -> PmResult<Desc> {
+        if let Some(h) = self.host() {
+            return h.lookup_desc(pmid);
+        }
         if let Some(a) = crate::derived::anon_by_pmid(pmid) {
             return Ok(a.desc);
         }
@@ -213,6 +252,9 @@ impl Context {
     /// by instance identifier.
     #[doc(alias = "pmGetInDom")]
     pub fn get_indom(&self, indom: InDom) -> PmResult<Instances> {
+        if let Some(h) = self.host() {
+            return h.get_indom(indom);
+        }
         if indom.is_null() {
             return Err(PmError::PM_ERR_INDOM);
         }
@@ -223,6 +265,9 @@ impl Context {
     /// `pmNameInDom`: an instance's name at the current time.
     #[doc(alias = "pmNameInDom")]
     pub fn name_indom(&self, indom: InDom, inst: i32) -> PmResult<Vec<u8>> {
+        if let Some(h) = self.host() {
+            return h.name_indom(indom, inst);
+        }
         if indom.is_null() {
             return Err(PmError::PM_ERR_INDOM);
         }
@@ -233,6 +278,9 @@ impl Context {
     /// `pmLookupInDom`: an instance by name at the current time.
     #[doc(alias = "pmLookupInDom")]
     pub fn lookup_indom(&self, indom: InDom, name: &[u8]) -> PmResult<i32> {
+        if let Some(h) = self.host() {
+            return h.lookup_indom(indom, name);
+        }
         if indom.is_null() {
             return Err(PmError::PM_ERR_INDOM);
         }
@@ -249,6 +297,9 @@ impl Context {
     /// `pmLookupText`: a metric's help text.
     #[doc(alias = "pmLookupText")]
     pub fn lookup_text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
+        if let Some(h) = self.host() {
+            return h.lookup_text(pmid, level);
+        }
         if let Some(a) = crate::derived::anon_by_pmid(pmid) {
             let text = if level == TextLevel::OneLine { a.oneline } else { a.help };
             return Ok(text.as_bytes().to_vec());
@@ -259,6 +310,9 @@ impl Context {
     /// `pmLookupInDomText`: an instance domain's help text.
     #[doc(alias = "pmLookupInDomText")]
     pub fn lookup_indom_text(&self, indom: InDom, level: TextLevel) -> PmResult<Vec<u8>> {
+        if let Some(h) = self.host() {
+            return h.lookup_indom_text(indom, level);
+        }
         self.text(indom.0, pcp_archive::meta::text_kind::INDOM, level)
     }
 
@@ -298,18 +352,27 @@ impl Context {
     /// [`Pmns::lookup_names`]).
     #[doc(alias = "pmLookupName")]
     pub fn lookup_names(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
+        if let (Some(h), PmnsLocation::Remote) = (self.host(), self.location) {
+            return h.lookup_names(names);
+        }
         self.pmns.lookup_names(names)
     }
 
     /// `pmNameID`: a name of a PMID.
     #[doc(alias = "pmNameID")]
     pub fn name_of(&self, pmid: PmId) -> PmResult<String> {
+        if let (Some(h), PmnsLocation::Remote) = (self.host(), self.location) {
+            return h.name_of(pmid);
+        }
         self.pmns.name_of(pmid)
     }
 
     /// `pmNameAll`: every name of a PMID.
     #[doc(alias = "pmNameAll")]
     pub fn names_of(&self, pmid: PmId) -> PmResult<Vec<String>> {
+        if let (Some(h), PmnsLocation::Remote) = (self.host(), self.location) {
+            return h.names_of(pmid);
+        }
         self.pmns.names_of(pmid)
     }
 
@@ -317,12 +380,18 @@ impl Context {
     #[doc(alias = "pmGetChildren")]
     #[doc(alias = "pmGetChildrenStatus")]
     pub fn children(&self, name: &str) -> PmResult<Vec<pcp_pmns::tree::Child>> {
+        if let (Some(h), PmnsLocation::Remote) = (self.host(), self.location) {
+            return h.children(name);
+        }
         self.pmns.children(name)
     }
 
     /// `pmTraversePMNS`: every metric name at or below `name`, in order.
     #[doc(alias = "pmTraversePMNS")]
     pub fn traverse_with(&self, name: &str, f: impl FnMut(&str)) -> PmResult<()> {
+        if let (Some(h), PmnsLocation::Remote) = (self.host(), self.location) {
+            return h.traverse_with(name, f);
+        }
         self.pmns.traverse_with(name, f)
     }
 }

@@ -14,7 +14,7 @@
 //! `HostSource` is `Send` and `Sync`; each has its own connection, so
 //! contexts to many hosts (or many to one) work at once from any threads.
 
-use crate::context::{Instances, TextLevel};
+use crate::context::{Context, Instances, TextLevel};
 use crate::derived::{anon_by_pmid, ANON};
 use crate::profile::Profile;
 use crate::transport::{self, Backoff, PduCounts, PduStream, PmcdConnection, Timeouts};
@@ -856,6 +856,118 @@ impl HostSource {
     /// The request timeout pmcd's replies must arrive within.
     pub fn request_timeout(&self) -> Option<Duration> {
         Timeouts::from_env().0.request
+    }
+}
+
+/// The host side of the [`Context`] facade: opening a host context, and
+/// the services only host contexts have (or that differ for them).
+impl Context {
+    /// `pmNewContext(PM_CONTEXT_HOST, spec)`: a context whose names,
+    /// descriptors, instances, help text, labels and values come from
+    /// pmcd on the host `spec` names (see [`HostSpec`]).
+    #[doc(alias = "pmNewContext")]
+    #[doc(alias = "PM_CONTEXT_HOST")]
+    pub fn open_host(spec: &str) -> PmResult<Context> {
+        HostSource::open(spec).map(Context::over_host)
+    }
+
+    /// A host context over a source already connected (tests reach a
+    /// fake pmcd this way).
+    pub fn with_host(host: HostSource) -> Context {
+        Context::over_host(host)
+    }
+
+    /// `pmStore`: change metrics' values in pmcd. Only host contexts
+    /// store (`PM_ERR_NOTHOST`).
+    #[doc(alias = "pmStore")]
+    pub fn store(&self, result: &FetchResult) -> PmResult<()> {
+        match self.host() {
+            Some(h) => h.store(result),
+            None if result.sets.is_empty() => Err(PmError::PM_ERR_TOOSMALL),
+            None => Err(PmError::PM_ERR_NOTHOST),
+        }
+    }
+
+    /// `pmReconnectContext`: connect a host context to pmcd again (see
+    /// [`HostSource::reconnect`]); other contexts have nothing to do.
+    #[doc(alias = "pmReconnectContext")]
+    pub fn reconnect(&self) -> PmResult<()> {
+        self.host().map_or(Ok(()), HostSource::reconnect)
+    }
+
+    /// `pmDupContext` of a host context: a new connection to the same
+    /// pmcd with a copy of the profile (sent before the first fetch).
+    /// Other contexts are not duplicated yet (`PM_ERR_NOTHOST`).
+    #[doc(alias = "pmDupContext")]
+    pub fn dup_host(&self) -> PmResult<Context> {
+        let h = self.host().ok_or(PmError::PM_ERR_NOTHOST)?;
+        let mut c = Context::over_host(h.dup()?);
+        c.copy_profile_from(self);
+        Ok(c)
+    }
+
+    /// `pmFetch` with pmcd's state-change bits (`PMCD_ADD_AGENT`,
+    /// `PMCD_RESTART_AGENT`, `PMCD_DROP_AGENT`, `PMCD_LABEL_CHANGE`,
+    /// `PMCD_NAMES_CHANGE`), which are what pmFetch returns when it
+    /// succeeds; 0 for other contexts.
+    #[doc(alias = "pmFetch")]
+    pub fn fetch_changes(&mut self, pmids: &[PmId]) -> PmResult<(FetchResult, i32)> {
+        if let Some(h) = self.host() {
+            return h.fetch(pmids, self.profile());
+        }
+        self.fetch(pmids).map(|r| (r, 0))
+    }
+
+    /// `pmLookupDescs`: descriptors one-to-one with `pmids` (`PM_ID_NULL`
+    /// as the `pmid` of those not found) and how many were found; one
+    /// metric that is not found is its error (pmLookupDescs(3)).
+    #[doc(alias = "pmLookupDescs")]
+    pub fn lookup_descs(&self, pmids: &[PmId]) -> PmResult<(Vec<Desc>, usize)> {
+        if let Some(h) = self.host() {
+            return h.lookup_descs(pmids);
+        }
+        if pmids.is_empty() {
+            return Err(PmError::PM_ERR_TOOSMALL);
+        }
+        let mut found = 0;
+        let mut descs = Vec::with_capacity(pmids.len());
+        for &pmid in pmids {
+            match self.lookup_desc(pmid) {
+                Ok(d) => {
+                    found += 1;
+                    descs.push(d);
+                }
+                Err(e) if pmids.len() == 1 => return Err(e),
+                Err(_) => descs.push(Desc {
+                    pmid: PmId::NULL,
+                    ty: MetricType(0),
+                    indom: InDom(0),
+                    sem: Semantics(0),
+                    units: pcp_core::Units::NONE,
+                }),
+            }
+        }
+        Ok((descs, found))
+    }
+
+    /// `pmGetContextHostName`: for a host context pmcd's `pmcd.hostname`
+    /// (see [`HostSource::host_name`]); for an archive the host its label
+    /// names; otherwise this machine's name.
+    #[doc(alias = "pmGetContextHostName")]
+    pub fn host_name(&self) -> String {
+        if let Some(h) = self.host() {
+            return h.host_name(self.profile());
+        }
+        if let Some(a) = self.archive() {
+            return c_string(&a.label().hostname);
+        }
+        std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim_end().to_string()).unwrap_or_default()
+    }
+
+    /// libpcp's PDU counters for this context (all zero but for host
+    /// contexts).
+    pub fn pdu_counts(&self) -> PduCounts {
+        self.host().map(HostSource::pdu_counts).unwrap_or_default()
     }
 }
 

@@ -30,6 +30,9 @@ impl Context {
     /// `getlabels` for archive contexts: the sets of `kind` for `ident` at
     /// the current time.
     fn labels_of(&self, kind: u8, ident: u32) -> PmResult<Vec<LabelSet>> {
+        if let Some(h) = self.host() {
+            return h.labels(kind, ident, self.profile());
+        }
         let src = self.archive().ok_or(PmError::PM_ERR_NOTARCHIVE)?;
         match src.labels().lookup(kind.into(), ident, Some(self.origin())) {
             Ok(sets) => Ok(sets.iter().map(copy).collect()),

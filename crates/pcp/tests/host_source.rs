@@ -402,3 +402,62 @@ fn many_contexts_work_at_once_from_many_threads() {
         t.join().unwrap();
     }
 }
+
+#[test]
+fn the_context_facade_dispatches_to_the_host() {
+    use pcp::{Context, PmnsLocation};
+    let (h, fakes) = open(fake);
+    let mut ctx = Context::with_host(h);
+    assert_eq!(ctx.pmns_location(), PmnsLocation::Remote);
+    let (ids, _) = ctx.lookup_names(&["sample.colour", "sample.long.one"]).unwrap();
+    let desc = ctx.lookup_desc(ids[0]).unwrap();
+    assert_eq!(ctx.get_indom(desc.indom).unwrap().0, [0, 1, 2]);
+    assert_eq!(ctx.name_indom(desc.indom, 2), Ok(b"blue".to_vec()));
+    ctx.add_profile(desc.indom, &[0, 2]).unwrap();
+    assert_eq!(values(&ctx.fetch(&ids).unwrap(), 0), [(0, 101), (2, 303)]);
+    let (_, changed) = ctx.fetch_changes(&ids).unwrap();
+    assert_eq!(changed, 0);
+    assert_eq!(ctx.lookup_descs(&ids).unwrap().1, 2);
+    // labels through the facade, merged in PCP's hierarchy
+    let sets = ctx.lookup_labels(ids[0]).unwrap();
+    let merged = pcp_core::labels::merge_label_sets(
+        &sets.iter().map(Some).collect::<Vec<_>>(),
+        pcp_core::labels::PM_MAXLABELJSONLEN,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(merged).unwrap(),
+        r#"{"agent":"sample","cluster":"zero","hostname":"fake","model":"RGB","role":"testing","userid":0}"#
+    );
+    assert_eq!(ctx.get_instances_labels(desc.indom).unwrap().len(), 2);
+    assert_eq!(ctx.store(&store_of(ids[1], 2)), Err(PmError::PM_ERR_PERMISSION));
+    assert!(ctx.archive().is_none());
+    assert_eq!(ctx.get_indom_archive(desc.indom), Err(PmError::PM_ERR_NOTARCHIVE));
+
+    // a duplicate has its own connection and the same profile
+    let dup = ctx.dup_host().unwrap();
+    let moved = std::thread::spawn(move || {
+        let mut dup = dup;
+        let r = dup.fetch(&[COLOUR]).unwrap();
+        (values(&r, 0), dup.pdu_counts().sent[2])
+    });
+    assert_eq!(moved.join().unwrap(), (vec![(0, 101), (2, 303)], 1));
+    assert!(ctx.pdu_counts().received[21] >= 2);
+    drop(ctx);
+    let got: Vec<FakePmcd> =
+        std::mem::take(&mut *fakes.lock().unwrap()).into_iter().map(|j| j.join().unwrap()).collect();
+    assert_eq!(got.len(), 2);
+}
+
+#[test]
+fn archive_and_name_space_contexts_answer_the_host_only_services() {
+    let ctx = pcp::Context::with_namespace(pcp_pmns::Pmns::new());
+    assert_eq!(ctx.store(&store_of(ONE, 1)), Err(PmError::PM_ERR_NOTHOST));
+    assert_eq!(ctx.reconnect(), Ok(()));
+    assert_eq!(ctx.dup_host().err(), Some(PmError::PM_ERR_NOTHOST));
+    assert_eq!(ctx.lookup_descs(&[ONE]), Err(PmError::PM_ERR_NOTARCHIVE));
+    // the anonymous derived metrics are described in every context
+    let (d, n) = ctx.lookup_descs(&[ONE, FLAGS]).unwrap();
+    assert_eq!((n, d[0].pmid, d[1].pmid), (1, PmId::NULL, FLAGS));
+}
