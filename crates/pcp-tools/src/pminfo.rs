@@ -9,9 +9,10 @@
 //! Archive values are read in one pass for all the metrics named, with the
 //! answers pminfo's one-metric-at-a-time fetches from the archive's start
 //! give; labels are those of the time each fetch found (see `labels`).
-//! Host contexts connect to pmcd as pminfo does (so an absent pmcd is
-//! reported in PCP's words) and then say they are not implemented yet; so
-//! do `-x -c -L -K -O --container`.
+//! Host contexts (`-h`, and `local:` when no source is named) ask pmcd,
+//! with pminfo's batching of names under pmcd's PDU size limit and one
+//! fetch a batch; `-n` with a host takes the names from the file. `-x -c
+//! -L -K -O --container` say they are not implemented yet.
 
 mod labels;
 mod series;
@@ -113,6 +114,18 @@ struct Pminfo<'a> {
     /// Where each archive fetch starts (the archive's start): a failed
     /// fetch leaves the context there.
     origin: Option<Timestamp>,
+    /// For a host context, pminfo's running guess at the size of the
+    /// `PDU_PMNS_NAMES` request for the batch.
+    pdusize: Option<usize>,
+}
+
+/// pminfo's starting guess at a names request: the header and three
+/// counts.
+const PDUSIZE_START: usize = 20;
+
+/// `PM_PDU_SIZE_BYTES`: a name's bytes rounded up to whole words.
+fn pcp_pdu_padded(len: usize) -> usize {
+    len.div_ceil(4) * 4
 }
 
 impl<'a> Pminfo<'a> {
@@ -130,6 +143,7 @@ impl<'a> Pminfo<'a> {
             icache: None,
             labels: labels::Caches::default(),
             origin: None,
+            pdusize: None,
         }
     }
 
@@ -302,7 +316,23 @@ impl<'a> Pminfo<'a> {
                 return Ok(1);
             }
             (None, Some(ctx)) if !need_context && host.is_none() && nsflag => ctx,
-            (None, _) => return self.no_context(host),
+            (None, loaded) => {
+                let host = host.unwrap_or_else(|| "local:".to_string());
+                match Context::open_host(&host) {
+                    Ok(mut c) => {
+                        self.pdusize = Some(PDUSIZE_START);
+                        // names from the loaded name space, all else from pmcd
+                        if let Some(ns) = loaded {
+                            c.use_namespace_of(ns);
+                        }
+                        c
+                    }
+                    Err(e) => {
+                        writeln!(self.err, "pminfo: Cannot connect to PMCD on host \"{host}\": {e}")?;
+                        return Ok(1);
+                    }
+                }
+            }
         };
         let mut status = 0;
         if self.p.value || self.p.label || self.p.verify {
@@ -358,20 +388,6 @@ impl<'a> Pminfo<'a> {
         self.fetched = src.first_each(ctx.origin(), &pmids);
     }
 
-    /// A metrics source is needed: reach pmcd as pminfo would (reporting
-    /// its absence in PCP's words), then say what pcp-rs cannot do yet.
-    fn no_context(&mut self, host: Option<String>) -> std::io::Result<i32> {
-        let host = host.unwrap_or_else(|| "local:".to_string());
-        match pcp::transport::connect(&host) {
-            Err(e) => writeln!(self.err, "pminfo: Cannot connect to PMCD on host \"{host}\": {e}")?,
-            Ok(_) => writeln!(
-                self.err,
-                "pminfo: pmcd on host \"{host}\" answers, but host contexts are not implemented in pcp-rs yet"
-            )?,
-        }
-        Ok(1)
-    }
-
     /// A PMID (`d.c.i`) or instance domain (`d.s`) argument.
     fn digits(&mut self, ctx: &mut Context, arg: &str) -> Result<(), PmError> {
         let parts: Vec<u32> = crate::cscanf::scan_dotted_u32(arg.as_bytes());
@@ -418,6 +434,15 @@ impl<'a> Pminfo<'a> {
                 let _ = self.out.write_all(b"PMNS appears to be empty!\n");
                 continue;
             }
+            if let Some(size) = &mut self.pdusize {
+                // the names go to pmcd in one PDU, which must stay under
+                // 64 KiB: a batch that would pass 63 KiB ends here, and
+                // so do all later ones
+                *size += 4 + pcp_pdu_padded(n.len());
+                if *size > 63 * 1024 {
+                    self.batchsize = self.batch.len() + 1;
+                }
+            }
             self.batch.push(n);
             if self.batch.len() >= self.batchsize {
                 let _ = self.report(ctx);
@@ -432,6 +457,9 @@ impl<'a> Pminfo<'a> {
             return Ok(());
         }
         let batch = std::mem::take(&mut self.batch);
+        if let Some(size) = &mut self.pdusize {
+            *size = PDUSIZE_START;
+        }
         let mut names: Vec<&str> = batch.iter().map(String::as_str).collect();
         let mut pmids = vec![PmId::NULL; names.len()];
         if self.need_pmid {
@@ -469,6 +497,16 @@ impl<'a> Pminfo<'a> {
                         return Ok(());
                     }
                 }
+            } else if ctx.host().is_some() {
+                match ctx.fetch(&pmids) {
+                    Ok(r) => result = Some(r),
+                    Err(e) => {
+                        for n in &names {
+                            writeln!(self.out, "{n}: pmFetch: {e}")?;
+                        }
+                        return Ok(());
+                    }
+                }
             }
         }
         for (i, (name, &pmid)) in names.iter().zip(&pmids).enumerate() {
@@ -485,13 +523,28 @@ impl<'a> Pminfo<'a> {
             if p.desc || p.help || p.value || p.label {
                 writeln!(self.out)?;
             }
-            let vset = result.as_ref().and_then(|r| r.sets.get(i)).cloned();
+            let mut vset = result.as_ref().and_then(|r| r.sets.get(i)).cloned();
             if let (true, Some(d), Some(vs)) = (p.value && p.force, desc, vset.as_ref()) {
                 if vs.values == Err(PmError::PM_ERR_PROFILE) {
                     // a non-enumerable instance domain: pminfo fetches again
                     // with every instance in the profile; an archive answers
                     // with the same recorded value set
                     match ctx.get_indom(d.indom) {
+                        Ok((ids, _)) if !ids.is_empty() && ctx.host().is_some() => {
+                            let _ = ctx.del_profile(d.indom, &[]);
+                            let _ = ctx.add_profile(d.indom, &ids);
+                            let again = ctx.fetch(&[pmid]);
+                            // leave the profile in the default state
+                            let _ = ctx.del_profile(d.indom, &[]);
+                            let _ = ctx.add_profile(d.indom, &[]);
+                            match again {
+                                Ok(r) => vset = r.sets.into_iter().next(),
+                                Err(e) => {
+                                    writeln!(self.out, "{name}: pmFetch: {e}")?;
+                                    continue;
+                                }
+                            }
+                        }
                         Ok((ids, _)) if !ids.is_empty() => {}
                         Ok(_) => {
                             writeln!(self.out, "{name}: pmGetIndom: No instances?")?;

@@ -6,13 +6,15 @@
 //! directory, `-a` repeated).
 //! Archive values are read in one pass for all metrics, with the answers
 //! pmprobe's one-metric-at-a-time fetches from the archive's start give.
-//! Host and local contexts, `-n`, `-O`, `-L`, `-K`, `--derived` and
+//! Host contexts (`-h`, and `local:` when no source is named) fetch
+//! `-b` metrics at a time from pmcd, and `-V` counts the PDUs exchanged as
+//! libpcp does. Local contexts, `-n`, `-O`, `-L`, `-K`, `--derived` and
 //! `--container` say they are not implemented yet.
 
 use crate::getopt::{self, OptSpec};
 use pcp::context::Instances;
 use pcp::Context;
-use pcp_core::{InDom, PmError, PmId, PmResult};
+use pcp_core::{InDom, PmError, PmId, PmResult, ValueSet};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -47,9 +49,6 @@ const SPECS: &[OptSpec] = &[
     // --version is 'd', which is not among pmprobe's short options
     OptSpec { short: '\u{3}', long: Some("version"), has_arg: false },
 ];
-
-/// How many PDU types libpcp counts (`PDU_MAX`), for `-V`.
-const PDU_MAX: usize = 23;
 
 /// The name-length ceiling of one name lookup batch (`PDU_CHUNK * 64`).
 const CEILING: usize = 1024 * 64;
@@ -176,30 +175,27 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         writeln!(err, "pmprobe: -{what} is not implemented in pcp-rs yet")?;
         return Ok(1);
     }
-    let Some(name) = archive else {
-        let host = host.unwrap_or_else(|| "local:".to_string());
-        match pcp::transport::connect(&host) {
-            Err(e) => writeln!(err, "pmprobe: Cannot connect to PMCD on host \"{host}\": {e}")?,
-            Ok(_) => writeln!(
-                err,
-                "pmprobe: pmcd on host \"{host}\" answers, but host contexts are not implemented in pcp-rs yet"
-            )?,
+    let opened = match &archive {
+        Some(name) => Context::open_archive(name).map_err(|e| format!("Cannot open archive \"{name}\": {e}")),
+        None => {
+            let host = host.unwrap_or_else(|| "local:".to_string());
+            Context::open_host(&host).map_err(|e| format!("Cannot connect to PMCD on host \"{host}\": {e}"))
         }
-        return Ok(1);
     };
-    let ctx = match Context::open_archive(&name) {
+    let mut ctx = match opened {
         Ok(c) => c,
-        Err(e) => {
-            writeln!(err, "pmprobe: Cannot open archive \"{name}\": {e}")?;
+        Err(m) => {
+            writeln!(err, "pmprobe: {m}")?;
             return Ok(1);
         }
     };
-    let Some(src) = ctx.archive() else { return Ok(1) };
-    if let Some(tz) = &zone_arg {
-        writeln!(out, "Note: timezone set to \"TZ={tz}\"\n")?;
-    } else if hostzone {
-        let host = String::from_utf8_lossy(&src.label().hostname).into_owned();
-        writeln!(out, "Note: timezone set to local timezone of host \"{host}\" from archive\n")?;
+    if let Some(src) = ctx.archive() {
+        if let Some(tz) = &zone_arg {
+            writeln!(out, "Note: timezone set to \"TZ={tz}\"\n")?;
+        } else if hostzone {
+            let host = String::from_utf8_lossy(&src.label().hostname).into_owned();
+            writeln!(out, "Note: timezone set to local timezone of host \"{host}\" from archive\n")?;
+        }
     }
 
     // the metric names: traversed, or as given with -F
@@ -246,9 +242,10 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
     }
 
     let mut icache: Option<(InDom, PmResult<Instances>)> = None;
-    let mut lookup = |indom: InDom| -> PmResult<Instances> {
+    let mut lookup = |ctx: &Context, indom: InDom| -> PmResult<Instances> {
         if icache.as_ref().is_none_or(|(i, _)| *i != indom) {
-            icache = Some((indom, ctx.get_indom_archive(indom)));
+            let all = if ctx.archive().is_some() { ctx.get_indom_archive(indom) } else { ctx.get_indom(indom) };
+            icache = Some((indom, all));
         }
         icache.as_ref().map_or(Err(PmError::PM_ERR_INDOM), |(_, r)| r.clone())
     };
@@ -269,7 +266,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
                     write!(out, " PM_IN_NULL")?;
                 }
             } else {
-                match lookup(desc.indom) {
+                match lookup(&ctx, desc.indom) {
                     Err(e) => write!(out, "{name} {} {e} (pmGetInDom)", e.code())?,
                     Ok((ids, inames)) => {
                         write!(out, "{name} {}", ids.len())?;
@@ -290,10 +287,11 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         }
     } else {
         let pmids: Vec<PmId> = metrics.iter().map(|m| m.1).collect();
-        let fetched = src.first_each(ctx.origin(), &pmids);
-        for (name, pmid) in &metrics {
-            let result = match fetched.get(pmid).cloned().unwrap_or(Err(PmError::PM_ERR_EOL)) {
-                Ok(r) => r,
+        let sets = fetch_all(&mut ctx, &pmids, batchsize);
+        for (k, set) in sets {
+            let (name, pmid) = &metrics[k];
+            let vs = match set {
+                Ok(vs) => vs,
                 Err(e) => {
                     writeln!(out, "{name} {} {e} (pmFetch)", e.code())?;
                     continue;
@@ -310,7 +308,6 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
                     }
                 }
             }
-            let Some(vs) = result.sets.first() else { continue };
             match &vs.values {
                 Err(e) => write!(out, "{} {e}", e.code())?,
                 Ok(v) if v.is_empty() => write!(out, "0")?,
@@ -332,7 +329,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
                             writeln!(out)?;
                             continue;
                         }
-                        let (ids, inames) = match lookup(d.indom) {
+                        let (ids, inames) = match lookup(&ctx, d.indom) {
                             Ok(l) => l,
                             Err(e) => {
                                 writeln!(out, "{} {e} (pmGetInDom)", e.code())?;
@@ -362,9 +359,43 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
     }
 
     if verbose {
-        // no PDUs are exchanged with an archive
-        writeln!(out, "PDUs send{}\nTotal: 0", "   0".repeat(PDU_MAX))?;
-        writeln!(out, "PDUs recv{}\nTotal: 0", "   0".repeat(PDU_MAX))?;
+        // libpcp's PDU counters (none are exchanged with an archive)
+        let counts = ctx.pdu_counts();
+        for (what, c) in [("send", &counts.sent), ("recv", &counts.received)] {
+            write!(out, "PDUs {what}")?;
+            for n in c {
+                write!(out, " {n:3}")?;
+            }
+            writeln!(out, "\nTotal: {}", c.iter().sum::<u32>())?;
+        }
     }
     Ok(0)
+}
+
+/// pmprobe's fetches, each metric's value set or the error its fetch
+/// gave, by index into `pmids`, in the order pmprobe reports them. An
+/// archive answers one metric a fetch, each from the archive's start
+/// (read in one pass); a host is asked `batchsize` metrics a fetch, and a
+/// failed fetch is reported once, against the first metric of its batch.
+fn fetch_all(ctx: &mut Context, pmids: &[PmId], batchsize: usize) -> Vec<(usize, PmResult<ValueSet>)> {
+    if let Some(src) = ctx.archive() {
+        let fetched = src.first_each(ctx.origin(), pmids);
+        return pmids
+            .iter()
+            .enumerate()
+            .map(|(k, pmid)| {
+                let r = fetched.get(pmid).cloned().unwrap_or(Err(PmError::PM_ERR_EOL));
+                (k, r.and_then(|r| r.sets.into_iter().next().ok_or(PmError::PM_ERR_EOL)))
+            })
+            .collect();
+    }
+    let mut sets = Vec::with_capacity(pmids.len());
+    for (b, batch) in pmids.chunks(batchsize.max(1)).enumerate() {
+        let base = b * batchsize.max(1);
+        match ctx.fetch(batch) {
+            Ok(r) => sets.extend(r.sets.into_iter().enumerate().map(|(i, s)| (base + i, Ok(s)))),
+            Err(e) => sets.push((base, Err(e))),
+        }
+    }
+    sets
 }

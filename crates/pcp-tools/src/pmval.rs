@@ -1,18 +1,22 @@
-//! `pmval`: report one metric's values over time, from an archive.
+//! `pmval`: report one metric's values over time, live from pmcd or
+//! from an archive.
 //!
-//! Works today over archives (one, or several read as one context: a
+//! Live (`-h`, a `host:metric` spec, or `local:` when no source is named)
+//! it samples pmcd every `-t` for `-s` samples (or until `-T`), counters
+//! as rates. Over archives (one, or several read as one context: a
 //! comma-separated list, a directory, `-a` repeated): interpolated (`-t`,
 //! the default 1 second) or as recorded (`-U`), counters as rates (or raw
 //! with `-r`), with the time window options (`-S -T -O -A -s`), instance
 //! lists (`-i`), column width and precision (`-w -f`), time zones
-//! (`-z -Z`) and long timestamps (`-X`, `-XX`). Host and local contexts,
-//! event metrics, the GUI time control (`-g -p`), `-d`, `-x`, `-n`,
-//! `-K -L`, `--container`, `--derived` and metric specs naming their own
-//! source say they are not implemented yet.
+//! (`-z -Z`) and long timestamps (`-X`, `-XX`). Local contexts, event
+//! metrics, the GUI time control (`-g -p`), `-d`, `-x`, `-n`, `-K -L`,
+//! `--container`, `--derived` and `archive/metric` or `@:metric` specs say
+//! they are not implemented yet. Unlike pmval, no `pmcd.client.whoami`
+//! is stored in pmcd.
 
 use crate::options::{self, tools, ContextInfo, ContextKind, DefaultHooks, Parser};
 use pcp::context::Mode;
-use pcp::timeparse::PM_MAX_TIME_T;
+use pcp::timeparse::{Window, PM_MAX_TIME_T};
 use pcp::timezone::Zone;
 use pcp::Context;
 use pcp_core::cfmt::sprintf_f64_text;
@@ -59,6 +63,8 @@ struct Report {
     /// pmval's label style, decided once: 0 normal, 1 wide, 2 too wide.
     style: Option<u8>,
     wrap: bool,
+    /// Values from pmcd as they are now, not an archive's.
+    live: bool,
 }
 
 fn main(
@@ -126,7 +132,14 @@ fn main(
         return Ok(1);
     }
     let spec = String::from_utf8_lossy(&opts.operands[0]).into_owned();
-    let Some((metric, spec_insts)) = parse_metric_spec(&spec) else {
+    if let Some(lead) = empty_spec_host(&spec) {
+        // pmParseMetricSpec's complaint, with a caret under the spot
+        opts.printf(format!("{spec}\n{lead}^ -- host name expected\n").as_bytes());
+        opts.errors += 1;
+        opts.usage_message(err)?;
+        return Ok(1);
+    }
+    let Some((spec_host, metric, spec_insts)) = parse_metric_spec(&spec) else {
         writeln!(err, "pmval: metric specs naming a source (\"{spec}\") are not implemented in pcp-rs yet")?;
         return Ok(1);
     };
@@ -134,6 +147,12 @@ fn main(
     if !spec_insts.is_empty() {
         iall = false;
         inames = spec_insts;
+    }
+    // the metric spec's host is the source; -h, if given, stays the host
+    // the options name
+    let spec_source = spec_host.clone();
+    if let (Some(h), true) = (&spec_host, opts.hosts.is_empty()) {
+        opts.add_host(h.as_bytes());
     }
     // the metric spec names no source of its own
     if opts.hosts.is_empty() && opts.archives.is_empty() && !opts.local {
@@ -159,40 +178,41 @@ fn main(
         opts.usage_message(err)?;
         return Ok(1);
     }
-    if opts.context != Some(ContextKind::Archive) {
-        let host = opts.hosts.first().map(|h| String::from_utf8_lossy(h).into_owned()).unwrap_or_default();
-        match pcp::transport::connect(&host) {
-            Err(e) => writeln!(err, "pmval: Cannot connect to PMCD on host \"{host}\": {e}")?,
-            Ok(_) => writeln!(
-                err,
-                "pmval: pmcd on host \"{host}\" answers, but host contexts are not implemented in pcp-rs yet"
-            )?,
-        }
+    if opts.context == Some(ContextKind::Local) {
+        writeln!(err, "pmval: local contexts are not implemented in pcp-rs yet")?;
         return Ok(1);
     }
     if opts.guimode || opts.guiport_arg.is_some() || filter {
         writeln!(err, "pmval: -g, -p and -x are not implemented in pcp-rs yet")?;
         return Ok(1);
     }
-    let source = String::from_utf8_lossy(&opts.archives[0]).into_owned();
-    let mut ctx = match Context::open_archive(&source) {
+    // live from pmcd, or replayed from an archive
+    let live = opts.context != Some(ContextKind::Archive);
+    let source = match (live, spec_source) {
+        (true, Some(h)) => h,
+        (true, None) => String::from_utf8_lossy(&opts.hosts[0]).into_owned(),
+        (false, _) => String::from_utf8_lossy(&opts.archives[0]).into_owned(),
+    };
+    let opened = if live { Context::open_host(&source) } else { Context::open_archive(&source) };
+    let mut ctx = match opened {
         Ok(c) => c,
+        Err(e) if live => {
+            writeln!(err, "pmval: Cannot connect to PMCD on host \"{source}\": {e}")?;
+            return Ok(1);
+        }
         Err(e) => {
             writeln!(err, "pmval: Cannot open archive \"{source}\": {e}")?;
             return Ok(1);
         }
     };
-    let Some(src) = ctx.archive() else { return Ok(1) };
-    let label = src.label().clone();
-    let hostname = String::from_utf8_lossy(&label.hostname).into_owned();
-    let end = ctx.archive_end().map_err(|e| e.to_string());
-    let tz = String::from_utf8_lossy(&label.timezone).into_owned();
-    let info = ContextInfo {
-        kind: ContextKind::Archive,
-        host_name: &hostname,
-        zone: Ok(&tz),
-        bounds: Some((label.start, end)),
+    let hostname = ctx.host_name();
+    let (kind, bounds) = match ctx.archive().map(|a| a.label().start) {
+        Some(start) => (ContextKind::Archive, Some((start, ctx.archive_end().map_err(|e| e.to_string())))),
+        None => (ContextKind::Host, None),
     };
+    // pmcd is asked for its zone only when it is wanted
+    let tz = if opts.hostzone || !live { ctx.zone_spec().map_err(|e| e.to_string()) } else { Ok(String::new()) };
+    let info = ContextInfo { kind, host_name: &hostname, zone: tz.as_deref().map_err(Clone::clone), bounds };
     let now = options::now();
     let settings = match opts.context_options(&info, &options::local_zone(env), now, out, err)? {
         Ok(s) => s,
@@ -202,7 +222,13 @@ fn main(
         }
     };
     let zone = settings.zone;
-    let Some(window) = settings.window else { return Ok(1) };
+    let window = match settings.window {
+        Some(w) => w,
+        None if live => {
+            Window { start: now, end: Timestamp { sec: PM_MAX_TIME_T, nsec: 0 }, origin: now, warning: None }
+        }
+        None => return Ok(1),
+    };
     let finish = (window.end.sec != PM_MAX_TIME_T).then_some(window.end);
     let mut samples = if opts.samples == 0 && opts.samples_arg.as_deref().is_none_or(|a| options::atoi(a) != 0) {
         -1
@@ -259,6 +285,7 @@ fn main(
         zone,
         style: None,
         wrap: env.iter().any(|(k, _)| k == b"PCP_COUNTER_WRAP"),
+        live,
     };
     if let Err(code) = rep.init_insts(&mut ctx, err)? {
         return Ok(code);
@@ -283,7 +310,9 @@ fn main(
     } else {
         i64::from((tv_sec as f64 * 1e3 + tv_usec as f64 / 1e3) as i32) * 1_000_000
     };
-    if let Err(e) = ctx.set_mode(amode, usec(window.origin), step_ns) {
+    if live {
+        // pmcd answers with its latest values: no replay mode to set
+    } else if let Err(e) = ctx.set_mode(amode, usec(window.origin), step_ns) {
         writeln!(err, "pmval: pmSetMode: {e}")?;
         return Ok(1);
     }
@@ -303,11 +332,15 @@ fn main(
 
     // printhdr
     writeln!(out, "metric:    {metric}")?;
-    writeln!(out, "archive:   {source}")?;
-    writeln!(out, "host:      {hostname}")?;
-    writeln!(out, "start:     {}", rep.zone.ctime(window.origin.sec).unwrap_or_default())?;
-    if let Some(f) = finish {
-        writeln!(out, "end:       {}", rep.zone.ctime(f.sec).unwrap_or_default())?;
+    if live {
+        writeln!(out, "host:      {hostname}")?;
+    } else {
+        writeln!(out, "archive:   {source}")?;
+        writeln!(out, "host:      {hostname}")?;
+        writeln!(out, "start:     {}", rep.zone.ctime(window.origin.sec).unwrap_or_default())?;
+        if let Some(f) = finish {
+            writeln!(out, "end:       {}", rep.zone.ctime(f.sec).unwrap_or_default())?;
+        }
     }
     write!(out, "semantics: ")?;
     match rep.desc.sem {
@@ -341,9 +374,17 @@ fn main(
     } else {
         writeln!(out, "samples:   {samples}")?;
     }
-    if samples > 1 && amode == Mode::Interp {
+    if samples > 1 && (live || amode == Mode::Interp) {
         let iv = interval_ns as f64 / 1e9;
         out.write_all(sprintf_f64_text("interval:  %1.2f sec\n", &[], iv).unwrap_or_default().as_bytes())?;
+    }
+
+    // live, the first sample waits for the window's start
+    if live {
+        let wait = window.start.as_secs_f64() - options::now().as_secs_f64();
+        if wait > 0.0 {
+            std::thread::sleep(std::time::Duration::from_secs_f64(wait));
+        }
     }
 
     // the main loop
@@ -370,8 +411,7 @@ fn main(
                         prev = Some((t, vs));
                         continue;
                     } else if no_values || reporting {
-                        rep.timestamp(out, t)?;
-                        writeln!(out, "  No values available")?;
+                        rep.no_values(out, t)?;
                     }
                     no_values = false;
                     prev = Some((t, vs));
@@ -385,7 +425,7 @@ fn main(
                 }
             }
         }
-        if pause {
+        if pause || live {
             std::thread::sleep(std::time::Duration::from_nanos(interval_ns.max(0) as u64));
         }
         if !have_prev {
@@ -450,14 +490,23 @@ fn howide(ty: MetricType) -> Option<i32> {
     })
 }
 
-/// `metric` or `metric[inst,...]`; `None` for a spec naming a source
-/// (`host:metric`, `archive/metric`).
-fn parse_metric_spec(spec: &str) -> Option<(String, Vec<Vec<u8>>)> {
+/// `[host:]metric` or `[host:]metric[inst,...]`: the host the spec
+/// names (text before the last `:` ahead of any `[`, as
+/// `pmParseMetricSpec` finds it), the metric and the instances; `None`
+/// for a spec naming an archive (`archive/metric`) or the local context
+/// (`@:metric`), which are not implemented.
+fn parse_metric_spec(spec: &str) -> Option<(Option<String>, String, Vec<Vec<u8>>)> {
+    let spec = spec.trim_start();
     let (name, insts) = match spec.find('[') {
         Some(i) => (&spec[..i], Some(&spec[i + 1..])),
         None => (spec, None),
     };
-    if name.contains(':') || name.contains('/') {
+    let (host, name) = match name.rfind([':', '/']) {
+        Some(i) if name.as_bytes()[i] == b':' => (Some(name[..i].trim_end().to_string()), &name[i + 1..]),
+        Some(_) => return None,
+        None => (None, name),
+    };
+    if host.as_deref() == Some("@") {
         return None;
     }
     let mut list = Vec::new();
@@ -465,7 +514,18 @@ fn parse_metric_spec(spec: &str) -> Option<(String, Vec<Vec<u8>>)> {
         let body = rest.strip_suffix(']')?;
         list = split_instances(body.as_bytes());
     }
-    Some((name.trim().to_string(), list))
+    Some((host, name.trim().to_string(), list))
+}
+
+/// For a metric spec whose host part is empty (`:metric`), the white
+/// space before it (which `pmParseMetricSpec` keeps under its caret).
+fn empty_spec_host(spec: &str) -> Option<&str> {
+    let lead = &spec[..spec.len() - spec.trim_start().len()];
+    let name = spec.trim_start().split('[').next().unwrap_or_default();
+    match name.rfind([':', '/']) {
+        Some(i) if name.as_bytes()[i] == b':' && name[..i].trim_end().is_empty() => Some(lead),
+        _ => None,
+    }
 }
 
 /// pmval's `getinstance`: instance names separated by commas or white
@@ -515,7 +575,8 @@ impl Report {
         if !self.iall {
             let mut ids = Vec::new();
             for n in &self.inames {
-                match ctx.lookup_indom_archive(indom, n) {
+                let found = if self.live { ctx.lookup_indom(indom, n) } else { ctx.lookup_indom_archive(indom, n) };
+                match found {
                     Ok(id) => {
                         ids.push(id);
                         pairs.push(InstPair { id, name: n.clone() });
@@ -531,7 +592,8 @@ impl Report {
                 return Ok(Err(1));
             }
         } else {
-            match ctx.get_indom_archive(indom) {
+            let all = if self.live { ctx.get_indom(indom) } else { ctx.get_indom_archive(indom) };
+            match all {
                 Ok((ids, names)) => {
                     pairs = ids.into_iter().zip(names).map(|(id, name)| InstPair { id, name }).collect();
                 }
@@ -601,8 +663,7 @@ impl Report {
         let Some(mut vs) = r.sets.into_iter().next() else { return Ok(Got::Nothing) };
         match &mut vs.values {
             Ok(v) if v.is_empty() => {
-                self.timestamp(out, r.timestamp)?;
-                writeln!(out, "  No values available")?;
+                self.no_values(out, r.timestamp)?;
                 Ok(Got::Nothing)
             }
             Err(e) => {
@@ -617,8 +678,20 @@ impl Report {
         }
     }
 
-    /// pmval's `mytimestamp`.
+    /// "No values available", after the time when replaying an archive.
+    fn no_values(&self, out: &mut dyn Write, t: Timestamp) -> std::io::Result<()> {
+        if !self.live {
+            self.timestamp(out, t)?;
+            write!(out, "  ")?;
+        }
+        writeln!(out, "No values available")
+    }
+
+    /// pmval's `mytimestamp`, which only archive reports carry.
     fn timestamp(&self, out: &mut dyn Write, t: Timestamp) -> std::io::Result<()> {
+        if self.live {
+            return Ok(());
+        }
         let Ok(tm) = self.zone.localtime(t.sec) else { return Ok(()) };
         if self.xflag == 0 {
             return write!(out, "{:02}:{:02}:{:02}.{:03}", tm.hour, tm.min, tm.sec, t.nsec / 1_000_000);
@@ -662,7 +735,7 @@ impl Report {
         };
         writeln!(out)?;
         for (i, p) in self.ipairs.iter().enumerate() {
-            if i == 0 {
+            if i == 0 && !self.live {
                 let lead = match self.xflag {
                     0 => 12,
                     1 => 31,
@@ -833,9 +906,15 @@ mod tests {
 
     #[test]
     fn metric_specs_with_instances() {
-        let (m, i) = parse_metric_spec("sample.bin[bin-100,bin-200]").unwrap();
-        assert_eq!(m, "sample.bin");
+        let (h, m, i) = parse_metric_spec("sample.bin[bin-100,bin-200]").unwrap();
+        assert_eq!((h, m.as_str()), (None, "sample.bin"));
         assert_eq!(i, [b"bin-100".to_vec(), b"bin-200".to_vec()]);
-        assert!(parse_metric_spec("host:sample.bin").is_none());
+        let (h, m, _) = parse_metric_spec(" box :sample.bin").unwrap();
+        assert_eq!((h.as_deref(), m.as_str()), (Some("box"), "sample.bin"));
+        // the last colon before the instances ends the host
+        let (h, _, i) = parse_metric_spec("local:sample.bin[a:b]").unwrap();
+        assert_eq!((h.as_deref(), i), (Some("local"), vec![b"a:b".to_vec()]));
+        assert!(parse_metric_spec("archive/sample.bin").is_none());
+        assert!(parse_metric_spec("@:sample.bin").is_none());
     }
 }

@@ -89,6 +89,15 @@ impl Context {
         &self.profile
     }
 
+    /// Take the name space loaded into `loaded` (a context made by
+    /// [`Context::load_namespace`]): as after `pmLoadASCIINameSpace`, this
+    /// context's names then come from it, whatever the metrics' source.
+    #[doc(alias = "pmLoadASCIINameSpace")]
+    pub fn use_namespace_of(&mut self, loaded: Context) {
+        self.pmns = loaded.pmns;
+        self.location = PmnsLocation::Local;
+    }
+
     /// Take another context's profile (as `pmDupContext` copies it).
     pub(crate) fn copy_profile_from(&mut self, other: &Context) {
         self.profile = other.profile.clone();

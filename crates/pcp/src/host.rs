@@ -964,6 +964,28 @@ impl Context {
         std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim_end().to_string()).unwrap_or_default()
     }
 
+    /// The `$TZ` value `pmNewContextZone` sets up for the context's own
+    /// time zone: for a host context `pmcd.zoneinfo` if pmcd has it,
+    /// else `pmcd.timezone` (`PM_ERR_VALUE` when neither has a value);
+    /// for an archive its label's.
+    #[doc(alias = "pmNewContextZone")]
+    pub fn zone_spec(&mut self) -> PmResult<String> {
+        if let Some(a) = self.archive() {
+            return Ok(c_string(&a.label().timezone));
+        }
+        let h = self.host().ok_or(PmError::PM_ERR_NOCONTEXT)?;
+        let (ids, _) = h.lookup_names(&["pmcd.timezone", "pmcd.zoneinfo"])?;
+        let (r, _) = h.fetch(&ids, self.profile())?;
+        let text = |i: usize| match r.sets.get(i).map(|s| s.values.as_deref()) {
+            Some(Ok([v])) => match &v.value {
+                Value::Block(b) => Some(c_string(&b.data)),
+                Value::Insitu(_) => None,
+            },
+            _ => None,
+        };
+        text(1).or_else(|| text(0)).ok_or(PmError::PM_ERR_VALUE)
+    }
+
     /// libpcp's PDU counters for this context (all zero but for host
     /// contexts).
     pub fn pdu_counts(&self) -> PduCounts {
