@@ -23,6 +23,7 @@ fn tool(name: &str) -> Option<(ToolFn, &'static str)> {
         "pminfo" => (pcp_tools::pminfo::run, "pminfo"),
         "pmprobe" => (pcp_tools::pmprobe::run, "pmprobe"),
         "pmval" => (pcp_tools::pmval::run, "pmval"),
+        "pmstore" => (pcp_tools::pmstore::run, "pmstore"),
         "pmdumplog" => (pcp_tools::pmdumplog::run, "pmdumplog"),
         _ => return None,
     })

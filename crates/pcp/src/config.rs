@@ -54,7 +54,9 @@ pub fn pmcd_ports() -> Vec<u16> {
 fn parse_ports(mut s: &[u8]) -> Option<Vec<u16>> {
     let mut ports = Vec::new();
     loop {
-        let (port, used) = strtol_any_base(s);
+        // strtol(s, &end, 0)
+        let (negative, m, used) = pcp_core::strtod::strtoint_parts(s, 0);
+        let port = if negative { -(m.min(1 << 63) as i128) } else { m.min(1 << 63) as i128 };
         let rest = &s[used..];
         if port < 0 || !(rest.is_empty() || rest[0] == b',') {
             return None;
@@ -66,41 +68,6 @@ fn parse_ports(mut s: &[u8]) -> Option<Vec<u16>> {
             Some((_, after)) => s = after,
         }
     }
-}
-
-/// C's `strtol(s, &end, 0)`: the value and how many bytes it took (0 when
-/// there is no number).
-fn strtol_any_base(s: &[u8]) -> (i64, usize) {
-    let ws = s.iter().take_while(|&&c| pcp_core::strtod::is_c_space(c)).count();
-    let mut at = ws;
-    let negative = match s.get(at) {
-        Some(b'-') => {
-            at += 1;
-            true
-        }
-        Some(b'+') => {
-            at += 1;
-            false
-        }
-        _ => false,
-    };
-    let hex =
-        matches!(s.get(at..at + 2), Some([b'0', b'x' | b'X'])) && s.get(at + 2).is_some_and(u8::is_ascii_hexdigit);
-    let (radix, start) = if hex {
-        (16, at + 2)
-    } else if s.get(at) == Some(&b'0') {
-        (8, at)
-    } else {
-        (10, at)
-    };
-    let digits = s[start..].iter().take_while(|c| char::from(**c).is_digit(radix)).count();
-    if digits == 0 {
-        return (0, 0);
-    }
-    let v = s[start..start + digits].iter().fold(0i64, |v, &c| {
-        v.saturating_mul(i64::from(radix)).saturating_add(i64::from(char::from(c).to_digit(radix).unwrap_or(0)))
-    });
-    (if negative { -v } else { v }, start + digits)
 }
 
 #[cfg(test)]
