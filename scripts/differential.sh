@@ -67,6 +67,16 @@ for h in localhost local:; do
 done
 echo "ok"
 
+echo "== derived metrics against libpcp, seed $seed"
+oracle/gen-derived.sh "$work/derived1" 1 >/dev/null
+# (config.tsv holds directory listings, whose order depends on the file
+# system, and sem.tsv this host's metrics: the fresh run checks both)
+diff -r "$work/derived1" crates/pcp-derived/tests/golden --exclude=extensions.tsv --exclude=README.md \
+    --exclude=config.tsv --exclude=sem.tsv
+PCP_RS_DERIVED_FILES="$(ls /etc/pcp/derived/*.conf 2>/dev/null | tr '\n' ' ')" \
+    oracle/gen-derived.sh "$work/derived" "$seed" 20000 >/dev/null
+PCP_RS_DERIVED_GOLDEN="$work/derived" cargo test -q -p pcp-derived --test libpcp_parse --test libpcp_config --test libpcp_check
+
 echo "== time zones against glibc, seed $seed"
 oracle/gen-tz.sh "$work/tz.tsv" "$seed" 200 >/dev/null
 PCP_RS_TZ_GOLDEN="$work/tz.tsv" cargo test -q -p pcp --test timezone_glibc

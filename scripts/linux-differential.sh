@@ -11,7 +11,12 @@
 #    of ours, instant values within the bracket widened by 5% (at least
 #    2 units: pmcd and its PMDAs are running processes themselves);
 # 3. benchmark: N fetches of every metric, ours in-process against
-#    pmFetch through pmcd (a small libpcp program), as a ratio.
+#    pmFetch through pmcd (a small libpcp program), as a ratio;
+# 4. local contexts through the tools: pminfo -L (descriptors, help, PMIDs,
+#    instance domains, labels, series identifiers) and pmprobe -L -i -I
+#    byte for byte against PCP's pminfo -L / pmprobe -L, which run the
+#    Linux PMDA in-process; values (pminfo -L -f, pmprobe -L -v) and
+#    pmval -L by shape: the same lines, instances and kinds of value.
 #
 #   bash scripts/linux-differential.sh [N]      (N fetches, default 2000)
 set -uo pipefail
@@ -126,4 +131,48 @@ if gcc -O2 -o "$tmp/bench" "$tmp/bench.c" -lpcp 2>/dev/null; then
 else
     echo "bench: skipped (no C compiler or libpcp headers)"
 fi
+# 4. local contexts through the tools (proc.nprocs is pcp-rs's own: PCP
+#    runs the proc PMDA under pmcd only)
+cargo build -q -p pcp-tools --bin pminfo --bin pmprobe --bin pmval || exit 1
+tools=$target/debug
+grep -v '^proc\.' "$tmp/names" > "$tmp/lnames"
+lcount=$(wc -l < "$tmp/lnames")
+same() { # same LABEL CMD...: ours and PCP's print the same bytes and status
+    local label=$1 st
+    shift
+    st=0; "$@" > "$tmp/c.out" 2>&1 || st=$?; echo "status $st" >> "$tmp/c.out"
+    st=0; "$tools/$1" "${@:2}" > "$tmp/r.out" 2>&1 || st=$?; echo "status $st" >> "$tmp/r.out"
+    if cmp -s "$tmp/c.out" "$tmp/r.out"; then
+        echo "local: $label: $(wc -l < "$tmp/r.out") lines identical"
+    else
+        echo "local: $label: DIFFERENT"; diff "$tmp/c.out" "$tmp/r.out" | head -20; fail=1
+    fi
+}
+for flags in -dmT -tI -M -l -s; do
+    same "pminfo -L $flags ($lcount metrics)" pminfo -L $flags $(cat "$tmp/lnames")
+done
+same "pminfo -L -tTl (instance domains)" pminfo -L -tTl 60.0 60.1 60.2 60.3 60.5 60.24 60.25 60.42
+for flags in "-i -I" "-f -i -I"; do
+    same "pmprobe -L $flags ($lcount metrics)" pmprobe -L $flags $(cat "$tmp/lnames")
+done
+# values by shape: every number becomes N (and runs of blanks one, as
+# columns are padded to the numbers' widths), strings stay
+shape() { sed -E 's/-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?/N/g; s/ +/ /g'; }
+shaped() { # shaped LABEL CMD...
+    local label=$1
+    shift
+    "$@" 2>&1 | shape > "$tmp/c.out"
+    "$tools/$1" "${@:2}" 2>&1 | shape > "$tmp/r.out"
+    if cmp -s "$tmp/c.out" "$tmp/r.out"; then
+        echo "local: $label: $(wc -l < "$tmp/r.out") lines of the same shape"
+    else
+        echo "local: $label: DIFFERENT SHAPE"; diff "$tmp/c.out" "$tmp/r.out" | head -20; fail=1
+    fi
+}
+shaped "pminfo -L -f ($lcount metrics)" pminfo -L -f $(cat "$tmp/lnames")
+shaped "pmprobe -L -v ($lcount metrics)" pmprobe -L -v $(cat "$tmp/lnames")
+for m in kernel.all.load kernel.all.cpu.user kernel.percpu.cpu.idle hinv.ncpu mem.util.free \
+         network.interface.in.bytes disk.dev.read filesys.mountdir; do
+    shaped "pmval -L -s 2 -t 0.5 $m" pmval -L -s 2 -t 0.5 $m
+done
 exit $fail

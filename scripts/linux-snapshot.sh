@@ -4,7 +4,8 @@
 # LINUX_STATSPATH=DIR, can read), plus DIR/statfs with statfs(2) of each
 # mounted block-device file system (`stat -f`: path bsize blocks bfree
 # bavail files ffree). The process list is cut to the first NPIDS pids
-# (default 5): proc.nprocs counts only directories.
+# (default 5): proc.nprocs counts only directories. The host and domain
+# names are there for a local context's host name and labels.
 #
 #   bash scripts/linux-snapshot.sh DIR [NPIDS]
 set -euo pipefail
@@ -19,7 +20,8 @@ copy() { # copy a readable file, keeping its path
 }
 for f in /proc/stat /proc/meminfo /proc/loadavg /proc/uptime /proc/vmstat \
          /proc/diskstats /proc/partitions /proc/net/dev /proc/zoneinfo \
-         /sys/devices/system/cpu/possible; do
+         /sys/devices/system/cpu/possible \
+         /proc/sys/kernel/hostname /proc/sys/kernel/domainname; do
     copy "$f"
 done
 mkdir -p "$dir/proc/self"

@@ -79,6 +79,14 @@ impl RootFiles {
     }
 }
 
+/// This process's real user and group identifiers (`getuid`, `getgid`):
+/// a local context labels itself with them.
+#[doc(alias = "getuid")]
+#[doc(alias = "getgid")]
+pub fn user_and_group() -> (u32, u32) {
+    (rustix::process::getuid().as_raw(), rustix::process::getgid().as_raw())
+}
+
 /// Parse the snapshot `statfs` file.
 pub(crate) fn parse_statfs_table(text: &[u8]) -> Vec<(String, FsStats)> {
     let mut out = Vec::new();

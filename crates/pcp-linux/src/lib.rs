@@ -15,13 +15,14 @@
 
 mod cache;
 mod files;
+pub mod labels;
 pub mod parse;
 mod scan;
 mod source;
 mod table;
 
 pub use cache::InstCache;
-pub use files::{Files, FsStats, RootFiles};
+pub use files::{user_and_group, Files, FsStats, RootFiles};
 pub use source::{LinuxSource, Options};
 
 use pcp_core::{Desc, InDom, MetricType, PmId, Semantics, Units};
@@ -115,6 +116,23 @@ pub fn metric_by_name(name: &str) -> Option<&'static MetricDef> {
     table::METRICS.iter().find(|m| m.name == name)
 }
 
+/// The help text of an instance domain served (`pmLookupInDomText`): the
+/// PMDA has one line for each, served for both levels of help.
+#[doc(alias = "pmLookupInDomText")]
+pub fn indom_text(indom: InDom) -> Option<&'static str> {
+    Some(match indom {
+        CPU_INDOM => "set of all processors",
+        DISK_INDOM => "set of all disks",
+        LOADAVG_INDOM => "load averages for 1, 5, and 15 minutes",
+        NET_DEV_INDOM => "set of network interfaces",
+        FILESYS_INDOM => "mounted block-device-backed filesystem",
+        DM_INDOM => "device mapper driver devices",
+        MD_INDOM => "multi-device driver devices",
+        WWID_INDOM => "scsi devices identified by unique WWID",
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,5 +158,7 @@ mod tests {
             "    Data Type: float  InDom: 60.2 0xf000002\n    Semantics: instant  Units: none\n"
         );
         assert_eq!(load.text(true), "1, 5 and 15 minute load average");
+        assert!(INDOMS.iter().all(|i| indom_text(*i).is_some()));
+        assert_eq!(indom_text(InDom::new(LINUX_DOMAIN, 4)), None);
     }
 }

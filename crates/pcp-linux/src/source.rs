@@ -225,6 +225,20 @@ impl<F: Files> LinuxSource<F> {
         Ok(cache.active().map(|(i, n)| (i, n.to_owned())).collect())
     }
 
+    /// The instances of `indom` as the PMDA's instance labels walk them
+    /// (`pmGetInstancesLabels`): those present as of the last refresh, with
+    /// no refresh of their own, each with its label set's JSON (`None` for
+    /// an instance without labels), in the order the PMDA walks them.
+    #[doc(alias = "pmGetInstancesLabels")]
+    pub fn instance_labels(&self, indom: InDom) -> PmResult<Vec<(i32, Option<String>)>> {
+        let insts: Vec<(i32, Option<&str>)> = if indom == LOADAVG_INDOM {
+            vec![(1, None), (5, None), (15, None)]
+        } else {
+            self.cache(indom).ok_or(PmError::PM_ERR_INDOM)?.active().map(|(i, n)| (i, Some(n))).collect()
+        };
+        Ok(insts.into_iter().map(|(i, n)| (i, crate::labels::instance(indom, i, n))).collect())
+    }
+
     /// `pmFetch`: the values of `pmids`, stamped `now`, with the instances
     /// `wanted` accepts (the profile). Each metric's value set is as the
     /// PMDA's `pmdaFetch` builds it: the values it has, or when it has none

@@ -354,11 +354,22 @@ impl Pmns {
     /// found; a single failing name gives its error instead.
     #[doc(alias = "pmLookupName")]
     pub fn lookup_names(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
+        self.lookup_names_with(names, Ok)
+    }
+
+    /// [`Pmns::lookup_names`], each PMID found passed through `resolve`
+    /// (which may refuse it): how a context whose agents resolve names in
+    /// dynamic subtrees looks names up.
+    pub fn lookup_names_with(
+        &self,
+        names: &[&str],
+        mut resolve: impl FnMut(PmId) -> PmResult<PmId>,
+    ) -> PmResult<(Vec<PmId>, usize)> {
         let mut found = 0;
         let mut first_err = None;
         let ids = names
             .iter()
-            .map(|n| match self.lookup(n) {
+            .map(|n| match self.lookup(n).and_then(&mut resolve) {
                 Ok(id) => {
                     found += 1;
                     id

@@ -9,6 +9,7 @@
 
 pub mod cscanf;
 pub mod getopt;
+pub mod local;
 pub mod options;
 pub mod pmcpp;
 pub mod pmdumplog;

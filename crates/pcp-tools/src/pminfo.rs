@@ -9,10 +9,14 @@
 //! Archive values are read in one pass for all the metrics named, with the
 //! answers pminfo's one-metric-at-a-time fetches from the archive's start
 //! give; labels are those of the time each fetch found (see `labels`).
-//! Host contexts (`-h`, and `local:` when no source is named) ask pmcd,
-//! with pminfo's batching of names under pmcd's PDU size limit and one
-//! fetch a batch; `-n` with a host takes the names from the file. `-x -c
-//! -L -K -O --container` say they are not implemented yet.
+//! Local contexts (`-L`, with `-K` specs): this machine's metrics read
+//! in-process (see `pcp::local`), fetched a batch at a time as pminfo
+//! fetches from pmcd. Host contexts (`-h`, and `local:` when no source is
+//! named) ask pmcd, with pminfo's batching of names under pmcd's PDU size
+//! limit and one fetch a batch; `-n` with a host takes the names from the
+//! file. With no source named and no pmcd answering on the local host,
+//! pminfo says so in one line and uses the local context (PCP's pminfo
+//! fails there). `-x -c -O --container` say they are not implemented yet.
 
 mod labels;
 mod series;
@@ -161,6 +165,8 @@ impl<'a> Pminfo<'a> {
         let mut zone_arg: Option<String> = None;
         let mut unsupported: Option<char> = None;
         let mut nsflag = false;
+        let mut local = false;
+        let mut agents = pcp::local::Agents::default();
         let p = &mut self.p;
         for (k, o) in parsed.opts.iter().enumerate() {
             messages.extend(parsed.messages_at(k).map(str::to_string));
@@ -245,7 +251,14 @@ impl<'a> Pminfo<'a> {
                 'z' => hostzone = true,
                 'Z' => zone_arg = Some(arg()),
                 'D' => {}
-                'x' | 'L' | 'K' | 'c' | 'O' | '\u{1}' => {
+                'L' => local = true,
+                'K' => {
+                    if let Err(e) = agents.apply_spec(&arg()) {
+                        messages.push(format!("pminfo: pmSpecLocalPMDA failed: {e}\n"));
+                        errors += 1;
+                    }
+                }
+                'x' | 'c' | 'O' | '\u{1}' => {
                     unsupported.get_or_insert(o.opt);
                 }
                 _ => {}
@@ -260,7 +273,7 @@ impl<'a> Pminfo<'a> {
             messages.push("pminfo: at most one of -Z and -z allowed\n".to_string());
             errors += 1;
         }
-        if hostzone && archive.is_none() && host.is_none() {
+        if hostzone && (local || (archive.is_none() && host.is_none())) {
             messages.push("pminfo: use of timezone from metric source requires a source\n".to_string());
             errors += 1;
         }
@@ -287,7 +300,12 @@ impl<'a> Pminfo<'a> {
             (p.desc, p.mid, p.fullmid, p.help, p.oneline, p.value, p.force, p.label) =
                 (false, false, false, false, false, false, false, false);
         }
-        let ctx = match (archive, self.pmns.take()) {
+        // -L wins over -a and -h, as in libpcp
+        let ctx = match (archive.filter(|_| !local), self.pmns.take()) {
+            (None, pmns) if local => match self.open_local(&agents, pmns)? {
+                Some(ctx) => ctx,
+                None => return Ok(1),
+            },
             (Some(name), None) => {
                 let ctx = match Context::open_archive(&name) {
                     Ok(c) => c,
@@ -316,21 +334,32 @@ impl<'a> Pminfo<'a> {
                 return Ok(1);
             }
             (None, Some(ctx)) if !need_context && host.is_none() && nsflag => ctx,
-            (None, loaded) => {
+            (None, pmns) => {
+                let named = host.is_some();
                 let host = host.unwrap_or_else(|| "local:".to_string());
                 match Context::open_host(&host) {
                     Ok(mut c) => {
                         self.pdusize = Some(PDUSIZE_START);
                         // names from the loaded name space, all else from pmcd
-                        if let Some(ns) = loaded {
+                        if let Some(ns) = pmns {
                             c.use_namespace_of(ns);
                         }
                         c
                     }
-                    Err(e) => {
-                        writeln!(self.err, "pminfo: Cannot connect to PMCD on host \"{host}\": {e}")?;
-                        return Ok(1);
-                    }
+                    Err(e) => match (named, crate::local::local_pmcd()) {
+                        // no source named and no pmcd here: the local context
+                        (false, Err(why)) => {
+                            self.err.write_all(crate::local::fallback_note("pminfo", why).as_bytes())?;
+                            match self.open_local(&agents, pmns)? {
+                                Some(ctx) => ctx,
+                                None => return Ok(1),
+                            }
+                        }
+                        _ => {
+                            writeln!(self.err, "pminfo: Cannot connect to PMCD on host \"{host}\": {e}")?;
+                            return Ok(1);
+                        }
+                    },
                 }
             }
         };
@@ -386,6 +415,14 @@ impl<'a> Pminfo<'a> {
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let pmids: Vec<PmId> = refs.iter().filter_map(|n| ctx.lookup_names(&[n]).ok().map(|(ids, _)| ids[0])).collect();
         self.fetched = src.first_each(ctx.origin(), &pmids);
+    }
+
+    /// The local context (over the name space `-n` loaded, if any), or
+    /// `None` when it cannot be made (reported as pminfo reports it).
+    fn open_local(&mut self, agents: &pcp::local::Agents, pmns: Option<Context>) -> std::io::Result<Option<Context>> {
+        let env = crate::options::process_env();
+        let failed = "pminfo: Cannot make standalone connection on localhost";
+        crate::local::open_reporting(&env, agents, pmns.map(Context::into_namespace), failed, self.err)
     }
 
     /// A PMID (`d.c.i`) or instance domain (`d.s`) argument.
@@ -477,6 +514,18 @@ impl<'a> Pminfo<'a> {
         }
         let p = self.p;
         let mut result: Option<FetchResult> = None;
+        if (p.value || p.label || p.verify) && (ctx.local().is_some() || ctx.host().is_some()) && !pmids.is_empty() {
+            // the batch in one fetch, as from pmcd
+            match ctx.fetch(&pmids) {
+                Ok(r) => result = Some(r),
+                Err(e) => {
+                    for n in &names {
+                        writeln!(self.out, "{n}: pmFetch: {e}")?;
+                    }
+                    return Ok(());
+                }
+            }
+        }
         if p.value || p.label || p.verify {
             if let Some(&pmid) = pmids.first().filter(|_| ctx.archive().is_some()) {
                 match self.fetched.get(&pmid).cloned().unwrap_or(Err(PmError::PM_ERR_EOL)) {
@@ -491,16 +540,6 @@ impl<'a> Pminfo<'a> {
                         if let Some(t) = self.origin {
                             ctx.set_origin(t);
                         }
-                        for n in &names {
-                            writeln!(self.out, "{n}: pmFetch: {e}")?;
-                        }
-                        return Ok(());
-                    }
-                }
-            } else if ctx.host().is_some() {
-                match ctx.fetch(&pmids) {
-                    Ok(r) => result = Some(r),
-                    Err(e) => {
                         for n in &names {
                             writeln!(self.out, "{n}: pmFetch: {e}")?;
                         }
@@ -530,22 +569,23 @@ impl<'a> Pminfo<'a> {
                     // with every instance in the profile; an archive answers
                     // with the same recorded value set
                     match ctx.get_indom(d.indom) {
-                        Ok((ids, _)) if !ids.is_empty() && ctx.host().is_some() => {
-                            let _ = ctx.del_profile(d.indom, &[]);
-                            let _ = ctx.add_profile(d.indom, &ids);
-                            let again = ctx.fetch(&[pmid]);
-                            // leave the profile in the default state
-                            let _ = ctx.del_profile(d.indom, &[]);
-                            let _ = ctx.add_profile(d.indom, &[]);
-                            match again {
-                                Ok(r) => vset = r.sets.into_iter().next(),
-                                Err(e) => {
-                                    writeln!(self.out, "{name}: pmFetch: {e}")?;
-                                    continue;
+                        Ok((ids, _)) if !ids.is_empty() => {
+                            if ctx.local().is_some() || ctx.host().is_some() {
+                                let _ = ctx.del_profile(d.indom, &[]);
+                                let _ = ctx.add_profile(d.indom, &ids);
+                                let again = ctx.fetch(&[pmid]);
+                                // the profile goes back to every instance
+                                let _ = ctx.del_profile(d.indom, &[]);
+                                let _ = ctx.add_profile(d.indom, &[]);
+                                match again {
+                                    Ok(mut r) => vset = r.sets.pop(),
+                                    Err(e) => {
+                                        writeln!(self.out, "{name}: pmFetch: {e}")?;
+                                        continue;
+                                    }
                                 }
                             }
                         }
-                        Ok((ids, _)) if !ids.is_empty() => {}
                         Ok(_) => {
                             writeln!(self.out, "{name}: pmGetIndom: No instances?")?;
                             continue;

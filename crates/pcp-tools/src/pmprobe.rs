@@ -6,10 +6,13 @@
 //! directory, `-a` repeated).
 //! Archive values are read in one pass for all metrics, with the answers
 //! pmprobe's one-metric-at-a-time fetches from the archive's start give.
-//! Host contexts (`-h`, and `local:` when no source is named) fetch
-//! `-b` metrics at a time from pmcd, and `-V` counts the PDUs exchanged as
-//! libpcp does. Local contexts, `-n`, `-O`, `-L`, `-K`, `--derived` and
-//! `--container` say they are not implemented yet.
+//! Host contexts (`-h`, and `local:` when no source is named) fetch `-b`
+//! metrics at a time from pmcd, and `-V` counts the PDUs exchanged as
+//! libpcp does. Local contexts (`-L`, with `-K` specs) fetch in batches as
+//! from pmcd; with no source named and no pmcd answering on the local
+//! host, pmprobe says so in one line and uses the local context (PCP's
+//! fails there). `-n`, `-O`, `--derived` and `--container` say they are
+//! not implemented yet.
 
 use crate::getopt::{self, OptSpec};
 use pcp::context::Instances;
@@ -71,6 +74,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
     let (mut hostzone, mut zone_arg) = (false, None::<String>);
     let mut exit_version = false;
     let mut unsupported: Option<&str> = None;
+    let mut local = false;
+    let mut agents = pcp::local::Agents::default();
     for (k, o) in parsed.opts.iter().enumerate() {
         parsed.messages_at(k).for_each(|m| messages.push_str(m));
         let arg = || String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into_owned();
@@ -137,11 +142,12 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
             'O' => {
                 unsupported.get_or_insert("O");
             }
-            'L' => {
-                unsupported.get_or_insert("L");
-            }
+            'L' => local = true,
             'K' => {
-                unsupported.get_or_insert("K");
+                if let Err(e) = agents.apply_spec(&arg()) {
+                    messages.push_str(&format!("pmprobe: pmSpecLocalPMDA failed: {e}\n"));
+                    errors += 1;
+                }
             }
             '\u{1}' => {
                 unsupported.get_or_insert("-container");
@@ -157,7 +163,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         messages.push_str("pmprobe: at most one of -Z and -z allowed\n");
         errors += 1;
     }
-    if hostzone && archive.is_none() && host.is_none() {
+    if hostzone && (local || (archive.is_none() && host.is_none())) {
         messages.push_str("pmprobe: use of timezone from metric source requires a source\n");
         errors += 1;
     }
@@ -175,18 +181,40 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         writeln!(err, "pmprobe: -{what} is not implemented in pcp-rs yet")?;
         return Ok(1);
     }
-    let opened = match &archive {
-        Some(name) => Context::open_archive(name).map_err(|e| format!("Cannot open archive \"{name}\": {e}")),
-        None => {
-            let host = host.unwrap_or_else(|| "local:".to_string());
-            Context::open_host(&host).map_err(|e| format!("Cannot connect to PMCD on host \"{host}\": {e}"))
+    // -L wins over -a and -h, as in libpcp
+    let archive = archive.filter(|_| !local);
+    let mut from_host = None;
+    if !local && archive.is_none() {
+        let named = host.is_some();
+        let host = host.unwrap_or_else(|| "local:".to_string());
+        match Context::open_host(&host) {
+            Ok(c) => from_host = Some(c),
+            Err(e) => match (named, crate::local::local_pmcd()) {
+                // no source named and no pmcd here: the local context
+                (false, Err(why)) => err.write_all(crate::local::fallback_note("pmprobe", why).as_bytes())?,
+                _ => {
+                    writeln!(err, "pmprobe: Cannot connect to PMCD on host \"{host}\": {e}")?;
+                    return Ok(1);
+                }
+            },
         }
-    };
-    let mut ctx = match opened {
-        Ok(c) => c,
-        Err(m) => {
-            writeln!(err, "pmprobe: {m}")?;
-            return Ok(1);
+    }
+    let mut ctx = match (from_host, archive) {
+        (Some(c), _) => c,
+        (None, Some(name)) => match Context::open_archive(&name) {
+            Ok(c) => c,
+            Err(e) => {
+                writeln!(err, "pmprobe: Cannot open archive \"{name}\": {e}")?;
+                return Ok(1);
+            }
+        },
+        (None, None) => {
+            let env = crate::options::process_env();
+            let failed = "pmprobe: Cannot make standalone connection on localhost";
+            match crate::local::open_reporting(&env, &agents, None, failed, err)? {
+                Some(c) => c,
+                None => return Ok(1),
+            }
         }
     };
     if let Some(src) = ctx.archive() {
@@ -244,8 +272,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
     let mut icache: Option<(InDom, PmResult<Instances>)> = None;
     let mut lookup = |ctx: &Context, indom: InDom| -> PmResult<Instances> {
         if icache.as_ref().is_none_or(|(i, _)| *i != indom) {
-            let all = if ctx.archive().is_some() { ctx.get_indom_archive(indom) } else { ctx.get_indom(indom) };
-            icache = Some((indom, all));
+            let insts = if ctx.archive().is_some() { ctx.get_indom_archive(indom) } else { ctx.get_indom(indom) };
+            icache = Some((indom, insts));
         }
         icache.as_ref().map_or(Err(PmError::PM_ERR_INDOM), |(_, r)| r.clone())
     };
@@ -287,79 +315,34 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         }
     } else {
         let pmids: Vec<PmId> = metrics.iter().map(|m| m.1).collect();
-        let sets = fetch_all(&mut ctx, &pmids, batchsize);
-        for (k, set) in sets {
-            let (name, pmid) = &metrics[k];
-            let vs = match set {
-                Ok(vs) => vs,
-                Err(e) => {
-                    writeln!(out, "{name} {} {e} (pmFetch)", e.code())?;
-                    continue;
+        // an archive's metrics are fetched one at a time from its start
+        // (all read in one pass), others in batches
+        let (fetched, batch) = match ctx.archive() {
+            Some(src) => (src.first_each(ctx.origin(), &pmids), 1),
+            None => (Default::default(), batchsize),
+        };
+        for chunk in metrics.chunks(batch) {
+            let sets: PmResult<Vec<ValueSet>> = match ctx.archive() {
+                Some(_) => {
+                    let result = fetched.get(&chunk[0].1).cloned().unwrap_or(Err(PmError::PM_ERR_EOL));
+                    result.map(|r| r.sets)
+                }
+                None => {
+                    let ids: Vec<PmId> = chunk.iter().map(|m| m.1).collect();
+                    ctx.fetch(&ids).map(|r| r.sets)
                 }
             };
-            write!(out, "{name} ")?;
-            let mut desc = None;
-            if iflag || big_i || vflag {
-                match ctx.lookup_desc(*pmid) {
-                    Ok(d) => desc = Some(d),
-                    Err(e) => {
-                        writeln!(out, "{} {e} (pmLookupDesc)", e.code())?;
-                        continue;
-                    }
-                }
+            match sets {
+                Ok(sets) => report_values(out, &ctx, &mut lookup, chunk, &sets, (iflag, big_i, vflag))?,
+                // pmprobe names the batch's first metric
+                Err(e) => writeln!(out, "{} {} {e} (pmFetch)", chunk[0].0, e.code())?,
             }
-            match &vs.values {
-                Err(e) => write!(out, "{} {e}", e.code())?,
-                Ok(v) if v.is_empty() => write!(out, "0")?,
-                Ok(values) => {
-                    write!(out, "{}", values.len())?;
-                    if let (true, Some(d)) = (vflag, desc) {
-                        for v in values {
-                            let mut text = vec![b' '];
-                            let _ = pcp_core::format::print_value(&mut text, &v.value, d.ty, 1);
-                            out.write_all(&text)?;
-                        }
-                    }
-                    if let (true, Some(d)) = (iflag || big_i, desc) {
-                        if d.indom.is_null() {
-                            write!(out, " PM_IN_NULL")?;
-                            if iflag && big_i {
-                                write!(out, " PM_IN_NULL")?;
-                            }
-                            writeln!(out)?;
-                            continue;
-                        }
-                        let (ids, inames) = match lookup(&ctx, d.indom) {
-                            Ok(l) => l,
-                            Err(e) => {
-                                writeln!(out, "{} {e} (pmGetInDom)", e.code())?;
-                                continue;
-                            }
-                        };
-                        for v in values {
-                            if iflag {
-                                write!(out, " ?{}", v.inst)?;
-                            }
-                            if big_i {
-                                match ids.iter().position(|&i| i == v.inst) {
-                                    Some(k) => {
-                                        write!(out, " \"")?;
-                                        out.write_all(&inames[k])?;
-                                        write!(out, "\"")?;
-                                    }
-                                    None => write!(out, " ?{}", v.inst)?,
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            writeln!(out)?;
         }
     }
 
     if verbose {
-        // libpcp's PDU counters (none are exchanged with an archive)
+        // libpcp's PDU counters (none are exchanged with an archive or the
+        // local machine)
         let counts = ctx.pdu_counts();
         for (what, c) in [("send", &counts.sent), ("recv", &counts.received)] {
             write!(out, "PDUs {what}")?;
@@ -372,30 +355,75 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
     Ok(0)
 }
 
-/// pmprobe's fetches, each metric's value set or the error its fetch
-/// gave, by index into `pmids`, in the order pmprobe reports them. An
-/// archive answers one metric a fetch, each from the archive's start
-/// (read in one pass); a host is asked `batchsize` metrics a fetch, and a
-/// failed fetch is reported once, against the first metric of its batch.
-fn fetch_all(ctx: &mut Context, pmids: &[PmId], batchsize: usize) -> Vec<(usize, PmResult<ValueSet>)> {
-    if let Some(src) = ctx.archive() {
-        let fetched = src.first_each(ctx.origin(), pmids);
-        return pmids
-            .iter()
-            .enumerate()
-            .map(|(k, pmid)| {
-                let r = fetched.get(pmid).cloned().unwrap_or(Err(PmError::PM_ERR_EOL));
-                (k, r.and_then(|r| r.sets.into_iter().next().ok_or(PmError::PM_ERR_EOL)))
-            })
-            .collect();
-    }
-    let mut sets = Vec::with_capacity(pmids.len());
-    for (b, batch) in pmids.chunks(batchsize.max(1)).enumerate() {
-        let base = b * batchsize.max(1);
-        match ctx.fetch(batch) {
-            Ok(r) => sets.extend(r.sets.into_iter().enumerate().map(|(i, s)| (base + i, Ok(s)))),
-            Err(e) => sets.push((base, Err(e))),
+/// pmprobe's report of one fetch's value sets, one line a metric.
+fn report_values(
+    out: &mut dyn Write,
+    ctx: &Context,
+    lookup: &mut dyn FnMut(&Context, InDom) -> PmResult<Instances>,
+    metrics: &[(String, PmId)],
+    sets: &[ValueSet],
+    (iflag, big_i, vflag): (bool, bool, bool),
+) -> std::io::Result<()> {
+    for (k, (name, pmid)) in metrics.iter().enumerate() {
+        write!(out, "{name} ")?;
+        let mut desc = None;
+        if iflag || big_i || vflag {
+            match ctx.lookup_desc(*pmid) {
+                Ok(d) => desc = Some(d),
+                Err(e) => {
+                    writeln!(out, "{} {e} (pmLookupDesc)", e.code())?;
+                    continue;
+                }
+            }
         }
+        let Some(vs) = sets.get(k) else { continue };
+        match &vs.values {
+            Err(e) => write!(out, "{} {e}", e.code())?,
+            Ok(v) if v.is_empty() => write!(out, "0")?,
+            Ok(values) => {
+                write!(out, "{}", values.len())?;
+                if let (true, Some(d)) = (vflag, desc) {
+                    for v in values {
+                        let mut text = vec![b' '];
+                        let _ = pcp_core::format::print_value(&mut text, &v.value, d.ty, 1);
+                        out.write_all(&text)?;
+                    }
+                }
+                if let (true, Some(d)) = (iflag || big_i, desc) {
+                    if d.indom.is_null() {
+                        write!(out, " PM_IN_NULL")?;
+                        if iflag && big_i {
+                            write!(out, " PM_IN_NULL")?;
+                        }
+                        writeln!(out)?;
+                        continue;
+                    }
+                    let (ids, inames) = match lookup(ctx, d.indom) {
+                        Ok(l) => l,
+                        Err(e) => {
+                            writeln!(out, "{} {e} (pmGetInDom)", e.code())?;
+                            continue;
+                        }
+                    };
+                    for v in values {
+                        if iflag {
+                            write!(out, " ?{}", v.inst)?;
+                        }
+                        if big_i {
+                            match ids.iter().position(|&i| i == v.inst) {
+                                Some(k) => {
+                                    write!(out, " \"")?;
+                                    out.write_all(&inames[k])?;
+                                    write!(out, "\"")?;
+                                }
+                                None => write!(out, " ?{}", v.inst)?,
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        writeln!(out)?;
     }
-    sets
+    Ok(())
 }

@@ -1,22 +1,28 @@
-//! `pmval`: report one metric's values over time, live from pmcd or
-//! from an archive.
+//! `pmval`: report one metric's values over time, live from pmcd or the
+//! local machine, or from an archive.
 //!
-//! Live (`-h`, a `host:metric` spec, or `local:` when no source is named)
-//! it samples pmcd every `-t` for `-s` samples (or until `-T`), counters
-//! as rates. Over archives (one, or several read as one context: a
+//! Live from pmcd (`-h`, a `host:metric` spec, or `local:` when no source
+//! is named) it samples every `-t` for `-s` samples (or until `-T`, after
+//! waiting for `-S`), counters as rates, the zone for `-z` from
+//! `pmcd.zoneinfo` or `pmcd.timezone`. Unlike pmval, it stores no
+//! `pmcd.client.whoami` in pmcd.
+//!
+//! Works today over archives (one, or several read as one context: a
 //! comma-separated list, a directory, `-a` repeated): interpolated (`-t`,
 //! the default 1 second) or as recorded (`-U`), counters as rates (or raw
 //! with `-r`), with the time window options (`-S -T -O -A -s`), instance
 //! lists (`-i`), column width and precision (`-w -f`), time zones
-//! (`-z -Z`) and long timestamps (`-X`, `-XX`). Local contexts, event
-//! metrics, the GUI time control (`-g -p`), `-d`, `-x`, `-n`, `-K -L`,
-//! `--container`, `--derived` and `archive/metric` or `@:metric` specs say
-//! they are not implemented yet. Unlike pmval, no `pmcd.client.whoami`
-//! is stored in pmcd.
+//! (`-z -Z`) and long timestamps (`-X`, `-XX`); and over local contexts
+//! (`-L`, with `-K` specs), sampling every interval as pmval samples pmcd.
+//! With no source named and no pmcd answering on the local host, pmval
+//! says so in one line and uses the local context (PCP's fails there).
+//! Event metrics, the GUI time control (`-g -p`), `-d` (beyond archives),
+//! `-x`, `-n`, `--container`, `--derived` and `archive/metric` or
+//! `@:metric` specs say they are not implemented yet.
 
 use crate::options::{self, tools, ContextInfo, ContextKind, DefaultHooks, Parser};
 use pcp::context::Mode;
-use pcp::timeparse::{Window, PM_MAX_TIME_T};
+use pcp::timeparse::PM_MAX_TIME_T;
 use pcp::timezone::Zone;
 use pcp::Context;
 use pcp_core::cfmt::sprintf_f64_text;
@@ -63,8 +69,11 @@ struct Report {
     /// pmval's label style, decided once: 0 normal, 1 wide, 2 too wide.
     style: Option<u8>,
     wrap: bool,
-    /// Values from pmcd as they are now, not an archive's.
-    live: bool,
+    /// An archive context: values are stamped with their times.
+    stamps: bool,
+    /// pmval's `archive`: instances are looked up as in an archive (a
+    /// source named with `-a`, even when `-L` makes the context local).
+    archive: bool,
 }
 
 fn main(
@@ -74,7 +83,7 @@ fn main(
     err: &mut dyn Write,
 ) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
-    let mut hooks = DefaultHooks;
+    let mut hooks = crate::local::LocalHooks::default();
     let mut p = Parser::new(&args, tools::PMVAL, env, &mut hooks, err);
     let (mut fixed, mut cols, mut raw_counter, mut xflag) = (-1i32, 0i32, false, 0u32);
     let mut inames: Vec<Vec<u8>> = Vec::new();
@@ -150,20 +159,24 @@ fn main(
     }
     // the metric spec's host is the source; -h, if given, stays the host
     // the options name
-    let spec_source = spec_host.clone();
     if let (Some(h), true) = (&spec_host, opts.hosts.is_empty()) {
         opts.add_host(h.as_bytes());
     }
     // the metric spec names no source of its own
+    let archive_insts = opts.hosts.is_empty() && (!opts.archives.is_empty() || opts.origin_arg.is_some());
     if opts.hosts.is_empty() && opts.archives.is_empty() && !opts.local {
         if opts.origin_arg.is_some() {
             let dir = options::Hooks::default_archive(&mut DefaultHooks);
             opts.add_archive(&dir);
+        } else if let Err(e) = crate::local::local_pmcd() {
+            // no source named and no pmcd here: the local context
+            err.write_all(crate::local::fallback_note("pmval", e).as_bytes())?;
+            opts.local = true;
         } else {
             opts.add_host(b"local:");
         }
     }
-    opts.end_options(&mut DefaultHooks);
+    opts.end_options(&mut hooks);
     if opts.context != Some(ContextKind::Archive) {
         if uninterp {
             opts.printf(b"pmval: uninterpolated mode can only be used with archives");
@@ -178,41 +191,69 @@ fn main(
         opts.usage_message(err)?;
         return Ok(1);
     }
-    if opts.context == Some(ContextKind::Local) {
-        writeln!(err, "pmval: local contexts are not implemented in pcp-rs yet")?;
-        return Ok(1);
-    }
     if opts.guimode || opts.guiport_arg.is_some() || filter {
         writeln!(err, "pmval: -g, -p and -x are not implemented in pcp-rs yet")?;
         return Ok(1);
     }
-    // live from pmcd, or replayed from an archive
-    let live = opts.context != Some(ContextKind::Archive);
-    let source = match (live, spec_source) {
-        (true, Some(h)) => h,
-        (true, None) => String::from_utf8_lossy(&opts.hosts[0]).into_owned(),
-        (false, _) => String::from_utf8_lossy(&opts.archives[0]).into_owned(),
-    };
-    let opened = if live { Context::open_host(&source) } else { Context::open_archive(&source) };
-    let mut ctx = match opened {
-        Ok(c) => c,
-        Err(e) if live => {
-            writeln!(err, "pmval: Cannot connect to PMCD on host \"{source}\": {e}")?;
-            return Ok(1);
+    let is_archive = opts.context == Some(ContextKind::Archive);
+    let source = opts.archives.first().map(|a| String::from_utf8_lossy(a).into_owned()).unwrap_or_default();
+    let mut ctx = if opts.context == Some(ContextKind::Host) {
+        let host = match spec_host {
+            Some(h) => h,
+            None => opts.hosts.first().map(|h| String::from_utf8_lossy(h).into_owned()).unwrap_or_default(),
+        };
+        match Context::open_host(&host) {
+            Ok(c) => c,
+            Err(e) => {
+                writeln!(err, "pmval: Cannot connect to PMCD on host \"{host}\": {e}")?;
+                return Ok(1);
+            }
         }
-        Err(e) => {
-            writeln!(err, "pmval: Cannot open archive \"{source}\": {e}")?;
-            return Ok(1);
+    } else if is_archive {
+        match Context::open_archive(&source) {
+            Ok(c) => c,
+            Err(e) => {
+                writeln!(err, "pmval: Cannot open archive \"{source}\": {e}")?;
+                return Ok(1);
+            }
+        }
+    } else {
+        match crate::local::open_reporting(env, &hooks.agents, None, "pmval: Cannot establish local context", err)? {
+            Some(c) => c,
+            None => return Ok(1),
         }
     };
-    let hostname = ctx.host_name();
-    let (kind, bounds) = match ctx.archive().map(|a| a.label().start) {
-        Some(start) => (ContextKind::Archive, Some((start, ctx.archive_end().map_err(|e| e.to_string())))),
-        None => (ContextKind::Host, None),
-    };
+    let hostname = ctx.host_name().unwrap_or_default();
     // pmcd is asked for its zone only when it is wanted
-    let tz = if opts.hostzone || !live { ctx.zone_spec().map_err(|e| e.to_string()) } else { Ok(String::new()) };
-    let info = ContextInfo { kind, host_name: &hostname, zone: tz.as_deref().map_err(Clone::clone), bounds };
+    let host_zone = match ctx.host().is_some() && opts.hostzone {
+        true => ctx.zone_spec().map_err(|e| e.to_string()),
+        false => Ok(String::new()),
+    };
+    let label = ctx.archive().map(|a| a.label().clone());
+    let tz = label.as_ref().map(|l| String::from_utf8_lossy(&l.timezone).into_owned()).unwrap_or_default();
+    let info = match label {
+        Some(label) => {
+            let end = ctx.archive_end().map_err(|e| e.to_string());
+            ContextInfo {
+                kind: ContextKind::Archive,
+                host_name: &hostname,
+                zone: Ok(&tz),
+                bounds: Some((label.start, end)),
+            }
+        }
+        None if ctx.host().is_some() => ContextInfo {
+            kind: ContextKind::Host,
+            host_name: &hostname,
+            zone: host_zone.as_deref().map_err(Clone::clone),
+            bounds: None,
+        },
+        None => ContextInfo {
+            kind: ContextKind::Local,
+            host_name: &hostname,
+            zone: Err(PmError::PM_ERR_NOTHOST.to_string()),
+            bounds: None,
+        },
+    };
     let now = options::now();
     let settings = match opts.context_options(&info, &options::local_zone(env), now, out, err)? {
         Ok(s) => s,
@@ -222,13 +263,7 @@ fn main(
         }
     };
     let zone = settings.zone;
-    let window = match settings.window {
-        Some(w) => w,
-        None if live => {
-            Window { start: now, end: Timestamp { sec: PM_MAX_TIME_T, nsec: 0 }, origin: now, warning: None }
-        }
-        None => return Ok(1),
-    };
+    let Some(window) = settings.window else { return Ok(1) };
     let finish = (window.end.sec != PM_MAX_TIME_T).then_some(window.end);
     let mut samples = if opts.samples == 0 && opts.samples_arg.as_deref().is_none_or(|a| options::atoi(a) != 0) {
         -1
@@ -285,7 +320,8 @@ fn main(
         zone,
         style: None,
         wrap: env.iter().any(|(k, _)| k == b"PCP_COUNTER_WRAP"),
-        live,
+        stamps: is_archive,
+        archive: archive_insts,
     };
     if let Err(code) = rep.init_insts(&mut ctx, err)? {
         return Ok(code);
@@ -310,11 +346,11 @@ fn main(
     } else {
         i64::from((tv_sec as f64 * 1e3 + tv_usec as f64 / 1e3) as i32) * 1_000_000
     };
-    if live {
-        // pmcd answers with its latest values: no replay mode to set
-    } else if let Err(e) = ctx.set_mode(amode, usec(window.origin), step_ns) {
-        writeln!(err, "pmval: pmSetMode: {e}")?;
-        return Ok(1);
+    if is_archive {
+        if let Err(e) = ctx.set_mode(amode, usec(window.origin), step_ns) {
+            writeln!(err, "pmval: pmSetMode: {e}")?;
+            return Ok(1);
+        }
     }
     if rep.cols <= 0 {
         rep.cols = match howide(rep.desc.ty) {
@@ -332,11 +368,11 @@ fn main(
 
     // printhdr
     writeln!(out, "metric:    {metric}")?;
-    if live {
-        writeln!(out, "host:      {hostname}")?;
-    } else {
+    if is_archive {
         writeln!(out, "archive:   {source}")?;
-        writeln!(out, "host:      {hostname}")?;
+    }
+    writeln!(out, "host:      {hostname}")?;
+    if is_archive {
         writeln!(out, "start:     {}", rep.zone.ctime(window.origin.sec).unwrap_or_default())?;
         if let Some(f) = finish {
             writeln!(out, "end:       {}", rep.zone.ctime(f.sec).unwrap_or_default())?;
@@ -374,13 +410,13 @@ fn main(
     } else {
         writeln!(out, "samples:   {samples}")?;
     }
-    if samples > 1 && (live || amode == Mode::Interp) {
+    if samples > 1 && (!is_archive || amode == Mode::Interp) {
         let iv = interval_ns as f64 / 1e9;
         out.write_all(sprintf_f64_text("interval:  %1.2f sec\n", &[], iv).unwrap_or_default().as_bytes())?;
     }
 
     // live, the first sample waits for the window's start
-    if live {
+    if !is_archive {
         let wait = window.start.as_secs_f64() - options::now().as_secs_f64();
         if wait > 0.0 {
             std::thread::sleep(std::time::Duration::from_secs_f64(wait));
@@ -425,7 +461,7 @@ fn main(
                 }
             }
         }
-        if pause || live {
+        if pause || !is_archive {
             std::thread::sleep(std::time::Duration::from_nanos(interval_ns.max(0) as u64));
         }
         if !have_prev {
@@ -575,7 +611,7 @@ impl Report {
         if !self.iall {
             let mut ids = Vec::new();
             for n in &self.inames {
-                let found = if self.live { ctx.lookup_indom(indom, n) } else { ctx.lookup_indom_archive(indom, n) };
+                let found = if self.archive { ctx.lookup_indom_archive(indom, n) } else { ctx.lookup_indom(indom, n) };
                 match found {
                     Ok(id) => {
                         ids.push(id);
@@ -592,7 +628,7 @@ impl Report {
                 return Ok(Err(1));
             }
         } else {
-            let all = if self.live { ctx.get_indom(indom) } else { ctx.get_indom_archive(indom) };
+            let all = if self.archive { ctx.get_indom_archive(indom) } else { ctx.get_indom(indom) };
             match all {
                 Ok((ids, names)) => {
                     pairs = ids.into_iter().zip(names).map(|(id, name)| InstPair { id, name }).collect();
@@ -678,18 +714,18 @@ impl Report {
         }
     }
 
-    /// "No values available", after the time when replaying an archive.
+    /// "No values available", after the time in an archive.
     fn no_values(&self, out: &mut dyn Write, t: Timestamp) -> std::io::Result<()> {
-        if !self.live {
+        if self.stamps {
             self.timestamp(out, t)?;
-            write!(out, "  ")?;
+            out.write_all(b"  ")?;
         }
         writeln!(out, "No values available")
     }
 
-    /// pmval's `mytimestamp`, which only archive reports carry.
+    /// pmval's `mytimestamp`, for archives (live values go unstamped).
     fn timestamp(&self, out: &mut dyn Write, t: Timestamp) -> std::io::Result<()> {
-        if self.live {
+        if !self.stamps {
             return Ok(());
         }
         let Ok(tm) = self.zone.localtime(t.sec) else { return Ok(()) };
@@ -735,7 +771,8 @@ impl Report {
         };
         writeln!(out)?;
         for (i, p) in self.ipairs.iter().enumerate() {
-            if i == 0 && !self.live {
+            if i == 0 && self.stamps {
+                // room for the time column
                 let lead = match self.xflag {
                     0 => 12,
                     1 => 31,
@@ -916,5 +953,7 @@ mod tests {
         assert_eq!((h.as_deref(), i), (Some("local"), vec![b"a:b".to_vec()]));
         assert!(parse_metric_spec("archive/sample.bin").is_none());
         assert!(parse_metric_spec("@:sample.bin").is_none());
+        assert_eq!(empty_spec_host("  :x"), Some("  "));
+        assert_eq!(empty_spec_host("h:x"), None);
     }
 }

@@ -10,9 +10,13 @@
 //! (PCP installed). `PCP_RS_LIVE=1` compares against the C tool run now
 //! instead of the files: the differential suite CI runs.
 
+#[path = "common/case.rs"]
+mod case;
+
+use case::{read_case, Case};
 use pcp_tools::ToolFn;
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// Our tool, and the C tool's path (PCP keeps some outside PATH).
@@ -27,29 +31,6 @@ fn tool(name: &str) -> Option<(ToolFn, &'static str)> {
         "pmdumplog" => (pcp_tools::pmdumplog::run, "pmdumplog"),
         _ => return None,
     })
-}
-
-struct Case {
-    args: Vec<String>,
-    env: Vec<(String, String)>,
-}
-
-fn read_case(path: &Path) -> Case {
-    let text = std::fs::read_to_string(path).expect("case file");
-    let mut args = Vec::new();
-    let mut env = Vec::new();
-    let mut in_env = false;
-    for line in text.lines() {
-        if line == "--env" {
-            in_env = true;
-        } else if in_env {
-            let (k, v) = line.split_once('=').expect("NAME=VALUE");
-            env.push((k.to_string(), v.to_string()));
-        } else {
-            args.push(line.to_string());
-        }
-    }
-    Case { args, env }
 }
 
 fn run_c_tool(tool: &str, case: &Case) -> (Vec<u8>, Vec<u8>, i32) {

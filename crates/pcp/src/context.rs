@@ -2,6 +2,7 @@
 
 use crate::archive::ArchiveSource;
 use crate::host::HostSource;
+use crate::local::{LocalNames, LocalSource, LocalSpec};
 use crate::profile::Profile;
 pub use pcp_archive::replay::Mode;
 use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
@@ -20,19 +21,35 @@ pub enum PmnsLocation {
     Archive,
 }
 
+/// Where a context's metrics come from: each per-source service
+/// (descriptors, instance domains, help text, labels, fetches) is answered
+/// by the variant, and services of one kind of source only (an archive's
+/// `pmFetchArchive`, say) are `PM_ERR_NOTARCHIVE` on the others.
+#[derive(Debug)]
+pub enum Source {
+    /// No metrics source: a name space alone (`pminfo -n` with no context);
+    /// per-source services are `PM_ERR_NOCONTEXT`.
+    NameSpace,
+    /// An archive, or several read as one (`PM_CONTEXT_ARCHIVE`).
+    Archive(Box<ArchiveSource>),
+    /// This machine's metrics, read by the process itself
+    /// (`PM_CONTEXT_LOCAL`).
+    Local(Box<LocalSource>),
+    /// pmcd on a host (`PM_CONTEXT_HOST`): see [`crate::host`].
+    Host(Box<HostSource>),
+}
+
 /// A PMAPI context. Each is independent: no global "current context".
 ///
-/// Today a context holds a name space loaded from a file (what `pminfo -n`
-/// uses); host, archive and local metric sources are added to this type as
-/// they are implemented.
+/// A context is a name space and a metrics [`Source`]: none (a name space
+/// loaded from a file, what `pminfo -n` uses), an archive, the local
+/// machine, or pmcd on a host (whose name space is pmcd's, unless one was
+/// loaded from a file).
 #[derive(Debug)]
 pub struct Context {
     pmns: Pmns,
     location: PmnsLocation,
-    archive: Option<Box<ArchiveSource>>,
-    /// The pmcd connection of a host context (see `crate::host`, which
-    /// holds the host side of the facade).
-    host: Option<Box<HostSource>>,
+    source: Source,
     profile: Profile,
     /// The current time (`c_origin`): where the next fetch starts and what
     /// time instance domains are taken at.
@@ -60,47 +77,65 @@ impl Context {
         Context {
             pmns,
             location: PmnsLocation::Local,
-            archive: None,
-            host: None,
+            source: Source::NameSpace,
             profile: Profile::default(),
             origin: Timestamp::default(),
         }
     }
 
-    /// A host context over `host`: pmcd's name space, no archive.
-    pub(crate) fn over_host(host: HostSource) -> Context {
-        Context {
-            pmns: Pmns::new(),
-            location: PmnsLocation::Remote,
-            archive: None,
-            host: Some(Box::new(host)),
+    /// `pmNewContext(PM_CONTEXT_LOCAL)`: a context over this machine's
+    /// metrics, with no pmcd (see [`crate::local`] for what it serves and
+    /// its names). Diagnostics of a default name space file that does not
+    /// parse are dropped; [`Context::open_local_with`] returns them.
+    #[doc(alias = "pmNewContext")]
+    #[doc(alias = "PM_CONTEXT_LOCAL")]
+    pub fn open_local() -> PmResult<Context> {
+        Context::open_local_with(LocalSpec::system()).0
+    }
+
+    /// A local context over a snapshot of a machine's files under `root`
+    /// (see [`LocalSpec::snapshot`]), with the built-in names.
+    pub fn open_local_at(root: impl Into<std::path::PathBuf>) -> PmResult<Context> {
+        Context::open_local_with(LocalSpec::snapshot(root)).0
+    }
+
+    /// A local context as `spec` says, with the diagnostics of loading
+    /// its name space (libpcp's, for a default name space file that does
+    /// not parse: the context then fails with `PM_ERR_NOPMNS`).
+    pub fn open_local_with(spec: LocalSpec) -> (PmResult<Context>, Vec<u8>) {
+        let (src, mut diagnostics) = LocalSource::open(&spec);
+        let mut pmns = match spec.names {
+            LocalNames::Given(p) => p,
+            LocalNames::BuiltIn => builtin_pmns(),
+            LocalNames::Default => {
+                let path = crate::config::default_pmns().into_os_string().into_encoded_bytes();
+                let var_dir = crate::config::var_dir().into_os_string().into_encoded_bytes();
+                // libpcp reads the default name space without pmcpp
+                let opts = LoadOptions { dupok: true, use_cpp: false, var_dir };
+                let loaded = pcp_pmns::load(&path, &opts, &mut pcp_pmns::cpp::OsFiles);
+                match loaded.pmns {
+                    Ok(p) => {
+                        diagnostics.extend_from_slice(&loaded.diagnostics);
+                        p
+                    }
+                    // no file to read: a machine without PCP
+                    Err(e) if e.errno().is_some() => builtin_pmns(),
+                    Err(_) => {
+                        diagnostics.extend_from_slice(&loaded.diagnostics);
+                        return (Err(PmError::PM_ERR_NOPMNS), diagnostics);
+                    }
+                }
+            }
+        };
+        pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
+        let ctx = Context {
+            pmns,
+            location: PmnsLocation::Local,
+            source: Source::Local(Box::new(src)),
             profile: Profile::default(),
             origin: Timestamp::default(),
-        }
-    }
-
-    /// The pmcd connection of a host context.
-    pub fn host(&self) -> Option<&HostSource> {
-        self.host.as_deref()
-    }
-
-    /// The instance profile.
-    pub fn profile(&self) -> &Profile {
-        &self.profile
-    }
-
-    /// Take the name space loaded into `loaded` (a context made by
-    /// [`Context::load_namespace`]): as after `pmLoadASCIINameSpace`, this
-    /// context's names then come from it, whatever the metrics' source.
-    #[doc(alias = "pmLoadASCIINameSpace")]
-    pub fn use_namespace_of(&mut self, loaded: Context) {
-        self.pmns = loaded.pmns;
-        self.location = PmnsLocation::Local;
-    }
-
-    /// Take another context's profile (as `pmDupContext` copies it).
-    pub(crate) fn copy_profile_from(&mut self, other: &Context) {
-        self.profile = other.profile.clone();
+        };
+        (Ok(ctx), diagnostics)
     }
 
     /// `pmNewContext(PM_CONTEXT_ARCHIVE, name)`: a context over the archive
@@ -131,48 +166,136 @@ impl Context {
         Ok(Context {
             pmns,
             location: PmnsLocation::Archive,
-            archive: Some(Box::new(source)),
-            host: None,
+            source: Source::Archive(Box::new(source)),
             profile: Profile::default(),
             origin,
         })
     }
 
+    /// A host context over `host`: pmcd's name space and metrics.
+    pub(crate) fn over_host(host: HostSource) -> Context {
+        Context {
+            pmns: Pmns::new(),
+            location: PmnsLocation::Remote,
+            source: Source::Host(Box::new(host)),
+            profile: Profile::default(),
+            origin: Timestamp::default(),
+        }
+    }
+
+    /// Where the context's metrics come from.
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+
+    /// The pmcd connection of a host context.
+    pub fn host(&self) -> Option<&HostSource> {
+        match &self.source {
+            Source::Host(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The pmcd connection of a host context whose name space is pmcd's.
+    fn remote_names(&self) -> Option<&HostSource> {
+        self.host().filter(|_| self.location == PmnsLocation::Remote)
+    }
+
+    /// The instance profile.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// Take another context's profile (as `pmDupContext` copies it).
+    pub(crate) fn copy_profile_from(&mut self, other: &Context) {
+        self.profile = other.profile.clone();
+    }
+
+    /// Take the name space loaded into `loaded` (a context made by
+    /// [`Context::load_namespace`]): as after `pmLoadASCIINameSpace`, this
+    /// context's names then come from it, whatever the metrics' source.
+    #[doc(alias = "pmLoadASCIINameSpace")]
+    pub fn use_namespace_of(&mut self, loaded: Context) {
+        self.pmns = loaded.pmns;
+        self.location = PmnsLocation::Local;
+    }
+
     /// The archive of an archive context.
     pub fn archive(&self) -> Option<&ArchiveSource> {
-        self.archive.as_deref()
+        match &self.source {
+            Source::Archive(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The local source of a local context.
+    pub fn local(&self) -> Option<&LocalSource> {
+        match &self.source {
+            Source::Local(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// `pmGetContextHostName`: the host the metrics are of (an archive's
+    /// from its label, this machine's for a local context, pmcd's
+    /// `pmcd.hostname` for a host context: see [`HostSource::host_name`]).
+    #[doc(alias = "pmGetContextHostName")]
+    pub fn host_name(&self) -> PmResult<String> {
+        match &self.source {
+            Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
+            Source::Archive(a) => Ok(String::from_utf8_lossy(&a.label().hostname).into_owned()),
+            Source::Local(l) => Ok(l.hostname().to_string()),
+            Source::Host(h) => Ok(h.host_name(&self.profile)),
+        }
     }
 
     fn need_archive(&self) -> PmResult<&ArchiveSource> {
-        self.archive.as_deref().ok_or(PmError::PM_ERR_NOTARCHIVE)
+        self.archive().ok_or(PmError::PM_ERR_NOTARCHIVE)
     }
 
     fn need_archive_mut(&mut self) -> PmResult<&mut ArchiveSource> {
-        self.archive.as_deref_mut().ok_or(PmError::PM_ERR_NOTARCHIVE)
+        match &mut self.source {
+            Source::Archive(a) => Ok(a),
+            _ => Err(PmError::PM_ERR_NOTARCHIVE),
+        }
     }
 
     /// `pmSetMode`: how fetches step through an archive, from `when`, by
-    /// `delta_ns` nanoseconds a fetch in `Mode::Interp`.
+    /// `delta_ns` nanoseconds a fetch in `Mode::Interp`. Local and host
+    /// contexts have no replay modes (`PM_ERR_MODE`).
     #[doc(alias = "pmSetMode")]
     #[doc(alias = "pmSetModeHighRes")]
     pub fn set_mode(&mut self, mode: Mode, when: Timestamp, delta_ns: i64) -> PmResult<()> {
+        if let Source::Local(_) | Source::Host(_) = self.source {
+            return Err(PmError::PM_ERR_MODE);
+        }
         self.need_archive_mut()?.replay()?.set_mode(mode, when, delta_ns)?;
         self.origin = when;
         Ok(())
     }
 
-    /// `pmFetch`: the values of `pmids` (instances as the profile allows).
+    /// `pmFetch`: the values of `pmids` (instances as the profile allows):
+    /// from an archive, at its current time; from the local machine or
+    /// pmcd, now (pmcd's state-change bits: [`Context::fetch_changes`]).
     #[doc(alias = "pmFetch")]
     #[doc(alias = "pmFetchHighRes")]
     pub fn fetch(&mut self, pmids: &[PmId]) -> PmResult<FetchResult> {
-        if let Some(h) = self.host() {
-            return h.fetch(pmids, &self.profile).map(|(r, _)| r);
+        if pmids.is_empty() {
+            return Err(PmError::PM_ERR_TOOSMALL);
         }
         let profile = &self.profile;
-        let src = self.archive.as_deref_mut().ok_or(PmError::PM_ERR_NOTARCHIVE)?;
-        let replay = src.replay()?;
-        let mut r = replay.fetch(pmids, &|indom, inst| profile.wanted(indom, inst));
-        self.origin = replay.position();
+        let wanted = |indom, inst| profile.wanted(indom, inst);
+        let mut r = match &mut self.source {
+            Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
+            Source::Archive(src) => {
+                let replay = src.replay()?;
+                let r = replay.fetch(pmids, &wanted);
+                self.origin = replay.position();
+                r
+            }
+            Source::Local(src) => Ok(src.fetch(pmids, crate::local::now(), &wanted)),
+            Source::Host(h) => h.fetch(pmids, profile).map(|(r, _)| r),
+        };
         // derived metrics are evaluated over the result (__pmFinishResult);
         // the anonymous event metrics have no operands, so no values
         if let Ok(result) = &mut r {
@@ -248,53 +371,79 @@ impl Context {
     /// `pmLookupDesc`: the descriptor of `pmid`.
     #[doc(alias = "pmLookupDesc")]
     pub fn lookup_desc(&self, pmid: PmId) -> PmResult<Desc> {
-        if let Some(h) = self.host() {
+        // pmcd is asked first, derived metrics after
+        if let Source::Host(h) = &self.source {
             return h.lookup_desc(pmid);
         }
         if let Some(a) = crate::derived::anon_by_pmid(pmid) {
             return Ok(a.desc);
         }
-        self.need_archive()?.meta().desc(pmid).copied()
+        match &self.source {
+            Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
+            Source::Archive(a) => a.meta().desc(pmid).copied(),
+            Source::Local(l) => l.desc(pmid),
+            Source::Host(h) => h.lookup_desc(pmid),
+        }
     }
 
-    /// `pmGetInDom`: the instances of `indom` at the current time, ordered
-    /// by instance identifier.
+    /// `pmGetInDom`: the instances of `indom` at the current time: an
+    /// archive's ordered by instance identifier, the local machine's in
+    /// its agent's order.
     #[doc(alias = "pmGetInDom")]
     pub fn get_indom(&self, indom: InDom) -> PmResult<Instances> {
-        if let Some(h) = self.host() {
-            return h.get_indom(indom);
-        }
         if indom.is_null() {
             return Err(PmError::PM_ERR_INDOM);
         }
-        let set = self.need_archive()?.meta().indom_at(indom, Some(self.origin))?;
-        Ok((set.ids.clone(), set.names.clone()))
+        match &self.source {
+            Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
+            Source::Archive(a) => {
+                let set = a.meta().indom_at(indom, Some(self.origin))?;
+                Ok((set.ids.clone(), set.names.clone()))
+            }
+            Source::Local(l) => l.instances(indom),
+            Source::Host(h) => h.get_indom(indom),
+        }
     }
 
     /// `pmNameInDom`: an instance's name at the current time.
     #[doc(alias = "pmNameInDom")]
     pub fn name_indom(&self, indom: InDom, inst: i32) -> PmResult<Vec<u8>> {
-        if let Some(h) = self.host() {
-            return h.name_indom(indom, inst);
-        }
         if indom.is_null() {
             return Err(PmError::PM_ERR_INDOM);
         }
-        let set = self.need_archive()?.meta().indom_at(indom, Some(self.origin))?;
-        set.name_of(inst).map(<[u8]>::to_vec).ok_or(PmError::PM_ERR_INST_LOG)
+        match &self.source {
+            Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
+            Source::Archive(a) => {
+                let set = a.meta().indom_at(indom, Some(self.origin))?;
+                set.name_of(inst).map(<[u8]>::to_vec).ok_or(PmError::PM_ERR_INST_LOG)
+            }
+            Source::Local(l) => {
+                let (ids, mut names) = l.instances(indom)?;
+                let k = ids.iter().position(|&i| i == inst).ok_or(PmError::PM_ERR_INST)?;
+                Ok(names.swap_remove(k))
+            }
+            Source::Host(h) => h.name_indom(indom, inst),
+        }
     }
 
     /// `pmLookupInDom`: an instance by name at the current time.
     #[doc(alias = "pmLookupInDom")]
     pub fn lookup_indom(&self, indom: InDom, name: &[u8]) -> PmResult<i32> {
-        if let Some(h) = self.host() {
-            return h.lookup_indom(indom, name);
-        }
         if indom.is_null() {
             return Err(PmError::PM_ERR_INDOM);
         }
-        let set = self.need_archive()?.meta().indom_at(indom, Some(self.origin))?;
-        set.lookup(name).ok_or(PmError::PM_ERR_INST_LOG)
+        match &self.source {
+            Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
+            Source::Archive(a) => {
+                let set = a.meta().indom_at(indom, Some(self.origin))?;
+                set.lookup(name).ok_or(PmError::PM_ERR_INST_LOG)
+            }
+            Source::Local(l) => {
+                let (ids, names) = l.instances(indom)?;
+                names.iter().position(|n| n == name).map(|k| ids[k]).ok_or(PmError::PM_ERR_INST)
+            }
+            Source::Host(h) => h.lookup_indom(indom, name),
+        }
     }
 
     /// `pmGetInDomArchive`: every instance `indom` had in the archive.
@@ -306,9 +455,6 @@ impl Context {
     /// `pmLookupText`: a metric's help text.
     #[doc(alias = "pmLookupText")]
     pub fn lookup_text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
-        if let Some(h) = self.host() {
-            return h.lookup_text(pmid, level);
-        }
         if let Some(a) = crate::derived::anon_by_pmid(pmid) {
             let text = if level == TextLevel::OneLine { a.oneline } else { a.help };
             return Ok(text.as_bytes().to_vec());
@@ -319,19 +465,25 @@ impl Context {
     /// `pmLookupInDomText`: an instance domain's help text.
     #[doc(alias = "pmLookupInDomText")]
     pub fn lookup_indom_text(&self, indom: InDom, level: TextLevel) -> PmResult<Vec<u8>> {
-        if let Some(h) = self.host() {
-            return h.lookup_indom_text(indom, level);
+        if let Source::Local(l) = &self.source {
+            return l.indom_text(indom, level);
         }
         self.text(indom.0, pcp_archive::meta::text_kind::INDOM, level)
     }
 
     fn text(&self, ident: u32, what: u32, level: TextLevel) -> PmResult<Vec<u8>> {
         use pcp_archive::meta::text_kind;
+        let meta = match &self.source {
+            Source::NameSpace => return Err(PmError::PM_ERR_NOCONTEXT),
+            Source::Archive(a) => a.meta(),
+            Source::Local(l) => return l.text(PmId(ident), level),
+            Source::Host(h) if what == text_kind::INDOM => return h.lookup_indom_text(InDom(ident), level),
+            Source::Host(h) => return h.lookup_text(PmId(ident), level),
+        };
         let level = match level {
             TextLevel::OneLine => text_kind::ONELINE,
             TextLevel::Help => text_kind::HELP,
         };
-        let meta = self.need_archive()?.meta();
         match meta.text(level | what, ident) {
             // full help that is missing or empty falls back to the one-line text
             Err(_) | Ok([]) if level == text_kind::HELP => meta.text(text_kind::ONELINE | what, ident),
@@ -351,6 +503,12 @@ impl Context {
         (pmns.map(Context::with_namespace), diagnostics)
     }
 
+    /// The context's name space, taken out of it (to open another context
+    /// over a name space loaded once, as `pminfo -n -L` does).
+    pub fn into_namespace(self) -> Pmns {
+        self.pmns
+    }
+
     /// `pmGetPMNSLocation`: where this context's names come from.
     #[doc(alias = "pmGetPMNSLocation")]
     pub fn pmns_location(&self) -> PmnsLocation {
@@ -358,19 +516,28 @@ impl Context {
     }
 
     /// `pmLookupName`: PMIDs for names, one-to-one (see
-    /// [`Pmns::lookup_names`]).
+    /// [`Pmns::lookup_names`]). In a local context a name in a dynamic
+    /// subtree is its agent's to resolve: `PM_ERR_NOAGENT` with no agent,
+    /// and pcp-rs's agents know no dynamic names (`PM_ERR_NAME`).
     #[doc(alias = "pmLookupName")]
     pub fn lookup_names(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
-        if let (Some(h), PmnsLocation::Remote) = (self.host(), self.location) {
+        if let Some(h) = self.remote_names() {
             return h.lookup_names(names);
         }
-        self.pmns.lookup_names(names)
+        match &self.source {
+            Source::Local(l) => self.pmns.lookup_names_with(names, |pmid| match pmid.is_dynamic_root() {
+                false => Ok(pmid),
+                true if l.serves(pmid.cluster()) => Err(PmError::PM_ERR_NAME),
+                true => Err(PmError::PM_ERR_NOAGENT),
+            }),
+            _ => self.pmns.lookup_names(names),
+        }
     }
 
     /// `pmNameID`: a name of a PMID.
     #[doc(alias = "pmNameID")]
     pub fn name_of(&self, pmid: PmId) -> PmResult<String> {
-        if let (Some(h), PmnsLocation::Remote) = (self.host(), self.location) {
+        if let Some(h) = self.remote_names() {
             return h.name_of(pmid);
         }
         self.pmns.name_of(pmid)
@@ -379,7 +546,7 @@ impl Context {
     /// `pmNameAll`: every name of a PMID.
     #[doc(alias = "pmNameAll")]
     pub fn names_of(&self, pmid: PmId) -> PmResult<Vec<String>> {
-        if let (Some(h), PmnsLocation::Remote) = (self.host(), self.location) {
+        if let Some(h) = self.remote_names() {
             return h.names_of(pmid);
         }
         self.pmns.names_of(pmid)
@@ -389,20 +556,59 @@ impl Context {
     #[doc(alias = "pmGetChildren")]
     #[doc(alias = "pmGetChildrenStatus")]
     pub fn children(&self, name: &str) -> PmResult<Vec<pcp_pmns::tree::Child>> {
-        if let (Some(h), PmnsLocation::Remote) = (self.host(), self.location) {
+        if let Some(h) = self.remote_names() {
             return h.children(name);
         }
         self.pmns.children(name)
     }
 
     /// `pmTraversePMNS`: every metric name at or below `name`, in order.
+    /// In a local context the root of a dynamic subtree is its agent's to
+    /// expand: with no agent the walk ends there with `PM_ERR_NOAGENT`
+    /// (the names before it are still handed on, as libpcp does); pcp-rs's
+    /// agents have no dynamic names, so with one the subtree is empty.
     #[doc(alias = "pmTraversePMNS")]
-    pub fn traverse_with(&self, name: &str, f: impl FnMut(&str)) -> PmResult<()> {
-        if let (Some(h), PmnsLocation::Remote) = (self.host(), self.location) {
+    pub fn traverse_with(&self, name: &str, mut f: impl FnMut(&str)) -> PmResult<()> {
+        if let Some(h) = self.remote_names() {
             return h.traverse_with(name, f);
         }
-        self.pmns.traverse_with(name, f)
+        let Source::Local(l) = &self.source else { return self.pmns.traverse_with(name, f) };
+        let agent_of = |pmid: PmId| match l.serves(pmid.cluster()) {
+            true => PmError::PM_ERR_NAME,
+            false => PmError::PM_ERR_NOAGENT,
+        };
+        let mut end = Ok(());
+        let walked = self.pmns.traverse_with(name, |n| {
+            if end.is_err() {
+                return;
+            }
+            match self.pmns.lookup(n) {
+                Ok(pmid) if pmid.is_dynamic_root() => {
+                    if !l.serves(pmid.cluster()) {
+                        end = Err(PmError::PM_ERR_NOAGENT);
+                    }
+                }
+                _ => f(n),
+            }
+        });
+        match walked {
+            // a name below the root of a dynamic subtree: its agent's
+            Err(PmError::PM_ERR_NAME) => match self.pmns.lookup(name) {
+                Ok(pmid) if pmid.is_dynamic_root() => Err(agent_of(pmid)),
+                _ => Err(PmError::PM_ERR_NAME),
+            },
+            Err(e) => Err(e),
+            Ok(()) => end,
+        }
     }
+}
+
+/// The name space of the metrics served: the agents' names in their
+/// order.
+fn builtin_pmns() -> Pmns {
+    let mut pmns = Pmns::new();
+    pmns.add_names(crate::local::builtin_names());
+    pmns
 }
 
 #[cfg(test)]

@@ -950,20 +950,6 @@ impl Context {
         Ok((descs, found))
     }
 
-    /// `pmGetContextHostName`: for a host context pmcd's `pmcd.hostname`
-    /// (see [`HostSource::host_name`]); for an archive the host its label
-    /// names; otherwise this machine's name.
-    #[doc(alias = "pmGetContextHostName")]
-    pub fn host_name(&self) -> String {
-        if let Some(h) = self.host() {
-            return h.host_name(self.profile());
-        }
-        if let Some(a) = self.archive() {
-            return c_string(&a.label().hostname);
-        }
-        std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim_end().to_string()).unwrap_or_default()
-    }
-
     /// The `$TZ` value `pmNewContextZone` sets up for the context's own
     /// time zone: for a host context `pmcd.zoneinfo` if pmcd has it,
     /// else `pmcd.timezone` (`PM_ERR_VALUE` when neither has a value);

@@ -1,7 +1,7 @@
-//! Metric labels of a context (`pmGetContextLabels` and friends), for
-//! archive contexts.
+//! Metric labels of a context (`pmGetContextLabels` and friends).
 //!
-//! Labels are looked up at the context's current time: the sets of each
+//! A local context's labels are libpcp's and its agents' (see
+//! [`crate::local`]). An archive's are looked up at the context's current time: the sets of each
 //! kind logged last at or before it. An archive with no context labels at
 //! all (one written before pmlogger logged labels) answers with
 //! `{"hostname":HOST}` from its label; other kinds it lacks are simply
@@ -10,7 +10,7 @@
 //! Label sets, their parsing and merging are `pcp_core::labels`, re-exported
 //! here.
 
-use crate::Context;
+use crate::{Context, Source};
 pub use pcp_core::labels::*;
 use pcp_core::{InDom, PmError, PmId, PmResult};
 
@@ -27,13 +27,15 @@ fn copy(set: &LabelSet) -> LabelSet {
 }
 
 impl Context {
-    /// `getlabels` for archive contexts: the sets of `kind` for `ident` at
-    /// the current time.
+    /// libpcp's `getlabels`: the sets of `kind` for `ident` (in an
+    /// archive, at the current time).
     fn labels_of(&self, kind: u8, ident: u32) -> PmResult<Vec<LabelSet>> {
-        if let Some(h) = self.host() {
-            return h.labels(kind, ident, self.profile());
-        }
-        let src = self.archive().ok_or(PmError::PM_ERR_NOTARCHIVE)?;
+        let src = match self.source() {
+            Source::NameSpace => return Err(PmError::PM_ERR_NOCONTEXT),
+            Source::Local(l) => return l.labels(kind, ident),
+            Source::Host(h) => return h.labels(kind, ident, self.profile()),
+            Source::Archive(a) => a,
+        };
         match src.labels().lookup(kind.into(), ident, Some(self.origin())) {
             Ok(sets) => Ok(sets.iter().map(copy).collect()),
             Err(_) if kind & flags::CONTEXT != 0 => {

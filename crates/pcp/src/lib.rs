@@ -3,8 +3,9 @@
 //! A [`Context`] is a value, not a global: it is `Send`, and any number of
 //! them may be used from any number of threads.
 //!
-//! Today a context is a loaded name space; host (pmcd), archive and local
-//! sources plug into the same facade as they arrive.
+//! A context is a name space and a metrics source: none (a name space
+//! loaded from a file), an archive, the local machine (its /proc and /sys
+//! read in-process, see [`local`]), or pmcd on a host (see [`host`]).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -14,10 +15,11 @@ pub mod context;
 pub mod derived;
 pub mod host;
 pub mod labels;
+pub mod local;
 pub mod profile;
 pub mod timeparse;
 pub mod timezone;
 pub mod transport;
 
-pub use context::{Context, PmnsLocation};
+pub use context::{Context, PmnsLocation, Source};
 pub use pcp_core::*;

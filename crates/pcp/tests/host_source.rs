@@ -456,7 +456,7 @@ fn archive_and_name_space_contexts_answer_the_host_only_services() {
     assert_eq!(ctx.store(&store_of(ONE, 1)), Err(PmError::PM_ERR_NOTHOST));
     assert_eq!(ctx.reconnect(), Ok(()));
     assert_eq!(ctx.dup_host().err(), Some(PmError::PM_ERR_NOTHOST));
-    assert_eq!(ctx.lookup_descs(&[ONE]), Err(PmError::PM_ERR_NOTARCHIVE));
+    assert_eq!(ctx.lookup_descs(&[ONE]), Err(PmError::PM_ERR_NOCONTEXT));
     // the anonymous derived metrics are described in every context
     let (d, n) = ctx.lookup_descs(&[ONE, FLAGS]).unwrap();
     assert_eq!((n, d[0].pmid, d[1].pmid), (1, PmId::NULL, FLAGS));

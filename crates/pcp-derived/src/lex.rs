@@ -1,0 +1,342 @@
+//! The lexer: bytes of an expression in, one token at a time out, each
+//! with the offset where it starts (what error carets point at).
+//!
+//! It reproduces libpcp's scanner byte for byte, including its corners:
+//! the text ends at the first NUL, a 0xff byte reads as end of input (the
+//! C scanner compares a signed `char` with `EOF`) without ending the text,
+//! the end-of-text token "starts" at the last byte of the text (one before
+//! the text when it is empty), `/` starts a pattern while a `matchinst(`
+//! is open, and `type`, `semantics`, `units` and `meta` are keywords
+//! wherever they appear.
+
+use crate::grammar::{Tok, Word};
+
+/// What C's `get()` returns at the end of the text.
+const EOF: i32 = -1;
+
+/// One token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// Its kind.
+    pub tok: Tok,
+    /// Offset of its first byte in the text; for `Eos`, of the last byte
+    /// read (-1 for an empty text).
+    pub start: isize,
+    /// Its text as libpcp's lexer trace shows it: a name, a number, an
+    /// operator; for strings, instance names and patterns the contents
+    /// without delimiters and with escapes removed.
+    pub text: Vec<u8>,
+    /// For `LexError`, why.
+    pub error: Option<&'static str>,
+}
+
+/// C's `isspace` in the C locale.
+pub(crate) fn is_space(c: i32) -> bool {
+    matches!(c, 0x20 | 0x09..=0x0d)
+}
+
+fn is_digit(c: i32) -> bool {
+    (b'0' as i32..=b'9' as i32).contains(&c)
+}
+
+fn is_alpha(c: i32) -> bool {
+    (b'a' as i32..=b'z' as i32).contains(&c) || (b'A' as i32..=b'Z' as i32).contains(&c)
+}
+
+/// The function or keyword token `word` is, if any.
+fn word_token(word: &[u8], function: bool) -> Option<Tok> {
+    Tok::ALL.into_iter().find(|t| match t.word() {
+        Some(Word::Function(w)) => function && w.as_bytes() == word,
+        Some(Word::Keyword(w)) => w.as_bytes() == word,
+        None => false,
+    })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Partial {
+    Integer,
+    Double,
+    Name,
+    String,
+    InstName,
+    Pattern,
+    Lt,
+    Gt,
+    Eq,
+    Bang,
+    Amp,
+    Bar,
+}
+
+/// The scanner over one expression's text.
+pub struct Lexer<'a> {
+    text: &'a [u8],
+    pos: usize,
+    /// A character pushed back (0: none), as C's `lexpeek`.
+    peek: i32,
+}
+
+impl<'a> Lexer<'a> {
+    /// A scanner over `text` (which ends at its first NUL, if any).
+    pub fn new(text: &'a [u8]) -> Lexer<'a> {
+        let end = text.iter().position(|&b| b == 0).unwrap_or(text.len());
+        Lexer { text: &text[..end], pos: 0, peek: 0 }
+    }
+
+    fn get(&mut self) -> i32 {
+        if self.peek != 0 {
+            let c = self.peek;
+            self.peek = 0;
+            return c;
+        }
+        match self.text.get(self.pos) {
+            None => EOF,
+            Some(&b) => {
+                self.pos += 1;
+                b as i8 as i32
+            }
+        }
+    }
+
+    /// The next token. `in_matchinst` says whether a `matchinst(` is
+    /// open, so that `/` starts a pattern.
+    pub fn next_token(&mut self, in_matchinst: bool) -> Token {
+        let mut buf: Vec<u8> = Vec::new();
+        let mut partial: Option<Partial> = None;
+        let mut start: isize = -1;
+        let mut first = true;
+        let mut escape = false;
+        let done = |tok: Tok, start: isize, text: Vec<u8>| Token { tok, start, text, error: None };
+        let fail = |why: &'static str, start: isize, text: Vec<u8>| Token {
+            tok: Tok::LexError,
+            start,
+            text,
+            error: Some(why),
+        };
+        loop {
+            let mut c = self.get();
+            if first {
+                if is_space(c) {
+                    continue;
+                }
+                start = self.pos as isize - 1;
+                first = false;
+            }
+            if c == EOF {
+                if partial.is_none() {
+                    return done(Tok::Eos, start, Vec::new());
+                }
+                c = 0; // ends the token in hand
+            }
+            buf.push(c as u8);
+            let Some(kind) = partial else {
+                let single = match c as u8 {
+                    b'+' => Some(Tok::Plus),
+                    b'-' => Some(Tok::Minus),
+                    b'*' => Some(Tok::Star),
+                    b'/' if !in_matchinst => Some(Tok::Slash),
+                    b'(' => Some(Tok::LParen),
+                    b')' => Some(Tok::RParen),
+                    b'?' => Some(Tok::Quest),
+                    b':' => Some(Tok::Colon),
+                    b',' => Some(Tok::Comma),
+                    _ => None,
+                };
+                if let Some(tok) = single {
+                    return done(tok, start, buf);
+                }
+                partial = Some(match c {
+                    _ if is_digit(c) => Partial::Integer,
+                    _ if is_alpha(c) => Partial::Name,
+                    0x2e => Partial::Double,   // .
+                    0x2f => Partial::Pattern,  // / in matchinst(
+                    0x3c => Partial::Lt,       // <
+                    0x3d => Partial::Eq,       // =
+                    0x3e => Partial::Gt,       // >
+                    0x21 => Partial::Bang,     // !
+                    0x26 => Partial::Amp,      // &
+                    0x7c => Partial::Bar,      // |
+                    0x22 => Partial::String,   // "
+                    0x5b => Partial::InstName, // [
+                    _ => return fail("Illegal character", start, buf),
+                });
+                continue;
+            };
+            match kind {
+                Partial::Integer => {
+                    if c == b'.' as i32 {
+                        partial = Some(Partial::Double);
+                    } else if !is_digit(c) {
+                        self.peek = c;
+                        buf.pop();
+                        // at most 32 bits (an overflowing strtoull is too large as well)
+                        let fits = buf.iter().try_fold(0u64, |v, &d| {
+                            let v = v * 10 + u64::from(d - b'0');
+                            (v <= u64::from(u32::MAX)).then_some(v)
+                        });
+                        if fits.is_none() {
+                            return fail("Constant value too large", start, buf);
+                        }
+                        return done(Tok::Integer, start, buf);
+                    }
+                }
+                Partial::Double => {
+                    if !is_digit(c) {
+                        self.peek = c;
+                        buf.pop();
+                        return done(Tok::Double, start, buf);
+                    }
+                }
+                Partial::Name => {
+                    if is_alpha(c) || is_digit(c) || c == b'_' as i32 || c == b'.' as i32 {
+                        continue;
+                    }
+                    self.peek = c;
+                    buf.pop();
+                    // a function needs its ( at once; keywords are keywords anywhere
+                    if let Some(tok) = word_token(&buf, c == b'(' as i32) {
+                        return done(tok, start, buf);
+                    }
+                    return done(Tok::Name, start, buf);
+                }
+                Partial::String => {
+                    if c != b'"' as i32 {
+                        if c == 0 {
+                            buf.pop();
+                            return fail("unterminated STRING", start, buf.split_off(1));
+                        }
+                        continue;
+                    }
+                    buf.pop();
+                    return done(Tok::String, start, buf.split_off(1));
+                }
+                Partial::InstName | Partial::Pattern => {
+                    let (close, tok, why) = if kind == Partial::InstName {
+                        (b']', Tok::InstName, "unterminated instance name")
+                    } else {
+                        (b'/', Tok::Pattern, "unterminated pattern")
+                    };
+                    if escape && c != 0 {
+                        escape = false;
+                        continue;
+                    }
+                    if !escape && c == b'\\' as i32 {
+                        buf.pop();
+                        escape = true;
+                        continue;
+                    }
+                    if c != close as i32 {
+                        if c == 0 {
+                            buf.pop();
+                            return fail(why, start, buf.split_off(1));
+                        }
+                        continue;
+                    }
+                    buf.pop();
+                    return done(tok, start, buf.split_off(1));
+                }
+                Partial::Lt | Partial::Gt | Partial::Eq | Partial::Bang => {
+                    let (with_eq, alone) = match kind {
+                        Partial::Lt => (Tok::Leq, Tok::Lt),
+                        Partial::Gt => (Tok::Geq, Tok::Gt),
+                        Partial::Eq => (Tok::Eq, Tok::Assign),
+                        _ => (Tok::Neq, Tok::Not),
+                    };
+                    if c == b'=' as i32 {
+                        return done(with_eq, start, buf);
+                    }
+                    self.peek = c;
+                    buf.pop();
+                    return done(alone, start, buf);
+                }
+                Partial::Amp | Partial::Bar => {
+                    let (twice, tok) = if kind == Partial::Amp { (b'&', Tok::And) } else { (b'|', Tok::Or) };
+                    if c == twice as i32 {
+                        return done(tok, start, buf);
+                    }
+                    self.peek = c;
+                    buf.pop();
+                    return fail("Illegal character", start, buf);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &[u8]) -> Vec<(Tok, isize, String)> {
+        let mut lx = Lexer::new(s);
+        let mut out = Vec::new();
+        loop {
+            let t = lx.next_token(false);
+            let end = t.tok == Tok::Eos || t.tok == Tok::LexError;
+            out.push((t.tok, t.start, String::from_utf8_lossy(&t.text).into_owned()));
+            if end {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn numbers_names_and_operators() {
+        let t = toks(b"a.b_1 + 12*.5 <= 3.4.5");
+        let kinds: Vec<Tok> = t.iter().map(|x| x.0).collect();
+        assert_eq!(
+            kinds,
+            [Tok::Name, Tok::Plus, Tok::Integer, Tok::Star, Tok::Double, Tok::Leq, Tok::Double, Tok::Double, Tok::Eos]
+        );
+        assert_eq!(t[6].2, "3.4");
+        assert_eq!(t[7].2, ".5");
+        assert_eq!(t[8].1, 21, "end of text is the last byte");
+    }
+
+    #[test]
+    fn empty_text_ends_before_it() {
+        assert_eq!(toks(b""), [(Tok::Eos, -1, String::new())]);
+        assert_eq!(toks(b"  ")[0].1, 1);
+    }
+
+    #[test]
+    fn function_names_need_a_parenthesis_at_once() {
+        assert_eq!(toks(b"avg(")[0].0, Tok::Avg);
+        assert_eq!(toks(b"avg (")[0].0, Tok::Name);
+        assert_eq!(toks(b"units")[0].0, Tok::Units);
+    }
+
+    #[test]
+    fn constants_are_32_bits() {
+        assert_eq!(toks(b"4294967295")[0].0, Tok::Integer);
+        let t = toks(b"4294967296");
+        assert_eq!((t[0].0, t[0].2.as_str()), (Tok::LexError, "4294967296"));
+    }
+
+    #[test]
+    fn escapes_in_instance_names() {
+        let t = toks(br"x[a\]b\\c]");
+        assert_eq!(t[1], (Tok::InstName, 1, r"a]b\c".to_string()));
+        assert_eq!(toks(b"x[ab")[1].0, Tok::LexError);
+    }
+
+    #[test]
+    fn byte_ff_ends_input_without_ending_the_text() {
+        let t = toks(b"ab\xffcd");
+        assert_eq!(t[0].2, "ab");
+        assert_eq!(t[1], (Tok::Name, 3, "cd".to_string()));
+        assert_eq!(toks(b"a \xff b")[1], (Tok::Eos, 2, String::new()));
+    }
+
+    #[test]
+    fn nul_ends_the_text() {
+        assert_eq!(toks(b"a\0+b"), [(Tok::Name, 0, "a".into()), (Tok::Eos, 0, String::new())]);
+    }
+
+    #[test]
+    fn lone_ampersand_is_illegal() {
+        let t = toks(b"a & b");
+        assert_eq!(t[1].0, Tok::LexError);
+        assert_eq!(t[1].2, "&");
+    }
+}

@@ -1,0 +1,87 @@
+//! The local context as the tools open it: `-L` (with `-K` specs), and the
+//! embedded default, a local context when no source is named and no pmcd
+//! answers on the local host.
+//!
+//! A local context runs PCP's Linux PMDA inside the tool, and that PMDA
+//! takes its test settings from the environment: `LINUX_STATSPATH` (the
+//! root its /proc and /sys files are read under), `LINUX_HERTZ`,
+//! `LINUX_PAGESIZE` and `LINUX_NCPUS`. The tools read them here, so a
+//! local context over a snapshot of files works as PCP's does (the golden
+//! tests use the snapshot committed in crates/pcp-linux/tests/snapshot).
+
+use crate::options::{atoi, Hooks};
+use pcp::local::{Agents, LocalNames, LocalSpec};
+use pcp::Context;
+use pcp_linux::RootFiles;
+use pcp_pmns::Pmns;
+
+/// The local context of a tool run in the environment `env`, its agents
+/// as `-K` specs left them and, when the tool loaded one, its own name
+/// space; with the diagnostics libpcp prints on the way.
+pub fn open(env: &[(Vec<u8>, Vec<u8>)], agents: &Agents, pmns: Option<Pmns>) -> (pcp::PmResult<Context>, Vec<u8>) {
+    let var = |name: &str| env.iter().find(|(k, _)| k == name.as_bytes()).map(|(_, v)| v.as_slice());
+    let mut spec = LocalSpec::system();
+    spec.agents = agents.clone();
+    if let Some(p) = pmns {
+        spec.names = LocalNames::Given(p);
+    }
+    if let Some(root) = var("LINUX_STATSPATH") {
+        spec.files = RootFiles::new(String::from_utf8_lossy(root).into_owned());
+    }
+    if let Some(hz) = var("LINUX_HERTZ") {
+        spec.linux.hz = u32::try_from(atoi(hz)).unwrap_or(1).max(1);
+    }
+    if let Some(size) = var("LINUX_PAGESIZE") {
+        // the PMDA keeps the page size as a shift: the lowest bit set
+        let n = atoi(size) as u32;
+        spec.linux.page_size = if n == 0 { 1 } else { 1 << n.trailing_zeros() };
+    }
+    if let Some(n) = var("LINUX_NCPUS") {
+        spec.linux.ncpus = Some(u32::try_from(atoi(n)).unwrap_or(0));
+    }
+    Context::open_local_with(spec)
+}
+
+/// [`open`], writing the diagnostics to `err`, and on failure `failed`
+/// and the error (the tool's words for it): `None` then.
+pub fn open_reporting(
+    env: &[(Vec<u8>, Vec<u8>)],
+    agents: &Agents,
+    pmns: Option<Pmns>,
+    failed: &str,
+    err: &mut dyn std::io::Write,
+) -> std::io::Result<Option<Context>> {
+    let (ctx, diagnostics) = open(env, agents, pmns);
+    err.write_all(&diagnostics)?;
+    match ctx {
+        Ok(c) => Ok(Some(c)),
+        Err(e) => {
+            writeln!(err, "{failed}: {e}")?;
+            Ok(None)
+        }
+    }
+}
+
+/// The line a tool prints when, with no source named, it finds no pmcd on
+/// the local host (`reason` says why) and uses the local context instead.
+pub fn fallback_note(prog: &str, reason: pcp::PmError) -> String {
+    format!("{prog}: no pmcd on local host ({reason}), using built-in local metrics\n")
+}
+
+/// Is there a pmcd on the local host? `Err` says why not, in PCP's words.
+pub fn local_pmcd() -> Result<(), pcp::PmError> {
+    pcp::transport::connect("local:").map(|_| ())
+}
+
+/// [`Hooks`] that keep the agent table `-K` specs edit.
+#[derive(Debug, Default)]
+pub struct LocalHooks {
+    /// The local agents.
+    pub agents: Agents,
+}
+
+impl Hooks for LocalHooks {
+    fn spec_local(&mut self, spec: &[u8]) -> Result<(), String> {
+        self.agents.apply_spec(&String::from_utf8_lossy(spec))
+    }
+}

@@ -1,8 +1,0 @@
--m
---env
-PCP_DERIVED_CONFIG=
-PCP_VAR_DIR=tests/golden/pminfo/vardir
-TZ=UTC
-LC_ALL=C
-PMCD_PORT=1
-PCP_RUN_DIR=/nonexistent

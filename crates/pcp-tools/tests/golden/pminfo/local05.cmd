@@ -1,0 +1,17 @@
+-L
+-f
+-b
+2
+kernel.all.load
+hinv.ncpu
+kernel.percpu.cpu.idle
+network.interface.out.bytes
+disk.dev.write
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
+LINUX_STATSPATH=../pcp-linux/tests/snapshot/vm1
+LINUX_HERTZ=100
+LINUX_PAGESIZE=4096
+LINUX_NCPUS=2

@@ -1,0 +1,15 @@
+-K
+add,60,/nonexistent/pmda_linux.so,linux_init
+-K
+del,,/var/lib/pcp/pmdas/linux/pmda_linux.so
+-L
+-f
+hinv.ncpu
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
+LINUX_STATSPATH=../pcp-linux/tests/snapshot/vm1
+LINUX_HERTZ=100
+LINUX_PAGESIZE=4096
+LINUX_NCPUS=2

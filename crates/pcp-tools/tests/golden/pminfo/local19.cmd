@@ -1,0 +1,13 @@
+-L
+-a
+../pcp-archive/tests/fixtures/v2
+-f
+kernel.all.load
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
+LINUX_STATSPATH=../pcp-linux/tests/snapshot/vm1
+LINUX_HERTZ=100
+LINUX_PAGESIZE=4096
+LINUX_NCPUS=2

@@ -1,0 +1,17 @@
+-L
+-b
+2
+-v
+kernel.all.load
+hinv.ncpu
+kernel.percpu.cpu.user
+network.interface.in.packets
+disk.dev.read
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
+LINUX_STATSPATH=../pcp-linux/tests/snapshot/vm1
+LINUX_HERTZ=100
+LINUX_PAGESIZE=4096
+LINUX_NCPUS=2

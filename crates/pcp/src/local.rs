@@ -1,0 +1,573 @@
+//! The local side of a context (`PM_CONTEXT_LOCAL`): metrics read from
+//! this machine's /proc and /sys by the process itself, with no pmcd.
+//!
+//! PCP runs the DSO PMDAs named in pmcd's configuration inside the client
+//! for a local context. pcp-rs has its own agents instead, built in:
+//!
+//! - `linux` (domain 60): the Linux PMDA's metrics that `pcp_linux`
+//!   serves, under the PMDA's names, PMIDs, instance domains, help texts
+//!   and labels;
+//! - `proc` (domain 3): `proc.nprocs` alone.
+//!
+//! Metrics of any other domain are `PM_ERR_NOAGENT` ("No PMCD agent for
+//! domain of request"), as they are in PCP for a PMDA that is not loaded,
+//! and so are those of an agent taken out of the table with
+//! `pmSpecLocalPMDA` (see [`Agents`]).
+//!
+//! The names of a local context are libpcp's default name space
+//! (`$PMNS_DEFAULT`, else `$PCP_VAR_DIR/pmns/root`) when that file can be
+//! read, as in PCP; on a machine without PCP there is none, and the
+//! context names exactly the metrics it serves (see [`LocalNames`]).
+
+use crate::context::{Instances, TextLevel};
+use pcp_core::labels::{add_labels, flags, parse_label_set, LabelSet};
+use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp, ValueSet};
+use pcp_linux::{Files, LinuxSource, RootFiles, LINUX_DOMAIN, PROC_DOMAIN};
+use pcp_pmns::Pmns;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+/// The agents pcp-rs has built in, by domain, with the name their domain
+/// labels give them (libpcp's `{"agent":NAME}`).
+const BUILT_IN: [(u32, &str); 2] = [(LINUX_DOMAIN, "linux"), (PROC_DOMAIN, "proc")];
+
+/// `MAXMACHINEIDLEN`: the longest machine identifier libpcp reads.
+const MAXMACHINEIDLEN: usize = 64;
+
+/// One entry of the local agent table: a domain (or none, once deleted)
+/// with the DSO path and initialisation routine a spec named.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Agent {
+    domain: Option<u32>,
+    path: Option<String>,
+    init: Option<String>,
+    /// One of the table's first entries, always there to be "loaded".
+    builtin: bool,
+}
+
+/// The table of agents of a local context, as `pmSpecLocalPMDA` edits it
+/// (`pminfo -K`). It starts with the built-in agents. pcp-rs loads no PMDA
+/// code: an entry added for a built-in agent's domain brings that agent
+/// back when its DSO file is there (PCP would load it; it is missing, the
+/// context warns as PCP does), and an entry for any other domain serves
+/// nothing.
+#[doc(alias = "pmSpecLocalPMDA")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Agents {
+    table: Vec<Agent>,
+}
+
+impl Default for Agents {
+    /// The built-in agents, each under the DSO path and routine PCP would
+    /// load it from (`$PCP_PMDAS_DIR/NAME/pmda_NAME.so`, `NAME_init`).
+    fn default() -> Agents {
+        let dir = pmdas_dir();
+        let agent = |&(d, name): &(u32, &str)| Agent {
+            domain: Some(d),
+            path: Some(format!("{dir}/{name}/pmda_{name}.so")),
+            init: Some(format!("{name}_init")),
+            builtin: true,
+        };
+        Agents { table: BUILT_IN.iter().map(agent).collect() }
+    }
+}
+
+impl Agents {
+    /// Connect the agents as libpcp's `__pmConnectLocal` does: the domains
+    /// served, and the warnings about DSO files that are not there.
+    fn connect(&self, pmdas_dir: &str) -> (Vec<u32>, Vec<u8>) {
+        let (mut served, mut warnings) = (Vec::new(), Vec::new());
+        for a in &self.table {
+            let Some(domain) = a.domain else { continue };
+            if !a.builtin {
+                let name = a.path.as_deref().unwrap_or("(null)");
+                let exists = |p: &str| Path::new(p).exists();
+                let found = exists(name)
+                    || exists(&format!("{pmdas_dir}/{name}"))
+                    || exists(&format!("{pmdas_dir}/{name}.so"))
+                    || exists(&format!("{name}.so"));
+                if !found {
+                    warnings.extend_from_slice(
+                        format!("__pmConnectLocal: Warning: cannot find DSO at \"{name}.so\" or \"{name}\"\n")
+                            .as_bytes(),
+                    );
+                    continue;
+                }
+            }
+            if BUILT_IN.iter().any(|&(d, _)| d == domain) && !served.contains(&domain) {
+                served.push(domain);
+            }
+        }
+        (served, warnings)
+    }
+
+    /// `pmSpecLocalPMDA`: apply one `-K` spec, `add,DOMAIN,PATH,INIT`,
+    /// `del,DOMAIN[,PATH]` (or `del,,PATH`) or `clear`; `Err` carries the
+    /// message libpcp returns.
+    #[doc(alias = "pmSpecLocalPMDA")]
+    pub fn apply_spec(&mut self, spec: &str) -> Result<(), String> {
+        #[derive(PartialEq)]
+        enum Op {
+            Add,
+            Del,
+        }
+        let (op, rest) = if let Some(r) = spec.strip_prefix("add") {
+            (Op::Add, r)
+        } else if let Some(r) = spec.strip_prefix("del") {
+            (Op::Del, r)
+        } else if let Some(r) = spec.strip_prefix("clear") {
+            if !r.is_empty() {
+                return Err("unexpected text after clear op in spec".into());
+            }
+            self.table.clear();
+            return Ok(());
+        } else {
+            return Err("bad op in spec".into());
+        };
+        let Some(rest) = rest.strip_prefix(',') else { return Err("expected , after op in spec".into()) };
+        if rest.is_empty() {
+            return Err("missing domain in spec".into());
+        }
+        let mut domain = None;
+        let after_domain = if let Some(r) = rest.strip_prefix(',') {
+            if op != Op::Del {
+                return Err("missing domain in spec".into());
+            }
+            r
+        } else {
+            let (d, r) = strtol(rest);
+            if !(r.is_empty() || r.starts_with(',')) || !(0..=510).contains(&d) {
+                return Err("bad domain in spec".into());
+            }
+            domain = Some(d as u32);
+            r.strip_prefix(',').unwrap_or(r)
+        };
+        let (mut path, mut init) = (None, None);
+        if let Some(r) = after_domain.strip_prefix(',') {
+            // no path: an init routine alone
+            if !r.is_empty() {
+                init = Some(r.to_string());
+            }
+        } else if !after_domain.is_empty() {
+            match after_domain.split_once(',') {
+                Some((p, i)) => {
+                    path = Some(p.to_string());
+                    if !i.is_empty() {
+                        init = Some(i.to_string());
+                    } else if op != Op::Del {
+                        return Err("missing init-routine in spec".into());
+                    }
+                }
+                None if op != Op::Del => return Err("missing init-routine in spec".into()),
+                None => path = Some(after_domain.to_string()),
+            }
+        } else if op != Op::Del {
+            return Err("missing dso-path in spec".into());
+        }
+        if domain.is_none() && path.is_none() {
+            return Err("missing domain and dso-path in spec".into());
+        }
+        match op {
+            Op::Add => self.table.push(Agent { domain, path, init, builtin: false }),
+            Op::Del => {
+                let mut found = false;
+                for a in &mut self.table {
+                    if (domain.is_some() && a.domain == domain) || (path.is_some() && a.path == path) {
+                        a.domain = None;
+                        found = true;
+                    }
+                }
+                if !found {
+                    return Err(format!("__pmLocalPMDA: {}", PmError::PM_ERR_INDOM));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `$PCP_PMDAS_DIR`.
+fn pmdas_dir() -> String {
+    crate::config::get("PCP_PMDAS_DIR").unwrap_or_else(|| "/var/lib/pcp/pmdas".into())
+}
+
+/// C `(int)strtol(s, &end, 10)`: the value (saturated to a 64-bit long,
+/// then cut to an `int`) and the text after it.
+fn strtol(s: &str) -> (i64, &str) {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let neg = b.get(i) == Some(&b'-');
+    if matches!(b.get(i), Some(b'-' | b'+')) {
+        i += 1;
+    }
+    let start = i;
+    let mut v: i128 = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        v = (v * 10 + i128::from(b[i] - b'0')).min(i128::from(u64::MAX));
+        i += 1;
+    }
+    if i == start {
+        return (0, s);
+    }
+    let v = if neg { -v } else { v };
+    let long = v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+    (i64::from(long as i32), &s[i..])
+}
+
+/// Where a local context's names come from.
+#[derive(Debug, Default)]
+pub enum LocalNames {
+    /// libpcp's default name space file when it can be read, else the
+    /// metrics served ([`LocalNames::BuiltIn`]).
+    #[default]
+    Default,
+    /// Exactly the metrics served, in their agents' name-space order.
+    BuiltIn,
+    /// A name space the application loaded itself
+    /// (`pmLoadASCIINameSpace` before the context, `pminfo -n`).
+    Given(Pmns),
+}
+
+/// How to open a local context: where its files are, the machine's
+/// parameters, its agents and names.
+#[derive(Debug)]
+pub struct LocalSpec {
+    /// The files the metrics are read from (`/` for this machine).
+    pub files: RootFiles,
+    /// The machine's parameters and the PMDA instance caches' directory.
+    pub linux: pcp_linux::Options,
+    /// The agent table.
+    pub agents: Agents,
+    /// The names.
+    pub names: LocalNames,
+    /// `$PCP_SYSCONF_DIR`: the context labels' `labels` directory is
+    /// found here (`None`: no such labels).
+    pub sysconf_dir: Option<PathBuf>,
+    /// `$PCP_PMDAS_DIR`, where agents added by a spec are looked for.
+    pub pmdas_dir: String,
+}
+
+impl LocalSpec {
+    /// This machine, as PCP's local context sees it: files under `/`, the
+    /// machine's parameters, the instance numbering PCP's PMDAs saved
+    /// under `$PCP_VAR_DIR/config/pmda`, libpcp's default names and
+    /// `$PCP_SYSCONF_DIR` (from the environment or `/etc/pcp.conf`).
+    pub fn system() -> LocalSpec {
+        let mut linux = pcp_linux::Options::from_system();
+        linux.pmda_cache_dir = Some(crate::config::var_dir().join("config").join("pmda"));
+        LocalSpec {
+            files: RootFiles::new("/"),
+            linux,
+            agents: Agents::default(),
+            names: LocalNames::Default,
+            sysconf_dir: Some(crate::config::get("PCP_SYSCONF_DIR").unwrap_or_else(|| "/etc/pcp".into()).into()),
+            pmdas_dir: pmdas_dir(),
+        }
+    }
+
+    /// A snapshot of a machine's files under `root` (see
+    /// [`RootFiles::snapshot`]): this machine's parameters, no saved
+    /// instance numbering, the built-in names and no configured labels,
+    /// so nothing outside `root` is read but the process's user and
+    /// group.
+    pub fn snapshot(root: impl Into<PathBuf>) -> LocalSpec {
+        let mut linux = pcp_linux::Options::from_system();
+        linux.pmda_cache_dir = None;
+        LocalSpec {
+            files: RootFiles::snapshot(root),
+            linux,
+            agents: Agents::default(),
+            names: LocalNames::BuiltIn,
+            sysconf_dir: None,
+            pmdas_dir: pmdas_dir(),
+        }
+    }
+}
+
+/// The metrics source of a local context.
+#[derive(Debug)]
+pub struct LocalSource {
+    /// Behind a lock: reading instance domains updates the agent's
+    /// instance caches, from behind the context's shared references.
+    linux: Mutex<LinuxSource<RootFiles>>,
+    /// The domains with an agent.
+    served: Vec<u32>,
+    hostname: String,
+    context_labels: Option<LabelSet>,
+}
+
+/// The current time, as a local fetch stamps its result.
+pub fn now() -> Timestamp {
+    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    Timestamp { sec: d.as_secs() as i64, nsec: d.subsec_nanos() }
+}
+
+/// The names of every metric served, for the built-in name space.
+pub fn builtin_names() -> impl Iterator<Item = (&'static str, PmId)> {
+    pcp_linux::metrics().iter().map(|m| (m.name, m.pmid))
+}
+
+/// A file's first line, without its line end.
+fn first_line(files: &RootFiles, path: &str) -> Option<String> {
+    let text = files.read(path).ok()?;
+    let line = text.split(|&b| b == b'\n').next().unwrap_or_default();
+    Some(String::from_utf8_lossy(line).into_owned())
+}
+
+impl LocalSource {
+    /// Set up the agents over `spec`'s files (its names are the
+    /// context's business), with the warnings libpcp prints for agents
+    /// it cannot find.
+    pub fn open(spec: &LocalSpec) -> (LocalSource, Vec<u8>) {
+        let files = spec.files.clone();
+        // gethostname(2) is the kernel's host name, which /proc shows
+        let hostname = first_line(&files, "/proc/sys/kernel/hostname")
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| "localhost".into());
+        let context_labels = context_labels(&files, &hostname, spec.sysconf_dir.as_deref());
+        let (served, warnings) = spec.agents.connect(&spec.pmdas_dir);
+        let src = LocalSource {
+            linux: Mutex::new(LinuxSource::with_files(files, spec.linux.clone())),
+            served,
+            hostname,
+            context_labels,
+        };
+        (src, warnings)
+    }
+
+    fn linux(&self) -> MutexGuard<'_, LinuxSource<RootFiles>> {
+        // a panic elsewhere cannot leave the caches half updated in a way
+        // that matters more than losing them: carry on with them
+        self.linux.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The host name (`pmGetContextHostName`): the machine's, as
+    /// `gethostname` gives it.
+    #[doc(alias = "pmGetContextHostName")]
+    pub fn hostname(&self) -> &str {
+        &self.hostname
+    }
+
+    /// Does an agent serve `domain`?
+    pub fn serves(&self, domain: u32) -> bool {
+        self.served.contains(&domain)
+    }
+
+    fn agent(&self, domain: u32) -> PmResult<()> {
+        if self.serves(domain) {
+            Ok(())
+        } else {
+            Err(PmError::PM_ERR_NOAGENT)
+        }
+    }
+
+    fn metric(&self, pmid: PmId) -> PmResult<&'static pcp_linux::MetricDef> {
+        self.agent(pmid.domain())?;
+        pcp_linux::metric_by_pmid(pmid).ok_or(PmError::PM_ERR_PMID)
+    }
+
+    /// `pmLookupDesc`.
+    #[doc(alias = "pmLookupDesc")]
+    pub fn desc(&self, pmid: PmId) -> PmResult<Desc> {
+        Ok(self.metric(pmid)?.desc())
+    }
+
+    /// `pmLookupText`.
+    #[doc(alias = "pmLookupText")]
+    pub fn text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
+        Ok(self.metric(pmid)?.text(level == TextLevel::Help).as_bytes().to_vec())
+    }
+
+    /// `pmLookupInDomText`.
+    #[doc(alias = "pmLookupInDomText")]
+    pub fn indom_text(&self, indom: InDom, _level: TextLevel) -> PmResult<Vec<u8>> {
+        self.agent(indom.domain())?;
+        pcp_linux::indom_text(indom).map(|t| t.as_bytes().to_vec()).ok_or(PmError::PM_ERR_TEXT)
+    }
+
+    /// `pmGetInDom`: the instances of `indom` now, in the agent's order.
+    #[doc(alias = "pmGetInDom")]
+    pub fn instances(&self, indom: InDom) -> PmResult<Instances> {
+        self.agent(indom.domain())?;
+        let insts = self.linux().instances(indom)?;
+        Ok(insts.into_iter().map(|(i, n)| (i, n.into_bytes())).unzip())
+    }
+
+    /// `pmFetch` at time `now`: each metric's values (the instances
+    /// `wanted` accepts), or its error; metrics of a domain without an
+    /// agent are `PM_ERR_NOAGENT`.
+    #[doc(alias = "pmFetch")]
+    pub fn fetch(&self, pmids: &[PmId], now: Timestamp, wanted: &dyn Fn(InDom, i32) -> bool) -> FetchResult {
+        let served: Vec<PmId> = pmids.iter().copied().filter(|p| self.serves(p.domain())).collect();
+        let mut got = if served.is_empty() { Vec::new() } else { self.linux().fetch(&served, now, wanted).sets };
+        got.reverse();
+        let sets = pmids
+            .iter()
+            .map(|&pmid| match self.serves(pmid.domain()) {
+                true => got.pop().unwrap_or(ValueSet { pmid, values: Err(PmError::PM_ERR_PMID) }),
+                false => ValueSet { pmid, values: Err(PmError::PM_ERR_NOAGENT) },
+            })
+            .collect();
+        FetchResult { timestamp: now, sets }
+    }
+
+    /// The label sets of `kind` (one of `pcp_core::labels::flags`'s level
+    /// bits) for `ident`, as libpcp and the agents give them.
+    #[doc(alias = "pmGetLabels")]
+    pub fn labels(&self, kind: u8, ident: u32) -> PmResult<Vec<LabelSet>> {
+        if kind & flags::CONTEXT != 0 {
+            return Ok(self.context_labels.iter().cloned().collect());
+        }
+        let domain = if kind & flags::DOMAIN != 0 {
+            ident
+        } else if kind & (flags::INDOM | flags::INSTANCES) != 0 {
+            InDom(ident).domain()
+        } else {
+            PmId(ident).domain()
+        };
+        self.agent(domain)?;
+        let one = |json: Option<&str>, level: u8| -> PmResult<Vec<LabelSet>> {
+            let Some(json) = json else { return Ok(Vec::new()) };
+            let mut set = None;
+            add_labels(&mut set, json.as_bytes(), level)?;
+            Ok(set.into_iter().collect())
+        };
+        if kind & flags::DOMAIN != 0 {
+            let name = BUILT_IN.iter().find(|(d, _)| *d == domain).map_or("", |(_, n)| n);
+            return Ok(vec![parse_label_set(format!(r#"{{"agent":"{name}"}}"#).as_bytes(), flags::DOMAIN)?]);
+        }
+        if domain != LINUX_DOMAIN {
+            return Ok(Vec::new());
+        }
+        if kind & flags::INDOM != 0 {
+            one(pcp_linux::labels::indom(InDom(ident)), flags::INDOM)
+        } else if kind & flags::ITEM != 0 {
+            one(pcp_linux::labels::item(PmId(ident)), flags::ITEM)
+        } else if kind & flags::INSTANCES != 0 {
+            // one set an instance, without labels where the agent has none
+            let Ok(insts) = self.linux().instance_labels(InDom(ident)) else { return Ok(Vec::new()) };
+            let mut out = Vec::with_capacity(insts.len());
+            for (inst, json) in insts {
+                let mut set = match json {
+                    Some(j) => parse_label_set(j.as_bytes(), flags::INSTANCES)?,
+                    None => LabelSet::default(),
+                };
+                set.inst = inst;
+                out.push(set);
+            }
+            Ok(out)
+        } else {
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// libpcp's labels of a local context: the `labels` directory's files
+/// (and its `optional` directory's, as optional labels), then the host,
+/// domain and machine names, then the user and group (optional).
+fn context_labels(files: &RootFiles, hostname: &str, sysconf: Option<&Path>) -> Option<LabelSet> {
+    let mut set = None;
+    if let Some(dir) = sysconf {
+        let labels = dir.join("labels");
+        add_label_files(&mut set, &labels, flags::COMPOUND | flags::CONTEXT);
+        add_label_files(&mut set, &labels.join("optional"), flags::COMPOUND | flags::CONTEXT | flags::OPTIONAL);
+    }
+    let domain = first_line(files, "/proc/sys/kernel/domainname")
+        .filter(|d| !d.is_empty() && d != "(none)")
+        .unwrap_or_else(|| "localdomain".into());
+    let machineid = files
+        .read("/etc/machine-id")
+        .ok()
+        .and_then(|t| {
+            let word: Vec<u8> = t.split(|b| b.is_ascii_whitespace()).find(|w| !w.is_empty())?.to_vec();
+            Some(String::from_utf8_lossy(&word[..word.len().min(MAXMACHINEIDLEN)]).into_owned())
+        })
+        .unwrap_or_else(|| "localmachine".into());
+    let host = format!(r#"{{"hostname":"{hostname}","domainname":"{domain}","machineid":"{machineid}"}}"#);
+    if add_labels(&mut set, host.as_bytes(), flags::CONTEXT).ok()? <= 0 {
+        return None;
+    }
+    let (uid, gid) = pcp_linux::user_and_group();
+    let user = format!(r#"{{"groupid":{gid},"userid":{uid}}}"#);
+    if add_labels(&mut set, user.as_bytes(), flags::CONTEXT | flags::OPTIONAL).ok()? <= 0 {
+        return None;
+    }
+    set
+}
+
+/// Add the labels of each file in `dir` (names in byte order, dot files
+/// skipped; a file whose labels do not parse is passed over).
+fn add_label_files(set: &mut Option<LabelSet>, dir: &Path, labelflags: u8) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut names: Vec<_> = entries.flatten().map(|e| e.file_name()).collect();
+    names.sort();
+    for name in names {
+        if name.as_encoded_bytes().first() == Some(&b'.') {
+            continue;
+        }
+        // libpcp reads at most a label set's worth of each file
+        use std::io::Read;
+        let limit = (pcp_core::labels::PM_MAXLABELJSONLEN - 1) as u64;
+        let mut text = Vec::new();
+        if let Ok(f) = std::fs::File::open(dir.join(&name)) {
+            let _ = f.take(limit).read_to_end(&mut text);
+        }
+        let _ = add_labels(set, &text, labelflags);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_as_libpcp_parses_them() {
+        let mut a = Agents::default();
+        for (spec, want) in [
+            ("bogus", "bad op in spec"),
+            ("clearx", "unexpected text after clear op in spec"),
+            ("add60", "expected , after op in spec"),
+            ("add,", "missing domain in spec"),
+            ("add,,x", "missing domain in spec"),
+            ("add,511,x,y", "bad domain in spec"),
+            ("add,6x,x,y", "bad domain in spec"),
+            ("add,60", "missing dso-path in spec"),
+            ("add,60,/p", "missing init-routine in spec"),
+            ("add,60,/p,", "missing init-routine in spec"),
+            ("del,,", "missing domain and dso-path in spec"),
+            ("del,99", "__pmLocalPMDA: Unknown or illegal instance domain identifier"),
+        ] {
+            assert_eq!(a.apply_spec(spec), Err(want.to_string()), "{spec}");
+        }
+        let served = |a: &Agents| a.connect("/nonexistent").0;
+        assert_eq!(served(&a), [60, 3]);
+        a.apply_spec("del,60").unwrap();
+        assert_eq!(served(&a), [3]);
+        // an agent comes back when its DSO is there to load
+        let dso = std::env::current_exe().unwrap().to_string_lossy().into_owned();
+        a.apply_spec(&format!("add,60,{dso},linux_init")).unwrap();
+        assert_eq!(a.connect("/nonexistent"), (vec![3, 60], Vec::new()));
+        a.apply_spec("clear").unwrap();
+        assert_eq!(served(&a), []);
+        a.apply_spec("add,60,/nonexistent/x,linux_init").unwrap();
+        let warning = b"__pmConnectLocal: Warning: cannot find DSO at \"/nonexistent/x.so\" or \"/nonexistent/x\"\n";
+        assert_eq!(a.connect("/nonexistent"), (Vec::new(), warning.to_vec()));
+        // an agent pcp-rs does not have serves nothing
+        a.apply_spec(&format!("add,29,{dso},sample_init")).unwrap();
+        assert_eq!(a.connect("/nonexistent").0, []);
+        a.apply_spec(&format!("del,,{dso}")).unwrap();
+    }
+
+    #[test]
+    fn strtol_reads_like_c() {
+        assert_eq!(strtol("60,x"), (60, ",x"));
+        assert_eq!(strtol(" -1"), (-1, ""));
+        assert_eq!(strtol("x"), (0, "x"));
+        assert_eq!(strtol("4294967356"), (60, ""));
+        assert_eq!(strtol("99999999999999999999"), (-1, ""));
+        assert_eq!(strtol("-99999999999999999999"), (0, ""));
+    }
+}
