@@ -26,7 +26,7 @@ use pcp_pdu::text::{PM_TEXT_HELP, PM_TEXT_INDOM, PM_TEXT_ONELINE, PM_TEXT_PMID};
 use pcp_pdu::{Fetch, InstanceReq, LabelReq, NameList, NameReq, Pdu, PduType, ResultPdu, TextReq};
 use pcp_pmns::tree::Child;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// A byte stream to pmcd of any kind (TCP, Unix socket, in memory).
 pub type BoxStream = Box<dyn PduStream + Send>;
@@ -851,11 +851,6 @@ impl HostSource {
             let counts = *old.counts();
             st.counts.add(&counts);
         }
-    }
-
-    /// The request timeout pmcd's replies must arrive within.
-    pub fn request_timeout(&self) -> Option<Duration> {
-        Timeouts::from_env().0.request
     }
 }
 
