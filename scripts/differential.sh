@@ -101,6 +101,9 @@ echo "$(ls crates/pcp-tools/tests/options/*.cmd | wc -l) option cases still what
 echo "== tools against the C tools, live"
 PCP_RS_LIVE=1 cargo test -q -p pcp-tools --test golden
 
+echo "== tools against pmcd: the host cases, C tool and ours on the running pmcd"
+PCP_RS_LIVE=1 cargo test -q -p pcp-tools --test host_golden
+
 echo "== pminfo on the system name space"
 cargo build -q -p pcp-tools --bin pminfo
 root=/var/lib/pcp/pmns/root

@@ -228,9 +228,50 @@ pub fn strtol_prefix(s: &[u8]) -> (i64, usize) {
     (v, at + digits)
 }
 
+/// The parts of an integer as C's `strtol` family reads it in `base`
+/// (0: a `0x` prefix means 16, a leading 0 means 8, else 10; 16 also
+/// takes a `0x` prefix): white space, an optional sign, digits. Returns
+/// whether it was negative, the digits' magnitude (saturating) and the
+/// bytes used, 0 when no digit follows (`end == s`). Each caller applies
+/// its own type's range and sign rules.
+#[doc(alias = "strtoul")]
+pub fn strtoint_parts(s: &[u8], base: u32) -> (bool, u128, usize) {
+    let ws = count_while(s, is_c_space);
+    let (negative, sign) = take_sign(&s[ws..]);
+    let at = ws + sign;
+    let rest = &s[at..];
+    let hex_prefix = matches!(rest, [b'0', b'x' | b'X', d, ..] if d.is_ascii_hexdigit());
+    let (radix, start) = match base {
+        0 | 16 if hex_prefix => (16, at + 2),
+        0 if rest.first() == Some(&b'0') => (8, at),
+        0 => (10, at),
+        b => (b, at),
+    };
+    let digits = count_while(&s[start..], |b| char::from(b).is_digit(radix));
+    if digits == 0 {
+        return (false, 0, 0);
+    }
+    let m = s[start..start + digits].iter().fold(0u128, |m, &c| {
+        let d = char::from(c).to_digit(radix).unwrap_or(0);
+        m.saturating_mul(u128::from(radix)).saturating_add(u128::from(d))
+    });
+    (negative, m, start + digits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer_parts_in_any_base() {
+        assert_eq!(strtoint_parts(b" -0x1f,", 0), (true, 31, 6));
+        assert_eq!(strtoint_parts(b"017", 0), (false, 15, 3));
+        assert_eq!(strtoint_parts(b"017", 10), (false, 17, 3));
+        assert_eq!(strtoint_parts(b"0x", 16), (false, 0, 1));
+        assert_eq!(strtoint_parts(b"ff", 16), (false, 255, 2));
+        assert_eq!(strtoint_parts(b"+", 10), (false, 0, 0));
+        assert_eq!(strtoint_parts(b"99999999999999999999999999999999999999999999", 10).1, u128::MAX);
+    }
 
     #[test]
     fn strtol_reads_like_glibc() {

@@ -16,6 +16,7 @@ pub mod pmdumplog;
 pub mod pmerr;
 pub mod pminfo;
 pub mod pmprobe;
+pub mod pmstore;
 pub mod pmval;
 
 use std::ffi::OsString;

@@ -73,20 +73,6 @@ pub fn local_pmcd() -> Result<(), pcp::PmError> {
     pcp::transport::connect("local:").map(|_| ())
 }
 
-/// A host context, as far as pcp-rs goes today: reach pmcd on `host` as
-/// the C tools do (reporting its absence in their words), then say that
-/// host contexts are not implemented; the exit status.
-pub fn host_context(prog: &str, host: &str, err: &mut dyn std::io::Write) -> std::io::Result<i32> {
-    match pcp::transport::connect(host) {
-        Err(e) => writeln!(err, "{prog}: Cannot connect to PMCD on host \"{host}\": {e}")?,
-        Ok(_) => writeln!(
-            err,
-            "{prog}: pmcd on host \"{host}\" answers, but host contexts are not implemented in pcp-rs yet"
-        )?,
-    }
-    Ok(1)
-}
-
 /// [`Hooks`] that keep the agent table `-K` specs edit.
 #[derive(Debug, Default)]
 pub struct LocalHooks {

@@ -11,11 +11,12 @@
 //! give; labels are those of the time each fetch found (see `labels`).
 //! Local contexts (`-L`, with `-K` specs): this machine's metrics read
 //! in-process (see `pcp::local`), fetched a batch at a time as pminfo
-//! fetches from pmcd. With no source named pminfo reaches for pmcd on the
-//! local host; when none answers it says so in one line and uses the local
-//! context (PCP's pminfo fails there). Host contexts connect to pmcd as
-//! pminfo does (so an absent named host is reported in PCP's words) and
-//! then say they are not implemented yet; so do `-x -c -O --container`.
+//! fetches from pmcd. Host contexts (`-h`, and `local:` when no source is
+//! named) ask pmcd, with pminfo's batching of names under pmcd's PDU size
+//! limit and one fetch a batch; `-n` with a host takes the names from the
+//! file. With no source named and no pmcd answering on the local host,
+//! pminfo says so in one line and uses the local context (PCP's pminfo
+//! fails there). `-x -c -O --container` say they are not implemented yet.
 
 mod labels;
 mod series;
@@ -117,6 +118,18 @@ struct Pminfo<'a> {
     /// Where each archive fetch starts (the archive's start): a failed
     /// fetch leaves the context there.
     origin: Option<Timestamp>,
+    /// For a host context, pminfo's running guess at the size of the
+    /// `PDU_PMNS_NAMES` request for the batch.
+    pdusize: Option<usize>,
+}
+
+/// pminfo's starting guess at a names request: the header and three
+/// counts.
+const PDUSIZE_START: usize = 20;
+
+/// `PM_PDU_SIZE_BYTES`: a name's bytes rounded up to whole words.
+fn pcp_pdu_padded(len: usize) -> usize {
+    len.div_ceil(4) * 4
 }
 
 impl<'a> Pminfo<'a> {
@@ -134,6 +147,7 @@ impl<'a> Pminfo<'a> {
             icache: None,
             labels: labels::Caches::default(),
             origin: None,
+            pdusize: None,
         }
     }
 
@@ -320,17 +334,34 @@ impl<'a> Pminfo<'a> {
                 return Ok(1);
             }
             (None, Some(ctx)) if !need_context && host.is_none() && nsflag => ctx,
-            (None, pmns) => match (host, crate::local::local_pmcd()) {
-                // no source named and no pmcd here: the local context
-                (None, Err(e)) => {
-                    self.err.write_all(crate::local::fallback_note("pminfo", e).as_bytes())?;
-                    match self.open_local(&agents, pmns)? {
-                        Some(ctx) => ctx,
-                        None => return Ok(1),
+            (None, pmns) => {
+                let named = host.is_some();
+                let host = host.unwrap_or_else(|| "local:".to_string());
+                match Context::open_host(&host) {
+                    Ok(mut c) => {
+                        self.pdusize = Some(PDUSIZE_START);
+                        // names from the loaded name space, all else from pmcd
+                        if let Some(ns) = pmns {
+                            c.use_namespace_of(ns);
+                        }
+                        c
                     }
+                    Err(e) => match (named, crate::local::local_pmcd()) {
+                        // no source named and no pmcd here: the local context
+                        (false, Err(why)) => {
+                            self.err.write_all(crate::local::fallback_note("pminfo", why).as_bytes())?;
+                            match self.open_local(&agents, pmns)? {
+                                Some(ctx) => ctx,
+                                None => return Ok(1),
+                            }
+                        }
+                        _ => {
+                            writeln!(self.err, "pminfo: Cannot connect to PMCD on host \"{host}\": {e}")?;
+                            return Ok(1);
+                        }
+                    },
                 }
-                (host, _) => return self.no_context(host),
-            },
+            }
         };
         let mut status = 0;
         if self.p.value || self.p.label || self.p.verify {
@@ -394,12 +425,6 @@ impl<'a> Pminfo<'a> {
         crate::local::open_reporting(&env, agents, pmns.map(Context::into_namespace), failed, self.err)
     }
 
-    /// A metrics source is needed: reach pmcd as pminfo would (reporting
-    /// its absence in PCP's words), then say what pcp-rs cannot do yet.
-    fn no_context(&mut self, host: Option<String>) -> std::io::Result<i32> {
-        crate::local::host_context("pminfo", host.as_deref().unwrap_or("local:"), self.err)
-    }
-
     /// A PMID (`d.c.i`) or instance domain (`d.s`) argument.
     fn digits(&mut self, ctx: &mut Context, arg: &str) -> Result<(), PmError> {
         let parts: Vec<u32> = crate::cscanf::scan_dotted_u32(arg.as_bytes());
@@ -446,6 +471,15 @@ impl<'a> Pminfo<'a> {
                 let _ = self.out.write_all(b"PMNS appears to be empty!\n");
                 continue;
             }
+            if let Some(size) = &mut self.pdusize {
+                // the names go to pmcd in one PDU, which must stay under
+                // 64 KiB: a batch that would pass 63 KiB ends here, and
+                // so do all later ones
+                *size += 4 + pcp_pdu_padded(n.len());
+                if *size > 63 * 1024 {
+                    self.batchsize = self.batch.len() + 1;
+                }
+            }
             self.batch.push(n);
             if self.batch.len() >= self.batchsize {
                 let _ = self.report(ctx);
@@ -460,6 +494,9 @@ impl<'a> Pminfo<'a> {
             return Ok(());
         }
         let batch = std::mem::take(&mut self.batch);
+        if let Some(size) = &mut self.pdusize {
+            *size = PDUSIZE_START;
+        }
         let mut names: Vec<&str> = batch.iter().map(String::as_str).collect();
         let mut pmids = vec![PmId::NULL; names.len()];
         if self.need_pmid {
@@ -477,7 +514,7 @@ impl<'a> Pminfo<'a> {
         }
         let p = self.p;
         let mut result: Option<FetchResult> = None;
-        if (p.value || p.label || p.verify) && ctx.local().is_some() && !pmids.is_empty() {
+        if (p.value || p.label || p.verify) && (ctx.local().is_some() || ctx.host().is_some()) && !pmids.is_empty() {
             // the batch in one fetch, as from pmcd
             match ctx.fetch(&pmids) {
                 Ok(r) => result = Some(r),
@@ -533,7 +570,7 @@ impl<'a> Pminfo<'a> {
                     // with the same recorded value set
                     match ctx.get_indom(d.indom) {
                         Ok((ids, _)) if !ids.is_empty() => {
-                            if ctx.local().is_some() {
+                            if ctx.local().is_some() || ctx.host().is_some() {
                                 let _ = ctx.del_profile(d.indom, &[]);
                                 let _ = ctx.add_profile(d.indom, &ids);
                                 let again = ctx.fetch(&[pmid]);

@@ -6,10 +6,12 @@
 //! directory, `-a` repeated).
 //! Archive values are read in one pass for all metrics, with the answers
 //! pmprobe's one-metric-at-a-time fetches from the archive's start give.
-//! Local contexts (`-L`, with `-K` specs) fetch in batches as from pmcd;
-//! with no source named and no pmcd answering on the local host, pmprobe
-//! says so in one line and uses the local context (PCP's fails there).
-//! Host contexts, `-n`, `-O`, `--derived` and `--container` say they are
+//! Host contexts (`-h`, and `local:` when no source is named) fetch `-b`
+//! metrics at a time from pmcd, and `-V` counts the PDUs exchanged as
+//! libpcp does. Local contexts (`-L`, with `-K` specs) fetch in batches as
+//! from pmcd; with no source named and no pmcd answering on the local
+//! host, pmprobe says so in one line and uses the local context (PCP's
+//! fails there). `-n`, `-O`, `--derived` and `--container` say they are
 //! not implemented yet.
 
 use crate::getopt::{self, OptSpec};
@@ -50,9 +52,6 @@ const SPECS: &[OptSpec] = &[
     // --version is 'd', which is not among pmprobe's short options
     OptSpec { short: '\u{3}', long: Some("version"), has_arg: false },
 ];
-
-/// How many PDU types libpcp counts (`PDU_MAX`), for `-V`.
-const PDU_MAX: usize = 23;
 
 /// The name-length ceiling of one name lookup batch (`PDU_CHUNK * 64`).
 const CEILING: usize = 1024 * 64;
@@ -184,24 +183,32 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
     }
     // -L wins over -a and -h, as in libpcp
     let archive = archive.filter(|_| !local);
+    let mut from_host = None;
     if !local && archive.is_none() {
-        match (host, crate::local::local_pmcd()) {
-            // no source named and no pmcd here: the local context
-            (None, Err(e)) => {
-                err.write_all(crate::local::fallback_note("pmprobe", e).as_bytes())?;
-            }
-            (host, _) => return crate::local::host_context("pmprobe", host.as_deref().unwrap_or("local:"), err),
+        let named = host.is_some();
+        let host = host.unwrap_or_else(|| "local:".to_string());
+        match Context::open_host(&host) {
+            Ok(c) => from_host = Some(c),
+            Err(e) => match (named, crate::local::local_pmcd()) {
+                // no source named and no pmcd here: the local context
+                (false, Err(why)) => err.write_all(crate::local::fallback_note("pmprobe", why).as_bytes())?,
+                _ => {
+                    writeln!(err, "pmprobe: Cannot connect to PMCD on host \"{host}\": {e}")?;
+                    return Ok(1);
+                }
+            },
         }
     }
-    let mut ctx = match archive {
-        Some(name) => match Context::open_archive(&name) {
+    let mut ctx = match (from_host, archive) {
+        (Some(c), _) => c,
+        (None, Some(name)) => match Context::open_archive(&name) {
             Ok(c) => c,
             Err(e) => {
                 writeln!(err, "pmprobe: Cannot open archive \"{name}\": {e}")?;
                 return Ok(1);
             }
         },
-        None => {
+        (None, None) => {
             let env = crate::options::process_env();
             let failed = "pmprobe: Cannot make standalone connection on localhost";
             match crate::local::open_reporting(&env, &agents, None, failed, err)? {
@@ -334,9 +341,16 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
     }
 
     if verbose {
-        // no PDUs are exchanged with an archive or a local context
-        writeln!(out, "PDUs send{}\nTotal: 0", "   0".repeat(PDU_MAX))?;
-        writeln!(out, "PDUs recv{}\nTotal: 0", "   0".repeat(PDU_MAX))?;
+        // libpcp's PDU counters (none are exchanged with an archive or the
+        // local machine)
+        let counts = ctx.pdu_counts();
+        for (what, c) in [("send", &counts.sent), ("recv", &counts.received)] {
+            write!(out, "PDUs {what}")?;
+            for n in c {
+                write!(out, " {n:3}")?;
+            }
+            writeln!(out, "\nTotal: {}", c.iter().sum::<u32>())?;
+        }
     }
     Ok(0)
 }

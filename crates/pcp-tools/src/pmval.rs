@@ -1,5 +1,11 @@
-//! `pmval`: report one metric's values over time, from an archive or the
-//! local machine.
+//! `pmval`: report one metric's values over time, live from pmcd or the
+//! local machine, or from an archive.
+//!
+//! Live from pmcd (`-h`, a `host:metric` spec, or `local:` when no source
+//! is named) it samples every `-t` for `-s` samples (or until `-T`, after
+//! waiting for `-S`), counters as rates, the zone for `-z` from
+//! `pmcd.zoneinfo` or `pmcd.timezone`. Unlike pmval, it stores no
+//! `pmcd.client.whoami` in pmcd.
 //!
 //! Works today over archives (one, or several read as one context: a
 //! comma-separated list, a directory, `-a` repeated): interpolated (`-t`,
@@ -10,9 +16,9 @@
 //! (`-L`, with `-K` specs), sampling every interval as pmval samples pmcd.
 //! With no source named and no pmcd answering on the local host, pmval
 //! says so in one line and uses the local context (PCP's fails there).
-//! Host contexts, event metrics, the GUI time control (`-g -p`), `-d`
-//! (beyond archives), `-x`, `-n`, `--container`, `--derived` and metric
-//! specs naming their own source say they are not implemented yet.
+//! Event metrics, the GUI time control (`-g -p`), `-d` (beyond archives),
+//! `-x`, `-n`, `--container`, `--derived` and `archive/metric` or
+//! `@:metric` specs say they are not implemented yet.
 
 use crate::options::{self, tools, ContextInfo, ContextKind, DefaultHooks, Parser};
 use pcp::context::Mode;
@@ -135,7 +141,14 @@ fn main(
         return Ok(1);
     }
     let spec = String::from_utf8_lossy(&opts.operands[0]).into_owned();
-    let Some((metric, spec_insts)) = parse_metric_spec(&spec) else {
+    if let Some(lead) = empty_spec_host(&spec) {
+        // pmParseMetricSpec's complaint, with a caret under the spot
+        opts.printf(format!("{spec}\n{lead}^ -- host name expected\n").as_bytes());
+        opts.errors += 1;
+        opts.usage_message(err)?;
+        return Ok(1);
+    }
+    let Some((spec_host, metric, spec_insts)) = parse_metric_spec(&spec) else {
         writeln!(err, "pmval: metric specs naming a source (\"{spec}\") are not implemented in pcp-rs yet")?;
         return Ok(1);
     };
@@ -143,6 +156,11 @@ fn main(
     if !spec_insts.is_empty() {
         iall = false;
         inames = spec_insts;
+    }
+    // the metric spec's host is the source; -h, if given, stays the host
+    // the options name
+    if let (Some(h), true) = (&spec_host, opts.hosts.is_empty()) {
+        opts.add_host(h.as_bytes());
     }
     // the metric spec names no source of its own
     let archive_insts = opts.hosts.is_empty() && (!opts.archives.is_empty() || opts.origin_arg.is_some());
@@ -173,17 +191,25 @@ fn main(
         opts.usage_message(err)?;
         return Ok(1);
     }
-    if opts.context == Some(ContextKind::Host) {
-        let host = opts.hosts.first().map(|h| String::from_utf8_lossy(h).into_owned()).unwrap_or_default();
-        return crate::local::host_context("pmval", &host, err);
-    }
     if opts.guimode || opts.guiport_arg.is_some() || filter {
         writeln!(err, "pmval: -g, -p and -x are not implemented in pcp-rs yet")?;
         return Ok(1);
     }
     let is_archive = opts.context == Some(ContextKind::Archive);
     let source = opts.archives.first().map(|a| String::from_utf8_lossy(a).into_owned()).unwrap_or_default();
-    let mut ctx = if is_archive {
+    let mut ctx = if opts.context == Some(ContextKind::Host) {
+        let host = match spec_host {
+            Some(h) => h,
+            None => opts.hosts.first().map(|h| String::from_utf8_lossy(h).into_owned()).unwrap_or_default(),
+        };
+        match Context::open_host(&host) {
+            Ok(c) => c,
+            Err(e) => {
+                writeln!(err, "pmval: Cannot connect to PMCD on host \"{host}\": {e}")?;
+                return Ok(1);
+            }
+        }
+    } else if is_archive {
         match Context::open_archive(&source) {
             Ok(c) => c,
             Err(e) => {
@@ -198,6 +224,11 @@ fn main(
         }
     };
     let hostname = ctx.host_name().unwrap_or_default();
+    // pmcd is asked for its zone only when it is wanted
+    let host_zone = match ctx.host().is_some() && opts.hostzone {
+        true => ctx.zone_spec().map_err(|e| e.to_string()),
+        false => Ok(String::new()),
+    };
     let label = ctx.archive().map(|a| a.label().clone());
     let tz = label.as_ref().map(|l| String::from_utf8_lossy(&l.timezone).into_owned()).unwrap_or_default();
     let info = match label {
@@ -210,6 +241,12 @@ fn main(
                 bounds: Some((label.start, end)),
             }
         }
+        None if ctx.host().is_some() => ContextInfo {
+            kind: ContextKind::Host,
+            host_name: &hostname,
+            zone: host_zone.as_deref().map_err(Clone::clone),
+            bounds: None,
+        },
         None => ContextInfo {
             kind: ContextKind::Local,
             host_name: &hostname,
@@ -378,6 +415,14 @@ fn main(
         out.write_all(sprintf_f64_text("interval:  %1.2f sec\n", &[], iv).unwrap_or_default().as_bytes())?;
     }
 
+    // live, the first sample waits for the window's start
+    if !is_archive {
+        let wait = window.start.as_secs_f64() - options::now().as_secs_f64();
+        if wait > 0.0 {
+            std::thread::sleep(std::time::Duration::from_secs_f64(wait));
+        }
+    }
+
     // the main loop
     let forever = samples < 0;
     let mut have_prev = false;
@@ -481,14 +526,23 @@ fn howide(ty: MetricType) -> Option<i32> {
     })
 }
 
-/// `metric` or `metric[inst,...]`; `None` for a spec naming a source
-/// (`host:metric`, `archive/metric`).
-fn parse_metric_spec(spec: &str) -> Option<(String, Vec<Vec<u8>>)> {
+/// `[host:]metric` or `[host:]metric[inst,...]`: the host the spec
+/// names (text before the last `:` ahead of any `[`, as
+/// `pmParseMetricSpec` finds it), the metric and the instances; `None`
+/// for a spec naming an archive (`archive/metric`) or the local context
+/// (`@:metric`), which are not implemented.
+fn parse_metric_spec(spec: &str) -> Option<(Option<String>, String, Vec<Vec<u8>>)> {
+    let spec = spec.trim_start();
     let (name, insts) = match spec.find('[') {
         Some(i) => (&spec[..i], Some(&spec[i + 1..])),
         None => (spec, None),
     };
-    if name.contains(':') || name.contains('/') {
+    let (host, name) = match name.rfind([':', '/']) {
+        Some(i) if name.as_bytes()[i] == b':' => (Some(name[..i].trim_end().to_string()), &name[i + 1..]),
+        Some(_) => return None,
+        None => (None, name),
+    };
+    if host.as_deref() == Some("@") {
         return None;
     }
     let mut list = Vec::new();
@@ -496,7 +550,18 @@ fn parse_metric_spec(spec: &str) -> Option<(String, Vec<Vec<u8>>)> {
         let body = rest.strip_suffix(']')?;
         list = split_instances(body.as_bytes());
     }
-    Some((name.trim().to_string(), list))
+    Some((host, name.trim().to_string(), list))
+}
+
+/// For a metric spec whose host part is empty (`:metric`), the white
+/// space before it (which `pmParseMetricSpec` keeps under its caret).
+fn empty_spec_host(spec: &str) -> Option<&str> {
+    let lead = &spec[..spec.len() - spec.trim_start().len()];
+    let name = spec.trim_start().split('[').next().unwrap_or_default();
+    match name.rfind([':', '/']) {
+        Some(i) if name.as_bytes()[i] == b':' && name[..i].trim_end().is_empty() => Some(lead),
+        _ => None,
+    }
 }
 
 /// pmval's `getinstance`: instance names separated by commas or white
@@ -878,9 +943,17 @@ mod tests {
 
     #[test]
     fn metric_specs_with_instances() {
-        let (m, i) = parse_metric_spec("sample.bin[bin-100,bin-200]").unwrap();
-        assert_eq!(m, "sample.bin");
+        let (h, m, i) = parse_metric_spec("sample.bin[bin-100,bin-200]").unwrap();
+        assert_eq!((h, m.as_str()), (None, "sample.bin"));
         assert_eq!(i, [b"bin-100".to_vec(), b"bin-200".to_vec()]);
-        assert!(parse_metric_spec("host:sample.bin").is_none());
+        let (h, m, _) = parse_metric_spec(" box :sample.bin").unwrap();
+        assert_eq!((h.as_deref(), m.as_str()), (Some("box"), "sample.bin"));
+        // the last colon before the instances ends the host
+        let (h, _, i) = parse_metric_spec("local:sample.bin[a:b]").unwrap();
+        assert_eq!((h.as_deref(), i), (Some("local"), vec![b"a:b".to_vec()]));
+        assert!(parse_metric_spec("archive/sample.bin").is_none());
+        assert!(parse_metric_spec("@:sample.bin").is_none());
+        assert_eq!(empty_spec_host("  :x"), Some("  "));
+        assert_eq!(empty_spec_host("h:x"), None);
     }
 }

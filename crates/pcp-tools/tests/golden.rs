@@ -13,7 +13,7 @@
 #[path = "common/case.rs"]
 mod case;
 
-use case::{read_case, Case};
+use case::{cases_by_tool, read_case, Case};
 use pcp_tools::ToolFn;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -27,6 +27,7 @@ fn tool(name: &str) -> Option<(ToolFn, &'static str)> {
         "pminfo" => (pcp_tools::pminfo::run, "pminfo"),
         "pmprobe" => (pcp_tools::pmprobe::run, "pmprobe"),
         "pmval" => (pcp_tools::pmval::run, "pmval"),
+        "pmstore" => (pcp_tools::pmstore::run, "pmstore"),
         "pmdumplog" => (pcp_tools::pmdumplog::run, "pmdumplog"),
         _ => return None,
     })
@@ -50,18 +51,8 @@ fn golden_outputs() {
     let live = std::env::var_os("PCP_RS_LIVE").is_some();
     let mut checked = 0;
     let mut failures = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(&root).expect("golden dir").flatten().collect();
-    dirs.sort_by_key(|d| d.file_name());
-    for dir in dirs {
-        let name = dir.file_name().to_string_lossy().to_string();
+    for (name, cases) in cases_by_tool(&root) {
         let Some((run, c_tool)) = tool(&name) else { panic!("golden dir for unknown tool {name}") };
-        let mut cases: Vec<_> = std::fs::read_dir(dir.path())
-            .expect("tool dir")
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "cmd"))
-            .collect();
-        cases.sort();
         for cmd in cases {
             let case = read_case(&cmd);
             let stem = cmd.with_extension("");

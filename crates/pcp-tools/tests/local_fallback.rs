@@ -7,8 +7,8 @@
 //! from PCP 6.0.3 over the committed /proc snapshot): run without `-L`
 //! and with no pmcd to be found, the tool must print that case's standard
 //! output and exit status, and its standard error after the one line.
-//! With a pmcd answering (a listener standing in for it), the tools keep
-//! to what they do for a host context.
+//! With something answering on pmcd's port (a listener that never
+//! greets), the tools keep to a host context, and report its silence.
 
 #[path = "common/case.rs"]
 mod case;
@@ -99,16 +99,21 @@ fn no_pmcd_means_the_local_context() {
 #[test]
 fn a_named_source_or_an_answering_pmcd_is_not_replaced() {
     // something answering on pmcd's port: the tools go on to a host
-    // context, which pcp-rs does not have yet
+    // context, and wait (a fifth of a second) for a greeting that never
+    // comes, as PCP's would
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
     let port = listener.local_addr().expect("address").port().to_string();
-    let pmcd = [("PCP_RUN_DIR".to_string(), "/nonexistent".to_string()), ("PMCD_PORT".to_string(), port)];
+    let pmcd = [
+        ("PCP_RUN_DIR".to_string(), "/nonexistent".to_string()),
+        ("PMCD_PORT".to_string(), port),
+        ("PMCD_REQUEST_TIMEOUT".to_string(), "0.2".to_string()),
+    ];
     for (tool_name, args) in [("pminfo", vec!["-f"]), ("pmprobe", vec!["-v"]), ("pmval", vec!["-s", "1"])] {
         let mut args: Vec<String> = args.into_iter().map(String::from).collect();
         args.push("hinv.ncpu".into());
         let (out, err, status) = run(tool_name, &args, &pmcd);
         let want = format!(
-            "{tool_name}: pmcd on host \"local:\" answers, but host contexts are not implemented in pcp-rs yet\n"
+            "{tool_name}: Cannot connect to PMCD on host \"local:\": Timeout waiting for a response from PMCD\n"
         );
         assert_eq!((out, String::from_utf8_lossy(&err).into_owned(), status), (Vec::new(), want, 1), "{tool_name}");
     }

@@ -40,8 +40,48 @@ pub fn default_pmns() -> PathBuf {
 /// pmcd's port: the first of `$PMCD_PORT` (a comma-separated list), else
 /// 44321.
 pub fn pmcd_port() -> u16 {
-    std::env::var("PMCD_PORT")
-        .ok()
-        .and_then(|v| v.split(',').next().and_then(|p| p.trim().parse().ok()))
-        .unwrap_or(44321)
+    pmcd_ports()[0]
+}
+
+/// pmcd's ports, in the order a connection tries them
+/// (`__pmPMCDAddPorts`): `$PMCD_PORT`, a comma-separated list of numbers
+/// as `strtol` reads them in any base; if it is unset, or anything in it
+/// is not a number or is negative, 44321 alone. Never empty.
+pub fn pmcd_ports() -> Vec<u16> {
+    std::env::var("PMCD_PORT").ok().and_then(|v| parse_ports(v.as_bytes())).unwrap_or_else(|| vec![44321])
+}
+
+fn parse_ports(mut s: &[u8]) -> Option<Vec<u16>> {
+    let mut ports = Vec::new();
+    loop {
+        // strtol(s, &end, 0)
+        let (negative, m, used) = pcp_core::strtod::strtoint_parts(s, 0);
+        let port = if negative { -(m.min(1 << 63) as i128) } else { m.min(1 << 63) as i128 };
+        let rest = &s[used..];
+        if port < 0 || !(rest.is_empty() || rest[0] == b',') {
+            return None;
+        }
+        // libpcp keeps the port in an int and the socket layer a short
+        ports.push(port as i32 as u16);
+        match rest.split_first() {
+            None => return Some(ports),
+            Some((_, after)) => s = after,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pmcd_port_lists_read_as_libpcp_reads_them() {
+        assert_eq!(parse_ports(b"44321"), Some(vec![44321]));
+        assert_eq!(parse_ports(b"1,0x10, 010"), Some(vec![1, 16, 8]));
+        assert_eq!(parse_ports(b"1,x"), None);
+        assert_eq!(parse_ports(b"-1"), None);
+        assert_eq!(parse_ports(b"12a"), None);
+        // strtol reads nothing in an empty value: port 0, as libpcp has it
+        assert_eq!(parse_ports(b""), Some(vec![0]));
+    }
 }

@@ -1,6 +1,7 @@
 //! The PMAPI context: where metrics come from, and the services on it.
 
 use crate::archive::ArchiveSource;
+use crate::host::HostSource;
 use crate::local::{LocalNames, LocalSource, LocalSpec};
 use crate::profile::Profile;
 pub use pcp_archive::replay::Mode;
@@ -24,8 +25,6 @@ pub enum PmnsLocation {
 /// (descriptors, instance domains, help text, labels, fetches) is answered
 /// by the variant, and services of one kind of source only (an archive's
 /// `pmFetchArchive`, say) are `PM_ERR_NOTARCHIVE` on the others.
-///
-/// Host contexts (pmcd) are to join as a `Host` variant.
 #[derive(Debug)]
 pub enum Source {
     /// No metrics source: a name space alone (`pminfo -n` with no context);
@@ -36,13 +35,16 @@ pub enum Source {
     /// This machine's metrics, read by the process itself
     /// (`PM_CONTEXT_LOCAL`).
     Local(Box<LocalSource>),
+    /// pmcd on a host (`PM_CONTEXT_HOST`): see [`crate::host`].
+    Host(Box<HostSource>),
 }
 
 /// A PMAPI context. Each is independent: no global "current context".
 ///
 /// A context is a name space and a metrics [`Source`]: none (a name space
-/// loaded from a file, what `pminfo -n` uses), an archive, or the local
-/// machine.
+/// loaded from a file, what `pminfo -n` uses), an archive, the local
+/// machine, or pmcd on a host (whose name space is pmcd's, unless one was
+/// loaded from a file).
 #[derive(Debug)]
 pub struct Context {
     pmns: Pmns,
@@ -170,9 +172,52 @@ impl Context {
         })
     }
 
+    /// A host context over `host`: pmcd's name space and metrics.
+    pub(crate) fn over_host(host: HostSource) -> Context {
+        Context {
+            pmns: Pmns::new(),
+            location: PmnsLocation::Remote,
+            source: Source::Host(Box::new(host)),
+            profile: Profile::default(),
+            origin: Timestamp::default(),
+        }
+    }
+
     /// Where the context's metrics come from.
     pub fn source(&self) -> &Source {
         &self.source
+    }
+
+    /// The pmcd connection of a host context.
+    pub fn host(&self) -> Option<&HostSource> {
+        match &self.source {
+            Source::Host(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The pmcd connection of a host context whose name space is pmcd's.
+    fn remote_names(&self) -> Option<&HostSource> {
+        self.host().filter(|_| self.location == PmnsLocation::Remote)
+    }
+
+    /// The instance profile.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// Take another context's profile (as `pmDupContext` copies it).
+    pub(crate) fn copy_profile_from(&mut self, other: &Context) {
+        self.profile = other.profile.clone();
+    }
+
+    /// Take the name space loaded into `loaded` (a context made by
+    /// [`Context::load_namespace`]): as after `pmLoadASCIINameSpace`, this
+    /// context's names then come from it, whatever the metrics' source.
+    #[doc(alias = "pmLoadASCIINameSpace")]
+    pub fn use_namespace_of(&mut self, loaded: Context) {
+        self.pmns = loaded.pmns;
+        self.location = PmnsLocation::Local;
     }
 
     /// The archive of an archive context.
@@ -192,13 +237,15 @@ impl Context {
     }
 
     /// `pmGetContextHostName`: the host the metrics are of (an archive's
-    /// from its label, this machine's for a local context).
+    /// from its label, this machine's for a local context, pmcd's
+    /// `pmcd.hostname` for a host context: see [`HostSource::host_name`]).
     #[doc(alias = "pmGetContextHostName")]
     pub fn host_name(&self) -> PmResult<String> {
         match &self.source {
             Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
             Source::Archive(a) => Ok(String::from_utf8_lossy(&a.label().hostname).into_owned()),
             Source::Local(l) => Ok(l.hostname().to_string()),
+            Source::Host(h) => Ok(h.host_name(&self.profile)),
         }
     }
 
@@ -214,12 +261,12 @@ impl Context {
     }
 
     /// `pmSetMode`: how fetches step through an archive, from `when`, by
-    /// `delta_ns` nanoseconds a fetch in `Mode::Interp`. A local context
-    /// has no modes (`PM_ERR_MODE`).
+    /// `delta_ns` nanoseconds a fetch in `Mode::Interp`. Local and host
+    /// contexts have no replay modes (`PM_ERR_MODE`).
     #[doc(alias = "pmSetMode")]
     #[doc(alias = "pmSetModeHighRes")]
     pub fn set_mode(&mut self, mode: Mode, when: Timestamp, delta_ns: i64) -> PmResult<()> {
-        if let Source::Local(_) = self.source {
+        if let Source::Local(_) | Source::Host(_) = self.source {
             return Err(PmError::PM_ERR_MODE);
         }
         self.need_archive_mut()?.replay()?.set_mode(mode, when, delta_ns)?;
@@ -228,7 +275,8 @@ impl Context {
     }
 
     /// `pmFetch`: the values of `pmids` (instances as the profile allows):
-    /// from an archive, at its current time; from the local machine, now.
+    /// from an archive, at its current time; from the local machine or
+    /// pmcd, now (pmcd's state-change bits: [`Context::fetch_changes`]).
     #[doc(alias = "pmFetch")]
     #[doc(alias = "pmFetchHighRes")]
     pub fn fetch(&mut self, pmids: &[PmId]) -> PmResult<FetchResult> {
@@ -246,6 +294,7 @@ impl Context {
                 r
             }
             Source::Local(src) => Ok(src.fetch(pmids, crate::local::now(), &wanted)),
+            Source::Host(h) => h.fetch(pmids, profile).map(|(r, _)| r),
         };
         // derived metrics are evaluated over the result (__pmFinishResult);
         // the anonymous event metrics have no operands, so no values
@@ -322,6 +371,10 @@ impl Context {
     /// `pmLookupDesc`: the descriptor of `pmid`.
     #[doc(alias = "pmLookupDesc")]
     pub fn lookup_desc(&self, pmid: PmId) -> PmResult<Desc> {
+        // pmcd is asked first, derived metrics after
+        if let Source::Host(h) = &self.source {
+            return h.lookup_desc(pmid);
+        }
         if let Some(a) = crate::derived::anon_by_pmid(pmid) {
             return Ok(a.desc);
         }
@@ -329,6 +382,7 @@ impl Context {
             Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
             Source::Archive(a) => a.meta().desc(pmid).copied(),
             Source::Local(l) => l.desc(pmid),
+            Source::Host(h) => h.lookup_desc(pmid),
         }
     }
 
@@ -347,6 +401,7 @@ impl Context {
                 Ok((set.ids.clone(), set.names.clone()))
             }
             Source::Local(l) => l.instances(indom),
+            Source::Host(h) => h.get_indom(indom),
         }
     }
 
@@ -367,6 +422,7 @@ impl Context {
                 let k = ids.iter().position(|&i| i == inst).ok_or(PmError::PM_ERR_INST)?;
                 Ok(names.swap_remove(k))
             }
+            Source::Host(h) => h.name_indom(indom, inst),
         }
     }
 
@@ -386,6 +442,7 @@ impl Context {
                 let (ids, names) = l.instances(indom)?;
                 names.iter().position(|n| n == name).map(|k| ids[k]).ok_or(PmError::PM_ERR_INST)
             }
+            Source::Host(h) => h.lookup_indom(indom, name),
         }
     }
 
@@ -420,6 +477,8 @@ impl Context {
             Source::NameSpace => return Err(PmError::PM_ERR_NOCONTEXT),
             Source::Archive(a) => a.meta(),
             Source::Local(l) => return l.text(PmId(ident), level),
+            Source::Host(h) if what == text_kind::INDOM => return h.lookup_indom_text(InDom(ident), level),
+            Source::Host(h) => return h.lookup_text(PmId(ident), level),
         };
         let level = match level {
             TextLevel::OneLine => text_kind::ONELINE,
@@ -462,6 +521,9 @@ impl Context {
     /// and pcp-rs's agents know no dynamic names (`PM_ERR_NAME`).
     #[doc(alias = "pmLookupName")]
     pub fn lookup_names(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
+        if let Some(h) = self.remote_names() {
+            return h.lookup_names(names);
+        }
         match &self.source {
             Source::Local(l) => self.pmns.lookup_names_with(names, |pmid| match pmid.is_dynamic_root() {
                 false => Ok(pmid),
@@ -475,12 +537,18 @@ impl Context {
     /// `pmNameID`: a name of a PMID.
     #[doc(alias = "pmNameID")]
     pub fn name_of(&self, pmid: PmId) -> PmResult<String> {
+        if let Some(h) = self.remote_names() {
+            return h.name_of(pmid);
+        }
         self.pmns.name_of(pmid)
     }
 
     /// `pmNameAll`: every name of a PMID.
     #[doc(alias = "pmNameAll")]
     pub fn names_of(&self, pmid: PmId) -> PmResult<Vec<String>> {
+        if let Some(h) = self.remote_names() {
+            return h.names_of(pmid);
+        }
         self.pmns.names_of(pmid)
     }
 
@@ -488,6 +556,9 @@ impl Context {
     #[doc(alias = "pmGetChildren")]
     #[doc(alias = "pmGetChildrenStatus")]
     pub fn children(&self, name: &str) -> PmResult<Vec<pcp_pmns::tree::Child>> {
+        if let Some(h) = self.remote_names() {
+            return h.children(name);
+        }
         self.pmns.children(name)
     }
 
@@ -498,6 +569,9 @@ impl Context {
     /// agents have no dynamic names, so with one the subtree is empty.
     #[doc(alias = "pmTraversePMNS")]
     pub fn traverse_with(&self, name: &str, mut f: impl FnMut(&str)) -> PmResult<()> {
+        if let Some(h) = self.remote_names() {
+            return h.traverse_with(name, f);
+        }
         let Source::Local(l) = &self.source else { return self.pmns.traverse_with(name, f) };
         let agent_of = |pmid: PmId| match l.serves(pmid.cluster()) {
             true => PmError::PM_ERR_NAME,

@@ -33,6 +33,7 @@ impl Context {
         let src = match self.source() {
             Source::NameSpace => return Err(PmError::PM_ERR_NOCONTEXT),
             Source::Local(l) => return l.labels(kind, ident),
+            Source::Host(h) => return h.labels(kind, ident, self.profile()),
             Source::Archive(a) => a,
         };
         match src.labels().lookup(kind.into(), ident, Some(self.origin())) {

@@ -4,9 +4,8 @@
 //! them may be used from any number of threads.
 //!
 //! A context is a name space and a metrics source: none (a name space
-//! loaded from a file), an archive, or the local machine (its /proc and
-//! /sys read in-process, see [`local`]); host (pmcd) contexts are to plug
-//! into the same facade.
+//! loaded from a file), an archive, the local machine (its /proc and /sys
+//! read in-process, see [`local`]), or pmcd on a host (see [`host`]).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -14,6 +13,7 @@ pub mod archive;
 pub mod config;
 pub mod context;
 pub mod derived;
+pub mod host;
 pub mod labels;
 pub mod local;
 pub mod profile;

@@ -37,19 +37,32 @@ fn errno_of(e: &std::io::Error) -> PmError {
 /// resolve is "No route to host"; otherwise the last address's error.
 /// Each TCP attempt waits at most `$PMCD_CONNECT_TIMEOUT` ([`Timeouts`]).
 pub fn connect(host: &str) -> Result<Connection, PmError> {
-    let timeout = Timeouts::from_env().0.connect.max(Duration::from_millis(1));
     let tcp_host = match host {
         "local:" | "unix:" | "localhost:" => {
             #[cfg(unix)]
-            if let Ok(s) = std::os::unix::net::UnixStream::connect(config::run_dir().join("pmcd.socket")) {
-                return Ok(Connection::Unix(s));
+            if let Ok(s) = connect_unix(&config::run_dir().join("pmcd.socket")) {
+                return Ok(s);
             }
             "localhost"
         }
         h => h,
     };
-    let addrs: Vec<_> =
-        (tcp_host, config::pmcd_port()).to_socket_addrs().map_err(|_| PmError::from_errno(EHOSTUNREACH))?.collect();
+    connect_port(tcp_host, config::pmcd_port(), Timeouts::from_env().0.connect)
+}
+
+/// Connect to pmcd's Unix domain socket at `path`.
+#[cfg(unix)]
+pub fn connect_unix(path: &std::path::Path) -> Result<Connection, PmError> {
+    std::os::unix::net::UnixStream::connect(path).map(Connection::Unix).map_err(|e| errno_of(&e))
+}
+
+/// Connect over TCP to `port` of `host` (`__pmAuxConnectPMCDPort`): each
+/// of the name's addresses in turn, each attempt waiting at most
+/// `timeout`; a name that does not resolve is "No route to host",
+/// otherwise the last address's error.
+pub fn connect_port(host: &str, port: u16, timeout: Duration) -> Result<Connection, PmError> {
+    let timeout = timeout.max(Duration::from_millis(1));
+    let addrs: Vec<_> = (host, port).to_socket_addrs().map_err(|_| PmError::from_errno(EHOSTUNREACH))?.collect();
     let mut last = PmError::from_errno(EHOSTUNREACH);
     for a in addrs {
         match TcpStream::connect_timeout(&a, timeout) {
@@ -196,6 +209,12 @@ pub trait PduStream: Read + Write {
     fn set_read_timeout(&mut self, t: Option<Duration>) -> io::Result<()>;
 }
 
+impl<T: PduStream + ?Sized> PduStream for Box<T> {
+    fn set_read_timeout(&mut self, t: Option<Duration>) -> io::Result<()> {
+        (**self).set_read_timeout(t)
+    }
+}
+
 impl PduStream for TcpStream {
     fn set_read_timeout(&mut self, t: Option<Duration>) -> io::Result<()> {
         TcpStream::set_read_timeout(self, t)
@@ -261,6 +280,35 @@ pub struct PmcdConnection<S: PduStream> {
     flags: u16,
     timeouts: Timeouts,
     broken: bool,
+    counts: PduCounts,
+}
+
+/// How many PDUs of each type went each way (libpcp's `__pmPDUCntOut`
+/// and `__pmPDUCntIn`), indexed by type less `PDU_START` (0x7000), for
+/// the `PDU_MAX` (23) types a client and pmcd exchange.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PduCounts {
+    /// PDUs sent, by type.
+    pub sent: [u32; PDU_MAX],
+    /// PDUs received, by type.
+    pub received: [u32; PDU_MAX],
+}
+
+/// `PDU_MAX`: the number of PDU types libpcp counts.
+pub const PDU_MAX: usize = 23;
+
+impl PduCounts {
+    fn slot(ty: PduType) -> Option<usize> {
+        usize::try_from(ty.0 - PduType::ERROR.0).ok().filter(|&i| i < PDU_MAX)
+    }
+
+    /// Add another set of counts to these.
+    pub fn add(&mut self, other: &PduCounts) {
+        for i in 0..PDU_MAX {
+            self.sent[i] += other.sent[i];
+            self.received[i] += other.received[i];
+        }
+    }
 }
 
 /// Errors of the socket calls, as libpcp reports them.
@@ -290,6 +338,7 @@ impl<S: PduStream> PmcdConnection<S> {
             flags: 0,
             timeouts,
             broken: false,
+            counts: PduCounts::default(),
         };
         let greeting = c.recv_within(timeouts.greeting)?;
         let accepted = handshake::client_answer(&greeting, opts)?;
@@ -317,6 +366,11 @@ impl<S: PduStream> PmcdConnection<S> {
         self.server.features & handshake::features::HIGHRES != 0
     }
 
+    /// The PDUs sent and received so far.
+    pub fn counts(&self) -> &PduCounts {
+        &self.counts
+    }
+
     /// Has a failure broken the connection?
     pub fn is_broken(&self) -> bool {
         self.broken
@@ -340,6 +394,9 @@ impl<S: PduStream> PmcdConnection<S> {
             return Err(PmError::PM_ERR_IPC);
         }
         let bytes = pdu.to_bytes(from)?;
+        if let Some(i) = PduCounts::slot(pdu.pdu_type()) {
+            self.counts.sent[i] += 1;
+        }
         if let Err(e) = self.stream.write_all(&bytes).and_then(|()| self.stream.flush()) {
             return self.fail(io_error(&e));
         }
@@ -363,10 +420,16 @@ impl<S: PduStream> PmcdConnection<S> {
         loop {
             match self.framer.next_pdu() {
                 Ok(Some(bytes)) => {
+                    if let Some(i) = bytes
+                        .get(4..8)
+                        .and_then(|t| PduCounts::slot(PduType(i32::from_be_bytes([t[0], t[1], t[2], t[3]]))))
+                    {
+                        self.counts.received[i] += 1;
+                    }
                     return match Pdu::decode(&bytes) {
                         Ok((_, pdu)) => Ok(pdu),
                         Err(e) => self.fail(e),
-                    }
+                    };
                 }
                 Ok(None) => {}
                 Err(e) => return self.fail(e),

@@ -174,3 +174,28 @@ pub const PMDUMPLOG: ToolSpec = ToolSpec {
     flags: ToolFlags { deferred_end: true, boundaries: true, ..STDOUT_TZ },
     overrides: b"ahLst",
 };
+
+const PMSTORE_LONG: [LongOpt; 12] = [
+    LongOpt::header("General options"),
+    DEBUG,
+    HOST,
+    LOCALPMDA,
+    SPECLOCAL,
+    NAMESPACE,
+    VERSION,
+    HELP,
+    LongOpt::header("Value options"),
+    own("fetch", false, b'F', None, "perform pmFetch after pmStore to confirm value"),
+    own("force", false, b'f', None, "store the value even if there is no current value set"),
+    own("insts", true, b'i', Some("INSTS"), "restrict store to comma-separated list of instances"),
+];
+
+/// `pmstore`.
+pub const PMSTORE: ToolSpec = ToolSpec {
+    short_options: "D:Ffh:K:Li:n:V?",
+    long_options: &PMSTORE_LONG,
+    short_usage: Some("[options] metricname value"),
+    version: ApiVersion::V2,
+    flags: ToolFlags { posix: true, ..ToolFlags::NONE },
+    overrides: b"",
+};

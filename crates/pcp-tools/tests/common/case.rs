@@ -27,3 +27,24 @@ pub fn read_case(path: &Path) -> Case {
     }
     Case { args, env }
 }
+
+/// The cases under `root`: each tool's directory (in name order) with its
+/// `.cmd` files (in name order).
+#[allow(dead_code)] // not every test lists cases
+pub fn cases_by_tool(root: &Path) -> Vec<(String, Vec<std::path::PathBuf>)> {
+    let mut dirs: Vec<_> =
+        std::fs::read_dir(root).expect("cases dir").flatten().filter(|d| d.path().is_dir()).collect();
+    dirs.sort_by_key(|d| d.file_name());
+    dirs.into_iter()
+        .map(|dir| {
+            let mut cases: Vec<_> = std::fs::read_dir(dir.path())
+                .expect("tool dir")
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "cmd"))
+                .collect();
+            cases.sort();
+            (dir.file_name().to_string_lossy().into_owned(), cases)
+        })
+        .collect()
+}

@@ -7,8 +7,11 @@
 #![allow(dead_code)] // each test file uses part of it
 
 use pcp::transport::PduStream;
+use pcp_core::labels::{flags as label_flags, parse_label_set, LabelSet};
 use pcp_core::{Desc, FetchResult, InDom, InstValue, PmError, PmId, Timestamp, Value, ValueSet};
 use pcp_pdu::handshake::{self, PduInfo};
+use pcp_pdu::pmns::{PMNS_LEAF_STATUS, PMNS_NONLEAF_STATUS};
+use pcp_pdu::text::{PM_TEXT_HELP, PM_TEXT_INDOM, PM_TEXT_ONELINE};
 use pcp_pdu::{Framer, IdList, InResult, Instance, Labels, NameList, Pdu, ResultPdu, Text};
 use std::io::{self, Read, Write};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
@@ -106,7 +109,12 @@ pub struct Metric {
     pub name: &'static str,
     pub desc: Desc,
     pub values: Vec<InstValue>,
+    /// One-line help ("" for none).
+    pub oneline: &'static str,
+    /// Full help ("" for none).
     pub help: &'static str,
+    /// Does a store change it (else `PM_ERR_PERMISSION`)?
+    pub writable: bool,
 }
 
 /// A pmcd in a box.
@@ -117,13 +125,38 @@ pub struct FakePmcd {
     pub quirk: Quirk,
     /// Every PDU a client sent, with its sender word.
     pub received: Vec<(i32, Pdu)>,
+    /// The profile the client last sent.
+    pub profile: Option<pcp_pdu::Profile>,
     answered: usize,
 }
 
 pub const COLOUR_INDOM: InDom = InDom::new(29, 1);
 
+/// The fake's label sets, as pmcd's sample PMDA has them.
+pub const CONTEXT_LABELS: &str = r#"{"hostname":"fake","userid":0}"#;
+pub const DOMAIN_LABELS: &str = r#"{"agent":"sample","role":"testing"}"#;
+pub const INDOM_LABELS: &str = r#"{"model":"RGB"}"#;
+pub const CLUSTER_LABELS: &str = r#"{"cluster":"zero"}"#;
+
+/// Is `inst` of `indom` in `profile` (`__pmInProfile`)?
+pub fn in_profile(profile: Option<&pcp_pdu::Profile>, indom: InDom, inst: i32) -> bool {
+    let Some(p) = profile else { return true };
+    match p.indoms.iter().find(|d| d.indom == indom) {
+        None => p.state == 0,
+        Some(d) => d.instances.contains(&inst) == (d.state != 0),
+    }
+}
+
+fn label_set(inst: i32, json: &str) -> LabelSet {
+    let mut s = parse_label_set(json.as_bytes(), 0).expect("fake labels parse");
+    s.inst = inst;
+    s.names = None;
+    s
+}
+
 impl FakePmcd {
-    /// Two metrics: a singular one and one over three colours.
+    /// Three metrics: a singular one, one over three colours and a
+    /// writable one.
     pub fn new(quirk: Quirk) -> FakePmcd {
         let one = Desc {
             pmid: PmId::new(29, 0, 10),
@@ -137,13 +170,94 @@ impl FakePmcd {
         FakePmcd {
             info: PduInfo::pmcd(),
             metrics: vec![
-                Metric { name: "sample.long.one", desc: one, values: vec![v(-1, 1)], help: "1 as a 32-bit integer" },
-                Metric { name: "sample.colour", desc: colour, values: vec![v(0, 101), v(1, 202), v(2, 303)], help: "" },
+                Metric {
+                    name: "sample.long.one",
+                    desc: one,
+                    values: vec![v(-1, 1)],
+                    oneline: "1 as a 32-bit integer",
+                    help: "This one has the constant value 1.",
+                    writable: false,
+                },
+                Metric {
+                    name: "sample.colour",
+                    desc: colour,
+                    values: vec![v(0, 101), v(1, 202), v(2, 303)],
+                    oneline: "Metrics with a \"saw-tooth\" trend over time",
+                    help: "",
+                    writable: false,
+                },
+                Metric {
+                    name: "sample.long.write_me",
+                    desc: Desc { pmid: PmId::new(29, 0, 14), ..one },
+                    values: vec![v(-1, 13)],
+                    oneline: "",
+                    help: "",
+                    writable: true,
+                },
             ],
             instances: vec![(0, "red"), (1, "green"), (2, "blue")],
             quirk,
             received: Vec::new(),
+            profile: None,
             answered: 0,
+        }
+    }
+
+    /// Every name at or below `prefix`, in the fake's order.
+    fn names_below(&self, prefix: &[u8]) -> Vec<&'static str> {
+        self.metrics
+            .iter()
+            .map(|m| m.name)
+            .filter(|n| {
+                prefix.is_empty()
+                    || (n.as_bytes().starts_with(prefix) && matches!(n.as_bytes().get(prefix.len()), None | Some(b'.')))
+            })
+            .collect()
+    }
+
+    /// pmcd's answer to a children request (`DoPMNSChild`).
+    fn children(&self, prefix: &[u8], with_status: bool) -> Pdu {
+        let below = self.names_below(prefix);
+        if below.is_empty() {
+            return Pdu::error(PmError::PM_ERR_NAME.code());
+        }
+        let mut names: Vec<Vec<u8>> = Vec::new();
+        let mut status = Vec::new();
+        for full in below {
+            if full.len() == prefix.len() {
+                // a leaf has no children
+                return Pdu::PmnsNames(NameList::default());
+            }
+            let rest = &full.as_bytes()[if prefix.is_empty() { 0 } else { prefix.len() + 1 }..];
+            let end = rest.iter().position(|&b| b == b'.').unwrap_or(rest.len());
+            if !names.iter().any(|n| n == &rest[..end]) {
+                names.push(rest[..end].to_vec());
+                status.push(if end == rest.len() { PMNS_LEAF_STATUS } else { PMNS_NONLEAF_STATUS });
+            }
+        }
+        Pdu::PmnsNames(NameList { names, status: with_status.then_some(status) })
+    }
+
+    /// pmcd's label sets for a request.
+    fn labels(&self, ident: u32, kind: i32) -> Vec<LabelSet> {
+        let kind = kind as u8;
+        let one = |json| vec![label_set(-1, json)];
+        if kind & label_flags::CONTEXT != 0 {
+            one(CONTEXT_LABELS)
+        } else if kind & label_flags::DOMAIN != 0 && ident == 29 {
+            one(DOMAIN_LABELS)
+        } else if kind & label_flags::INDOM != 0 && InDom(ident) == COLOUR_INDOM {
+            one(INDOM_LABELS)
+        } else if kind & label_flags::CLUSTER != 0 && PmId(ident).domain() == 29 {
+            one(CLUSTER_LABELS)
+        } else if kind & label_flags::INSTANCES != 0 && InDom(ident) == COLOUR_INDOM {
+            self.instances
+                .iter()
+                .filter(|(i, _)| in_profile(self.profile.as_ref(), COLOUR_INDOM, *i))
+                .map(|&(i, n)| label_set(i, &format!(r#"{{"colour":"{n}"}}"#)))
+                .collect()
+        } else {
+            Vec::new()
         }
     }
 
@@ -156,7 +270,17 @@ impl FakePmcd {
             .iter()
             .map(|&pmid| ValueSet {
                 pmid,
-                values: self.metric(pmid).map(|m| m.values.clone()).ok_or(PmError::PM_ERR_PMID),
+                values: self
+                    .metric(pmid)
+                    .map(|m| {
+                        let indom = m.desc.indom;
+                        let mut v = m.values.clone();
+                        if !indom.is_null() {
+                            v.retain(|iv| in_profile(self.profile.as_ref(), indom, iv.inst));
+                        }
+                        v
+                    })
+                    .ok_or(PmError::PM_ERR_PMID),
             })
             .collect();
         FetchResult { timestamp: Timestamp::new(1_700_000_000, 123_456_789), sets }
@@ -172,7 +296,11 @@ impl FakePmcd {
             _ => Vec::new(),
         };
         match pdu {
-            Pdu::Creds(_) | Pdu::Profile(_) => Vec::new(),
+            Pdu::Creds(_) => Vec::new(),
+            Pdu::Profile(p) => {
+                self.profile = Some(p.clone());
+                Vec::new()
+            }
             Pdu::PmnsNames(l) => {
                 let ids: Vec<PmId> = l
                     .names
@@ -180,8 +308,24 @@ impl FakePmcd {
                     .map(|n| self.metrics.iter().find(|m| m.name.as_bytes() == n).map_or(PmId::NULL, |m| m.desc.pmid))
                     .collect();
                 let found = ids.iter().filter(|id| !id.is_null()).count() as i32;
+                if found == 0 && ids.len() == 1 {
+                    // pmcd's own lookup of one name fails with its error
+                    return vec![Pdu::error(PmError::PM_ERR_NAME.code())];
+                }
                 vec![Pdu::PmnsIds(IdList { status: found, ids })]
             }
+            Pdu::PmnsTraverse(q) => {
+                let names = self.names_below(&q.name);
+                if names.is_empty() {
+                    vec![Pdu::error(PmError::PM_ERR_NAME.code())]
+                } else {
+                    vec![Pdu::PmnsNames(NameList {
+                        names: names.iter().map(|n| n.as_bytes().to_vec()).collect(),
+                        status: None,
+                    })]
+                }
+            }
+            Pdu::PmnsChild(q) => vec![self.children(&q.name, q.subtype == 1)],
             Pdu::PmnsIds(l) => match self.metric(l.ids[0]) {
                 Some(m) => vec![Pdu::PmnsNames(NameList { names: vec![m.name.as_bytes().to_vec()], status: None })],
                 None => vec![Pdu::error(PmError::PM_ERR_PMID.code())],
@@ -190,6 +334,10 @@ impl FakePmcd {
                 Some(m) => vec![Pdu::Desc(m.desc)],
                 None => vec![Pdu::error(PmError::PM_ERR_PMID.code())],
             },
+            // one metric pmcd cannot describe is its error (GetDescs)
+            Pdu::DescIds(ids) if ids.len() == 1 && self.metric(ids[0]).is_none() => {
+                vec![Pdu::error(PmError::PM_ERR_PMID.code())]
+            }
             Pdu::DescIds(ids) => vec![Pdu::Descs(
                 ids.iter()
                     .map(|&id| self.metric(id).map_or(Desc { pmid: PmId::NULL, ..self.metrics[0].desc }, |m| m.desc))
@@ -213,12 +361,30 @@ impl FakePmcd {
                 }
             }
             Pdu::InstanceReq(_) => vec![Pdu::error(PmError::PM_ERR_INDOM.code())],
-            Pdu::TextReq(q) => match self.metric(PmId(q.ident)).filter(|m| !m.help.is_empty()) {
-                Some(m) => vec![Pdu::Text(Text { ident: q.ident, text: m.help.as_bytes().to_vec() })],
-                None => vec![Pdu::error(PmError::PM_ERR_TEXT.code())],
-            },
-            Pdu::LabelReq(q) => vec![Pdu::Label(Labels { ident: q.ident, kind: q.kind, sets: Vec::new() })],
-            Pdu::Result(_) => vec![Pdu::error(0)],
+            Pdu::TextReq(q) => {
+                let text = if q.kind & PM_TEXT_INDOM != 0 {
+                    (InDom(q.ident) == COLOUR_INDOM && q.kind & PM_TEXT_ONELINE != 0).then_some("Colours")
+                } else {
+                    self.metric(PmId(q.ident)).map(|m| if q.kind & PM_TEXT_HELP != 0 { m.help } else { m.oneline })
+                };
+                match text.filter(|t| !t.is_empty()) {
+                    Some(t) => vec![Pdu::Text(Text { ident: q.ident, text: t.as_bytes().to_vec() })],
+                    None => vec![Pdu::error(PmError::PM_ERR_TEXT.code())],
+                }
+            }
+            Pdu::LabelReq(q) => {
+                vec![Pdu::Label(Labels { ident: q.ident, kind: q.kind, sets: self.labels(q.ident, q.kind) })]
+            }
+            Pdu::Result(r) => {
+                for set in &r.result.sets {
+                    match self.metrics.iter_mut().find(|m| m.desc.pmid == set.pmid) {
+                        None => return vec![Pdu::error(PmError::PM_ERR_PMID.code())],
+                        Some(m) if !m.writable => return vec![Pdu::error(PmError::PM_ERR_PERMISSION.code())],
+                        Some(m) => m.values = set.values.clone().unwrap_or_default(),
+                    }
+                }
+                vec![Pdu::error(0)]
+            }
             _ => vec![Pdu::error(PmError::PM_ERR_IPC.code())],
         }
     }

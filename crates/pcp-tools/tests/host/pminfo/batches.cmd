@@ -1,0 +1,7 @@
+-h
+localhost
+-b
+3
+-f
+sample.long
+sample.ulong

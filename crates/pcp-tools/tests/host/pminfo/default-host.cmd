@@ -1,0 +1,2 @@
+-dmf
+sample.long.one

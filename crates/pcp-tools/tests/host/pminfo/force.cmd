@@ -1,0 +1,5 @@
+-h
+localhost
+-F
+sample.long.one
+sample.bin

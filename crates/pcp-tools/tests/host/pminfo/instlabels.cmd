@@ -1,0 +1,5 @@
+-h
+localhost
+-Il
+-tT
+29.2

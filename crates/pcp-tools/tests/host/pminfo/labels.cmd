@@ -1,0 +1,5 @@
+-h
+localhost
+-l
+sample.bin
+sample.long.one

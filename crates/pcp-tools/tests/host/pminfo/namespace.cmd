@@ -1,0 +1,7 @@
+-h
+localhost
+-n
+tests/host/pminfo/ns.pmns
+-dmf
+sample.long.one
+sample.long.ten

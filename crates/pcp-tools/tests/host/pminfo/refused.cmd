@@ -1,0 +1,6 @@
+-h
+localhost
+-f
+sample.long.one
+--env
+PMCD_PORT=1

@@ -1,0 +1,5 @@
+-h
+localhost
+-s
+sample.long.one
+sample.bin

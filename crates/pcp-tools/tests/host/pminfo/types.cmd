@@ -1,0 +1,9 @@
+-h
+localhost
+-dfI
+sample.ulong
+sample.longlong
+sample.ulonglong
+sample.float
+sample.double
+sample.string.hullo

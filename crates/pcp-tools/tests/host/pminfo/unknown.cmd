@@ -1,0 +1,6 @@
+-h
+localhost
+-dt
+no.such
+sample.long.one
+no.such.either

@@ -1,0 +1,7 @@
+-h
+localhost
+-v
+sample.long
+sample.bin
+sample.noinst
+sample.bad

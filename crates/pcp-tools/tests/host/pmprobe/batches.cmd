@@ -1,0 +1,6 @@
+-h
+localhost
+-b
+2
+-v
+sample.long

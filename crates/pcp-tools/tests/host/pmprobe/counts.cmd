@@ -1,0 +1,5 @@
+-h
+localhost
+sample.long
+sample.ulong
+sample.bin

@@ -1,0 +1,2 @@
+-v
+sample.long.one

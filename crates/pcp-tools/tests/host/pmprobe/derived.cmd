@@ -1,0 +1,4 @@
+-h
+localhost
+-v
+event

@@ -1,0 +1,7 @@
+-h
+localhost
+-F
+-v
+no.such
+sample.long.one
+sample.long

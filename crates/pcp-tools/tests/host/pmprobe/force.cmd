@@ -1,0 +1,5 @@
+-h
+localhost
+-fiI
+sample.bin
+sample.long.one

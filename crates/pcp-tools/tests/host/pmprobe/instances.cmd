@@ -1,0 +1,5 @@
+-h
+localhost
+-iI
+sample.long.one
+sample.bin

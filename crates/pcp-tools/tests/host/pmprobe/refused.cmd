@@ -1,0 +1,5 @@
+-h
+localhost
+sample.long.one
+--env
+PMCD_PORT=1

@@ -1,0 +1,3 @@
+-h
+nosuchhost.invalid
+sample.long.one

@@ -1,0 +1,4 @@
+-h
+localhost
+no.such
+sample.long.one

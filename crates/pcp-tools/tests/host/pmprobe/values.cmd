@@ -1,0 +1,9 @@
+-h
+localhost
+-v
+sample.long
+sample.ulong
+sample.float
+sample.double
+sample.string.hullo
+sample.bin

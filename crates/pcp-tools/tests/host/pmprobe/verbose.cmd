@@ -1,0 +1,5 @@
+-V
+-h
+localhost
+sample.long.one
+sample.bin

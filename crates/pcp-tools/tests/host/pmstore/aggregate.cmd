@@ -1,0 +1,4 @@
+-h
+localhost
+sample.aggregate.write_me
+x

@@ -1,0 +1,4 @@
+-h
+localhost
+sample.long.one
+5

@@ -1,0 +1,5 @@
+-h
+localhost
+-F
+sample.double.write_me
+2.25

@@ -1,0 +1,4 @@
+-h
+localhost
+sample.event.records
+1

@@ -1,0 +1,4 @@
+-h
+localhost
+sample.float.write_me
+0

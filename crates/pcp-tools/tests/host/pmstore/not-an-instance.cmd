@@ -1,0 +1,6 @@
+-h
+localhost
+-i
+red
+sample.long.write_me
+1

@@ -1,0 +1,4 @@
+-h
+localhost
+sample.long.write_me
+99999999999

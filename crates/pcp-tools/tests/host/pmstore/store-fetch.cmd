@@ -1,0 +1,5 @@
+-h
+localhost
+-F
+sample.ulong.write_me
+7

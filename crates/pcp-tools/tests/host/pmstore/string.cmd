@@ -1,0 +1,4 @@
+-h
+localhost
+sample.string.write_me
+hullo

@@ -1,0 +1,4 @@
+-h
+nosuchhost.invalid
+sample.long.write_me
+1

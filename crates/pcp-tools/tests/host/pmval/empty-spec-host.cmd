@@ -1,0 +1,3 @@
+-s
+1
+:sample.long.one

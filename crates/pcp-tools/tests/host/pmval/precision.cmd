@@ -1,0 +1,9 @@
+-h
+localhost
+-s
+2
+-t
+0.01
+-f
+3
+sample.float.hundred

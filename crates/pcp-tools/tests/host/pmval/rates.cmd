@@ -1,0 +1,7 @@
+-h
+localhost
+-s
+3
+-t
+0.01
+sample.long.bin_ctr

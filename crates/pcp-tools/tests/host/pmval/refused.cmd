@@ -1,0 +1,7 @@
+-h
+localhost
+-s
+1
+sample.long.one
+--env
+PMCD_PORT=1

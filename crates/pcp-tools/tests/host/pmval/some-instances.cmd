@@ -1,0 +1,9 @@
+-h
+localhost
+-s
+2
+-t
+0.01
+-i
+bin-100,bin-900
+sample.bin

@@ -1,0 +1,7 @@
+-h
+localhost
+-s
+2
+-t
+0.01
+sample.string.hullo

@@ -1,0 +1,7 @@
+-h
+localhost
+-Z
+EST
+-s
+1
+sample.double.million

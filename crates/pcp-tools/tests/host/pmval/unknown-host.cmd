@@ -1,0 +1,5 @@
+-h
+nosuchhost.invalid
+-s
+1
+sample.long.one

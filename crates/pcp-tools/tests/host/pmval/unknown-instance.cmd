@@ -1,0 +1,7 @@
+-h
+localhost
+-s
+1
+-i
+nosuch
+sample.bin

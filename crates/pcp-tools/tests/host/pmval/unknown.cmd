@@ -1,0 +1,5 @@
+-h
+localhost
+-s
+1
+no.such
