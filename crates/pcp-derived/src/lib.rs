@@ -38,6 +38,7 @@
 pub mod ast;
 pub mod check;
 pub mod config;
+pub mod eval;
 mod grammar;
 #[cfg(test)]
 mod lalr;
@@ -50,6 +51,7 @@ mod tables;
 
 pub use ast::{BinOp, Constant, Expr, Filter, Func, Metadata, Node, NodeId};
 pub use config::{ConfigFiles, Environment, PathKind};
+pub use eval::{postfetch, prefetch, Evaluator, Instances, NoInstances};
 pub use grammar::{Tok, Word};
 pub use parse::{parse, parse_bytes, parse_traced, ParseState, SyntaxError};
 pub use registry::{register_message, ContextTable, Definition, Registry};
