@@ -215,8 +215,7 @@ impl Evaluator {
             // a child just returned an error: unwind
             if let Err(e) = ret {
                 if *next > 0 && matches!(self.expr.nodes()[i], Node::Func(Func::Count, _)) {
-                    self.state[i].cur = Ok(vec![(PM_IN_NULL, AtomValue::U32(0))]);
-                    ret = Ok(());
+                    ret = self.set(i, Ok(vec![(PM_IN_NULL, AtomValue::U32(0))]));
                     stack.pop();
                     continue;
                 }
@@ -286,14 +285,20 @@ impl Evaluator {
                 if desc.indom == InDom::NULL {
                     if self.state[i].cur.as_ref().is_ok_and(|v| v.is_empty()) {
                         self.state[i].cur = Ok(vec![(PM_IN_NULL, constant(&c.text, desc.ty))]);
+                        // a constant never changes: its first value is its
+                        // previous one too
+                        if self.save_last[i] {
+                            self.state[i].last = self.state[i].cur.clone();
+                        }
                     }
                 } else {
                     // a constant with an instance domain (meta=): one value
                     // per instance, refreshed each fetch
                     let value = constant(&c.text, desc.ty);
-                    self.state[i].cur = names
+                    let v = names
                         .instances(desc.indom, stamp)
                         .map(|insts| insts.into_iter().map(|inst| (inst, value.clone())).collect());
+                    return self.set(i, v);
                 }
                 match &self.state[i].cur {
                     Err(e) => Err(*e),
@@ -316,13 +321,9 @@ impl Evaluator {
             }
             Node::Func(Func::Defined, _) => {
                 let defined = self.checked.info.get(i).is_some_and(|x| x.defined);
-                self.state[i].cur = Ok(vec![(PM_IN_NULL, AtomValue::U32(u32::from(defined)))]);
-                Ok(())
+                self.set(i, Ok(vec![(PM_IN_NULL, AtomValue::U32(u32::from(defined)))]))
             }
-            Node::NoValue(_) | Node::Anon(_) => {
-                self.state[i].cur = Ok(Vec::new());
-                Ok(())
-            }
+            Node::NoValue(_) | Node::Anon(_) => self.set(i, Ok(Vec::new())),
             Node::Not(x) => {
                 let x = x.index();
                 let xt = self.desc_of(x).ty;
@@ -344,14 +345,11 @@ impl Evaluator {
             Node::Func(Func::Instant, x) => {
                 self.state[i].last_stamp = self.state[i].stamp;
                 self.state[i].stamp = stamp;
-                self.state[i].cur = self.state[x.index()].cur.clone();
-                Ok(())
+                let v = self.state[x.index()].cur.clone();
+                self.set(i, v)
             }
             Node::Func(f @ (Func::Delta | Func::Rate), x) => self.delta(i, f, x.index(), stamp),
-            Node::Func(f, x) => {
-                self.aggregate(i, f, x.index());
-                Ok(())
-            }
+            Node::Func(f, x) => self.aggregate(i, f, x.index()),
             Node::Filter(Filter::Instance(name), x) => {
                 let x = x.index();
                 let indom = self.desc_of(x).indom;
@@ -368,9 +366,9 @@ impl Evaluator {
                         }
                     }
                 }
-                // (not history: libpcp keeps none for this node)
-                self.state[i].cur = Ok(out);
-                Ok(())
+                // (libpcp keeps no history for this node, so that
+                // delta(x[name]) never has a value; this does)
+                self.set(i, Ok(out))
             }
             Node::Filter(Filter::Regex { invert, .. }, x) => {
                 let x = x.index();
@@ -501,7 +499,7 @@ impl Evaluator {
         v.clone().unwrap_or_default()
     }
 
-    fn aggregate(&mut self, i: usize, f: Func, x: usize) {
+    fn aggregate(&mut self, i: usize, f: Func, x: usize) -> Result<(), PmError> {
         let ty = self.desc_of(i).ty;
         let xt = self.desc_of(x).ty;
         let vals = self.vals(x);
@@ -543,7 +541,7 @@ impl Evaluator {
             // (Delta, Rate, Instant, Defined are done elsewhere)
             _ => Ok(Vec::new()),
         };
-        self.state[i].cur = out;
+        self.set(i, out)
     }
 
     fn ternary(&mut self, i: usize, g: usize, t: usize, e: usize) -> Result<(), PmError> {
@@ -1318,6 +1316,22 @@ mod tests {
         // the same timestamp twice: no panic, an infinite or NaN rate
         let r = run("rate(w)", &[(at(1), w(1)), (at(1), w(2))]);
         assert_eq!(r[1], Ok(vec![(1, Double(f64::INFINITY))]));
+    }
+
+    #[test]
+    fn delta_of_expressions_keeps_history_at_every_node() {
+        let c = |v: i32| vec![set("c", &[(0, I32(v)), (2, I32(v * 10))])];
+        let f = [(at(0), c(1)), (at(1), c(4))];
+        assert_eq!(run("delta(sum(c))", &f), vec![Ok(vec![]), Ok(vec![(-1, I32(33))])]);
+        assert_eq!(run("delta(c[two])", &f), vec![Ok(vec![]), Ok(vec![(2, I32(30))])]);
+        assert_eq!(run("delta(matchinst(/^z/, c))", &f), vec![Ok(vec![]), Ok(vec![(0, I32(3))])]);
+        assert_eq!(run("delta(instant(c) * 2)", &f)[1], Ok(vec![(0, I64(6)), (2, I64(60))]));
+        // a constant's previous value is itself, from the first fetch
+        assert_eq!(run("delta(mkconst(3, type=32))", &f), vec![Ok(vec![(-1, I32(0))]), Ok(vec![(-1, I32(0))])]);
+        assert_eq!(
+            run("delta(delta(c))", &[(at(0), c(1)), (at(1), c(4)), (at(2), c(9))])[2],
+            Ok(vec![(0, I32(2)), (2, I32(20))])
+        );
     }
 
     #[test]
