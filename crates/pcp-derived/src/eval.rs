@@ -444,7 +444,7 @@ impl Evaluator {
         let (cur, last) = (self.vals_of(cur), self.vals_of(last));
         let xd = self.desc_of(x);
         let (now, then) = (self.state[i].stamp, self.state[i].last_stamp);
-        let dt = (now.sec - then.sec) as f64 + (f64::from(now.nsec) - f64::from(then.nsec)) / 1e9;
+        let dt = (now.sec as f64 - then.sec as f64) + (f64::from(now.nsec) - f64::from(then.nsec)) / 1e9;
         // rate() of a time counter: a utilisation, scaled to seconds
         let time_scale = if f == Func::Rate && xd.units.dim_time() == 1 {
             let st = xd.units.scale_time() as i32;
@@ -1430,7 +1430,8 @@ mod tests {
                 Just("3".to_string()),
                 Just("0.0".to_string()),
                 Just("mkconst(4294967295, type=u32)".to_string()),
-                Just("mkconst(-9223372036854775808, type=64)".to_string()),
+                Just("mkconst(2147483647, type=32)".to_string()),
+                Just("mkconst(4294967295, type=64)".to_string()),
             ]
         }
 
@@ -1447,12 +1448,16 @@ mod tests {
                     inner.clone().prop_map(|x| format!("!({x})")),
                     (prop::sample::select(vec!["delta", "rate", "instant", "scalar"]), inner.clone())
                         .prop_map(|(f, x)| format!("{f}({x})")),
-                    (prop::sample::select(vec!["avg", "count", "max", "min", "sum"]), leaf())
+                    (
+                        prop::sample::select(vec!["avg", "count", "max", "min", "sum"]),
+                        prop::sample::select(vec!["a", "b", "c", "dd", "w", "f", "s"]),
+                    )
                         .prop_map(|(f, x)| format!("{f}({x})")),
                     (inner.clone(), inner.clone(), inner.clone())
                         .prop_map(|(g, t, e)| format!("({g}) ? ({t}) : ({e})")),
                     inner.clone().prop_map(|x| format!("({x})[two]")),
-                    inner.clone().prop_map(|x| format!("matchinst(!/o/, {x})")),
+                    // (a `/` after matchinst( reads as a pattern: a name only)
+                    leaf().prop_map(|x| format!("matchinst(!/o/, {x})")),
                     inner.prop_map(|x| format!("rescale({x}, \"Mbyte\")")),
                 ]
             })
@@ -1495,9 +1500,10 @@ mod tests {
         }
 
         proptest! {
+            #![proptest_config(ProptestConfig::with_cases(1000))]
             #[test]
             fn evaluation_never_panics(e in expression(), fetches in prop::collection::vec((0i64..3, fetch()), 1..4)) {
-                let Ok(tree) = parse(&e) else { return Ok(()) };
+                let tree = parse(&e).expect("generated expressions parse");
                 let Ok(checked) = check("m", DERIVED, &tree, &mut Fake) else { return Ok(()) };
                 let mut ev = Evaluator::new(tree, checked);
                 let ty = ev.desc().ty;
