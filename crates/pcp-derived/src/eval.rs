@@ -997,33 +997,82 @@ fn pack(a: &AtomValue, ty: MetricType) -> Value {
 /// collating elements and equivalence classes).
 fn compile_ere(pattern: &[u8]) -> Option<regex::bytes::Regex> {
     let mut out = String::from("(?s-u)");
-    let mut i = 0;
+    // where the last atom starts in `out` (None: nothing a repetition can
+    // apply to), and whether it is repeated already (POSIX applies a
+    // second repetition to the first: a+? is (a+)?)
+    let mut atom: Option<usize> = None;
+    let mut repeated = false;
+    let mut groups: Vec<usize> = Vec::new();
+    // (only the regex crate's meta characters are escaped: it reads some
+    // escaped punctuation, such as \<, as something else)
     let lit = |out: &mut String, b: u8| {
-        if b.is_ascii_alphanumeric() || b == b' ' || b == b'_' {
+        if b.is_ascii_graphic() && !br"\.+*?()|[]{}^$#&-~".contains(&b) || b == b' ' {
             out.push(b as char);
-        } else if b.is_ascii() && !b.is_ascii_control() {
+        } else if b.is_ascii_graphic() {
             out.push('\\');
             out.push(b as char);
         } else {
             out.push_str(&format!("\\x{b:02x}"));
         }
     };
+    let mut i = 0;
     while i < pattern.len() {
         let b = pattern[i];
+        let start = out.len();
+        // a repetition operator, as the regex crate writes it
+        let op: Option<(String, usize)> = match b {
+            b'*' | b'+' | b'?' => Some(((b as char).to_string(), 1)),
+            b'{' => interval(&pattern[i..]),
+            _ => None,
+        };
+        if let Some((op, len)) = op {
+            match atom {
+                Some(a) => {
+                    if repeated {
+                        out.insert_str(a, "(?:");
+                        out.push(')');
+                    }
+                    out.push_str(&op);
+                    repeated = true;
+                }
+                None => {
+                    // nothing to repeat: the characters themselves
+                    for &c in &pattern[i..i + len] {
+                        lit(&mut out, c);
+                    }
+                    atom = Some(start);
+                    repeated = false;
+                }
+            }
+            i += len;
+            continue;
+        }
+        repeated = false;
         match b {
             b'\\' => {
                 let c = *pattern.get(i + 1)?;
                 i += 2;
+                atom = Some(start);
+                // GNU's escapes: classes, then anchors (nothing to repeat)
+                let anchor = match c {
+                    b'b' => r"\b",
+                    b'B' => r"\B",
+                    b'<' => r"\b{start}",
+                    b'>' => r"\b{end}",
+                    b'`' => r"\A",
+                    b'\'' => r"\z",
+                    _ => "",
+                };
                 match c {
                     b'1'..=b'9' => return None,
-                    b'w' | b'W' | b's' | b'S' | b'b' | b'B' => {
+                    b'w' | b'W' | b's' | b'S' => {
                         out.push('\\');
                         out.push(c as char);
                     }
-                    b'<' => out.push_str(r"\b{start}"),
-                    b'>' => out.push_str(r"\b{end}"),
-                    b'`' => out.push_str(r"\A"),
-                    b'\'' => out.push_str(r"\z"),
+                    _ if !anchor.is_empty() => {
+                        out.push_str(anchor);
+                        atom = None;
+                    }
                     _ => lit(&mut out, c),
                 }
                 continue;
@@ -1056,41 +1105,77 @@ fn compile_ere(pattern: &[u8]) -> Option<regex::bytes::Regex> {
                             _ => {}
                         }
                     }
-                    if c == b'-' {
-                        out.push('-');
-                    } else {
-                        lit(&mut out, c);
-                    }
+                    // a character, or a range's first end (every
+                    // character escaped, so that the regex crate sees no
+                    // set operation such as `--`)
+                    lit(&mut out, c);
                     i += 1;
+                    if pattern.get(i) == Some(&b'-') && pattern.get(i + 1).is_some_and(|&n| n != b']') {
+                        let e = *pattern.get(i + 1)?;
+                        if e == b'[' && matches!(pattern.get(i + 2), Some(b'.' | b'=' | b':')) {
+                            return None;
+                        }
+                        out.push('-');
+                        lit(&mut out, e);
+                        i += 2;
+                    }
                 }
                 out.push(']');
+                atom = Some(start);
                 continue;
             }
-            b'{' => {
-                // an interval if it reads as one, else a literal
-                let close = pattern[i..].iter().position(|&c| c == b'}').map(|p| p + i);
-                match close {
-                    Some(end)
-                        if end > i + 1
-                            && pattern[i + 1..end].iter().all(|c| c.is_ascii_digit() || *c == b',')
-                            && pattern[i + 1].is_ascii_digit() =>
-                    {
-                        out.push_str(std::str::from_utf8(&pattern[i..=end]).ok()?);
-                        i = end + 1;
-                    }
-                    _ => {
-                        out.push_str("\\{");
-                        i += 1;
-                    }
+            b'(' => {
+                groups.push(start);
+                out.push('(');
+                atom = None;
+            }
+            b')' => match groups.pop() {
+                Some(g) => {
+                    out.push(')');
+                    atom = Some(g);
                 }
-                continue;
+                None => {
+                    lit(&mut out, b')');
+                    atom = Some(start);
+                }
+            },
+            b'|' => {
+                out.push('|');
+                atom = None;
             }
-            b'(' | b')' | b'|' | b'*' | b'+' | b'?' | b'.' | b'^' | b'$' => out.push(b as char),
-            _ => lit(&mut out, b),
+            b'^' | b'$' => {
+                out.push(b as char);
+                atom = None;
+            }
+            b'.' => {
+                out.push('.');
+                atom = Some(start);
+            }
+            _ => {
+                lit(&mut out, b);
+                atom = Some(start);
+            }
         }
         i += 1;
     }
     regex::bytes::Regex::new(&out).ok()
+}
+
+/// A POSIX interval (`{n}`, `{n,}`, `{n,m}`, `{,m}`) at the start of `p`,
+/// in the regex crate's syntax, and its length; `None` where `{` is an
+/// ordinary character.
+fn interval(p: &[u8]) -> Option<(String, usize)> {
+    let end = p.iter().position(|&c| c == b'}')?;
+    let inner = p.get(1..end)?;
+    if inner.is_empty() || !inner.iter().all(|c| c.is_ascii_digit() || *c == b',') {
+        return None;
+    }
+    if inner.iter().filter(|&&c| c == b',').count() > 1 {
+        return None;
+    }
+    let text = std::str::from_utf8(inner).ok()?;
+    let text = if text.starts_with(',') { format!("0{text}") } else { text.to_string() };
+    Some((format!("{{{text}}}"), end + 1))
 }
 
 #[cfg(test)]
@@ -1375,6 +1460,46 @@ mod tests {
         assert_eq!(m("[a\\]", "\\"), Some(true));
         assert_eq!(m("\\.", "x"), Some(false));
         assert_eq!(m("(a)\\1", "aa"), None);
+    }
+
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len() / 2).filter_map(|i| u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok()).collect()
+    }
+
+    #[test]
+    fn patterns_match_as_glibc_regexec() {
+        // recorded by oracle/gen-regex-match.sh: every valid pattern of
+        // regex.tsv on a set of subjects
+        let text = include_str!("../tests/golden/regex-match.tsv");
+        let mut lines = text.lines();
+        let subjects: Vec<Vec<u8>> =
+            lines.next().and_then(|l| l.strip_prefix("S\t")).expect("subjects").split(',').map(unhex).collect();
+        let (mut compared, mut unsupported, mut wrong) = (0, Vec::new(), Vec::new());
+        for line in lines {
+            let f: Vec<&str> = line.split('\t').collect();
+            let (pattern, bits) = (unhex(f[1]), f[2].as_bytes());
+            assert_eq!(bits.len(), subjects.len(), "{line}");
+            let Some(re) = compile_ere(&pattern) else {
+                unsupported.push(String::from_utf8_lossy(&pattern).into_owned());
+                continue;
+            };
+            for (s, &bit) in subjects.iter().zip(bits) {
+                if re.is_match(s) != (bit == b'1') {
+                    wrong.push(format!(
+                        "{:?} on {:?}: glibc {}",
+                        String::from_utf8_lossy(&pattern),
+                        String::from_utf8_lossy(s),
+                        bit as char
+                    ));
+                }
+                compared += 1;
+            }
+        }
+        wrong.dedup_by(|a, b| a.split(" on ").next() == b.split(" on ").next());
+        assert!(wrong.is_empty(), "{} differ, first: {:?}", wrong.len(), &wrong[..wrong.len().min(20)]);
+        assert!(compared > 80_000, "{compared}");
+        // what the translation cannot express: back references, [. .], [= =]
+        assert!(unsupported.len() <= 6, "{} unsupported: {:?}", unsupported.len(), unsupported);
     }
 
     #[test]
