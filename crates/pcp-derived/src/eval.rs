@@ -26,6 +26,7 @@ use pcp_core::{
     ValueSet, PM_IN_NULL,
 };
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// What evaluation asks of a context about instance domains.
 pub trait Instances {
@@ -108,7 +109,8 @@ impl Default for State {
 /// `delta()`, `rate()` and `matchinst()` keep between fetches.
 #[derive(Clone, Debug)]
 pub struct Evaluator {
-    expr: Expr,
+    /// (shared, so that evaluation can read it while updating the state)
+    expr: Arc<Expr>,
     checked: Checked,
     state: Vec<State>,
     /// Nodes whose previous values are kept (operands of delta and rate).
@@ -142,7 +144,7 @@ impl Evaluator {
                 _ => {}
             }
         }
-        Evaluator { expr, checked, state: vec![State::default(); n], save_last, regex, parent }
+        Evaluator { expr: Arc::new(expr), checked, state: vec![State::default(); n], save_last, regex, parent }
     }
 
     /// The derived metric's PMID.
@@ -280,7 +282,8 @@ impl Evaluator {
     fn eval_node(&mut self, i: usize, result: &FetchResult, names: &mut dyn Instances) -> Result<(), PmError> {
         let desc = self.desc_of(i);
         let stamp = result.timestamp;
-        match self.expr.nodes()[i].clone() {
+        let expr = Arc::clone(&self.expr);
+        match &expr.nodes()[i] {
             Node::Integer(c) | Node::Double(c) => {
                 if desc.indom == InDom::NULL {
                     if self.state[i].cur.as_ref().is_ok_and(|v| v.is_empty()) {
@@ -339,7 +342,7 @@ impl Evaluator {
             Node::Rescale(x, to) => {
                 let x = x.index();
                 let from = self.desc_of(x).units;
-                let v = self.map_vals_opt(x, |a| conv_scale(&convert(a, desc.ty), from, to).ok());
+                let v = self.map_vals_opt(x, |a| conv_scale(&convert(a, desc.ty), from, *to).ok());
                 self.set(i, v)
             }
             Node::Func(Func::Instant, x) => {
@@ -348,8 +351,8 @@ impl Evaluator {
                 let v = self.state[x.index()].cur.clone();
                 self.set(i, v)
             }
-            Node::Func(f @ (Func::Delta | Func::Rate), x) => self.delta(i, f, x.index(), stamp),
-            Node::Func(f, x) => self.aggregate(i, f, x.index()),
+            Node::Func(f @ (Func::Delta | Func::Rate), x) => self.delta(i, *f, x.index(), stamp),
+            Node::Func(f, x) => self.aggregate(i, *f, x.index()),
             Node::Filter(Filter::Instance(name), x) => {
                 let x = x.index();
                 let indom = self.desc_of(x).indom;
@@ -358,7 +361,7 @@ impl Evaluator {
                 let mut out = Vec::new();
                 if !self.vals(x).is_empty() {
                     if self.state[i].inst.is_none() {
-                        self.state[i].inst = names.inst_id(indom, &name, stamp);
+                        self.state[i].inst = names.inst_id(indom, name, stamp);
                     }
                     if let Some(inst) = self.state[i].inst {
                         if let Some(v) = self.vals(x).iter().find(|(j, _)| *j == inst) {
@@ -386,7 +389,7 @@ impl Evaluator {
                                 Some(full) => {
                                     let name = full.split(|&b| b == b' ').next().unwrap_or(&[]);
                                     let hit = self.regex[i].as_ref().is_some_and(|re| re.is_match(name));
-                                    hit != invert
+                                    hit != *invert
                                 }
                                 None => false,
                             };
@@ -411,7 +414,7 @@ impl Evaluator {
                 self.set(i, Ok(out))
             }
             Node::Ternary(g, t, e) => self.ternary(i, g.index(), t.index(), e.index()),
-            Node::Binary(op, l, r) => self.binary(i, op, l.index(), r.index()),
+            Node::Binary(op, l, r) => self.binary(i, *op, l.index(), r.index()),
         }
     }
 
