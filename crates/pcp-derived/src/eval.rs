@@ -1523,9 +1523,29 @@ mod tests {
         };
         let out = postfetch(&r, 3, &mut evs, &mut Fake);
         assert_eq!(out.sets.len(), 3);
+        assert_eq!(out.timestamp, r.timestamp);
         assert_eq!(out.sets[0], r.sets[0]);
         assert_eq!(out.sets[1].values, Ok(vec![InstValue { inst: 0, value: Value::from_atom(&Double(3.0)) }]));
         assert_eq!(out.sets[2].values, Err(PmError::PM_ERR_PMID));
+    }
+
+    #[test]
+    fn a_metric_asked_for_twice_is_evaluated_twice() {
+        let mut evs = vec![evaluator("delta(b)")];
+        let fetch = |v: u32| FetchResult {
+            timestamp: at(0),
+            sets: vec![
+                ValueSet { pmid: DERIVED, values: Err(PmError::PM_ERR_NOAGENT) },
+                ValueSet { pmid: DERIVED, values: Err(PmError::PM_ERR_NOAGENT) },
+                set("b", &[(-1, U32(v))]),
+            ],
+        };
+        assert_eq!(prefetch(&[DERIVED, DERIVED], &evs), vec![DERIVED, DERIVED, pmid("b")]);
+        postfetch(&fetch(1), 2, &mut evs, &mut Fake);
+        // the second evaluation sees the same values as its previous ones
+        let out = postfetch(&fetch(5), 2, &mut evs, &mut Fake);
+        let delta = |d: i64| Ok(vec![InstValue { inst: -1, value: Value::from_atom(&I64(d)) }]);
+        assert_eq!((out.sets[0].values.clone(), out.sets[1].values.clone()), (delta(4), delta(0)));
     }
 
     #[test]
