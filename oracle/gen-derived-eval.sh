@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Records crates/pcp-derived/tests/eval/cases.out: each case of cases.txt
+# Records crates/pcp-derived/tests/eval/cases.out (or OUT, the first
+# argument): each case of cases.txt
 # (an archive of crates/pcp-archive/tests/fixtures and derived metric
 # definitions) run through oracle/derived_eval_oracle.c, built against the
 # reference C libpcp (PCP 6.0.3, -lpcp). Each case's output is preceded by
@@ -8,7 +9,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$here/..
 cases=$root/crates/pcp-derived/tests/eval/cases.txt
-out=$root/crates/pcp-derived/tests/eval/cases.out
+out=${1:-$root/crates/pcp-derived/tests/eval/cases.out}
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
 cc -O1 -o "$build/derived_eval_oracle" "$here/derived_eval_oracle.c" -lpcp

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Records crates/pcp-derived/tests/golden/regex-match.tsv: glibc's regexec
-# (REG_EXTENDED) for every pattern regex.tsv marks valid, on a fixed set
-# of subjects (instance-name-like strings and bytes the patterns use),
-# by oracle/regex_match_oracle.c. Patterns and subjects are hex.
+# Records crates/pcp-derived/tests/eval/regex-match.tsv (or OUT, the first
+# argument): glibc's regexec (REG_EXTENDED) for every pattern that
+# tests/golden/regex.tsv marks valid, on a fixed set of subjects
+# (instance-name-like strings and bytes the patterns use), by
+# oracle/regex_match_oracle.c. Patterns and subjects are hex.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 golden=$here/../crates/pcp-derived/tests/golden
+out=${1:-$here/../crates/pcp-derived/tests/eval/regex-match.tsv}
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
 cc -O1 -o "$build/regex_match_oracle" "$here/regex_match_oracle.c"
@@ -30,4 +32,4 @@ for line in sys.stdin:
             out.append({"t": 9, "n": 10, "\\": 92}.get(n, ord(n))); i += 2; continue
         out += c.encode("latin-1"); i += 1
     print(out.hex())' |
-    LC_ALL=C "$build/regex_match_oracle" "$subjects" >"$golden/regex-match.tsv"
+    LC_ALL=C "$build/regex_match_oracle" "$subjects" >"$out"

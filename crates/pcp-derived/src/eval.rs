@@ -1473,7 +1473,7 @@ mod tests {
     fn patterns_match_as_glibc_regexec() {
         // recorded by oracle/gen-regex-match.sh: every valid pattern of
         // regex.tsv on a set of subjects
-        let text = include_str!("../tests/golden/regex-match.tsv");
+        let text = include_str!("../tests/eval/regex-match.tsv");
         let mut lines = text.lines();
         let subjects: Vec<Vec<u8>> =
             lines.next().and_then(|l| l.strip_prefix("S\t")).expect("subjects").split(',').map(unhex).collect();
