@@ -1549,6 +1549,16 @@ mod tests {
     }
 
     #[test]
+    fn evaluators_can_move_between_threads() {
+        let mut ev = evaluator("matchinst(/^t/, c) + 1");
+        let got =
+            std::thread::spawn(move || ev.evaluate(&FetchResult { timestamp: at(0), sets: vec![c3()] }, &mut Fake))
+                .join()
+                .expect("joins");
+        assert_eq!(got.values, Ok(vec![InstValue { inst: 2, value: Value::from_atom(&U32(4)) }]));
+    }
+
+    #[test]
     fn odd_fetched_values_are_errors_not_panics() {
         // a 64-bit value in place, a short block
         let bad = ValueSet { pmid: pmid("a"), values: Ok(vec![InstValue { inst: 0, value: Value::Insitu(1) }]) };
