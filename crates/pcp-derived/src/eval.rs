@@ -184,6 +184,10 @@ impl Evaluator {
     /// and `min()` of no values give the previous fetch's result (0 the
     /// first time); `scalar()` of no values gives no values; a ternary
     /// branch of `novalue()` drops the instance rather than leaving a hole.
+    /// Where libpcp keeps no previous values for an operand of `delta()`
+    /// or `rate()` (`x[name]`), so that they never have a value, this
+    /// keeps them. Otherwise the functions of expressions (`delta(sum(x))`)
+    /// behave as in PCP 6.3: a constant's previous value is itself.
     pub fn evaluate(&mut self, result: &FetchResult, names: &mut dyn Instances) -> ValueSet {
         let pmid = self.pmid();
         let n = self.expr.nodes().len();
