@@ -76,6 +76,12 @@ diff -r "$work/derived1" crates/pcp-derived/tests/golden --exclude=extensions.ts
 PCP_RS_DERIVED_FILES="$(ls /etc/pcp/derived/*.conf 2>/dev/null | tr '\n' ' ')" \
     oracle/gen-derived.sh "$work/derived" "$seed" 20000 >/dev/null
 PCP_RS_DERIVED_GOLDEN="$work/derived" cargo test -q -p pcp-derived --test libpcp_parse --test libpcp_config --test libpcp_check
+# evaluation over the fixture archives, and matchinst() matching, as
+# recorded: libpcp and glibc must answer today what they answered then
+oracle/gen-derived-eval.sh "$work/eval-cases.out" 2>/dev/null
+cmp "$work/eval-cases.out" crates/pcp-derived/tests/eval/cases.out
+oracle/gen-regex-match.sh "$work/regex-match.tsv"
+cmp "$work/regex-match.tsv" crates/pcp-derived/tests/eval/regex-match.tsv
 
 echo "== time zones against glibc, seed $seed"
 oracle/gen-tz.sh "$work/tz.tsv" "$seed" 200 >/dev/null

@@ -2,9 +2,10 @@
 //! Co-Pilot (`pmRegisterDerived(3)`), its registration tables and its
 //! configuration files, with libpcp 6.0.3's diagnostics byte for byte.
 //!
-//! Text goes in, syntax trees and diagnostics come out; nothing here reads
-//! files, looks up metrics or fetches values (configuration files come
-//! through a callback). The pieces, in pipeline order:
+//! Text goes in, syntax trees and diagnostics come out, and values in,
+//! values out; nothing here reads files, looks up metrics or fetches
+//! values (configuration files come through a callback, descriptors and
+//! instance names through traits). The pieces, in pipeline order:
 //!
 //! - [`lex`]: the scanner;
 //! - [`parse`]: the parser (an LALR(1) automaton with yacc's error
@@ -14,7 +15,10 @@
 //! - [`registry`]: global and per-context registration (names, PMIDs);
 //! - [`config`]: configuration files and `$PCP_DERIVED_CONFIG`;
 //! - [`check`]: semantic checks against a context's metrics (a
-//!   [`check::Catalog`]), giving every node its descriptor.
+//!   [`check::Catalog`]), giving every node its descriptor;
+//! - [`eval`]: the values of checked metrics, computed from the values a
+//!   fetch returned for their operands ([`prefetch`], [`postfetch`], an
+//!   [`Evaluator`] per metric and context).
 //!
 //! ```
 //! use pcp_derived::{parse, Node, Registry};
@@ -38,6 +42,7 @@
 pub mod ast;
 pub mod check;
 pub mod config;
+pub mod eval;
 mod grammar;
 #[cfg(test)]
 mod lalr;
@@ -50,6 +55,7 @@ mod tables;
 
 pub use ast::{BinOp, Constant, Expr, Filter, Func, Metadata, Node, NodeId};
 pub use config::{ConfigFiles, Environment, PathKind};
+pub use eval::{postfetch, prefetch, Evaluator, Instances, NoInstances};
 pub use grammar::{Tok, Word};
 pub use parse::{parse, parse_bytes, parse_traced, ParseState, SyntaxError};
 pub use registry::{register_message, ContextTable, Definition, Registry};

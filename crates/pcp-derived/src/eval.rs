@@ -1,0 +1,1688 @@
+//! Evaluation: the values of checked derived metrics, computed from the
+//! values of their operands as a fetch returned them (libpcp's
+//! `__dmprefetch` and `__dmpostfetch`).
+//!
+//! Nothing here fetches: [`Evaluator::operands`] and [`prefetch`] say which
+//! real metrics a fetch must also ask for, and [`Evaluator::evaluate`] (or
+//! [`postfetch`] for a whole result) is handed what came back, with the
+//! fetch's timestamp. Instance names, needed by `matchinst()` and `[name]`
+//! selection, come through an [`Instances`] implementation.
+//!
+//! Each [`Evaluator`] keeps what `delta()` and `rate()` need between
+//! fetches (the previous values and timestamp), and the instance matches
+//! of `matchinst()`, so one evaluator belongs to one context.
+//!
+//! The arithmetic is libpcp 6.0.3's: values are computed in the type the
+//! checker gave each node (32-bit and 64-bit integers wrap), operands are
+//! promoted to it, and scale conversions multiply and divide doubles.
+//! Where libpcp reads memory it never wrote, something defined is done
+//! instead (see the notes on [`Evaluator::evaluate`]). Evaluation never
+//! panics.
+
+use crate::ast::{BinOp, Expr, Filter, Func, Node};
+use crate::check::{Checked, Choose};
+use pcp_core::{
+    conv_scale, AtomValue, Desc, FetchResult, InDom, InstValue, MetricType, PmError, PmId, Timestamp, Units, Value,
+    ValueSet, PM_IN_NULL,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// What evaluation asks of a context about instance domains.
+pub trait Instances {
+    /// The external name of instance `inst` of `indom` at time `at`
+    /// (`pmNameInDom`), or `None`.
+    #[doc(alias = "pmNameInDom")]
+    fn inst_name(&mut self, indom: InDom, inst: i32, at: Timestamp) -> Option<Vec<u8>>;
+    /// The instance of `indom` named `name` (`pmLookupInDom`), or `None`.
+    #[doc(alias = "pmLookupInDom")]
+    fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Option<i32>;
+    /// All instances of `indom` at time `at` (`pmGetInDom`), for a
+    /// `mkconst(..., meta=m)` whose metric has an instance domain.
+    #[doc(alias = "pmGetInDom")]
+    fn instances(&mut self, indom: InDom, at: Timestamp) -> Result<Vec<i32>, PmError>;
+}
+
+/// A context that knows no instance domains.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoInstances;
+
+impl Instances for NoInstances {
+    fn inst_name(&mut self, _: InDom, _: i32, _: Timestamp) -> Option<Vec<u8>> {
+        None
+    }
+    fn inst_id(&mut self, _: InDom, _: &[u8], _: Timestamp) -> Option<i32> {
+        None
+    }
+    fn instances(&mut self, _: InDom, _: Timestamp) -> Result<Vec<i32>, PmError> {
+        Err(PmError::PM_ERR_INDOM)
+    }
+}
+
+/// One node's values: instance and value pairs, or the error that stands
+/// for them (C's negative `numval`).
+type Vals = Result<Vec<(i32, AtomValue)>, PmError>;
+
+/// How many `matchinst()` evaluations between cullings of the instance
+/// matches remembered (libpcp's `REGEX_INST_COMPACT`).
+const REGEX_COMPACT: u32 = 100;
+
+/// C's `numval` of a node's values.
+fn numval(v: &Vals) -> i32 {
+    match v {
+        Ok(v) => i32::try_from(v.len()).unwrap_or(i32::MAX),
+        Err(e) => e.code(),
+    }
+}
+
+#[derive(Clone, Debug)]
+struct State {
+    /// This fetch's values.
+    cur: Vals,
+    /// The previous fetch's (kept for operands of `delta()`/`rate()`).
+    last: Vals,
+    stamp: Timestamp,
+    last_stamp: Timestamp,
+    /// `matchinst()`: instance -> (matches, times seen since culling).
+    matches: HashMap<i32, (bool, u32)>,
+    /// `matchinst()`: evaluations since culling.
+    used: u32,
+    /// `[name]`: the instance, once looked up.
+    inst: Option<i32>,
+}
+
+impl Default for State {
+    fn default() -> State {
+        State {
+            cur: Ok(Vec::new()),
+            last: Ok(Vec::new()),
+            stamp: Timestamp::new(0, 0),
+            last_stamp: Timestamp::new(0, 0),
+            matches: HashMap::new(),
+            used: 0,
+            inst: None,
+        }
+    }
+}
+
+/// The evaluation of one derived metric in one context, with the state
+/// `delta()`, `rate()` and `matchinst()` keep between fetches.
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    /// (shared, so that evaluation can read it while updating the state)
+    expr: Arc<Expr>,
+    checked: Checked,
+    state: Vec<State>,
+    /// Nodes whose previous values are kept (operands of delta and rate).
+    save_last: Vec<bool>,
+    /// Compiled `matchinst()` patterns, per node (`None`: not compilable).
+    regex: Vec<Option<regex::bytes::Regex>>,
+    parent: Vec<Option<usize>>,
+}
+
+impl Evaluator {
+    /// An evaluator for a metric's expression and what [`crate::check::check`]
+    /// found for it.
+    pub fn new(expr: Expr, checked: Checked) -> Evaluator {
+        let n = expr.nodes().len();
+        let mut save_last = vec![false; n];
+        let mut parent = vec![None; n];
+        let mut regex = vec![None; n];
+        for (i, node) in expr.nodes().iter().enumerate() {
+            for c in node.children() {
+                if let Some(p) = parent.get_mut(c.index()) {
+                    *p = Some(i);
+                }
+            }
+            match node {
+                Node::Func(Func::Delta | Func::Rate, x) => {
+                    if let Some(s) = save_last.get_mut(x.index()) {
+                        *s = true;
+                    }
+                }
+                Node::Filter(Filter::Regex { pattern, .. }, _) => regex[i] = compile_ere(pattern),
+                _ => {}
+            }
+        }
+        Evaluator { expr: Arc::new(expr), checked, state: vec![State::default(); n], save_last, regex, parent }
+    }
+
+    /// The derived metric's PMID.
+    pub fn pmid(&self) -> PmId {
+        self.checked.desc().pmid
+    }
+
+    /// The derived metric's descriptor.
+    pub fn desc(&self) -> Desc {
+        self.checked.desc()
+    }
+
+    /// The real metrics whose values evaluation needs, in the order they
+    /// appear, repeats included (libpcp's `get_pmids`).
+    pub fn operands(&self) -> Vec<PmId> {
+        let nodes = self.expr.nodes();
+        let mut out = Vec::new();
+        for (i, node) in nodes.iter().enumerate() {
+            let Some(info) = self.checked.info.get(i) else { continue };
+            let in_defined = matches!(self.parent[i].and_then(|p| nodes.get(p)), Some(Node::Func(Func::Defined, _)));
+            if matches!(node, Node::Name(_)) && info.used && info.pmid != PmId::NULL && !in_defined {
+                out.push(info.pmid);
+            }
+        }
+        out
+    }
+
+    fn desc_of(&self, i: usize) -> Desc {
+        self.checked.info.get(i).map_or(ZERO_DESC, |info| info.desc)
+    }
+
+    /// The metric's values from this fetch's result (`result` holds the
+    /// operands' value sets; `result.timestamp` is the fetch's time).
+    ///
+    /// Where libpcp 6.0.3 reads memory it never set, this does the
+    /// following instead: `!x` gives 0 or 1 in the type of `x`; `max()`
+    /// and `min()` of no values give the previous fetch's result (0 the
+    /// first time); `scalar()` of no values gives no values; a ternary
+    /// branch of `novalue()` drops the instance rather than leaving a hole.
+    /// Where libpcp keeps no previous values for an operand of `delta()`
+    /// or `rate()` (`x[name]`), so that they never have a value, this
+    /// keeps them. Otherwise the functions of expressions (`delta(sum(x))`)
+    /// behave as in PCP 6.3: a constant's previous value is itself.
+    pub fn evaluate(&mut self, result: &FetchResult, names: &mut dyn Instances) -> ValueSet {
+        let pmid = self.pmid();
+        let n = self.expr.nodes().len();
+        if n == 0 {
+            return ValueSet { pmid, values: Err(PmError::PM_ERR_PMID) };
+        }
+        let root = n - 1;
+        let ret = self.eval_tree(root, result, names);
+        let values = match ret {
+            Err(e) => Err(e),
+            Ok(()) => {
+                let ty = self.desc_of(root).ty;
+                match &self.state[root].cur {
+                    Err(e) => Err(*e),
+                    Ok(v) => Ok(v.iter().map(|(inst, a)| InstValue { inst: *inst, value: pack(a, ty) }).collect()),
+                }
+            }
+        };
+        ValueSet { pmid, values }
+    }
+
+    /// Evaluates the subtree at `root`, children first (left to right), as
+    /// libpcp's recursion does, without recursing: an error from a child
+    /// ends its parent's evaluation (and so on up) without touching the
+    /// parent's state, but for `count()`, which counts it as no values.
+    fn eval_tree(&mut self, root: usize, result: &FetchResult, names: &mut dyn Instances) -> Result<(), PmError> {
+        // (node, next child to visit)
+        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+        let mut ret: Result<(), PmError> = Ok(());
+        while let Some(&mut (i, ref mut next)) = stack.last_mut() {
+            // a child just returned an error: unwind
+            if let Err(e) = ret {
+                if *next > 0 && matches!(self.expr.nodes()[i], Node::Func(Func::Count, _)) {
+                    ret = self.set(i, Ok(vec![(PM_IN_NULL, AtomValue::U32(0))]));
+                    stack.pop();
+                    continue;
+                }
+                ret = Err(e);
+                stack.pop();
+                continue;
+            }
+            let children = self.children_to_eval(i);
+            if let Some(&c) = children.get(*next) {
+                *next += 1;
+                stack.push((c, 0));
+                continue;
+            }
+            stack.pop();
+            ret = self.eval_node(i, result, names);
+        }
+        ret
+    }
+
+    /// The operands evaluated before a node: all but a `defined()` operand
+    /// (decided at binding) and a ternary branch not used.
+    fn children_to_eval(&self, i: usize) -> Vec<usize> {
+        match &self.expr.nodes()[i] {
+            Node::Func(Func::Defined, _) => Vec::new(),
+            Node::Ternary(g, t, e) => {
+                let choose = self.checked.info.get(i).map_or(Choose::Both, |x| x.choose);
+                let mut v = vec![g.index()];
+                let novalue = |x: usize| matches!(self.expr.nodes()[x], Node::NoValue(_));
+                if choose != Choose::Else && !novalue(t.index()) {
+                    v.push(t.index());
+                }
+                if choose != Choose::Then && !novalue(e.index()) {
+                    v.push(e.index());
+                }
+                v
+            }
+            node => node.children().map(|c| c.index()).collect(),
+        }
+    }
+
+    /// Replaces a node's values, keeping the old ones if they are history
+    /// for `delta()`/`rate()` (libpcp's free_ivlist).
+    fn set(&mut self, i: usize, v: Vals) -> Result<(), PmError> {
+        let st = &mut self.state[i];
+        let old = std::mem::replace(&mut st.cur, v);
+        if self.save_last[i] {
+            st.last = old;
+        }
+        match &st.cur {
+            Err(e) => Err(*e),
+            Ok(_) => Ok(()),
+        }
+    }
+
+    fn vals(&self, i: usize) -> &[(i32, AtomValue)] {
+        match &self.state[i].cur {
+            Ok(v) => v,
+            Err(_) => &[],
+        }
+    }
+
+    fn eval_node(&mut self, i: usize, result: &FetchResult, names: &mut dyn Instances) -> Result<(), PmError> {
+        let desc = self.desc_of(i);
+        let stamp = result.timestamp;
+        let expr = Arc::clone(&self.expr);
+        match &expr.nodes()[i] {
+            Node::Integer(c) | Node::Double(c) => {
+                if desc.indom == InDom::NULL {
+                    if self.state[i].cur.as_ref().is_ok_and(|v| v.is_empty()) {
+                        self.state[i].cur = Ok(vec![(PM_IN_NULL, constant(&c.text, desc.ty))]);
+                        // a constant never changes: its first value is its
+                        // previous one too
+                        if self.save_last[i] {
+                            self.state[i].last = self.state[i].cur.clone();
+                        }
+                    }
+                } else {
+                    // a constant with an instance domain (meta=): one value
+                    // per instance, refreshed each fetch
+                    let value = constant(&c.text, desc.ty);
+                    let v = names
+                        .instances(desc.indom, stamp)
+                        .map(|insts| insts.into_iter().map(|inst| (inst, value.clone())).collect());
+                    return self.set(i, v);
+                }
+                match &self.state[i].cur {
+                    Err(e) => Err(*e),
+                    Ok(_) => Ok(()),
+                }
+            }
+            Node::Name(_) => {
+                let pmid = self.checked.info.get(i).map_or(PmId::NULL, |x| x.pmid);
+                let Some(set) = result.sets.iter().find(|s| s.pmid == pmid) else {
+                    return Err(PmError::PM_ERR_PMID);
+                };
+                let v = match &set.values {
+                    Err(e) => Err(*e),
+                    Ok(list) => list
+                        .iter()
+                        .map(|iv| decode(&iv.value, desc.ty).map(|a| (iv.inst, a)))
+                        .collect::<Result<Vec<_>, _>>(),
+                };
+                self.set(i, v)
+            }
+            Node::Func(Func::Defined, _) => {
+                let defined = self.checked.info.get(i).is_some_and(|x| x.defined);
+                self.set(i, Ok(vec![(PM_IN_NULL, AtomValue::U32(u32::from(defined)))]))
+            }
+            Node::NoValue(_) | Node::Anon(_) => self.set(i, Ok(Vec::new())),
+            Node::Not(x) => {
+                let x = x.index();
+                let xt = self.desc_of(x).ty;
+                let v = self.map_vals(x, |a| convert(&AtomValue::U32(u32::from(as_f64(a, xt) == 0.0)), desc.ty));
+                self.set(i, v)
+            }
+            Node::Neg(x) => {
+                let x = x.index();
+                let xt = self.desc_of(x).ty;
+                let v = self.map_vals(x, |a| negate(a, xt));
+                self.set(i, v)
+            }
+            Node::Rescale(x, to) => {
+                let x = x.index();
+                let from = self.desc_of(x).units;
+                let v = self.map_vals_opt(x, |a| conv_scale(&convert(a, desc.ty), from, *to).ok());
+                self.set(i, v)
+            }
+            Node::Func(Func::Instant, x) => {
+                self.state[i].last_stamp = self.state[i].stamp;
+                self.state[i].stamp = stamp;
+                let v = self.state[x.index()].cur.clone();
+                self.set(i, v)
+            }
+            Node::Func(f @ (Func::Delta | Func::Rate), x) => self.delta(i, *f, x.index(), stamp),
+            Node::Func(f, x) => self.aggregate(i, *f, x.index()),
+            Node::Filter(Filter::Instance(name), x) => {
+                let x = x.index();
+                let indom = self.desc_of(x).indom;
+                self.state[i].last_stamp = self.state[i].stamp;
+                self.state[i].stamp = stamp;
+                let mut out = Vec::new();
+                if !self.vals(x).is_empty() {
+                    if self.state[i].inst.is_none() {
+                        self.state[i].inst = names.inst_id(indom, name, stamp);
+                    }
+                    if let Some(inst) = self.state[i].inst {
+                        if let Some(v) = self.vals(x).iter().find(|(j, _)| *j == inst) {
+                            out.push(v.clone());
+                        }
+                    }
+                }
+                // (libpcp keeps no history for this node, so that
+                // delta(x[name]) never has a value; this does)
+                self.set(i, Ok(out))
+            }
+            Node::Filter(Filter::Regex { invert, .. }, x) => {
+                let x = x.index();
+                let indom = self.desc_of(x).indom;
+                self.state[i].last_stamp = self.state[i].stamp;
+                self.state[i].stamp = stamp;
+                let mut out = Vec::new();
+                let operand = self.vals(x).to_vec();
+                for (inst, value) in operand {
+                    let known = self.state[i].matches.get(&inst).map(|m| m.0);
+                    let matched = match known {
+                        Some(m) => m,
+                        None => {
+                            let m = match names.inst_name(indom, inst, stamp) {
+                                Some(full) => {
+                                    let name = full.split(|&b| b == b' ').next().unwrap_or(&[]);
+                                    let hit = self.regex[i].as_ref().is_some_and(|re| re.is_match(name));
+                                    hit != *invert
+                                }
+                                None => false,
+                            };
+                            self.state[i].matches.insert(inst, (m, 0));
+                            m
+                        }
+                    };
+                    if let Some(e) = self.state[i].matches.get_mut(&inst) {
+                        e.1 += 1;
+                    }
+                    if matched {
+                        out.push((inst, value));
+                    }
+                }
+                let st = &mut self.state[i];
+                st.used += 1;
+                if st.used >= REGEX_COMPACT {
+                    st.matches.retain(|_, m| m.1 >= REGEX_COMPACT / 2);
+                    st.matches.values_mut().for_each(|m| m.1 = 0);
+                    st.used = 0;
+                }
+                self.set(i, Ok(out))
+            }
+            Node::Ternary(g, t, e) => self.ternary(i, g.index(), t.index(), e.index()),
+            Node::Binary(op, l, r) => self.binary(i, *op, l.index(), r.index()),
+        }
+    }
+
+    fn map_vals(&self, x: usize, f: impl Fn(&AtomValue) -> AtomValue) -> Vals {
+        self.state[x].cur.as_ref().map(|v| v.iter().map(|(inst, a)| (*inst, f(a))).collect()).map_err(|e| *e)
+    }
+
+    fn map_vals_opt(&self, x: usize, f: impl Fn(&AtomValue) -> Option<AtomValue>) -> Vals {
+        self.state[x]
+            .cur
+            .as_ref()
+            .map(|v| v.iter().filter_map(|(inst, a)| f(a).map(|b| (*inst, b))).collect())
+            .map_err(|e| *e)
+    }
+
+    fn delta(&mut self, i: usize, f: Func, x: usize, stamp: Timestamp) -> Result<(), PmError> {
+        {
+            let st = &mut self.state[i];
+            st.last_stamp = st.stamp;
+            st.stamp = stamp;
+        }
+        let (cur, last) = (&self.state[x].cur, &self.state[x].last);
+        let n = numval(cur).min(numval(last));
+        if n < 0 {
+            return self.set(i, Err(PmError::from_code(n)));
+        }
+        if n == 0 {
+            return self.set(i, Ok(Vec::new()));
+        }
+        let (cur, last) = (self.vals_of(cur), self.vals_of(last));
+        let xd = self.desc_of(x);
+        let (now, then) = (self.state[i].stamp, self.state[i].last_stamp);
+        let dt = (now.sec as f64 - then.sec as f64) + (f64::from(now.nsec) - f64::from(then.nsec)) / 1e9;
+        // rate() of a time counter: a utilisation, scaled to seconds
+        let time_scale = if f == Func::Rate && xd.units.dim_time() == 1 {
+            let st = xd.units.scale_time() as i32;
+            if st > 3 {
+                (3..st).fold(1.0, |s, _| s * 60.0)
+            } else {
+                (st..3).fold(1.0, |s, _| s / 1000.0)
+            }
+        } else {
+            1.0
+        };
+        let mut out = Vec::new();
+        for (k, (inst, a)) in cur.iter().enumerate() {
+            let mut j = if k < last.len() { k } else { 0 };
+            if last.get(j).map(|v| v.0) != Some(*inst) {
+                match last.iter().position(|v| v.0 == *inst) {
+                    Some(p) => j = p,
+                    None => continue,
+                }
+            }
+            let Some((_, b)) = last.get(j) else { continue };
+            let t = xd.ty;
+            let v = if f == Func::Delta {
+                match t {
+                    MetricType::I32 => AtomValue::I32(as_i32(a, t).wrapping_sub(as_i32(b, t))),
+                    MetricType::U32 => AtomValue::I64(i64::from(as_u32(a, t)) - i64::from(as_u32(b, t))),
+                    MetricType::I64 => AtomValue::I64(as_i64(a, t).wrapping_sub(as_i64(b, t))),
+                    MetricType::U64 => AtomValue::Double(as_u64(a, t) as f64 - as_u64(b, t) as f64),
+                    MetricType::FLOAT => AtomValue::Float(as_f32(a, t) - as_f32(b, t)),
+                    MetricType::DOUBLE => AtomValue::Double(as_f64(a, t) - as_f64(b, t)),
+                    _ => return self.set(i, Err(PmError::PM_ERR_CONV)),
+                }
+            } else {
+                // counters wrap in their own type before the division
+                let d = match t {
+                    MetricType::I32 => f64::from(as_i32(a, t).wrapping_sub(as_i32(b, t))),
+                    MetricType::U32 => f64::from(as_u32(a, t).wrapping_sub(as_u32(b, t))),
+                    MetricType::I64 => as_i64(a, t).wrapping_sub(as_i64(b, t)) as f64,
+                    MetricType::U64 => as_u64(a, t).wrapping_sub(as_u64(b, t)) as f64,
+                    MetricType::FLOAT => f64::from(as_f32(a, t) - as_f32(b, t)),
+                    MetricType::DOUBLE => as_f64(a, t) - as_f64(b, t),
+                    _ => return self.set(i, Err(PmError::PM_ERR_CONV)),
+                };
+                AtomValue::Double(d / dt * time_scale)
+            };
+            out.push((*inst, v));
+        }
+        self.set(i, Ok(out))
+    }
+
+    fn vals_of(&self, v: &Vals) -> Vec<(i32, AtomValue)> {
+        v.clone().unwrap_or_default()
+    }
+
+    fn aggregate(&mut self, i: usize, f: Func, x: usize) -> Result<(), PmError> {
+        let ty = self.desc_of(i).ty;
+        let xt = self.desc_of(x).ty;
+        let vals = self.vals(x);
+        let n = vals.len();
+        let one = |v: AtomValue| Ok(vec![(PM_IN_NULL, v)]);
+        let out: Vals = match f {
+            Func::Count => one(AtomValue::U32(n as u32)),
+            Func::Scalar => match vals.first() {
+                Some((_, v)) => one(v.clone()),
+                None => Ok(Vec::new()),
+            },
+            Func::Avg => {
+                let nf = n as f32;
+                one(AtomValue::Float(vals.iter().fold(0f32, |s, (_, v)| s + as_f32(v, xt) / nf)))
+            }
+            Func::Sum => {
+                let zero = convert(&AtomValue::U32(0), ty);
+                one(vals.iter().fold(zero, |s, (_, v)| arith(ty, BinOp::Add, &s, &convert(v, ty))))
+            }
+            Func::Max | Func::Min => {
+                let prev = match &self.state[i].cur {
+                    Ok(v) => v.first().map(|p| p.1.clone()),
+                    Err(_) => None,
+                };
+                let mut acc = prev.unwrap_or_else(|| convert(&AtomValue::U32(0), ty));
+                for (k, (_, v)) in vals.iter().enumerate() {
+                    let v = convert(v, ty);
+                    let better = if f == Func::Max {
+                        compare(ty, BinOp::Lt, &acc, &v)
+                    } else {
+                        compare(ty, BinOp::Gt, &acc, &v)
+                    };
+                    if k == 0 || better {
+                        acc = v;
+                    }
+                }
+                one(acc)
+            }
+            // (Delta, Rate, Instant, Defined are done elsewhere)
+            _ => Ok(Vec::new()),
+        };
+        self.set(i, out)
+    }
+
+    fn ternary(&mut self, i: usize, g: usize, t: usize, e: usize) -> Result<(), PmError> {
+        let choose = self.checked.info.get(i).map_or(Choose::Both, |x| x.choose);
+        let nodes = self.expr.nodes();
+        let novalue = |x: usize| matches!(nodes[x], Node::NoValue(_));
+        let gn = numval(&self.state[g].cur);
+        if gn <= 0 {
+            let v = if gn < 0 { Err(PmError::from_code(gn)) } else { Ok(Vec::new()) };
+            return self.set(i, v);
+        }
+        for (x, bound) in [(t, choose != Choose::Else), (e, choose != Choose::Then)] {
+            let n = numval(&self.state[x].cur);
+            if bound && !novalue(x) && n <= 0 {
+                let v = if n < 0 { Err(PmError::from_code(n)) } else { Ok(Vec::new()) };
+                return self.set(i, v);
+            }
+        }
+        let ty = self.desc_of(i).ty;
+        let gt = self.desc_of(g).ty;
+        let (tv, ev, gv) = (self.vals(t).to_vec(), self.vals(e).to_vec(), self.vals(g).to_vec());
+        let (count, inst_from) = match choose {
+            Choose::Then => (tv.len(), &tv),
+            Choose::Else => (ev.len(), &ev),
+            Choose::Both => {
+                let from = if self.desc_of(t).indom == InDom::NULL && self.desc_of(e).indom != InDom::NULL || novalue(t)
+                {
+                    &ev
+                } else {
+                    &tv
+                };
+                (tv.len().max(ev.len()), from)
+            }
+        };
+        let mut out = Vec::new();
+        let mut pick_then = choose != Choose::Else;
+        for k in 0..count {
+            if choose == Choose::Both {
+                if let Some((_, gv)) = gv.get(k) {
+                    pick_then = as_f64(gv, gt) != 0.0;
+                }
+            }
+            let (pick, is_novalue) = if pick_then { (&tv, novalue(t)) } else { (&ev, novalue(e)) };
+            if is_novalue {
+                continue;
+            }
+            let Some((_, v)) = pick.get(k).or_else(|| pick.first()) else { continue };
+            let inst = inst_from.get(k).or_else(|| inst_from.first()).map_or(PM_IN_NULL, |p| p.0);
+            out.push((inst, convert(v, ty)));
+        }
+        self.set(i, Ok(out))
+    }
+
+    fn binary(&mut self, i: usize, op: BinOp, l: usize, r: usize) -> Result<(), PmError> {
+        let (ld, rd) = (self.desc_of(l), self.desc_of(r));
+        let ty = self.desc_of(i).ty;
+        let (lv, rv) = (self.vals(l), self.vals(r));
+        if lv.is_empty() || rv.is_empty() {
+            return self.set(i, Ok(Vec::new()));
+        }
+        let (lind, rind) = (ld.indom != InDom::NULL, rd.indom != InDom::NULL);
+        let n = if !lind {
+            rv.len()
+        } else if !rind {
+            lv.len()
+        } else {
+            lv.len().min(rv.len())
+        };
+        let info = |x: usize| self.checked.info.get(x).map_or((1, 1), |f| (f.mul, f.div));
+        let (lscale, rscale) = (info(l), info(r));
+        let relational = !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div);
+        let mut out = Vec::with_capacity(n);
+        let (mut a, mut b) = (0usize, 0usize);
+        while out.len() < n {
+            let (Some(x), Some(y)) = (lv.get(a), rv.get(b)) else { break };
+            let mut y = y;
+            if lind && rind && x.0 != y.0 {
+                match rv.iter().position(|v| v.0 == x.0) {
+                    Some(p) => {
+                        b = p;
+                        y = &rv[p];
+                    }
+                    None => {
+                        a += 1;
+                        b = 0;
+                        continue;
+                    }
+                }
+            }
+            let v = if relational {
+                let pt = promote(ld.ty, rd.ty);
+                let (p, q) = (scaled(&x.1, ld.ty, pt, lscale), scaled(&y.1, rd.ty, pt, rscale));
+                AtomValue::U32(u32::from(compare(pt, op, &p, &q)))
+            } else {
+                let (p, q) = (scaled(&x.1, ld.ty, ty, lscale), scaled(&y.1, rd.ty, ty, rscale));
+                arith(ty, op, &p, &q)
+            };
+            let inst = if lind { x.0 } else { y.0 };
+            out.push((inst, v));
+            if lind {
+                a += 1;
+                if rind {
+                    b += 1;
+                    if b >= rv.len() {
+                        b = 0;
+                    }
+                }
+            } else if rind {
+                b += 1;
+            }
+        }
+        self.set(i, Ok(out))
+    }
+}
+
+/// The real metrics a fetch of `requested` must ask for: `requested`
+/// itself, then each operand of a derived metric in it (one of
+/// `evaluators`) not already in the list (libpcp's `__dmprefetch`). The
+/// derived metrics' own PMIDs stay in the list.
+#[doc(alias = "__dmprefetch")]
+pub fn prefetch(requested: &[PmId], evaluators: &[Evaluator]) -> Vec<PmId> {
+    let mut list = requested.to_vec();
+    for pmid in requested {
+        if let Some(ev) = evaluators.iter().find(|e| e.pmid() == *pmid) {
+            for op in ev.operands() {
+                if !list.contains(&op) {
+                    list.push(op);
+                }
+            }
+        }
+    }
+    list
+}
+
+/// The result a caller sees: the first `requested` value sets of `result`
+/// (a fetch of [`prefetch`]'s list), each derived metric's replaced by its
+/// evaluation (libpcp's `__dmpostfetch`). A derived metric with no
+/// evaluator (it could not be bound) gets `PM_ERR_PMID`; one asked for
+/// twice is evaluated twice, as libpcp does.
+#[doc(alias = "__dmpostfetch")]
+pub fn postfetch(
+    result: &FetchResult,
+    requested: usize,
+    evaluators: &mut [Evaluator],
+    names: &mut dyn Instances,
+) -> FetchResult {
+    let mut sets = Vec::with_capacity(requested.min(result.sets.len()));
+    for set in result.sets.iter().take(requested) {
+        if !crate::check::is_derived(set.pmid) {
+            sets.push(set.clone());
+            continue;
+        }
+        match evaluators.iter_mut().find(|e| e.pmid() == set.pmid) {
+            Some(ev) => sets.push(ev.evaluate(result, names)),
+            None => sets.push(ValueSet { pmid: set.pmid, values: Err(PmError::PM_ERR_PMID) }),
+        }
+    }
+    FetchResult { timestamp: result.timestamp, sets }
+}
+
+const ZERO_DESC: Desc =
+    Desc { pmid: PmId::NULL, ty: MetricType::I32, indom: InDom::NULL, sem: pcp_core::Semantics(0), units: Units::NONE };
+
+/// The result type of comparing two arithmetic types (libpcp's promote
+/// table: the wider, unsigned over signed, floating over integer).
+fn promote(l: MetricType, r: MetricType) -> MetricType {
+    let rank = |t: MetricType| if (0..=5).contains(&t.0) { t.0 } else { 0 };
+    MetricType(rank(l).max(rank(r)))
+}
+
+/// A value as the type `t` says it is held, converted as C's casts do.
+fn as_f64(v: &AtomValue, _t: MetricType) -> f64 {
+    match v {
+        AtomValue::I32(x) => f64::from(*x),
+        AtomValue::U32(x) => f64::from(*x),
+        AtomValue::I64(x) => *x as f64,
+        AtomValue::U64(x) => *x as f64,
+        AtomValue::Float(x) => f64::from(*x),
+        AtomValue::Double(x) => *x,
+        _ => 0.0,
+    }
+}
+
+fn as_f32(v: &AtomValue, _t: MetricType) -> f32 {
+    match v {
+        AtomValue::I32(x) => *x as f32,
+        AtomValue::U32(x) => *x as f32,
+        AtomValue::I64(x) => *x as f32,
+        AtomValue::U64(x) => *x as f32,
+        AtomValue::Float(x) => *x,
+        AtomValue::Double(x) => *x as f32,
+        _ => 0.0,
+    }
+}
+
+fn as_i64(v: &AtomValue, _t: MetricType) -> i64 {
+    match v {
+        AtomValue::I32(x) => i64::from(*x),
+        AtomValue::U32(x) => i64::from(*x),
+        AtomValue::I64(x) => *x,
+        AtomValue::U64(x) => *x as i64,
+        AtomValue::Float(x) => *x as i64,
+        AtomValue::Double(x) => *x as i64,
+        _ => 0,
+    }
+}
+
+fn as_u64(v: &AtomValue, t: MetricType) -> u64 {
+    match v {
+        AtomValue::U64(x) => *x,
+        AtomValue::Float(x) => *x as u64,
+        AtomValue::Double(x) => *x as u64,
+        _ => as_i64(v, t) as u64,
+    }
+}
+
+fn as_i32(v: &AtomValue, t: MetricType) -> i32 {
+    as_i64(v, t) as i32
+}
+
+fn as_u32(v: &AtomValue, t: MetricType) -> u32 {
+    as_i64(v, t) as u32
+}
+
+/// `v` converted to type `to` (the operand promotion of libpcp's bin_op).
+fn convert(v: &AtomValue, to: MetricType) -> AtomValue {
+    let t = v.metric_type();
+    match to {
+        MetricType::I32 => AtomValue::I32(as_i32(v, t)),
+        MetricType::U32 => AtomValue::U32(as_u32(v, t)),
+        MetricType::I64 => AtomValue::I64(as_i64(v, t)),
+        MetricType::U64 => AtomValue::U64(as_u64(v, t)),
+        MetricType::FLOAT => AtomValue::Float(as_f32(v, t)),
+        MetricType::DOUBLE => AtomValue::Double(as_f64(v, t)),
+        _ => v.clone(),
+    }
+}
+
+/// An operand promoted to `to`, and when that is a double, converted by
+/// its scale factors (`v / div * mul`).
+fn scaled(v: &AtomValue, from: MetricType, to: MetricType, (mul, div): (i32, i32)) -> AtomValue {
+    if to == MetricType::DOUBLE {
+        AtomValue::Double(as_f64(v, from) / f64::from(div) * f64::from(mul))
+    } else {
+        convert(v, to)
+    }
+}
+
+/// `a op b` for arithmetic operators, both already of type `ty`.
+fn arith(ty: MetricType, op: BinOp, a: &AtomValue, b: &AtomValue) -> AtomValue {
+    macro_rules! int {
+        ($get:ident, $ctor:ident) => {{
+            let (x, y) = ($get(a, ty), $get(b, ty));
+            AtomValue::$ctor(match op {
+                BinOp::Add => x.wrapping_add(y),
+                BinOp::Sub => x.wrapping_sub(y),
+                BinOp::Mul => x.wrapping_mul(y),
+                // (the checker makes every division a double's)
+                _ => 0,
+            })
+        }};
+    }
+    match ty {
+        MetricType::I32 => int!(as_i32, I32),
+        MetricType::U32 => int!(as_u32, U32),
+        MetricType::I64 => int!(as_i64, I64),
+        MetricType::U64 => int!(as_u64, U64),
+        MetricType::FLOAT => {
+            let (x, y) = (as_f32(a, ty), as_f32(b, ty));
+            AtomValue::Float(match op {
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::Mul => x * y,
+                _ => 0.0,
+            })
+        }
+        _ => {
+            let (x, y) = (as_f64(a, ty), as_f64(b, ty));
+            AtomValue::Double(match op {
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::Mul => x * y,
+                // 0 divided by anything (0 included) is 0
+                BinOp::Div if x == 0.0 => 0.0,
+                BinOp::Div => x / y,
+                _ => 0.0,
+            })
+        }
+    }
+}
+
+/// `a op b` for relational and boolean operators, both of type `ty`.
+fn compare(ty: MetricType, op: BinOp, a: &AtomValue, b: &AtomValue) -> bool {
+    macro_rules! cmp {
+        ($x:expr, $y:expr, $zero:expr) => {{
+            let (x, y) = ($x, $y);
+            match op {
+                BinOp::Lt => x < y,
+                BinOp::Leq => x <= y,
+                BinOp::Eq => x == y,
+                BinOp::Geq => x >= y,
+                BinOp::Gt => x > y,
+                BinOp::Neq => x != y,
+                BinOp::And => x != $zero && y != $zero,
+                BinOp::Or => x != $zero || y != $zero,
+                _ => false,
+            }
+        }};
+    }
+    match ty {
+        MetricType::I32 => cmp!(as_i32(a, ty), as_i32(b, ty), 0),
+        MetricType::U32 => cmp!(as_u32(a, ty), as_u32(b, ty), 0),
+        MetricType::I64 => cmp!(as_i64(a, ty), as_i64(b, ty), 0),
+        MetricType::U64 => cmp!(as_u64(a, ty), as_u64(b, ty), 0),
+        MetricType::FLOAT => cmp!(as_f32(a, ty), as_f32(b, ty), 0.0),
+        _ => cmp!(as_f64(a, ty), as_f64(b, ty), 0.0),
+    }
+}
+
+/// `-x`: unsigned operands give signed results (wrapping).
+fn negate(v: &AtomValue, t: MetricType) -> AtomValue {
+    match t {
+        MetricType::I32 | MetricType::U32 => AtomValue::I32(as_i32(v, t).wrapping_neg()),
+        MetricType::I64 | MetricType::U64 => AtomValue::I64(as_i64(v, t).wrapping_neg()),
+        MetricType::FLOAT => AtomValue::Float(-as_f32(v, t)),
+        _ => AtomValue::Double(-as_f64(v, t)),
+    }
+}
+
+/// A constant's value from its text, read as C's atoi, strtoll, strtoull
+/// or atof would for type `ty`.
+fn constant(text: &str, ty: MetricType) -> AtomValue {
+    let s = text.as_bytes();
+    let (l, _) = pcp_core::strtod::strtol_prefix(s);
+    match ty {
+        MetricType::I32 => AtomValue::I32(l as i32),
+        MetricType::U32 => AtomValue::U32(l as i32 as u32),
+        MetricType::I64 => AtomValue::I64(l),
+        MetricType::U64 => AtomValue::U64(strtoull(s)),
+        MetricType::FLOAT | MetricType::DOUBLE => {
+            let ws = s.iter().take_while(|&&b| pcp_core::strtod::is_c_space(b)).count();
+            let d = pcp_core::strtod::parse_prefix(&s[ws..]).map_or(0.0, |p| p.value);
+            if ty == MetricType::FLOAT {
+                AtomValue::Float(d as f32)
+            } else {
+                AtomValue::Double(d)
+            }
+        }
+        _ => AtomValue::U32(0),
+    }
+}
+
+/// `strtoull(s, NULL, 10)`: a negative number wraps, too large saturates.
+fn strtoull(s: &[u8]) -> u64 {
+    let ws = s.iter().take_while(|&&b| pcp_core::strtod::is_c_space(b)).count();
+    let rest = &s[ws..];
+    let (neg, rest) = match rest.first() {
+        Some(b'-') => (true, &rest[1..]),
+        Some(b'+') => (false, &rest[1..]),
+        _ => (false, rest),
+    };
+    let mut v: u64 = 0;
+    let mut over = false;
+    for &b in rest.iter().take_while(|b| b.is_ascii_digit()) {
+        match v.checked_mul(10).and_then(|v| v.checked_add(u64::from(b - b'0'))) {
+            Some(n) => v = n,
+            None => over = true,
+        }
+    }
+    if over {
+        u64::MAX
+    } else if neg {
+        v.wrapping_neg()
+    } else {
+        v
+    }
+}
+
+/// An operand's value from a fetched value, read as type `ty` (libpcp
+/// reads 32-bit values in place and the others from their blocks).
+fn decode(v: &Value, ty: MetricType) -> Result<AtomValue, PmError> {
+    let bytes = |n: usize| -> Result<[u8; 8], PmError> {
+        match v {
+            Value::Block(b) => {
+                let mut out = [0u8; 8];
+                for (o, i) in out.iter_mut().zip(b.data.iter().take(n)) {
+                    *o = *i;
+                }
+                Ok(out)
+            }
+            Value::Insitu(_) => Err(PmError::PM_ERR_LOGREC),
+        }
+    };
+    Ok(match ty {
+        MetricType::I32 | MetricType::U32 => {
+            let l = match v {
+                Value::Insitu(l) => *l,
+                Value::Block(_) => return Err(PmError::PM_ERR_LOGREC),
+            };
+            if ty == MetricType::I32 {
+                AtomValue::I32(l)
+            } else {
+                AtomValue::U32(l as u32)
+            }
+        }
+        MetricType::I64 => AtomValue::I64(i64::from_le_bytes(bytes(8)?)),
+        MetricType::U64 => AtomValue::U64(u64::from_le_bytes(bytes(8)?)),
+        MetricType::DOUBLE => AtomValue::Double(f64::from_le_bytes(bytes(8)?)),
+        MetricType::FLOAT => match v {
+            Value::Insitu(l) => AtomValue::Float(f32::from_bits(*l as u32)),
+            Value::Block(_) => {
+                let b = bytes(4)?;
+                AtomValue::Float(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            }
+        },
+        MetricType::STRING => match v {
+            Value::Block(b) => {
+                let mut s = b.data.clone();
+                if s.last() == Some(&0) {
+                    s.pop();
+                }
+                AtomValue::String(s)
+            }
+            Value::Insitu(_) => return Err(PmError::PM_ERR_LOGREC),
+        },
+        MetricType::AGGREGATE | MetricType::AGGREGATE_STATIC => match v {
+            Value::Block(b) => AtomValue::Aggregate(b.clone()),
+            Value::Insitu(_) => return Err(PmError::PM_ERR_LOGREC),
+        },
+        MetricType::EVENT | MetricType::HIGHRES_EVENT => match v {
+            Value::Block(b) => AtomValue::Event(b.clone()),
+            Value::Insitu(_) => return Err(PmError::PM_ERR_LOGREC),
+        },
+        _ => return Err(PmError::PM_ERR_TYPE),
+    })
+}
+
+/// A result value of the derived metric's type `ty`, packed as libpcp
+/// does: 32-bit integers in place, everything else in a block.
+fn pack(a: &AtomValue, ty: MetricType) -> Value {
+    match ty {
+        MetricType::I32 | MetricType::U32 | MetricType::I64 | MetricType::U64 | MetricType::FLOAT => {
+            Value::from_atom(&convert(a, ty))
+        }
+        MetricType::DOUBLE => Value::from_atom(&convert(a, ty)),
+        _ => Value::from_atom(a),
+    }
+}
+
+/// A POSIX extended regular expression (as glibc's `regcomp` with
+/// `REG_EXTENDED` takes it, C locale) in the syntax of the `regex` crate,
+/// compiled; `None` for what that cannot express (back references,
+/// collating elements and equivalence classes).
+fn compile_ere(pattern: &[u8]) -> Option<regex::bytes::Regex> {
+    let mut out = String::from("(?s-u)");
+    // where the last atom starts in `out` (None: nothing a repetition can
+    // apply to), and whether it is repeated already (POSIX applies a
+    // second repetition to the first: a+? is (a+)?)
+    let mut atom: Option<usize> = None;
+    let mut repeated = false;
+    let mut groups: Vec<usize> = Vec::new();
+    // (only the regex crate's meta characters are escaped: it reads some
+    // escaped punctuation, such as \<, as something else)
+    let lit = |out: &mut String, b: u8| {
+        if b.is_ascii_graphic() && !br"\.+*?()|[]{}^$#&-~".contains(&b) || b == b' ' {
+            out.push(b as char);
+        } else if b.is_ascii_graphic() {
+            out.push('\\');
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    };
+    let mut i = 0;
+    while i < pattern.len() {
+        let b = pattern[i];
+        let start = out.len();
+        // a repetition operator, as the regex crate writes it
+        let op: Option<(String, usize)> = match b {
+            b'*' | b'+' | b'?' => Some(((b as char).to_string(), 1)),
+            b'{' => interval(&pattern[i..]),
+            _ => None,
+        };
+        if let Some((op, len)) = op {
+            match atom {
+                Some(a) => {
+                    if repeated {
+                        out.insert_str(a, "(?:");
+                        out.push(')');
+                    }
+                    out.push_str(&op);
+                    repeated = true;
+                }
+                None => {
+                    // nothing to repeat: the characters themselves
+                    for &c in &pattern[i..i + len] {
+                        lit(&mut out, c);
+                    }
+                    atom = Some(start);
+                    repeated = false;
+                }
+            }
+            i += len;
+            continue;
+        }
+        repeated = false;
+        match b {
+            b'\\' => {
+                let c = *pattern.get(i + 1)?;
+                i += 2;
+                atom = Some(start);
+                // GNU's escapes: classes, then anchors (nothing to repeat)
+                let anchor = match c {
+                    b'b' => r"\b",
+                    b'B' => r"\B",
+                    b'<' => r"\b{start}",
+                    b'>' => r"\b{end}",
+                    b'`' => r"\A",
+                    b'\'' => r"\z",
+                    _ => "",
+                };
+                match c {
+                    b'1'..=b'9' => return None,
+                    b'w' | b'W' | b's' | b'S' => {
+                        out.push('\\');
+                        out.push(c as char);
+                    }
+                    _ if !anchor.is_empty() => {
+                        out.push_str(anchor);
+                        atom = None;
+                    }
+                    _ => lit(&mut out, c),
+                }
+                continue;
+            }
+            b'[' => {
+                // a bracket expression: `]` first is literal, `\` is literal
+                out.push('[');
+                i += 1;
+                if pattern.get(i) == Some(&b'^') {
+                    out.push('^');
+                    i += 1;
+                }
+                let mut first = true;
+                loop {
+                    let c = *pattern.get(i)?;
+                    if c == b']' && !first {
+                        i += 1;
+                        break;
+                    }
+                    first = false;
+                    if c == b'[' {
+                        match pattern.get(i + 1) {
+                            Some(b':') => {
+                                let end = pattern[i + 2..].windows(2).position(|w| w == b":]")? + i + 2;
+                                out.push_str(std::str::from_utf8(&pattern[i..end + 2]).ok()?);
+                                i = end + 2;
+                                continue;
+                            }
+                            Some(b'.' | b'=') => return None,
+                            _ => {}
+                        }
+                    }
+                    // a character, or a range's first end (every
+                    // character escaped, so that the regex crate sees no
+                    // set operation such as `--`)
+                    lit(&mut out, c);
+                    i += 1;
+                    if pattern.get(i) == Some(&b'-') && pattern.get(i + 1).is_some_and(|&n| n != b']') {
+                        let e = *pattern.get(i + 1)?;
+                        if e == b'[' && matches!(pattern.get(i + 2), Some(b'.' | b'=' | b':')) {
+                            return None;
+                        }
+                        out.push('-');
+                        lit(&mut out, e);
+                        i += 2;
+                    }
+                }
+                out.push(']');
+                atom = Some(start);
+                continue;
+            }
+            b'(' => {
+                groups.push(start);
+                out.push('(');
+                atom = None;
+            }
+            b')' => match groups.pop() {
+                Some(g) => {
+                    out.push(')');
+                    atom = Some(g);
+                }
+                None => {
+                    lit(&mut out, b')');
+                    atom = Some(start);
+                }
+            },
+            b'|' => {
+                out.push('|');
+                atom = None;
+            }
+            b'^' | b'$' => {
+                out.push(b as char);
+                atom = None;
+            }
+            b'.' => {
+                out.push('.');
+                atom = Some(start);
+            }
+            _ => {
+                lit(&mut out, b);
+                atom = Some(start);
+            }
+        }
+        i += 1;
+    }
+    regex::bytes::Regex::new(&out).ok()
+}
+
+/// A POSIX interval (`{n}`, `{n,}`, `{n,m}`, `{,m}`) at the start of `p`,
+/// in the regex crate's syntax, and its length; `None` where `{` is an
+/// ordinary character.
+fn interval(p: &[u8]) -> Option<(String, usize)> {
+    let end = p.iter().position(|&c| c == b'}')?;
+    let inner = p.get(1..end)?;
+    if inner.is_empty() || !inner.iter().all(|c| c.is_ascii_digit() || *c == b',') {
+        return None;
+    }
+    if inner.iter().filter(|&&c| c == b',').count() > 1 {
+        return None;
+    }
+    let text = std::str::from_utf8(inner).ok()?;
+    let text = if text.starts_with(',') { format!("0{text}") } else { text.to_string() };
+    Some((format!("{{{text}}}"), end + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check, Catalog};
+    use crate::parse;
+    use pcp_core::{Semantics, ValueBlock};
+
+    const IND: InDom = InDom(0x0040_0001);
+    const fn d(item: u32, ty: MetricType, indom: InDom, sem: Semantics, units: u32) -> Desc {
+        Desc { pmid: PmId(0x0040_0000 | item), ty, indom, sem, units: Units::from_u32(units) }
+    }
+    const BYTE: u32 = 0x1000_0000;
+    const KBYTE: u32 = 0x1001_0000;
+    const MSEC: u32 = 0x0100_2000;
+    const METRICS: &[(&str, Desc)] = &[
+        ("a", d(1, MetricType::U64, IND, Semantics::COUNTER, BYTE)),
+        ("b", d(2, MetricType::U32, InDom::NULL, Semantics::INSTANT, 0)),
+        ("c", d(3, MetricType::I32, IND, Semantics::INSTANT, 0)),
+        ("dd", d(4, MetricType::DOUBLE, IND, Semantics::INSTANT, 0)),
+        ("k", d(5, MetricType::U32, InDom::NULL, Semantics::INSTANT, KBYTE)),
+        ("t", d(6, MetricType::U64, InDom::NULL, Semantics::COUNTER, MSEC)),
+        ("s", d(7, MetricType::STRING, InDom::NULL, Semantics::INSTANT, 0)),
+        ("w", d(8, MetricType::U32, IND, Semantics::COUNTER, 0)),
+        ("f", d(9, MetricType::FLOAT, IND, Semantics::INSTANT, 0)),
+    ];
+
+    struct Fake;
+    impl Catalog for Fake {
+        fn lookup_name(&mut self, name: &str) -> Result<PmId, PmError> {
+            METRICS.iter().find(|m| m.0 == name).map(|m| m.1.pmid).ok_or(PmError::PM_ERR_NAME)
+        }
+        fn lookup_desc(&mut self, pmid: PmId) -> Result<Desc, PmError> {
+            METRICS.iter().find(|m| m.1.pmid == pmid).map(|m| m.1).ok_or(PmError::PM_ERR_PMID)
+        }
+    }
+    impl Instances for Fake {
+        fn inst_name(&mut self, indom: InDom, inst: i32, _: Timestamp) -> Option<Vec<u8>> {
+            let names: [&[u8]; 3] = [b"zero", b"one two", b"two"];
+            (indom == IND).then(|| names.get(inst as usize).map(|n| n.to_vec())).flatten()
+        }
+        fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Option<i32> {
+            (0..3).find(|&i| {
+                self.inst_name(indom, i, at).is_some_and(|n| n == name || n.starts_with(b"one ") && name == b"one")
+            })
+        }
+        fn instances(&mut self, indom: InDom, _: Timestamp) -> Result<Vec<i32>, PmError> {
+            if indom == IND {
+                Ok(vec![0, 1, 2])
+            } else {
+                Err(PmError::PM_ERR_INDOM)
+            }
+        }
+    }
+
+    fn pmid(name: &str) -> PmId {
+        METRICS.iter().find(|m| m.0 == name).map_or(PmId::NULL, |m| m.1.pmid)
+    }
+
+    /// A value set of metric `name` with (inst, atom) values.
+    fn set(name: &str, vals: &[(i32, AtomValue)]) -> ValueSet {
+        ValueSet {
+            pmid: pmid(name),
+            values: Ok(vals.iter().map(|(i, a)| InstValue { inst: *i, value: Value::from_atom(a) }).collect()),
+        }
+    }
+
+    const DERIVED: PmId = PmId(511 << 22 | 1);
+
+    fn evaluator(e: &str) -> Evaluator {
+        let expr = parse(e).expect("parses");
+        let checked = check("m", DERIVED, &expr, &mut Fake).expect("checks");
+        Evaluator::new(expr, checked)
+    }
+
+    fn at(sec: i64) -> Timestamp {
+        Timestamp::new(sec, 0)
+    }
+
+    /// The derived metric's values over fetches, as (inst, atom) pairs.
+    fn run(e: &str, fetches: &[(Timestamp, Vec<ValueSet>)]) -> Vec<Result<Vec<(i32, AtomValue)>, PmError>> {
+        let mut ev = evaluator(e);
+        let ty = ev.desc().ty;
+        fetches
+            .iter()
+            .map(|(ts, sets)| {
+                let r = FetchResult { timestamp: *ts, sets: sets.clone() };
+                let vs = ev.evaluate(&r, &mut Fake);
+                assert_eq!(vs.pmid, DERIVED);
+                vs.values.map(|v| v.iter().map(|iv| (iv.inst, decode(&iv.value, ty).expect("decodes"))).collect())
+            })
+            .collect()
+    }
+
+    fn once(e: &str, sets: Vec<ValueSet>) -> Result<Vec<(i32, AtomValue)>, PmError> {
+        run(e, &[(at(10), sets)]).remove(0)
+    }
+
+    use AtomValue::{Double, Float, I32, I64, U32, U64};
+
+    fn c3() -> ValueSet {
+        set("c", &[(0, I32(1)), (1, I32(-2)), (2, I32(3))])
+    }
+
+    #[test]
+    fn arithmetic_per_instance_with_promotion() {
+        assert_eq!(evaluator("c + b").desc().ty, MetricType::U32);
+        assert_eq!(
+            once("c + b", vec![c3(), set("b", &[(-1, U32(10))])]),
+            Ok(vec![(0, U32(11)), (1, U32(8)), (2, U32(13))])
+        );
+        assert_eq!(once("c * 2", vec![c3()]), Ok(vec![(0, U32(2)), (1, U32(u32::MAX - 3)), (2, U32(6))]));
+        assert_eq!(once("-c", vec![c3()]), Ok(vec![(0, I32(-1)), (1, I32(2)), (2, I32(-3))]));
+        // U32 negated is I32
+        assert_eq!(once("-b", vec![set("b", &[(-1, U32(5))])]), Ok(vec![(-1, I32(-5))]));
+        assert_eq!(
+            once("c + dd", vec![c3(), set("dd", &[(0, Double(0.5)), (2, Double(0.25))])]),
+            Ok(vec![(0, Double(1.5)), (2, Double(3.25))])
+        );
+    }
+
+    #[test]
+    fn instances_are_matched_by_identifier() {
+        // the right operand in another order, with one missing
+        let dd = set("dd", &[(2, Double(20.0)), (0, Double(10.0))]);
+        assert_eq!(once("c * dd", vec![c3(), dd.clone()]), Ok(vec![(0, Double(10.0)), (2, Double(60.0))]));
+        assert_eq!(once("dd - c", vec![c3(), dd]), Ok(vec![(2, Double(17.0)), (0, Double(9.0))]));
+        // an operand with no values gives none
+        assert_eq!(once("c + dd", vec![c3(), set("dd", &[])]), Ok(vec![]));
+    }
+
+    #[test]
+    fn division_is_double_and_zero_over_anything_is_zero() {
+        let b = |v| vec![set("b", &[(-1, U32(v))])];
+        assert_eq!(once("b / 4", b(6)), Ok(vec![(-1, Double(1.5))]));
+        assert_eq!(once("b / 0", b(6)), Ok(vec![(-1, Double(f64::INFINITY))]));
+        assert_eq!(once("b / 0", b(0)), Ok(vec![(-1, Double(0.0))]));
+    }
+
+    #[test]
+    fn scale_conversion_makes_a_double() {
+        // Kbyte + byte: 3 Kbyte + 2048 byte = 5 Kbyte
+        let ev = evaluator("k + mkconst(2048, units=byte)");
+        assert_eq!(ev.desc().ty, MetricType::DOUBLE);
+        assert_eq!(once("k + mkconst(2048, units=byte)", vec![set("k", &[(-1, U32(3))])]), Ok(vec![(-1, Double(5.0))]));
+        assert_eq!(once("rescale(k, \"byte\")", vec![set("k", &[(-1, U32(3))])]), Ok(vec![(-1, U32(3072))]));
+    }
+
+    #[test]
+    fn relational_boolean_and_ternary() {
+        // an unsigned constant makes the comparison unsigned, as in libpcp
+        assert_eq!(once("c >= 1", vec![c3()]), Ok(vec![(0, U32(1)), (1, U32(1)), (2, U32(1))]));
+        assert_eq!(once("c >= mkconst(1, type=32)", vec![c3()]), Ok(vec![(0, U32(1)), (1, U32(0)), (2, U32(1))]));
+        assert_eq!(once("c > 0 && c < 3", vec![c3()]), Ok(vec![(0, U32(1)), (1, U32(0)), (2, U32(0))]));
+        assert_eq!(once("!c", vec![set("c", &[(0, I32(0)), (1, I32(7))])]), Ok(vec![(0, I32(1)), (1, I32(0))]));
+        assert_eq!(
+            once("c > mkconst(0, type=32) ? c : -c", vec![c3()]),
+            Ok(vec![(0, I32(1)), (1, I32(2)), (2, I32(3))])
+        );
+        // a singular guard picks for every instance
+        let b = |v| set("b", &[(-1, U32(v))]);
+        assert_eq!(once("b ? c : -c", vec![c3(), b(0)]), Ok(vec![(0, I32(-1)), (1, I32(2)), (2, I32(-3))]));
+        // novalue() drops the instances it is picked for
+        assert_eq!(once("c > mkconst(1, type=32) ? c : novalue()", vec![c3()]), Ok(vec![(2, I32(3))]));
+        // defined() decides at binding
+        assert_eq!(once("defined(nope) ? nope : b", vec![b(4)]), Ok(vec![(-1, U32(4))]));
+        assert_eq!(once("defined(b)", vec![]), Ok(vec![(-1, U32(1))]));
+    }
+
+    #[test]
+    fn aggregates() {
+        assert_eq!(once("sum(c)", vec![c3()]), Ok(vec![(-1, I32(2))]));
+        assert_eq!(once("max(c)", vec![c3()]), Ok(vec![(-1, I32(3))]));
+        assert_eq!(once("min(c)", vec![c3()]), Ok(vec![(-1, I32(-2))]));
+        assert_eq!(once("count(c)", vec![c3()]), Ok(vec![(-1, U32(3))]));
+        assert_eq!(once("avg(c)", vec![c3()]), Ok(vec![(-1, Float(1.0 / 3.0 + -2.0 / 3.0 + 1.0))]));
+        // no values: a count of 0, a sum of 0
+        assert_eq!(once("count(c)", vec![set("c", &[])]), Ok(vec![(-1, U32(0))]));
+        assert_eq!(once("sum(c)", vec![set("c", &[])]), Ok(vec![(-1, I32(0))]));
+        // count() turns an error into 0, the others pass it on
+        let err = ValueSet { pmid: pmid("c"), values: Err(PmError::PM_ERR_AGAIN) };
+        assert_eq!(once("count(c)", vec![err.clone()]), Ok(vec![(-1, U32(0))]));
+        assert_eq!(once("sum(c)", vec![err]), Err(PmError::PM_ERR_AGAIN));
+        assert_eq!(once("sum(c)", vec![]), Err(PmError::PM_ERR_PMID));
+        assert_eq!(once("scalar(c)", vec![c3()]), Ok(vec![(-1, I32(1))]));
+    }
+
+    #[test]
+    fn delta_and_rate_over_fetches() {
+        let a = |v: [u64; 2]| vec![set("a", &[(0, U64(v[0])), (1, U64(v[1]))])];
+        let r = run("delta(a)", &[(at(10), a([100, 5])), (at(12), a([150, 5])), (at(14), a([140, 9]))]);
+        assert_eq!(r[0], Ok(vec![]));
+        assert_eq!(r[1], Ok(vec![(0, Double(50.0)), (1, Double(0.0))]));
+        assert_eq!(r[2], Ok(vec![(0, Double(-10.0)), (1, Double(4.0))]));
+        let r = run("rate(a)", &[(at(10), a([100, 5])), (at(12), a([150, 5]))]);
+        assert_eq!(r, vec![Ok(vec![]), Ok(vec![(0, Double(25.0)), (1, Double(0.0))])]);
+        // a 32-bit counter that wraps: rate() wraps, delta() goes negative
+        let w = |v: u32| vec![set("w", &[(1, U32(v))])];
+        let r = run("rate(w)", &[(at(1), w(u32::MAX - 1)), (at(3), w(2))]);
+        assert_eq!(r[1], Ok(vec![(1, Double(2.0))]));
+        let r = run("delta(w)", &[(at(1), w(u32::MAX - 1)), (at(3), w(2))]);
+        assert_eq!(r[1], Ok(vec![(1, I64(2 - i64::from(u32::MAX - 1)))]));
+        // rate of a time counter in milliseconds: a utilisation
+        let t = |v: u64| vec![set("t", &[(-1, U64(v))])];
+        let r = run("rate(t)", &[(at(0), t(0)), (at(10), t(5000))]);
+        assert_eq!(r[1], Ok(vec![(-1, Double(0.5))]));
+        // instances that come and go
+        let r = run(
+            "delta(c)",
+            &[
+                (at(0), vec![set("c", &[(0, I32(1)), (1, I32(2))])]),
+                (at(1), vec![set("c", &[(2, I32(5)), (1, I32(7))])]),
+            ],
+        );
+        assert_eq!(r[1], Ok(vec![(1, I32(5))]));
+        // an error in the previous fetch is passed on once
+        let err = vec![ValueSet { pmid: pmid("c"), values: Err(PmError::PM_ERR_AGAIN) }];
+        let r = run("delta(c)", &[(at(0), vec![c3()]), (at(1), err), (at(2), vec![c3()]), (at(3), vec![c3()])]);
+        assert_eq!(r[1], Err(PmError::PM_ERR_AGAIN));
+        assert_eq!(r[2], Err(PmError::PM_ERR_AGAIN));
+        assert_eq!(r[3], Ok(vec![(0, I32(0)), (1, I32(0)), (2, I32(0))]));
+        // the same timestamp twice: no panic, an infinite or NaN rate
+        let r = run("rate(w)", &[(at(1), w(1)), (at(1), w(2))]);
+        assert_eq!(r[1], Ok(vec![(1, Double(f64::INFINITY))]));
+    }
+
+    #[test]
+    fn delta_of_expressions_keeps_history_at_every_node() {
+        let c = |v: i32| vec![set("c", &[(0, I32(v)), (2, I32(v * 10))])];
+        let f = [(at(0), c(1)), (at(1), c(4))];
+        assert_eq!(run("delta(sum(c))", &f), vec![Ok(vec![]), Ok(vec![(-1, I32(33))])]);
+        assert_eq!(run("delta(c[two])", &f), vec![Ok(vec![]), Ok(vec![(2, I32(30))])]);
+        assert_eq!(run("delta(matchinst(/^z/, c))", &f), vec![Ok(vec![]), Ok(vec![(0, I32(3))])]);
+        assert_eq!(run("delta(instant(c) * 2)", &f)[1], Ok(vec![(0, I64(6)), (2, I64(60))]));
+        // a constant's previous value is itself, from the first fetch
+        assert_eq!(run("delta(mkconst(3, type=32))", &f), vec![Ok(vec![(-1, I32(0))]), Ok(vec![(-1, I32(0))])]);
+        assert_eq!(
+            run("delta(delta(c))", &[(at(0), c(1)), (at(1), c(4)), (at(2), c(9))])[2],
+            Ok(vec![(0, I32(2)), (2, I32(20))])
+        );
+    }
+
+    #[test]
+    fn instant_passes_values_through() {
+        let r = run("instant(a)", &[(at(0), vec![set("a", &[(0, U64(7))])])]);
+        assert_eq!(r[0], Ok(vec![(0, U64(7))]));
+        assert_eq!(evaluator("instant(a)").desc().sem, Semantics::INSTANT);
+    }
+
+    #[test]
+    fn instance_selection_by_name_and_pattern() {
+        assert_eq!(once("c[two]", vec![c3()]), Ok(vec![(2, I32(3))]));
+        assert_eq!(once("c[nope]", vec![c3()]), Ok(vec![]));
+        assert_eq!(once("matchinst(/^t/, c)", vec![c3()]), Ok(vec![(2, I32(3))]));
+        assert_eq!(once("matchinst(!/^t/, c)", vec![c3()]), Ok(vec![(0, I32(1)), (1, I32(-2))]));
+        // names are cut at the first space
+        assert_eq!(once("matchinst(/^one$/, c)", vec![c3()]), Ok(vec![(1, I32(-2))]));
+        assert_eq!(once("matchinst(/e[[:alpha:]]/, c)", vec![c3()]), Ok(vec![(0, I32(1))]));
+        assert_eq!(once("scalar(matchinst(/o$/, c))", vec![c3()]), Ok(vec![(-1, I32(1))]));
+    }
+
+    #[test]
+    fn constants_and_metadata() {
+        assert_eq!(once("mkconst(7, type=64)", vec![]), Ok(vec![(-1, I64(7))]));
+        assert_eq!(once("mkconst(4294967295, type=u64)", vec![]), Ok(vec![(-1, U64(4294967295))]));
+        assert_eq!(once("mkconst(2.5, type=float)", vec![]), Ok(vec![(-1, Float(2.5))]));
+        // meta= with an instance domain: one value per instance
+        assert_eq!(once("mkconst(4, meta=c)", vec![]), Ok(vec![(0, I32(4)), (1, I32(4)), (2, I32(4))]));
+        assert_eq!(
+            once("s", vec![set("s", &[(-1, AtomValue::String(b"hi".to_vec()))])]),
+            Ok(vec![(-1, AtomValue::String(b"hi".to_vec()))])
+        );
+    }
+
+    #[test]
+    fn posix_patterns_translate() {
+        let m = |p: &str, s: &str| compile_ere(p.as_bytes()).map(|r| r.is_match(s.as_bytes()));
+        assert_eq!(m("a{2}", "xaay"), Some(true));
+        assert_eq!(m("a{", "a{"), Some(true));
+        assert_eq!(m("[]x]", "]"), Some(true));
+        assert_eq!(m("[a\\]", "\\"), Some(true));
+        assert_eq!(m("\\.", "x"), Some(false));
+        assert_eq!(m("(a)\\1", "aa"), None);
+    }
+
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len() / 2).filter_map(|i| u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok()).collect()
+    }
+
+    #[test]
+    fn patterns_match_as_glibc_regexec() {
+        // recorded by oracle/gen-regex-match.sh: every valid pattern of
+        // regex.tsv on a set of subjects
+        let text = include_str!("../tests/eval/regex-match.tsv");
+        let mut lines = text.lines();
+        let subjects: Vec<Vec<u8>> =
+            lines.next().and_then(|l| l.strip_prefix("S\t")).expect("subjects").split(',').map(unhex).collect();
+        let (mut compared, mut unsupported, mut wrong) = (0, Vec::new(), Vec::new());
+        for line in lines {
+            let f: Vec<&str> = line.split('\t').collect();
+            let (pattern, bits) = (unhex(f[1]), f[2].as_bytes());
+            assert_eq!(bits.len(), subjects.len(), "{line}");
+            let Some(re) = compile_ere(&pattern) else {
+                unsupported.push(String::from_utf8_lossy(&pattern).into_owned());
+                continue;
+            };
+            for (s, &bit) in subjects.iter().zip(bits) {
+                if re.is_match(s) != (bit == b'1') {
+                    wrong.push(format!(
+                        "{:?} on {:?}: glibc {}",
+                        String::from_utf8_lossy(&pattern),
+                        String::from_utf8_lossy(s),
+                        bit as char
+                    ));
+                }
+                compared += 1;
+            }
+        }
+        wrong.dedup_by(|a, b| a.split(" on ").next() == b.split(" on ").next());
+        assert!(wrong.is_empty(), "{} differ, first: {:?}", wrong.len(), &wrong[..wrong.len().min(20)]);
+        assert!(compared > 80_000, "{compared}");
+        // what the translation cannot express: back references, [. .], [= =]
+        assert!(unsupported.len() <= 6, "{} unsupported: {:?}", unsupported.len(), unsupported);
+    }
+
+    #[test]
+    fn prefetch_and_postfetch() {
+        let mut evs = vec![evaluator("c + dd * c")];
+        assert_eq!(evs[0].operands(), vec![pmid("c"), pmid("dd"), pmid("c")]);
+        let list = prefetch(&[pmid("dd"), DERIVED], &evs);
+        assert_eq!(list, vec![pmid("dd"), DERIVED, pmid("c")]);
+        let other = PmId(511 << 22 | 2);
+        let r = FetchResult {
+            timestamp: at(0),
+            sets: vec![
+                set("dd", &[(0, Double(2.0))]),
+                ValueSet { pmid: DERIVED, values: Err(PmError::PM_ERR_NOAGENT) },
+                ValueSet { pmid: other, values: Err(PmError::PM_ERR_NOAGENT) },
+                c3(),
+            ],
+        };
+        let out = postfetch(&r, 3, &mut evs, &mut Fake);
+        assert_eq!(out.sets.len(), 3);
+        assert_eq!(out.timestamp, r.timestamp);
+        assert_eq!(out.sets[0], r.sets[0]);
+        assert_eq!(out.sets[1].values, Ok(vec![InstValue { inst: 0, value: Value::from_atom(&Double(3.0)) }]));
+        assert_eq!(out.sets[2].values, Err(PmError::PM_ERR_PMID));
+    }
+
+    #[test]
+    fn a_metric_asked_for_twice_is_evaluated_twice() {
+        let mut evs = vec![evaluator("delta(b)")];
+        let fetch = |v: u32| FetchResult {
+            timestamp: at(0),
+            sets: vec![
+                ValueSet { pmid: DERIVED, values: Err(PmError::PM_ERR_NOAGENT) },
+                ValueSet { pmid: DERIVED, values: Err(PmError::PM_ERR_NOAGENT) },
+                set("b", &[(-1, U32(v))]),
+            ],
+        };
+        assert_eq!(prefetch(&[DERIVED, DERIVED], &evs), vec![DERIVED, DERIVED, pmid("b")]);
+        postfetch(&fetch(1), 2, &mut evs, &mut Fake);
+        // the second evaluation sees the same values as its previous ones
+        let out = postfetch(&fetch(5), 2, &mut evs, &mut Fake);
+        let delta = |d: i64| Ok(vec![InstValue { inst: -1, value: Value::from_atom(&I64(d)) }]);
+        assert_eq!((out.sets[0].values.clone(), out.sets[1].values.clone()), (delta(4), delta(0)));
+    }
+
+    #[test]
+    fn evaluators_can_move_between_threads() {
+        let mut ev = evaluator("matchinst(/^t/, c) + 1");
+        let got =
+            std::thread::spawn(move || ev.evaluate(&FetchResult { timestamp: at(0), sets: vec![c3()] }, &mut Fake))
+                .join()
+                .expect("joins");
+        assert_eq!(got.values, Ok(vec![InstValue { inst: 2, value: Value::from_atom(&U32(4)) }]));
+    }
+
+    #[test]
+    fn odd_fetched_values_are_errors_not_panics() {
+        // a 64-bit value in place, a short block
+        let bad = ValueSet { pmid: pmid("a"), values: Ok(vec![InstValue { inst: 0, value: Value::Insitu(1) }]) };
+        assert_eq!(once("instant(a)", vec![bad]), Err(PmError::PM_ERR_LOGREC));
+        let short = ValueSet {
+            pmid: pmid("dd"),
+            values: Ok(vec![InstValue { inst: 0, value: Value::Block(ValueBlock::new(5, vec![0, 0])) }]),
+        };
+        assert_eq!(once("dd", vec![short]), Ok(vec![(0, Double(0.0))]));
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn leaf() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just("a".to_string()),
+                Just("b".to_string()),
+                Just("c".to_string()),
+                Just("dd".to_string()),
+                Just("k".to_string()),
+                Just("t".to_string()),
+                Just("w".to_string()),
+                Just("f".to_string()),
+                Just("0".to_string()),
+                Just("3".to_string()),
+                Just("0.0".to_string()),
+                Just("mkconst(4294967295, type=u32)".to_string()),
+                Just("mkconst(2147483647, type=32)".to_string()),
+                Just("mkconst(4294967295, type=64)".to_string()),
+            ]
+        }
+
+        fn expression() -> impl Strategy<Value = String> {
+            leaf().prop_recursive(5, 40, 3, |inner| {
+                prop_oneof![
+                    (
+                        inner.clone(),
+                        prop::sample::select(vec!["+", "-", "*", "/", "<", "==", "&&", "||", ">="]),
+                        inner.clone()
+                    )
+                        .prop_map(|(l, o, r)| format!("({l}) {o} ({r})")),
+                    inner.clone().prop_map(|x| format!("-({x})")),
+                    inner.clone().prop_map(|x| format!("!({x})")),
+                    (prop::sample::select(vec!["delta", "rate", "instant", "scalar"]), inner.clone())
+                        .prop_map(|(f, x)| format!("{f}({x})")),
+                    (
+                        prop::sample::select(vec!["avg", "count", "max", "min", "sum"]),
+                        prop::sample::select(vec!["a", "b", "c", "dd", "w", "f", "s"]),
+                    )
+                        .prop_map(|(f, x)| format!("{f}({x})")),
+                    (inner.clone(), inner.clone(), inner.clone())
+                        .prop_map(|(g, t, e)| format!("({g}) ? ({t}) : ({e})")),
+                    inner.clone().prop_map(|x| format!("({x})[two]")),
+                    // (a `/` after matchinst( reads as a pattern: a name only)
+                    leaf().prop_map(|x| format!("matchinst(!/o/, {x})")),
+                    inner.prop_map(|x| format!("rescale({x}, \"Mbyte\")")),
+                ]
+            })
+        }
+
+        fn atom(ty: MetricType) -> BoxedStrategy<AtomValue> {
+            match ty {
+                MetricType::I32 => any::<i32>().prop_map(I32).boxed(),
+                MetricType::U32 => any::<u32>().prop_map(U32).boxed(),
+                MetricType::U64 => any::<u64>().prop_map(U64).boxed(),
+                MetricType::FLOAT => any::<f32>().prop_map(Float).boxed(),
+                MetricType::DOUBLE => prop_oneof![any::<f64>(), Just(0.0), Just(f64::NAN)].prop_map(Double).boxed(),
+                _ => Just(AtomValue::String(b"x".to_vec())).boxed(),
+            }
+        }
+
+        /// One fetch: each metric missing, an error, or some instances.
+        fn fetch() -> impl Strategy<Value = Vec<ValueSet>> {
+            let sets: Vec<BoxedStrategy<Option<ValueSet>>> = METRICS
+                .iter()
+                .map(|(name, desc)| {
+                    let pmid = desc.pmid;
+                    let ty = desc.ty;
+                    prop_oneof![
+                        1 => Just(None),
+                        1 => Just(Some(ValueSet { pmid, values: Err(PmError::PM_ERR_AGAIN) })),
+                        6 => prop::collection::vec((-1i32..4, atom(ty)), 0..4).prop_map(move |v| Some(ValueSet {
+                            pmid,
+                            values: Ok(v.iter().map(|(i, a)| InstValue { inst: *i, value: Value::from_atom(a) }).collect()),
+                        })),
+                    ]
+                    .prop_map(move |s| {
+                        let _ = name;
+                        s
+                    })
+                    .boxed()
+                })
+                .collect();
+            sets.prop_map(|v| v.into_iter().flatten().collect())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(1000))]
+            #[test]
+            fn evaluation_never_panics(e in expression(), fetches in prop::collection::vec((0i64..3, fetch()), 1..4)) {
+                let tree = parse(&e).expect("generated expressions parse");
+                let Ok(checked) = check("m", DERIVED, &tree, &mut Fake) else { return Ok(()) };
+                let mut ev = Evaluator::new(tree, checked);
+                let ty = ev.desc().ty;
+                for (t, sets) in fetches {
+                    let r = FetchResult { timestamp: at(t), sets };
+                    let vs = ev.evaluate(&r, &mut Fake);
+                    prop_assert_eq!(vs.pmid, DERIVED);
+                    if let Ok(v) = &vs.values {
+                        for iv in v {
+                            // every value is of the metric's type
+                            if ty.is_numeric() {
+                                prop_assert!(decode(&iv.value, ty).is_ok());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
