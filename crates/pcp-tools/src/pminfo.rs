@@ -155,9 +155,9 @@ impl<'a> Pminfo<'a> {
         self.err.write_all(&opts.flushed)?;
         let namespace = hooks.namespace.take();
         let unsupported = if derived {
-            Some("-c")
+            Some("-c/--derived (derived metrics)")
         } else if !hooks.spec_local.is_empty() {
-            Some("-K")
+            Some("-K (local PMDAs)")
         } else {
             None
         };

@@ -91,11 +91,11 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         return Ok(status);
     }
     let unsupported = if !hooks.derived.is_empty() {
-        Some("--derived")
+        Some("--derived (derived metrics)")
     } else if !hooks.spec_local.is_empty() {
-        Some("-K")
+        Some("-K (local PMDAs)")
     } else if opts.context == Some(ContextKind::Local) {
-        Some("-L")
+        Some("-L (local contexts)")
     } else {
         None
     };

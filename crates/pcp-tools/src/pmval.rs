@@ -168,9 +168,10 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         opts.usage_message(err)?;
         return Ok(1);
     }
-    if let Some(what) = [(!hooks.derived.is_empty(), "--derived"), (!hooks.spec_local.is_empty(), "-K")]
-        .into_iter()
-        .find_map(|(given, what)| given.then_some(what))
+    if let Some(what) =
+        [(!hooks.derived.is_empty(), "--derived (derived metrics)"), (!hooks.spec_local.is_empty(), "-K (local PMDAs)")]
+            .into_iter()
+            .find_map(|(given, what)| given.then_some(what))
     {
         writeln!(err, "pmval: {what} is not implemented in pcp-rs yet")?;
         return Ok(1);
