@@ -5,7 +5,7 @@
 //! metrics' records unpacked, with the time window options
 //! (`-S -T -O -A -s`), instance lists (`-i`), column width and precision
 //! (`-w -f`), time zones (`-z -Z`), long timestamps (`-X`, `-XX`), an
-//! alternative name space (`-n`, `-N`), `-d` and `-v`; `-x` (a filter
+//! alternative name space (`-n`, or `$PCP_UNIQNAMES`), `-d` and `-v`; `-x` (a filter
 //! stored to pmcd) does nothing for archives, as in pmval. Host and local
 //! contexts, the GUI time control (`-g -p`), `-K`, `--derived` and metric
 //! specs naming their own source say they are not implemented yet.
