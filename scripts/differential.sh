@@ -168,8 +168,8 @@ done
 echo "pminfo/pmprobe: $runs runs agree"
 runs=0
 for base in $archives; do
-    # every 7th metric, at most 4, leaving out event records (pmval's
-    # event report is not implemented)
+    # every 7th metric, at most 4, leaving out event records (their own
+    # runs follow)
     metrics=$(PCP_DERIVED_CONFIG= pminfo -a "$base" -d 2>/dev/null |
         awk '/^$/ {next} /^[^ ]/ {name=$1; next} /Data Type/ && !/event/ && n++ % 7 == 0 && n <= 22 {print name}')
     first=1
@@ -249,6 +249,48 @@ same_as_c pmdumplog "$qa/multi"
 same_as_c pmdumplog -a "$qa/section-a,$qa/section-b"
 runs=$((runs + 2))
 echo "multi-archive contexts: $runs runs agree"
+
+runs=0
+# pminfo -x (event records), -O (the fetch origin, positioned as libpcp
+# does), -n (names trimmed to the archive's metrics); pmprobe -O and -n
+# (names left whole: PCP's pmprobe fetches each name the archive lacks to
+# its end, so a few names, not the whole name space); pmval -n
+root=/var/lib/pcp/pmns/root
+for base in $archives; do
+    for flags in "-x -z" "-f -O +2" "-F -O -0.5" "-l -O +5" "-f -n $root"; do
+        # shellcheck disable=SC2086
+        same_as_c pminfo -a "$base" $flags
+        runs=$((runs + 1))
+    done
+    for flags in "-v -O +2" "-i -O -1 -z"; do
+        # shellcheck disable=SC2086
+        same_as_c pmprobe -a "$base" $flags
+        runs=$((runs + 1))
+    done
+    same_as_c pmprobe -a "$base" -I -n "$root" pmcd.pmlogger sample.colour sample.long nosuch.name
+    m=$(PCP_DERIVED_CONFIG= pminfo -a "$base" 2>/dev/null | awk 'NR == 1' || true)
+    if [ -n "$m" ]; then
+        same_as_c pmval -a "$base" -n "$root" -s 3 "$m"
+        runs=$((runs + 1))
+    fi
+    runs=$((runs + 1))
+done
+echo "pminfo -x -O -n, pmprobe -O -n, pmval -n: $runs runs agree"
+
+runs=0
+# pmval on every event metric: records unpacked, as recorded (not
+# interpolated), with instances, time zones, windows and -U
+for base in $archives; do
+    for m in $(PCP_DERIVED_CONFIG= pminfo -a "$base" -d 2>/dev/null |
+        awk '/^$/ {next} /^[^ ]/ {name=$1; next} /event record array/ {print name}' || true); do
+        for flags in "" "-v -z" "-U $base -XX" "-O +1 -s 3" "-Z EST+5 -X -T +3"; do
+            # shellcheck disable=SC2086
+            same_as_c pmval -a "$base" $flags "$m"
+            runs=$((runs + 1))
+        done
+    done
+done
+echo "pmval event records: $runs runs agree"
 
 echo "== pmdumplog results, instance domains, labels, help text over PCP's QA archives"
 cargo build -q --release -p pcp-tools --bin pmdumplog

@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod cscanf;
+mod evrec;
 pub mod getopt;
 pub mod local;
 pub mod options;

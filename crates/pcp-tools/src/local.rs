@@ -9,7 +9,7 @@
 //! local context over a snapshot of files works as PCP's does (the golden
 //! tests use the snapshot committed in crates/pcp-linux/tests/snapshot).
 
-use crate::options::{atoi, Hooks};
+use crate::options::atoi;
 use pcp::local::{Agents, LocalNames, LocalSpec};
 use pcp::Context;
 use pcp_linux::RootFiles;
@@ -71,17 +71,4 @@ pub fn fallback_note(prog: &str, reason: pcp::PmError) -> String {
 /// Is there a pmcd on the local host? `Err` says why not, in PCP's words.
 pub fn local_pmcd() -> Result<(), pcp::PmError> {
     pcp::transport::connect("local:").map(|_| ())
-}
-
-/// [`Hooks`] that keep the agent table `-K` specs edit.
-#[derive(Debug, Default)]
-pub struct LocalHooks {
-    /// The local agents.
-    pub agents: Agents,
-}
-
-impl Hooks for LocalHooks {
-    fn spec_local(&mut self, spec: &[u8]) -> Result<(), String> {
-        self.agents.apply_spec(&String::from_utf8_lossy(spec))
-    }
 }

@@ -21,7 +21,10 @@
 //! Side effects libpcp performs while parsing (loading a name space,
 //! derived metrics, reading host and folio files) go through [`Hooks`].
 
+pub mod hooks;
 pub mod tools;
+
+pub use hooks::ContextHooks;
 
 use pcp::timeparse::{self, SpecError, Window, WindowSpec, PM_MAX_TIME_T};
 use pcp::timezone::Zone;
@@ -273,6 +276,13 @@ pub trait Hooks {
     fn load_namespace(&mut self, _path: &[u8], _dupok: bool) -> Result<(), String> {
         Ok(())
     }
+    /// What the last [`Hooks::load_namespace`] wrote to standard error, in
+    /// two parts: what went there at once (pmcpp's messages, say), then
+    /// what libpcp `pmprintf`ed and flushed with `pmflush` (so every
+    /// message still pending goes out ahead of it). The default: nothing.
+    fn take_output(&mut self) -> (Vec<u8>, Vec<u8>) {
+        (Vec::new(), Vec::new())
+    }
     /// `--derived` (`pmLoadDerivedConfig`); `Err` carries `pmErrStr`'s text.
     fn load_derived(&mut self, _path: &[u8]) -> Result<(), String> {
         Ok(())
@@ -367,6 +377,11 @@ pub struct Options {
     pub operands: Vec<Vec<u8>>,
     /// The `pmprintf` buffer: messages not yet written.
     pub messages: Vec<u8>,
+    /// What libpcp has already written to standard error while the
+    /// options were parsed: a name-space loader's messages, with the
+    /// `pmprintf` messages its `pmflush` sent out ahead of its own (see
+    /// [`Hooks::take_output`]). The tool writes it first.
+    pub flushed: Vec<u8>,
     flags: ToolFlags,
     long_options: &'static [LongOpt],
     short_usage: Option<&'static str>,
@@ -722,7 +737,14 @@ impl Options {
     }
 
     fn set_namespace(&mut self, arg: &[u8], dupok: bool, hooks: &mut dyn Hooks) {
-        match hooks.load_namespace(arg, dupok) {
+        let loaded = hooks.load_namespace(arg, dupok);
+        let (direct, flushed) = hooks.take_output();
+        self.flushed.extend_from_slice(&direct);
+        if !flushed.is_empty() {
+            self.flushed.append(&mut self.messages);
+            self.flushed.extend_from_slice(&flushed);
+        }
+        match loaded {
             Ok(()) => self.namespace_loaded = true,
             Err(e) => {
                 let p = self.prog.clone();

@@ -1,14 +1,17 @@
 //! `pminfo`: list metric names, PMIDs and (with a metrics source)
 //! descriptions, help text and values.
 //!
-//! Works today: the name-space part (`-n`/`-N FILE`, `-m`, `-M`, metric and
-//! subtree names, PMIDs and instance domains as arguments) and archive
-//! contexts (`-a` with `-d -f -F -I -l -m -M -s -t -T -v -b -z -Z`; one
-//! archive, or several read as one: a comma-separated list, a directory,
-//! `-a` repeated).
-//! Archive values are read in one pass for all the metrics named, with the
-//! answers pminfo's one-metric-at-a-time fetches from the archive's start
-//! give; labels are those of the time each fetch found (see `labels`).
+//! Options are libpcp's (`pmGetOptions`, through [`crate::options`]), with
+//! its messages, usage text and `PCP_*` presets. Works today: the
+//! name-space part (`-n`/`-N FILE`, `-m`, `-M`, metric and subtree names,
+//! PMIDs and instance domains as arguments) and archive contexts (`-a`
+//! with `-d -f -F -I -l -m -M -s -t -T -v -x -b -O -z -Z`, and `-n`/`-N`,
+//! whose names are then trimmed to the archive's metrics; one archive, or
+//! several read as one: a comma-separated list, a directory, `-a`
+//! repeated). Archive values are read in one pass for all the metrics
+//! named, with the answers pminfo's one-metric-at-a-time fetches from the
+//! archive's start (or the `-O` origin) give; labels are those of the time
+//! each fetch found (see `labels`).
 //! Local contexts (`-L`, with `-K` specs): this machine's metrics read
 //! in-process (see `pcp::local`), fetched a batch at a time as pminfo
 //! fetches from pmcd. Host contexts (`-h`, and `local:` when no source is
@@ -16,61 +19,28 @@
 //! limit and one fetch a batch; `-n` with a host takes the names from the
 //! file. With no source named and no pmcd answering on the local host,
 //! pminfo says so in one line and uses the local context (PCP's pminfo
-//! fails there). `-x -c -O --container` say they are not implemented yet.
+//! fails there). `-c`/`--derived` says it is not implemented yet.
+//! (`--container` only matters to pmcd: archives ignore it.)
 
 mod labels;
 mod series;
 
-use crate::getopt::{self, OptSpec};
+use crate::evrec;
+use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, Parser};
 use pcp::context::{Instances, TextLevel};
+use pcp::timezone::Zone;
 use pcp::Context;
 use pcp_core::labels::{flags as label_flags, merge_label_sets, Label, LabelSet, PM_MAXLABELJSONLEN};
-use pcp_core::{Desc, FetchResult, InDom, MetricType, PmError, PmId, PmResult, Timestamp, ValueSet, PM_IN_NULL};
+use pcp_core::{
+    Desc, FetchResult, InDom, InstValue, MetricType, PmError, PmId, PmResult, Timestamp, ValueSet, PM_IN_NULL,
+};
 use pcp_pmns::cpp::{Files, OsFiles};
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::Write;
 
-const USAGE: &str = include_str!("pminfo-usage.txt");
-
 /// Names are looked up (and printed) this many at a time, as pminfo does.
 const BATCH: usize = 128;
-
-const fn opt(short: char, long: &'static str, has_arg: bool) -> OptSpec {
-    OptSpec { short, long: Some(long), has_arg }
-}
-
-const SPECS: &[OptSpec] = &[
-    opt('a', "archive", true),
-    opt('b', "batch", true),
-    opt('c', "derived", true),
-    OptSpec { short: 'C', long: None, has_arg: false },
-    opt('d', "desc", false),
-    opt('D', "debug", true),
-    opt('F', "fetchall", false),
-    opt('f', "fetch", false),
-    opt('h', "host", true),
-    opt('I', "fullindom", false),
-    opt('K', "spec-local", true),
-    opt('l', "labels", false),
-    opt('L', "local-PMDA", false),
-    opt('M', "fullpmid", false),
-    opt('m', "pmid", false),
-    opt('N', "uniqnames", true),
-    opt('n', "namespace", true),
-    opt('O', "origin", true),
-    opt('s', "series", false),
-    opt('t', "oneline", false),
-    opt('T', "helptext", false),
-    opt('v', "verify", false),
-    opt('V', "version", false),
-    opt('x', "events", false),
-    opt('z', "hostzone", false),
-    opt('Z', "timezone", true),
-    opt('?', "help", false),
-    // long only: its short letter is never typed
-    OptSpec { short: '\u{1}', long: Some("container"), has_arg: true },
-];
 
 /// Run `pminfo` with `args` (including the program name).
 pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
@@ -97,13 +67,15 @@ struct Flags {
     value: bool,
     force: bool,
     verify: bool,
+    /// `-x`: unpack event records.
+    events: bool,
 }
 
 struct Pminfo<'a> {
     out: &'a mut dyn Write,
     err: &'a mut dyn Write,
     files: &'a mut dyn Files,
-    pmns: Option<Context>,
+    prog: String,
     p: Flags,
     need_pmid: bool,
     batch: Vec<String>,
@@ -115,9 +87,13 @@ struct Pminfo<'a> {
     icache: Option<(InDom, PmResult<Instances>)>,
     /// pminfo's label caches.
     labels: labels::Caches,
-    /// Where each archive fetch starts (the archive's start): a failed
-    /// fetch leaves the context there.
+    /// Where each archive fetch starts (the archive's start, or `-O`): a
+    /// failed fetch leaves the context there.
     origin: Option<Timestamp>,
+    /// The reporting time zone (`pmLocaltime`'s), for event timestamps.
+    zone: Zone,
+    /// Fetch with libpcp's positioning at the `-O` origin.
+    fetch_from_origin: bool,
     /// For a host context, pminfo's running guess at the size of the
     /// `PDU_PMNS_NAMES` request for the batch.
     pdusize: Option<usize>,
@@ -138,7 +114,7 @@ impl<'a> Pminfo<'a> {
             out,
             err,
             files,
-            pmns: None,
+            prog: "pminfo".to_string(),
             p: Flags::default(),
             need_pmid: false,
             batch: Vec::new(),
@@ -147,234 +123,109 @@ impl<'a> Pminfo<'a> {
             icache: None,
             labels: labels::Caches::default(),
             origin: None,
+            zone: Zone::utc(),
+            fetch_from_origin: false,
             pdusize: None,
         }
     }
 
     fn main(&mut self, args: &[OsString]) -> std::io::Result<i32> {
         let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
-        let parsed = getopt::parse_quiet(&args, SPECS, "pminfo");
-        let mut errors = parsed.errors;
-        let mut messages = Vec::new();
-        let mut runtime_error = false;
-        let mut version = false;
+        let env = options::process_env();
+        let mut hooks = ContextHooks::new(&mut *self.files, &env);
+        let mut p = Parser::new(&args, tools::PMINFO, &env, &mut hooks, &mut *self.err);
+        self.prog.clone_from(&p.opts.prog);
         let mut need_context = false;
-        let mut host: Option<String> = None;
-        let mut archive: Option<String> = None;
-        let mut hostzone = false;
-        let mut zone_arg: Option<String> = None;
-        let mut unsupported: Option<char> = None;
-        let mut nsflag = false;
-        let mut local = false;
-        let mut agents = pcp::local::Agents::default();
-        let p = &mut self.p;
-        for (k, o) in parsed.opts.iter().enumerate() {
-            messages.extend(parsed.messages_at(k).map(str::to_string));
-            let arg = || String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into_owned();
+        let mut derived = false;
+        while let Some(o) = p.next_tool_opt() {
+            let f = &mut self.p;
             match o.opt {
-                'n' | 'N' => {
-                    nsflag = true;
-                    let file = o.arg.clone().unwrap_or_default();
-                    let (ctx, diagnostics) = if self.pmns.is_some() {
-                        (Err(PmError::PM_ERR_DUPPMNS), Vec::new())
-                    } else {
-                        Context::load_namespace(&file, o.opt == 'n', self.files)
-                    };
-                    let _ = self.err.write_all(&diagnostics);
-                    match ctx {
-                        Ok(ctx) => self.pmns = Some(ctx),
-                        Err(e) => {
-                            let _ = writeln!(
-                                self.err,
-                                "pminfo: Cannot load namespace from \"{}\": {e}",
-                                String::from_utf8_lossy(&file)
-                            );
-                            runtime_error = true;
-                            errors += 1;
-                        }
+                b'b' => match options::strtol_int(o.arg.as_deref().unwrap_or_default()) {
+                    (n, true) => self.batchsize = n.max(1) as usize,
+                    (_, false) => {
+                        let m = format!("{}: -b requires numeric argument\n", self.prog);
+                        p.opts.printf(m.as_bytes());
+                        p.opts.errors += 1;
                     }
-                }
-                'm' => {
-                    p.mid = true;
-                    self.need_pmid = true;
-                }
-                'M' => {
-                    p.mid = true;
-                    p.fullmid = true;
-                    self.need_pmid = true;
-                }
-                'd' => p.desc = true,
-                'I' => {
-                    p.fulliid = true;
-                    p.desc = true;
-                }
-                'f' => p.value = true,
-                'F' => {
-                    p.value = true;
-                    p.force = true;
-                }
-                'l' => p.label = true,
-                's' => p.series = true,
-                't' => p.oneline = true,
-                'T' => p.help = true,
-                'v' => p.verify = true,
-                'b' => {
-                    let text = arg();
-                    match crate::options::strtol_int(text.as_bytes()) {
-                        (n, true) => self.batchsize = n.max(1) as usize,
-                        (_, false) => {
-                            messages.push("pminfo: -b requires numeric argument\n".to_string());
-                            errors += 1;
-                        }
-                    }
-                }
-                'V' => version = true,
-                '?' => errors += 1,
-                'a' if host.is_none() && archive.is_some() => {
-                    // another archive: one context over all of them
-                    if let Some(list) = archive.as_mut() {
-                        let mut bytes = std::mem::take(list).into_bytes();
-                        crate::options::add_to_archive_list(&mut bytes, o.arg.as_deref().unwrap_or_default());
-                        *list = String::from_utf8_lossy(&bytes).into_owned();
-                    }
-                }
-                'h' | 'a' => {
-                    if host.is_some() || archive.is_some() {
-                        messages.push("pminfo: only one host or archive allowed\n".to_string());
-                        errors += 1;
-                    } else if o.opt == 'h' {
-                        host = Some(arg());
-                    } else {
-                        archive = Some(arg());
-                    }
-                }
-                'z' => hostzone = true,
-                'Z' => zone_arg = Some(arg()),
-                'D' => {}
-                'L' => local = true,
-                'K' => {
-                    if let Err(e) = agents.apply_spec(&arg()) {
-                        messages.push(format!("pminfo: pmSpecLocalPMDA failed: {e}\n"));
-                        errors += 1;
-                    }
-                }
-                'x' | 'c' | 'O' | '\u{1}' => {
-                    unsupported.get_or_insert(o.opt);
-                }
+                },
+                b'c' => derived = true,
+                b'd' => f.desc = true,
+                b'F' => (f.force, f.value) = (true, true),
+                b'f' => f.value = true,
+                b'l' => f.label = true,
+                b'M' => (f.fullmid, f.mid) = (true, true),
+                b'I' => (f.fulliid, f.desc) = (true, true),
+                b'm' => f.mid = true,
+                b's' => f.series = true,
+                b't' => f.oneline = true,
+                b'T' => f.help = true,
+                b'v' => f.verify = true,
+                b'x' => (f.events, f.value) = (true, true),
+                // pminfo takes -C and ignores it
                 _ => {}
             }
-            if matches!(o.opt, 'd' | 'F' | 'f' | 'I' | 'l' | 's' | 't' | 'T' | 'v' | 'x') {
+            if matches!(o.opt, b'd' | b'F' | b'f' | b'I' | b'l' | b's' | b't' | b'T' | b'v' | b'x') {
                 need_context = true;
+            }
+            if matches!(o.opt, b'd' | b'F' | b'f' | b'I' | b'l' | b'M' | b'm' | b's' | b't' | b'T' | b'v' | b'x') {
                 self.need_pmid = true;
             }
         }
-        messages.extend(parsed.messages_at(parsed.opts.len()).map(str::to_string));
-        if hostzone && zone_arg.is_some() {
-            messages.push("pminfo: at most one of -Z and -z allowed\n".to_string());
-            errors += 1;
+        let mut opts = p.finish();
+        self.err.write_all(&opts.flushed)?;
+        let namespace = hooks.namespace.take();
+        let agents = std::mem::take(&mut hooks.agents);
+        let unsupported = derived.then_some("-c/--derived (derived metrics)");
+        if opts.errors > 0 || opts.exit {
+            let status = i32::from(!opts.exit);
+            opts.usage_message(self.err)?;
+            return Ok(status);
         }
-        if hostzone && (local || (archive.is_none() && host.is_none())) {
-            messages.push("pminfo: use of timezone from metric source requires a source\n".to_string());
-            errors += 1;
-        }
-        if version && errors == 0 {
-            self.err.write_all(b"pminfo version 6.0.3\n")?;
-            return Ok(0);
-        }
-        if errors > 0 {
-            for m in &messages {
-                self.err.write_all(m.as_bytes())?;
-            }
-            if !runtime_error {
-                self.err.write_all(USAGE.as_bytes())?;
-            }
+        if let Some(what) = unsupported {
+            writeln!(self.err, "{}: {what} is not implemented in pcp-rs yet", self.prog)?;
             return Ok(1);
         }
-        if let Some(c) = unsupported {
-            let c = if c == '\u{1}' { "-container".to_string() } else { c.to_string() };
-            writeln!(self.err, "pminfo: -{c} is not implemented in pcp-rs yet")?;
-            return Ok(1);
+        if opts.context.is_some() || !opts.namespace_loaded {
+            need_context = true;
+        }
+        if opts.context == Some(ContextKind::Archive) {
+            // one metric a batch, each fetched from the same origin
+            self.batchsize = 1;
         }
         if self.p.verify {
             let p = &mut self.p;
             (p.desc, p.mid, p.fullmid, p.help, p.oneline, p.value, p.force, p.label) =
                 (false, false, false, false, false, false, false, false);
         }
-        // -L wins over -a and -h, as in libpcp
-        let ctx = match (archive.filter(|_| !local), self.pmns.take()) {
-            (None, pmns) if local => match self.open_local(&agents, pmns)? {
+        let ctx = match (need_context, opts.context, namespace) {
+            (false, _, Some(names)) => names,
+            (true, Some(ContextKind::Archive), names) => match self.open_archive(&mut opts, names)? {
+                Ok(ctx) => ctx,
+                Err(status) => return Ok(status),
+            },
+            // -L wins over -a and -h, as in libpcp
+            (true, Some(ContextKind::Local), names) => match self.open_local(&agents, names)? {
                 Some(ctx) => ctx,
                 None => return Ok(1),
             },
-            (Some(name), None) => {
-                let ctx = match Context::open_archive(&name) {
-                    Ok(c) => c,
-                    Err(e) => {
-                        writeln!(self.err, "pminfo: Cannot open archive \"{name}\": {e}")?;
-                        return Ok(1);
-                    }
-                };
-                let label = ctx.archive().map(|a| a.label().clone());
-                if let (Some(tz), Some(_)) = (&zone_arg, &label) {
-                    writeln!(self.out, "Note: timezone set to \"TZ={tz}\"\n")?;
-                } else if let (true, Some(l)) = (hostzone, &label) {
-                    writeln!(
-                        self.out,
-                        "Note: timezone set to local timezone of host \"{}\" from archive\n",
-                        String::from_utf8_lossy(&l.hostname)
-                    )?;
-                }
-                // one metric a batch, each fetched from the archive's start
-                self.batchsize = 1;
-                self.origin = Some(ctx.origin());
-                ctx
-            }
-            (Some(_), Some(_)) => {
-                writeln!(self.err, "pminfo: -n with an archive is not implemented in pcp-rs yet")?;
-                return Ok(1);
-            }
-            (None, Some(ctx)) if !need_context && host.is_none() && nsflag => ctx,
-            (None, pmns) => {
-                let named = host.is_some();
-                let host = host.unwrap_or_else(|| "local:".to_string());
-                match Context::open_host(&host) {
-                    Ok(mut c) => {
-                        self.pdusize = Some(PDUSIZE_START);
-                        // names from the loaded name space, all else from pmcd
-                        if let Some(ns) = pmns {
-                            c.use_namespace_of(ns);
-                        }
-                        c
-                    }
-                    Err(e) => match (named, crate::local::local_pmcd()) {
-                        // no source named and no pmcd here: the local context
-                        (false, Err(why)) => {
-                            self.err.write_all(crate::local::fallback_note("pminfo", why).as_bytes())?;
-                            match self.open_local(&agents, pmns)? {
-                                Some(ctx) => ctx,
-                                None => return Ok(1),
-                            }
-                        }
-                        _ => {
-                            writeln!(self.err, "pminfo: Cannot connect to PMCD on host \"{host}\": {e}")?;
-                            return Ok(1);
-                        }
-                    },
-                }
-            }
+            (_, kind, names) => match self.open_host(kind, opts.hosts.first(), &agents, names)? {
+                Some(ctx) => ctx,
+                None => return Ok(1),
+            },
         };
         let mut status = 0;
-        if self.p.value || self.p.label || self.p.verify {
-            self.fetch_ahead(&ctx, &parsed.operands);
-        }
         let mut ctx = ctx;
-        if parsed.operands.is_empty() {
+        let operands = std::mem::take(&mut opts.operands);
+        if self.p.value || self.p.label || self.p.verify {
+            self.fetch_ahead(&mut ctx, &operands);
+        }
+        if operands.is_empty() {
             if let Err(e) = self.traverse(&mut ctx, "") {
                 writeln!(self.err, "Error: {e}")?;
                 status = 1;
             }
         }
-        for arg in &parsed.operands {
+        for arg in &operands {
             let name = String::from_utf8_lossy(arg).into_owned();
             let r = if arg.first().is_some_and(u8::is_ascii_digit) {
                 self.digits(&mut ctx, &name)
@@ -390,11 +241,65 @@ impl<'a> Pminfo<'a> {
         Ok(status)
     }
 
+    /// Open the archive, take the `-n` names (trimmed to the archive's
+    /// metrics), then `pmGetContextOptions`: the time zone (and its
+    /// "Note:"), and the `-O` origin. `Err` is the exit status.
+    fn open_archive(
+        &mut self,
+        opts: &mut options::Options,
+        names: Option<Context>,
+    ) -> std::io::Result<Result<Context, i32>> {
+        let name = String::from_utf8_lossy(opts.archives.first().map(Vec::as_slice).unwrap_or_default()).into_owned();
+        let mut ctx = match Context::open_archive(&name) {
+            Ok(c) => c,
+            Err(e) => {
+                writeln!(self.err, "{}: Cannot open archive \"{name}\": {e}", self.prog)?;
+                return Ok(Err(1));
+            }
+        };
+        if let Some(names) = names {
+            ctx.use_namespace_of(names);
+            ctx.trim_namespace();
+        }
+        let Some(label) = ctx.archive().map(|a| a.label().clone()) else { return Ok(Err(1)) };
+        let host = String::from_utf8_lossy(&label.hostname).into_owned();
+        let tz = String::from_utf8_lossy(&label.timezone).into_owned();
+        let window = opts.start_arg.is_some()
+            || opts.finish_arg.is_some()
+            || opts.align_arg.is_some()
+            || opts.origin_arg.is_some();
+        let end = if window { ctx.archive_end().map_err(|e| e.to_string()) } else { Ok(label.start) };
+        let info = ContextInfo {
+            kind: ContextKind::Archive,
+            host_name: &host,
+            zone: Ok(&tz),
+            bounds: Some((label.start, end)),
+        };
+        match opts.context_options(&info, &Zone::local(), options::now(), self.out, self.err)? {
+            Ok(settings) => {
+                self.zone = settings.zone;
+                // pminfo fetches from the -O origin, else the archive's start
+                self.origin = Some(match (&opts.origin_arg, settings.window) {
+                    (Some(_), Some(w)) => w.origin,
+                    _ => ctx.origin(),
+                });
+                self.fetch_from_origin = opts.origin_arg.is_some();
+                Ok(Ok(ctx))
+            }
+            Err(()) => {
+                opts.flush(self.err)?;
+                Ok(Err(1))
+            }
+        }
+    }
+
     /// An archive's values for every metric the arguments name, read in
-    /// one pass: what pminfo's one-metric fetches from the archive's start
-    /// would each find.
-    fn fetch_ahead(&mut self, ctx: &Context, operands: &[Vec<u8>]) {
-        let Some(src) = ctx.archive() else { return };
+    /// one pass: what pminfo's one-metric fetches from the origin would
+    /// each find.
+    fn fetch_ahead(&mut self, ctx: &mut Context, operands: &[Vec<u8>]) {
+        if ctx.archive().is_none() {
+            return;
+        }
         let mut names = Vec::new();
         let mut add = |n: &str| names.push(n.to_string());
         if operands.is_empty() {
@@ -414,15 +319,61 @@ impl<'a> Pminfo<'a> {
         }
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let pmids: Vec<PmId> = refs.iter().filter_map(|n| ctx.lookup_names(&[n]).ok().map(|(ids, _)| ids[0])).collect();
-        self.fetched = src.first_each(ctx.origin(), &pmids);
+        let origin = self.origin.unwrap_or_else(|| ctx.origin());
+        if self.fetch_from_origin {
+            // (a failure to position is reported as each fetch's)
+            self.fetched =
+                ctx.first_each_forw(origin, &pmids).unwrap_or_else(|e| pmids.iter().map(|&p| (p, Err(e))).collect());
+            ctx.set_origin(origin);
+        } else if let Some(src) = ctx.archive() {
+            self.fetched = src.first_each(origin, &pmids);
+        }
     }
 
     /// The local context (over the name space `-n` loaded, if any), or
     /// `None` when it cannot be made (reported as pminfo reports it).
-    fn open_local(&mut self, agents: &pcp::local::Agents, pmns: Option<Context>) -> std::io::Result<Option<Context>> {
+    fn open_local(&mut self, agents: &pcp::local::Agents, names: Option<Context>) -> std::io::Result<Option<Context>> {
         let env = crate::options::process_env();
-        let failed = "pminfo: Cannot make standalone connection on localhost";
-        crate::local::open_reporting(&env, agents, pmns.map(Context::into_namespace), failed, self.err)
+        let failed = format!("{}: Cannot make standalone connection on localhost", self.prog);
+        self.zone = Zone::local();
+        crate::local::open_reporting(&env, agents, names.map(Context::into_namespace), &failed, self.err)
+    }
+
+    /// The host context (`-h`, else `local:`), its names from the `-n`
+    /// file if one was loaded; with no source named and no pmcd here, the
+    /// local context instead. `None` when neither can be made (reported
+    /// as pminfo reports it).
+    fn open_host(
+        &mut self,
+        kind: Option<ContextKind>,
+        host: Option<&Vec<u8>>,
+        agents: &pcp::local::Agents,
+        names: Option<Context>,
+    ) -> std::io::Result<Option<Context>> {
+        let named = kind == Some(ContextKind::Host);
+        let host = host.map_or_else(|| "local:".to_string(), |h| String::from_utf8_lossy(h).into_owned());
+        match Context::open_host(&host) {
+            Ok(mut c) => {
+                self.pdusize = Some(PDUSIZE_START);
+                self.zone = Zone::local();
+                // names from the loaded name space, all else from pmcd
+                if let Some(ns) = names {
+                    c.use_namespace_of(ns);
+                }
+                Ok(Some(c))
+            }
+            Err(e) => match (named, crate::local::local_pmcd()) {
+                // no source named and no pmcd here: the local context
+                (false, Err(why)) => {
+                    self.err.write_all(crate::local::fallback_note(&self.prog, why).as_bytes())?;
+                    self.open_local(agents, names)
+                }
+                _ => {
+                    writeln!(self.err, "{}: Cannot connect to PMCD on host \"{host}\": {e}", self.prog)?;
+                    Ok(None)
+                }
+            },
+        }
     }
 
     /// A PMID (`d.c.i`) or instance domain (`d.s`) argument.
@@ -635,7 +586,7 @@ impl<'a> Pminfo<'a> {
                 self.helptext(ctx.lookup_text(pmid, TextLevel::Help))?;
             }
             if let (true, Some(d), Some(vs)) = (p.value, &desc, vset) {
-                self.dump(ctx, d, vs)?;
+                self.dump(ctx, d, vs, b"", evrec::VAL_SPTR)?;
             }
             if let (true, Some(d)) = (p.series, &desc) {
                 self.instance_series(ctx, d.indom)?;
@@ -849,8 +800,11 @@ impl<'a> Pminfo<'a> {
         Ok(())
     }
 
-    /// pminfo's `mydump`: one metric's values.
-    fn dump(&mut self, ctx: &Context, d: &Desc, vs: &ValueSet) -> std::io::Result<()> {
+    /// pminfo's `mydump`: one metric's values, after `indent`; with `-x`,
+    /// each event value's records. `block_fmt` is the `valfmt` a value
+    /// block has in `vs` (for libpcp's dump of a bad event array).
+    fn dump(&mut self, ctx: &Context, d: &Desc, vs: &ValueSet, indent: &[u8], block_fmt: i32) -> std::io::Result<()> {
+        self.out.write_all(indent)?;
         let values = match &vs.values {
             Err(e) => return writeln!(self.out, "Error: {e}"),
             Ok(v) if v.is_empty() => return writeln!(self.out, "No value(s) available!"),
@@ -878,11 +832,80 @@ impl<'a> Pminfo<'a> {
             }
             write!(self.out, " value ")?;
             let mut text = Vec::new();
-            let _ = pcp_core::format::print_value(&mut text, &v.value, d.ty, 1);
+            let _ = pcp_core::format::print_value_in(&mut text, &v.value, d.ty, 1, &self.zone);
             self.out.write_all(&text)?;
             writeln!(self.out)?;
+            if self.p.events && matches!(d.ty, MetricType::EVENT | MetricType::HIGHRES_EVENT) {
+                let valfmt = if matches!(v.value, pcp_core::Value::Block(_)) { block_fmt } else { 0 };
+                self.event_dump(ctx, vs, v, valfmt, d.ty == MetricType::HIGHRES_EVENT)?;
+            }
         }
         Ok(())
+    }
+
+    /// pminfo's `myeventdump`: the records of one event value.
+    fn event_dump(
+        &mut self,
+        ctx: &Context,
+        vs: &ValueSet,
+        iv: &InstValue,
+        valfmt: i32,
+        highres: bool,
+    ) -> std::io::Result<()> {
+        let src = evrec::Source { pmid: vs.pmid, numval: vs.numval(), valfmt };
+        let records = match evrec::unpack(&src, iv, highres, &|p| ctx.names_of(p).ok()) {
+            Ok(r) => r,
+            Err((e, dump)) => {
+                self.err.write_all(&dump)?;
+                let what = if highres { "pmUnpackHighResEventRecords" } else { "pmUnpackEventRecords" };
+                return writeln!(self.err, "{}: {what}: {e}", self.prog);
+            }
+        };
+        for (r, rec) in records.iter().enumerate() {
+            let mut text = format!("    --- event record [{r}] timestamp ").into_bytes();
+            evrec::stamp(&mut text, &self.zone, rec.sec, rec.frac, highres);
+            self.out.write_all(&text)?;
+            if rec.numpmid == 0 {
+                self.out.write_all(b" ---\n\tNo parameters\n")?;
+                continue;
+            }
+            if rec.numpmid < 0 {
+                writeln!(self.out, " ---\n\tError: illegal number of parameters ({})", rec.numpmid)?;
+                continue;
+            }
+            let mut flags = 0u32;
+            for (p, set) in rec.sets.iter().enumerate() {
+                self.event_parameter(ctx, set, p, &mut flags)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// pminfo's `dump_parameter`: one parameter of an event record
+    /// (`event.flags` and `event.missed` in their own forms).
+    fn event_parameter(&mut self, ctx: &Context, set: &ValueSet, index: usize, flags: &mut u32) -> std::io::Result<()> {
+        use pcp_core::event::{flags_str, EVENT_FLAGS_PMID, EVENT_MISSED_PMID, FLAG_MISSED};
+        match ctx.names_of(set.pmid) {
+            Ok(names) => {
+                if index == 0 {
+                    if set.pmid == EVENT_FLAGS_PMID {
+                        *flags = evrec::lval(set) as u32;
+                        return writeln!(self.out, " flags 0x{:x} ({}) ---", *flags, flags_str(*flags));
+                    }
+                    self.out.write_all(b" ---\n")?;
+                }
+                if *flags & FLAG_MISSED != 0 && index == 1 && set.pmid == EVENT_MISSED_PMID {
+                    return writeln!(self.out, "        ==> {} missed event records", evrec::lval(set));
+                }
+                writeln!(self.out, "    {} ({})", names.join(" or "), set.pmid)?;
+            }
+            Err(_) => writeln!(self.out, "\tPMID: {}", set.pmid)?,
+        }
+        match ctx.lookup_desc(set.pmid) {
+            Err(e) => writeln!(self.out, "\tpmLookupDesc: {e}"),
+            // unpacked parameters hold their blocks as PM_VAL_DPTR
+            Ok(d) => self.dump(ctx, &d, set, b"    ", 1),
+        }
     }
 }
 

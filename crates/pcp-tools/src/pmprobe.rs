@@ -1,237 +1,124 @@
 //! `pmprobe`: how many values each metric has, and optionally the values
 //! (`-v`), instance numbers (`-i`) and names (`-I`).
 //!
-//! Works today over archives (`-a`, with `-b -f -F -i -I -v -V -z -Z`; one
-//! archive, or several read as one context: a comma-separated list, a
-//! directory, `-a` repeated).
-//! Archive values are read in one pass for all metrics, with the answers
-//! pmprobe's one-metric-at-a-time fetches from the archive's start give.
+//! Options are libpcp's (`pmGetOptions`, through [`crate::options`]), with
+//! its messages, usage text and `PCP_*` presets. Works today over archives
+//! (`-a`, with `-b -f -F -i -I -n -O -v -V -z -Z`; one archive, or several
+//! read as one context: a comma-separated list, a directory, `-a`
+//! repeated). Archive values are read in one pass for all metrics, with
+//! the answers pmprobe's one-metric-at-a-time fetches from the archive's
+//! start (or the `-O` origin) give.
 //! Host contexts (`-h`, and `local:` when no source is named) fetch `-b`
 //! metrics at a time from pmcd, and `-V` counts the PDUs exchanged as
 //! libpcp does. Local contexts (`-L`, with `-K` specs) fetch in batches as
 //! from pmcd; with no source named and no pmcd answering on the local
 //! host, pmprobe says so in one line and uses the local context (PCP's
-//! fails there). `-n`, `-O`, `--derived` and `--container` say they are
-//! not implemented yet.
+//! fails there). `-n` names replace the source's. `--derived` says it is
+//! not implemented yet (`--container` only matters to pmcd: archives
+//! ignore it).
 
-use crate::getopt::{self, OptSpec};
+use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, Parser};
 use pcp::context::Instances;
+use pcp::timezone::Zone;
 use pcp::Context;
-use pcp_core::{InDom, PmError, PmId, PmResult, ValueSet};
+use pcp_core::{InDom, PmError, PmId, PmResult, Timestamp, ValueSet};
+use pcp_pmns::cpp::{Files, OsFiles};
 use std::ffi::OsString;
 use std::io::Write;
-
-const USAGE: &str = include_str!("pmprobe-usage.txt");
-
-const fn opt(short: char, long: Option<&'static str>, has_arg: bool) -> OptSpec {
-    OptSpec { short, long, has_arg }
-}
-
-const SPECS: &[OptSpec] = &[
-    opt('a', Some("archive"), true),
-    opt('b', Some("batch"), true),
-    opt('D', Some("debug"), true),
-    opt('e', None, false),
-    opt('f', Some("force"), false),
-    opt('h', Some("host"), true),
-    opt('I', Some("external"), false),
-    opt('i', Some("internal"), false),
-    opt('K', Some("spec-local"), true),
-    opt('L', Some("local-PMDA"), false),
-    opt('n', Some("namespace"), true),
-    opt('F', Some("faster"), false),
-    opt('O', Some("origin"), true),
-    opt('V', Some("verbose"), false),
-    opt('v', Some("values"), false),
-    opt('Z', Some("timezone"), true),
-    opt('z', Some("hostzone"), false),
-    opt('?', Some("help"), false),
-    // long only: their short letters are never typed
-    OptSpec { short: '\u{1}', long: Some("container"), has_arg: true },
-    OptSpec { short: '\u{2}', long: Some("derived"), has_arg: true },
-    // --version is 'd', which is not among pmprobe's short options
-    OptSpec { short: '\u{3}', long: Some("version"), has_arg: false },
-];
 
 /// The name-length ceiling of one name lookup batch (`PDU_CHUNK * 64`).
 const CEILING: usize = 1024 * 64;
 
 /// Run `pmprobe` with `args` (including the program name).
 pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    main(args, out, err).unwrap_or(1)
+    run_with(args, out, err, &mut OsFiles)
 }
 
-fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+/// [`run`] reading name-space files through `files`.
+pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> i32 {
+    main(args, out, err, files).unwrap_or(1)
+}
+
+fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
-    let parsed = getopt::parse_quiet(&args, SPECS, "pmprobe");
-    let mut errors = parsed.errors;
-    let mut messages = String::new();
+    let env = options::process_env();
+    let mut hooks = ContextHooks::new(files, &env);
+    let mut p = Parser::new(&args, tools::PMPROBE, &env, &mut hooks, err);
+    let prog = p.opts.prog.clone();
     let (mut fflag, mut faster, mut iflag, mut big_i, mut vflag, mut verbose) =
         (false, false, false, false, false, false);
     let mut batchsize: i32 = 128;
-    let mut archive: Option<String> = None;
-    let mut host: Option<String> = None;
-    let (mut hostzone, mut zone_arg) = (false, None::<String>);
-    let mut exit_version = false;
-    let mut unsupported: Option<&str> = None;
-    let mut local = false;
-    let mut agents = pcp::local::Agents::default();
-    for (k, o) in parsed.opts.iter().enumerate() {
-        parsed.messages_at(k).for_each(|m| messages.push_str(m));
-        let arg = || String::from_utf8_lossy(o.arg.as_deref().unwrap_or_default()).into_owned();
+    while let Some(o) = p.next_tool_opt() {
+        let mut complain = |m: &str| {
+            p.opts.printf(format!("{prog}: {m}\n").as_bytes());
+            p.opts.errors += 1;
+        };
         match o.opt {
-            'b' => match crate::options::strtol_int(arg().as_bytes()) {
+            b'b' => match options::strtol_int(o.arg.as_deref().unwrap_or_default()) {
                 (n, true) => batchsize = n,
-                (_, false) => {
-                    messages.push_str("pmprobe: -b requires numeric argument\n");
-                    errors += 1;
-                }
+                (_, false) => complain("-b requires numeric argument"),
             },
-            'f' => fflag = true,
-            'i' => {
+            b'f' => fflag = true,
+            b'i' => {
                 if vflag {
-                    messages.push_str("pmprobe: at most one of -i and -v allowed\n");
-                    errors += 1;
+                    complain("at most one of -i and -v allowed");
                 }
                 iflag = true;
             }
-            'I' => {
+            b'I' => {
                 if vflag {
-                    messages.push_str("pmprobe: at most one of -I and -v allowed\n");
-                    errors += 1;
+                    complain("at most one of -I and -v allowed");
                 }
                 big_i = true;
             }
-            'F' => faster = true,
-            'V' => verbose = true,
-            'v' => {
+            b'F' => faster = true,
+            b'd' => {
+                // --version ('V' is taken by -V, verbose)
+                p.opts.printf(format!("{prog} version {}\n", options::PCP_VERSION).as_bytes());
+                p.opts.exit = true;
+            }
+            b'V' => verbose = true,
+            b'v' => {
                 if iflag || big_i {
-                    messages.push_str("pmprobe: at most one of -v and (-i or -I) allowed\n");
-                    errors += 1;
+                    complain("at most one of -v and (-i or -I) allowed");
                 }
                 vflag = true;
             }
-            'a' | 'h' => {
-                if (o.opt == 'a' && host.is_some()) || (o.opt == 'h' && archive.is_some()) {
-                    messages.push_str("pmprobe: only one host or archive allowed\n");
-                    errors += 1;
-                } else if o.opt == 'h' && host.is_some() {
-                    messages.push_str(&format!("pmprobe: too many hosts requested: {}\n", arg()));
-                    errors += 1;
-                } else if let (true, Some(list)) = (o.opt == 'a', archive.as_mut()) {
-                    // another archive: one context over all of them
-                    let mut bytes = std::mem::take(list).into_bytes();
-                    crate::options::add_to_archive_list(&mut bytes, o.arg.as_deref().unwrap_or_default());
-                    *list = String::from_utf8_lossy(&bytes).into_owned();
-                } else if o.opt == 'a' {
-                    archive = Some(arg());
-                } else {
-                    host = Some(arg());
-                }
-            }
-            'z' => hostzone = true,
-            'Z' => zone_arg = Some(arg()),
-            'D' => {}
-            '\u{3}' => {
-                messages.push_str("pmprobe version 6.0.3\n");
-                exit_version = true;
-            }
-            'n' => {
-                unsupported.get_or_insert("n");
-            }
-            'O' => {
-                unsupported.get_or_insert("O");
-            }
-            'L' => local = true,
-            'K' => {
-                if let Err(e) = agents.apply_spec(&arg()) {
-                    messages.push_str(&format!("pmprobe: pmSpecLocalPMDA failed: {e}\n"));
-                    errors += 1;
-                }
-            }
-            '\u{1}' => {
-                unsupported.get_or_insert("-container");
-            }
-            '\u{2}' => {
-                unsupported.get_or_insert("-derived");
-            }
-            _ => errors += 1,
+            _ => p.opts.errors += 1,
         }
     }
-    parsed.messages_at(parsed.opts.len()).for_each(|m| messages.push_str(m));
-    if hostzone && zone_arg.is_some() {
-        messages.push_str("pmprobe: at most one of -Z and -z allowed\n");
-        errors += 1;
+    let mut opts = p.finish();
+    err.write_all(&opts.flushed)?;
+    if opts.errors > 0 || opts.exit {
+        let status = i32::from(!opts.exit);
+        opts.usage_message(err)?;
+        return Ok(status);
     }
-    if hostzone && (local || (archive.is_none() && host.is_none())) {
-        messages.push_str("pmprobe: use of timezone from metric source requires a source\n");
-        errors += 1;
-    }
-    if exit_version {
-        // pmGetOptions' exit request: only the messages, and success
-        err.write_all(messages.as_bytes())?;
-        return Ok(0);
-    }
-    if errors > 0 {
-        err.write_all(messages.as_bytes())?;
-        err.write_all(USAGE.as_bytes())?;
+    if !hooks.derived.is_empty() {
+        writeln!(err, "{prog}: --derived (derived metrics) is not implemented in pcp-rs yet")?;
         return Ok(1);
     }
-    if let Some(what) = unsupported {
-        writeln!(err, "pmprobe: -{what} is not implemented in pcp-rs yet")?;
-        return Ok(1);
-    }
-    // -L wins over -a and -h, as in libpcp
-    let archive = archive.filter(|_| !local);
-    let mut from_host = None;
-    if !local && archive.is_none() {
-        let named = host.is_some();
-        let host = host.unwrap_or_else(|| "local:".to_string());
-        match Context::open_host(&host) {
-            Ok(c) => from_host = Some(c),
-            Err(e) => match (named, crate::local::local_pmcd()) {
-                // no source named and no pmcd here: the local context
-                (false, Err(why)) => err.write_all(crate::local::fallback_note("pmprobe", why).as_bytes())?,
-                _ => {
-                    writeln!(err, "pmprobe: Cannot connect to PMCD on host \"{host}\": {e}")?;
-                    return Ok(1);
-                }
-            },
+    let names = hooks.namespace.take();
+    let agents = std::mem::take(&mut hooks.agents);
+    let (mut ctx, zone, origin) = if opts.context == Some(ContextKind::Archive) {
+        match open_archive(&prog, &mut opts, names, out, err)? {
+            Ok(opened) => opened,
+            Err(status) => return Ok(status),
         }
-    }
-    let mut ctx = match (from_host, archive) {
-        (Some(c), _) => c,
-        (None, Some(name)) => match Context::open_archive(&name) {
-            Ok(c) => c,
-            Err(e) => {
-                writeln!(err, "pmprobe: Cannot open archive \"{name}\": {e}")?;
-                return Ok(1);
-            }
-        },
-        (None, None) => {
-            let env = crate::options::process_env();
-            let failed = "pmprobe: Cannot make standalone connection on localhost";
-            match crate::local::open_reporting(&env, &agents, None, failed, err)? {
-                Some(c) => c,
-                None => return Ok(1),
-            }
+    } else {
+        match open_live(&prog, &opts, &agents, names, err)? {
+            Some(ctx) => (ctx, Zone::local(), None),
+            None => return Ok(1),
         }
     };
-    if let Some(src) = ctx.archive() {
-        if let Some(tz) = &zone_arg {
-            writeln!(out, "Note: timezone set to \"TZ={tz}\"\n")?;
-        } else if hostzone {
-            let host = String::from_utf8_lossy(&src.label().hostname).into_owned();
-            writeln!(out, "Note: timezone set to local timezone of host \"{host}\" from archive\n")?;
-        }
-    }
+    let parsed_operands = std::mem::take(&mut opts.operands);
 
     // the metric names: traversed, or as given with -F
     let mut names: Vec<String> = Vec::new();
-    if parsed.operands.is_empty() {
+    if parsed_operands.is_empty() {
         let _ = ctx.traverse_with("", |n| names.push(n.to_string()));
     } else {
-        for arg in &parsed.operands {
+        for arg in &parsed_operands {
             let a = String::from_utf8_lossy(arg).into_owned();
             if faster {
                 names.push(a);
@@ -315,11 +202,17 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         }
     } else {
         let pmids: Vec<PmId> = metrics.iter().map(|m| m.1).collect();
-        // an archive's metrics are fetched one at a time from its start
-        // (all read in one pass), others in batches
-        let (fetched, batch) = match ctx.archive() {
-            Some(src) => (src.first_each(ctx.origin(), &pmids), 1),
-            None => (Default::default(), batchsize),
+        // an archive's metrics are fetched one at a time from its start or
+        // the -O origin (all read in one pass), others in batches
+        let (fetched, batch) = match origin {
+            // (a failure to position is reported as each fetch's)
+            Some(t) => {
+                (ctx.first_each_forw(t, &pmids).unwrap_or_else(|e| pmids.iter().map(|&p| (p, Err(e))).collect()), 1)
+            }
+            None => match ctx.archive() {
+                Some(src) => (src.first_each(ctx.origin(), &pmids), 1),
+                None => (Default::default(), batchsize),
+            },
         };
         for chunk in metrics.chunks(batch) {
             let sets: PmResult<Vec<ValueSet>> = match ctx.archive() {
@@ -333,7 +226,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
                 }
             };
             match sets {
-                Ok(sets) => report_values(out, &ctx, &mut lookup, chunk, &sets, (iflag, big_i, vflag))?,
+                Ok(sets) => report_values(out, &ctx, &zone, &mut lookup, chunk, &sets, (iflag, big_i, vflag))?,
                 // pmprobe names the batch's first metric
                 Err(e) => writeln!(out, "{} {} {e} (pmFetch)", chunk[0].0, e.code())?,
             }
@@ -359,6 +252,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> std::io:
 fn report_values(
     out: &mut dyn Write,
     ctx: &Context,
+    zone: &Zone,
     lookup: &mut dyn FnMut(&Context, InDom) -> PmResult<Instances>,
     metrics: &[(String, PmId)],
     sets: &[ValueSet],
@@ -385,7 +279,7 @@ fn report_values(
                 if let (true, Some(d)) = (vflag, desc) {
                     for v in values {
                         let mut text = vec![b' '];
-                        let _ = pcp_core::format::print_value(&mut text, &v.value, d.ty, 1);
+                        let _ = pcp_core::format::print_value_in(&mut text, &v.value, d.ty, 1, zone);
                         out.write_all(&text)?;
                     }
                 }
@@ -426,4 +320,85 @@ fn report_values(
         writeln!(out)?;
     }
     Ok(())
+}
+
+/// An archive context, its reporting zone and the `-O` origin if given.
+type Opened = (Context, Zone, Option<Timestamp>);
+
+/// The archive context (`-a`: one archive or several), with the `-n`
+/// names if any (pmprobe does not trim them to the archive's), then
+/// `pmGetContextOptions`: the reporting zone (and its "Note:") and the
+/// `-O` origin. `Err` is the exit status.
+fn open_archive(
+    prog: &str,
+    opts: &mut options::Options,
+    names: Option<Context>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<Result<Opened, i32>> {
+    let name = String::from_utf8_lossy(opts.archives.first().map(Vec::as_slice).unwrap_or_default()).into_owned();
+    let mut ctx = match Context::open_archive(&name) {
+        Ok(c) => c,
+        Err(e) => {
+            writeln!(err, "{prog}: Cannot open archive \"{name}\": {e}")?;
+            return Ok(Err(1));
+        }
+    };
+    if let Some(names) = names {
+        ctx.use_namespace_of(names);
+    }
+    let Some(label) = ctx.archive().map(|a| a.label().clone()) else { return Ok(Err(1)) };
+    let host = String::from_utf8_lossy(&label.hostname).into_owned();
+    let tz = String::from_utf8_lossy(&label.timezone).into_owned();
+    let window =
+        opts.start_arg.is_some() || opts.finish_arg.is_some() || opts.align_arg.is_some() || opts.origin_arg.is_some();
+    let end = if window { ctx.archive_end().map_err(|e| e.to_string()) } else { Ok(label.start) };
+    let info =
+        ContextInfo { kind: ContextKind::Archive, host_name: &host, zone: Ok(&tz), bounds: Some((label.start, end)) };
+    match opts.context_options(&info, &Zone::local(), options::now(), out, err)? {
+        Ok(settings) => {
+            let origin = settings.window.filter(|_| opts.origin_arg.is_some()).map(|w| w.origin);
+            Ok(Ok((ctx, settings.zone, origin)))
+        }
+        Err(()) => {
+            opts.flush(err)?;
+            Ok(Err(1))
+        }
+    }
+}
+
+/// The local context (`-L`), or the host context (`-h`, else `local:`),
+/// falling back to the local context when no source was named and no
+/// pmcd answers here; with the `-n` names if any. `None` when it cannot
+/// be made (reported as pmprobe reports it).
+fn open_live(
+    prog: &str,
+    opts: &options::Options,
+    agents: &pcp::local::Agents,
+    names: Option<Context>,
+    err: &mut dyn Write,
+) -> std::io::Result<Option<Context>> {
+    if opts.context != Some(ContextKind::Local) {
+        let named = opts.context == Some(ContextKind::Host);
+        let host = opts.hosts.first().map_or_else(|| "local:".to_string(), |h| String::from_utf8_lossy(h).into_owned());
+        match Context::open_host(&host) {
+            Ok(mut c) => {
+                if let Some(ns) = names {
+                    c.use_namespace_of(ns);
+                }
+                return Ok(Some(c));
+            }
+            Err(e) => match (named, crate::local::local_pmcd()) {
+                // no source named and no pmcd here: the local context
+                (false, Err(why)) => err.write_all(crate::local::fallback_note(prog, why).as_bytes())?,
+                _ => {
+                    writeln!(err, "{prog}: Cannot connect to PMCD on host \"{host}\": {e}")?;
+                    return Ok(None);
+                }
+            },
+        }
+    }
+    let env = crate::options::process_env();
+    let failed = format!("{prog}: Cannot make standalone connection on localhost");
+    crate::local::open_reporting(&env, agents, names.map(Context::into_namespace), &failed, err)
 }

@@ -10,37 +10,48 @@
 //! Works today over archives (one, or several read as one context: a
 //! comma-separated list, a directory, `-a` repeated): interpolated (`-t`,
 //! the default 1 second) or as recorded (`-U`), counters as rates (or raw
-//! with `-r`), with the time window options (`-S -T -O -A -s`), instance
-//! lists (`-i`), column width and precision (`-w -f`), time zones
-//! (`-z -Z`) and long timestamps (`-X`, `-XX`); and over local contexts
-//! (`-L`, with `-K` specs), sampling every interval as pmval samples pmcd.
-//! With no source named and no pmcd answering on the local host, pmval
-//! says so in one line and uses the local context (PCP's fails there).
-//! Event metrics, the GUI time control (`-g -p`), `-d` (beyond archives),
-//! `-x`, `-n`, `--container`, `--derived` and `archive/metric` or
-//! `@:metric` specs say they are not implemented yet.
+//! with `-r`), event metrics' records unpacked, with the time window
+//! options (`-S -T -O -A -s`), instance lists (`-i`), column width and
+//! precision (`-w -f`), time zones (`-z -Z`), long timestamps (`-X`,
+//! `-XX`), an alternative name space (`-n`, or `$PCP_UNIQNAMES`), `-d` and
+//! `-v`; and over local contexts (`-L`, with `-K` specs), sampling every
+//! interval as pmval samples pmcd. With no source named and no pmcd
+//! answering on the local host, pmval says so in one line and uses the
+//! local context (PCP's fails there). `-x` (a filter pmval stores to pmcd)
+//! does nothing for archives and local contexts, as in pmval; with pmcd it
+//! says it is not implemented yet, as do the GUI time control (`-g -p`),
+//! `--container`, `--derived` and `archive/metric` or `@:metric` specs.
 
-use crate::options::{self, tools, ContextInfo, ContextKind, DefaultHooks, Parser};
+use crate::evrec;
+use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, DefaultHooks, Parser};
 use pcp::context::Mode;
 use pcp::timeparse::PM_MAX_TIME_T;
 use pcp::timezone::Zone;
 use pcp::Context;
 use pcp_core::cfmt::sprintf_f64_text;
 use pcp_core::value::extract_value;
-use pcp_core::{Desc, FetchResult, InDom, InstValue, MetricType, PmError, PmId, Semantics, Timestamp, ValueSet};
+use pcp_core::{
+    Desc, FetchResult, InDom, InstValue, MetricType, PmError, PmId, Semantics, Timestamp, Value, ValueSet, PM_IN_NULL,
+};
+use pcp_pmns::cpp::{Files, OsFiles};
 use std::ffi::OsString;
 use std::io::Write;
 
 /// Run `pmval` with `args` (including the program name).
 pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    main(args, &options::process_env(), out, err).unwrap_or(1)
+    run_with_env(args, &options::process_env(), out, err)
 }
 
 /// [`run`] in the environment `env` (name and value pairs, in order)
 /// rather than the process's: the `PCP_*` presets, `PCP_COUNTER_WRAP` and
 /// the local time zone come from it.
 pub fn run_with_env(args: &[OsString], env: &[(Vec<u8>, Vec<u8>)], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    main(args, env, out, err).unwrap_or(1)
+    main(args, env, out, err, &mut OsFiles).unwrap_or(1)
+}
+
+/// [`run`] reading name-space files through `files`.
+pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> i32 {
+    main(args, &options::process_env(), out, err, files).unwrap_or(1)
 }
 
 /// An instance: identifier and name.
@@ -52,6 +63,8 @@ struct InstPair {
 
 /// What pmval prints, and how.
 struct Report {
+    /// The metric's name as given.
+    metric: String,
     desc: Desc,
     /// Every instance (no `-i`).
     iall: bool,
@@ -59,6 +72,13 @@ struct Report {
     inames: Vec<Vec<u8>>,
     /// The instances reported, by identifier.
     ipairs: Vec<InstPair>,
+    /// The same in the order they were found (pmval's `iids` and
+    /// `inames`), where event records look their instances up.
+    iorder: Vec<InstPair>,
+    /// An event metric: records are unpacked (pmval's `rawEvents`).
+    raw_events: bool,
+    /// `-v`.
+    verbose: bool,
     /// Seconds per the counter's time unit (rates come out per second).
     scale: f64,
     cols: i32,
@@ -81,14 +101,15 @@ fn main(
     env: &[(Vec<u8>, Vec<u8>)],
     out: &mut dyn Write,
     err: &mut dyn Write,
+    files: &mut dyn Files,
 ) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
-    let mut hooks = crate::local::LocalHooks::default();
+    let mut hooks = ContextHooks::new(files, env);
     let mut p = Parser::new(&args, tools::PMVAL, env, &mut hooks, err);
     let (mut fixed, mut cols, mut raw_counter, mut xflag) = (-1i32, 0i32, false, 0u32);
     let mut inames: Vec<Vec<u8>> = Vec::new();
     let mut iall = true;
-    let (mut uninterp, mut pause, mut filter) = (false, false, false);
+    let (mut uninterp, mut pause, mut verbose, mut filter) = (false, false, false, false);
     while let Some(o) = p.next_tool_opt() {
         let arg = o.arg.clone().unwrap_or_default();
         match o.opt {
@@ -110,7 +131,7 @@ fn main(
                 p.opts.add_archive(&arg);
                 uninterp = true;
             }
-            b'v' => {}
+            b'v' => verbose = true,
             b'w' => {
                 let (n, whole) = options::strtol_int(&arg);
                 cols = n;
@@ -119,12 +140,14 @@ fn main(
                     p.opts.errors += 1;
                 }
             }
+            // a filter stored to pmcd: nothing to do for an archive
             b'x' => filter = true,
             b'X' => xflag += 1,
             _ => p.opts.errors += 1,
         }
     }
     let mut opts = p.finish();
+    err.write_all(&opts.flushed)?;
     if opts.exit {
         opts.usage_message(err)?;
         return Ok(0);
@@ -191,19 +214,32 @@ fn main(
         opts.usage_message(err)?;
         return Ok(1);
     }
-    if opts.guimode || opts.guiport_arg.is_some() || filter {
+    if !hooks.derived.is_empty() {
+        writeln!(err, "pmval: --derived (derived metrics) is not implemented in pcp-rs yet")?;
+        return Ok(1);
+    }
+    // the filter is stored only in pmcd (an archive or local context
+    // ignores it)
+    if opts.guimode || opts.guiport_arg.is_some() || (filter && opts.context == Some(ContextKind::Host)) {
         writeln!(err, "pmval: -g, -p and -x are not implemented in pcp-rs yet")?;
         return Ok(1);
     }
     let is_archive = opts.context == Some(ContextKind::Archive);
     let source = opts.archives.first().map(|a| String::from_utf8_lossy(a).into_owned()).unwrap_or_default();
+    // pmval keeps the loaded names whole (no pmTrimNameSpace)
+    let names = hooks.namespace.take();
     let mut ctx = if opts.context == Some(ContextKind::Host) {
         let host = match spec_host {
             Some(h) => h,
             None => opts.hosts.first().map(|h| String::from_utf8_lossy(h).into_owned()).unwrap_or_default(),
         };
         match Context::open_host(&host) {
-            Ok(c) => c,
+            Ok(mut c) => {
+                if let Some(names) = names {
+                    c.use_namespace_of(names);
+                }
+                c
+            }
             Err(e) => {
                 writeln!(err, "pmval: Cannot connect to PMCD on host \"{host}\": {e}")?;
                 return Ok(1);
@@ -211,14 +247,25 @@ fn main(
         }
     } else if is_archive {
         match Context::open_archive(&source) {
-            Ok(c) => c,
+            Ok(mut c) => {
+                if let Some(names) = names {
+                    c.use_namespace_of(names);
+                }
+                c
+            }
             Err(e) => {
                 writeln!(err, "pmval: Cannot open archive \"{source}\": {e}")?;
                 return Ok(1);
             }
         }
     } else {
-        match crate::local::open_reporting(env, &hooks.agents, None, "pmval: Cannot establish local context", err)? {
+        match crate::local::open_reporting(
+            env,
+            &hooks.agents,
+            names.map(Context::into_namespace),
+            "pmval: Cannot establish local context",
+            err,
+        )? {
             Some(c) => c,
             None => return Ok(1),
         }
@@ -295,9 +342,10 @@ fn main(
         writeln!(err, "pmval: {metric}: singular metrics do not have instances")?;
         return Ok(1);
     }
-    if matches!(desc.ty, MetricType::EVENT | MetricType::HIGHRES_EVENT) {
-        writeln!(err, "pmval: reporting event metrics is not implemented in pcp-rs yet")?;
-        return Ok(1);
+    // event records are not interpolated: pmval reads them as recorded
+    let raw_events = matches!(desc.ty, MetricType::EVENT | MetricType::HIGHRES_EVENT);
+    if raw_events && is_archive {
+        uninterp = true;
     }
     let mut scale = 1.0;
     if desc.sem == Semantics::COUNTER && desc.units.dim_time() != 0 {
@@ -308,10 +356,14 @@ fn main(
         scale = scale as f32 as f64;
     }
     let mut rep = Report {
+        metric: metric.clone(),
         desc,
         iall,
         inames,
         ipairs: Vec::new(),
+        iorder: Vec::new(),
+        raw_events,
+        verbose,
         scale,
         cols,
         fixed,
@@ -334,7 +386,7 @@ fn main(
             samples = if n < 0 { 0 } else { n + 1 };
         }
     }
-    if opts.timezone.is_none() && !opts.hostzone {
+    if opts.timezone.is_none() && !opts.hostzone && !raw_events {
         writeln!(out)?;
     }
     // pmval hands the origin to pmSetMode as a timeval, and the interval
@@ -367,7 +419,9 @@ fn main(
     }
 
     // printhdr
-    writeln!(out, "metric:    {metric}")?;
+    if !raw_events {
+        writeln!(out, "metric:    {metric}")?;
+    }
     if is_archive {
         writeln!(out, "archive:   {source}")?;
     }
@@ -378,33 +432,9 @@ fn main(
             writeln!(out, "end:       {}", rep.zone.ctime(f.sec).unwrap_or_default())?;
         }
     }
-    write!(out, "semantics: ")?;
-    match rep.desc.sem {
-        Semantics::COUNTER => {
-            write!(out, "cumulative counter")?;
-            if !rep.raw_counter {
-                write!(out, " (converting to rate)")?;
-            }
-        }
-        Semantics::INSTANT => write!(out, "instantaneous value")?,
-        Semantics::DISCRETE => write!(out, "discrete instantaneous value")?,
-        _ => write!(out, "unknown")?,
+    if !raw_events {
+        rep.print_units(out)?;
     }
-    writeln!(out)?;
-    write!(out, "units:     {}", rep.desc.units.describe())?;
-    if !rep.raw_counter && rep.desc.sem == Semantics::COUNTER {
-        write!(out, " (converting to ")?;
-        let u = rep.desc.units;
-        let st = if u.dim_time() == 0 { 3 } else { u.scale_time() };
-        let per_time =
-            pcp_core::Units::new(u.dim_space(), u.dim_time() - 1, u.dim_count(), u.scale_space(), st, u.scale_count());
-        match per_time {
-            Ok(p) if p.dim_space() == 0 && p.dim_time() == 0 && p.dim_count() == 0 => write!(out, "time utilization)")?,
-            Ok(p) => write!(out, "{})", p.describe())?,
-            Err(_) => write!(out, "none)")?,
-        }
-    }
-    writeln!(out)?;
     if samples < 0 {
         writeln!(out, "samples:   all")?;
     } else {
@@ -437,6 +467,12 @@ fn main(
             match rep.getvals(&mut ctx, pmid, uninterp, finish, out, err)? {
                 Got::Values(t, vs) => {
                     have_prev = true;
+                    if rep.raw_events {
+                        match rep.print_events(&ctx, out, err, t, &vs)? {
+                            Ok(()) => continue,
+                            Err(code) => return Ok(code),
+                        }
+                    }
                     if !rep.desc.indom.is_null() {
                         rep.print_labels(out)?;
                     }
@@ -481,6 +517,12 @@ fn main(
             }
             Got::Values(t, vs) => (t, vs),
         };
+        if rep.raw_events {
+            match rep.print_events(&ctx, out, err, t1, &vs1)? {
+                Ok(()) => continue,
+                Err(code) => return Ok(code),
+            }
+        }
         if rep.iall && !rep.has_all_insts(&vs1) {
             if let Err(code) = rep.init_insts(&mut ctx, err)? {
                 return Ok(code);
@@ -600,10 +642,51 @@ fn split_instances(s: &[u8]) -> Vec<Vec<u8>> {
 }
 
 impl Report {
+    /// printhdr's semantics and units lines.
+    fn print_units(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        write!(out, "semantics: ")?;
+        match self.desc.sem {
+            Semantics::COUNTER => {
+                write!(out, "cumulative counter")?;
+                if !self.raw_counter {
+                    write!(out, " (converting to rate)")?;
+                }
+            }
+            Semantics::INSTANT => write!(out, "instantaneous value")?,
+            Semantics::DISCRETE => write!(out, "discrete instantaneous value")?,
+            _ => write!(out, "unknown")?,
+        }
+        writeln!(out)?;
+        write!(out, "units:     {}", self.desc.units.describe())?;
+        if !self.raw_counter && self.desc.sem == Semantics::COUNTER {
+            write!(out, " (converting to ")?;
+            let u = self.desc.units;
+            let st = if u.dim_time() == 0 { 3 } else { u.scale_time() };
+            let per_time = pcp_core::Units::new(
+                u.dim_space(),
+                u.dim_time() - 1,
+                u.dim_count(),
+                u.scale_space(),
+                st,
+                u.scale_count(),
+            );
+            match per_time {
+                Ok(p) if p.dim_space() == 0 && p.dim_time() == 0 && p.dim_count() == 0 => {
+                    write!(out, "time utilization)")?
+                }
+                Ok(p) => write!(out, "{})", p.describe())?,
+                Err(_) => write!(out, "none)")?,
+            }
+        }
+        writeln!(out)?;
+        Ok(())
+    }
+
     /// pmval's `initinsts`: the instances to report, sorted by identifier.
     fn init_insts(&mut self, ctx: &mut Context, err: &mut dyn Write) -> std::io::Result<Result<(), i32>> {
         if self.desc.indom.is_null() {
             self.ipairs.clear();
+            self.iorder.clear();
             return Ok(Ok(()));
         }
         let indom: InDom = self.desc.indom;
@@ -639,6 +722,7 @@ impl Report {
                 }
             }
         }
+        self.iorder.clone_from(&pairs);
         pairs.sort_by_key(|p| p.id);
         self.ipairs = pairs;
         Ok(Ok(()))
@@ -699,9 +783,18 @@ impl Report {
         let Some(mut vs) = r.sets.into_iter().next() else { return Ok(Got::Nothing) };
         match &mut vs.values {
             Ok(v) if v.is_empty() => {
-                self.no_values(out, r.timestamp)?;
+                if self.stamps {
+                    self.timestamp(out, r.timestamp)?;
+                    out.write_all(b"  ")?;
+                }
+                if !self.raw_events {
+                    writeln!(out, "No values available")?;
+                } else if self.verbose {
+                    writeln!(out, "{}: No values available", self.metric)?;
+                }
                 Ok(Got::Nothing)
             }
+            Err(PmError::PM_ERR_NOTCONN) if self.raw_events => Ok(Got::Exit(0)),
             Err(e) => {
                 let what = if uninterp { "pmFetchArchive" } else { "pmFetch" };
                 writeln!(err, "\npmval: {what}: {e}")?;
@@ -924,6 +1017,206 @@ impl Report {
                 write!(out, "Warning: value=")?;
                 out.write_all(self.rate(v, &v2[j], delta, 1).as_bytes())?;
                 writeln!(out, ", but instance={} is unknown", v.inst)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Report {
+    /// The time, then pmval's `printevents`: each value's event records,
+    /// under the metric's name (and instance's, for an instance pmval
+    /// knows; others are passed over). `Err` is the exit status.
+    fn print_events(
+        &self,
+        ctx: &Context,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+        t: Timestamp,
+        vs: &ValueSet,
+    ) -> std::io::Result<Result<(), i32>> {
+        if self.stamps {
+            self.timestamp(out, t)?;
+            out.write_all(b"  ")?;
+        }
+        let values: &[InstValue] = vs.values.as_deref().unwrap_or(&[]);
+        let highres = self.desc.ty != MetricType::EVENT;
+        for v in values {
+            if v.inst == PM_IN_NULL {
+                write!(out, "{}:", self.metric)?;
+            } else {
+                let name = if !self.iorder.is_empty() {
+                    self.iorder.iter().find(|p| p.id == v.inst).map(|p| p.name.clone())
+                } else {
+                    let names = if self.archive {
+                        ctx.get_indom_archive(self.desc.indom).and_then(|(ids, names)| {
+                            ids.iter()
+                                .position(|&i| i == v.inst)
+                                .map(|k| names[k].clone())
+                                .ok_or(PmError::PM_ERR_INST_LOG)
+                        })
+                    } else {
+                        ctx.name_indom(self.desc.indom, v.inst)
+                    };
+                    match names {
+                        Ok(n) => Some(n),
+                        Err(e) => {
+                            writeln!(err, "pmval: pmNameInDom: {}[{}]: {e}", self.metric, v.inst as u32)?;
+                            return Ok(Err(1));
+                        }
+                    }
+                };
+                let Some(name) = name else { continue };
+                write!(out, "{}[", self.metric)?;
+                out.write_all(&name)?;
+                out.write_all(b"]:")?;
+            }
+            self.event_dump(ctx, out, err, vs, v, evrec::VAL_SPTR, highres)?;
+        }
+        Ok(Ok(()))
+    }
+
+    /// pmval's `myeventdump`: the records of one event value.
+    #[allow(clippy::too_many_arguments)]
+    fn event_dump(
+        &self,
+        ctx: &Context,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+        vs: &ValueSet,
+        iv: &InstValue,
+        block_fmt: i32,
+        highres: bool,
+    ) -> std::io::Result<()> {
+        let valfmt = if matches!(iv.value, Value::Block(_)) { block_fmt } else { 0 };
+        let src = evrec::Source { pmid: vs.pmid, numval: vs.numval(), valfmt };
+        let records = match evrec::unpack(&src, iv, highres, &|p| ctx.names_of(p).ok()) {
+            Ok(r) => r,
+            Err((e, dump)) => {
+                err.write_all(&dump)?;
+                return writeln!(out, " pmUnpackEventRecords: {e}");
+            }
+        };
+        writeln!(out, " {} event records", records.len())?;
+        for (r, rec) in records.iter().enumerate() {
+            let mut text = b"  ".to_vec();
+            evrec::stamp(&mut text, &self.zone, rec.sec, rec.frac, highres);
+            out.write_all(&text)?;
+            write!(out, " --- event record [{r}]")?;
+            if rec.numpmid == 0 {
+                out.write_all(b" ---\n    ==> No parameters\n")?;
+                continue;
+            }
+            if rec.numpmid < 0 {
+                writeln!(out, " ---\n\tError: illegal number of parameters ({})", rec.numpmid)?;
+                continue;
+            }
+            let mut flags = 0u32;
+            for (p, set) in rec.sets.iter().enumerate() {
+                self.event_parameter(ctx, out, err, set, p, &mut flags)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// pmval's `myvaluesetdump`: one parameter of an event record.
+    fn event_parameter(
+        &self,
+        ctx: &Context,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+        set: &ValueSet,
+        index: usize,
+        flags: &mut u32,
+    ) -> std::io::Result<()> {
+        use pcp_core::event::{flags_str, EVENT_FLAGS_PMID, EVENT_MISSED_PMID, FLAG_MISSED};
+        let name = match ctx.name_of(set.pmid) {
+            Ok(n) => n,
+            Err(e) => return writeln!(out, "\t{}: pmNameID: {e}", set.pmid),
+        };
+        let anon = set.pmid == EVENT_FLAGS_PMID || set.pmid == EVENT_MISSED_PMID;
+        let desc = match ctx.lookup_desc(set.pmid) {
+            Ok(d) => Some(d),
+            Err(_) if anon => None,
+            Err(e) => return writeln!(out, "\t{name}: pmLookupDesc: {e}"),
+        };
+        if index == 0 {
+            if set.pmid == EVENT_FLAGS_PMID {
+                *flags = evrec::lval(set) as u32;
+                return writeln!(out, " flags 0x{:x} ({}) ---", *flags, flags_str(*flags));
+            }
+            out.write_all(b" ---\n")?;
+        }
+        if *flags & FLAG_MISSED != 0 && index == 1 && set.pmid == EVENT_MISSED_PMID {
+            return writeln!(out, "    ==> {} missed event records", evrec::lval(set));
+        }
+        match desc {
+            Some(d) => self.param_dump(ctx, out, err, &name, &d, set),
+            // pmval looks no descriptor up for the anonymous metrics
+            None => Ok(()),
+        }
+    }
+
+    /// pmval's `mydump` of an event parameter's values.
+    fn param_dump(
+        &self,
+        ctx: &Context,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+        name: &str,
+        d: &Desc,
+        vs: &ValueSet,
+    ) -> std::io::Result<()> {
+        let values = match &vs.values {
+            Ok(v) if v.is_empty() => {
+                if self.verbose {
+                    writeln!(out, "{name}: No value(s) available!")?;
+                }
+                return Ok(());
+            }
+            Err(e) => return writeln!(out, "{name}: Error: {e}"),
+            Ok(v) => v,
+        };
+        write!(out, "    {name}")?;
+        for v in values {
+            if !d.indom.is_null() {
+                if values.len() > 1 {
+                    out.write_all(b"\n        ")?;
+                }
+                let found = ctx
+                    .get_indom_archive(d.indom)
+                    .ok()
+                    .and_then(|(ids, names)| ids.iter().position(|&i| i == v.inst).map(|k| names[k].clone()));
+                match found {
+                    Some(n) => {
+                        out.write_all(b"[\"")?;
+                        out.write_all(&n)?;
+                        out.write_all(b"\"]")?;
+                    }
+                    None => write!(out, "[{}]", v.inst)?,
+                }
+            }
+            out.write_all(b" ")?;
+            match d.ty {
+                MetricType::AGGREGATE | MetricType::AGGREGATE_STATIC => {
+                    out.write_all(b"[")?;
+                    if let Value::Block(b) = &v.value {
+                        for byte in &b.data {
+                            write!(out, "{byte:02x}")?;
+                        }
+                    }
+                    out.write_all(b"]\n")?;
+                }
+                // an event parameter of an event type: libpcp refuses to unpack it
+                MetricType::EVENT | MetricType::HIGHRES_EVENT => {
+                    self.event_dump(ctx, out, err, vs, v, 1, d.ty != MetricType::EVENT)?
+                }
+                _ => {
+                    let mut text = Vec::new();
+                    let _ = pcp_core::format::print_value_in(&mut text, &v.value, d.ty, 1, &self.zone);
+                    out.write_all(&text)?;
+                    out.write_all(b"\n")?;
+                }
             }
         }
         Ok(())

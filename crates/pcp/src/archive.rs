@@ -9,7 +9,7 @@ use pcp_archive::meta::MetaIndex;
 use pcp_archive::raw::{decode_result, Label};
 use pcp_archive::replay::{Mode, Replay};
 use pcp_core::{FetchResult, PmError, PmId, PmResult, Timestamp, ValueSet};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 
 /// An archive opened for a context (`pmNewContext(PM_CONTEXT_ARCHIVE)`):
@@ -127,36 +127,70 @@ impl ArchiveSource {
     /// (`PM_ERR_EOL` at the end). pminfo and pmprobe fetch archives this
     /// way, one metric at a time from the same origin.
     pub fn first_each(&self, from: Timestamp, pmids: &[PmId]) -> HashMap<PmId, PmResult<FetchResult>> {
-        let mut found: HashMap<PmId, PmResult<FetchResult>> = HashMap::with_capacity(pmids.len());
-        let mut wanted: std::collections::HashSet<PmId> = pmids.iter().copied().collect();
-        // derived metrics (only the anonymous ones exist yet) have no values
-        // in a record; any record that is not a mark answers them
-        let mut derived: Vec<PmId> =
-            pmids.iter().copied().filter(|p| crate::derived::anon_by_pmid(*p).is_some()).collect();
-        wanted.retain(|p| !derived.contains(p));
-        let end = self.scan_forward(from, |result| {
-            if !result.sets.is_empty() {
-                for pmid in derived.drain(..) {
-                    let set = ValueSet { pmid, values: Ok(Vec::new()) };
-                    found.insert(pmid, Ok(FetchResult { timestamp: result.timestamp, sets: vec![set] }));
-                }
-            }
-            for set in result.sets {
-                if wanted.remove(&set.pmid) {
-                    found.insert(set.pmid, Ok(FetchResult { timestamp: result.timestamp, sets: vec![set] }));
-                }
-            }
-            if wanted.is_empty() && derived.is_empty() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        });
+        let mut search = FirstEach::new(pmids);
+        let end = self.scan_forward(from, |result| search.offer(result));
         if let Err(e) = end {
-            for pmid in wanted.into_iter().chain(derived) {
-                found.insert(pmid, Err(e));
+            search.fail(e);
+        }
+        search.found
+    }
+}
+
+/// The search behind [`ArchiveSource::first_each`] (and
+/// `Context::first_each_forw`): results are offered in the order a forward
+/// read meets them, and each metric keeps the first that answers it.
+pub(crate) struct FirstEach {
+    /// The answers so far.
+    pub(crate) found: HashMap<PmId, PmResult<FetchResult>>,
+    wanted: HashSet<PmId>,
+    /// Derived metrics (only the anonymous ones exist yet) have no values
+    /// in a record; any record that is not a mark answers them.
+    derived: Vec<PmId>,
+}
+
+impl FirstEach {
+    pub(crate) fn new(pmids: &[PmId]) -> FirstEach {
+        let mut derived: Vec<PmId> = Vec::new();
+        let mut wanted = HashSet::new();
+        for &p in pmids {
+            if crate::derived::anon_by_pmid(p).is_none() {
+                wanted.insert(p);
+            } else if !derived.contains(&p) {
+                derived.push(p);
             }
         }
-        found
+        FirstEach { found: HashMap::with_capacity(pmids.len()), wanted, derived }
+    }
+
+    /// Is every metric answered?
+    pub(crate) fn done(&self) -> bool {
+        self.wanted.is_empty() && self.derived.is_empty()
+    }
+
+    /// Take the metrics `result` answers; break once all are answered.
+    pub(crate) fn offer(&mut self, result: FetchResult) -> ControlFlow<()> {
+        if !result.sets.is_empty() {
+            for pmid in self.derived.drain(..) {
+                let set = ValueSet { pmid, values: Ok(Vec::new()) };
+                self.found.insert(pmid, Ok(FetchResult { timestamp: result.timestamp, sets: vec![set] }));
+            }
+        }
+        for set in result.sets {
+            if self.wanted.remove(&set.pmid) {
+                self.found.insert(set.pmid, Ok(FetchResult { timestamp: result.timestamp, sets: vec![set] }));
+            }
+        }
+        if self.done() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+
+    /// The read ended with `e`: the metrics not yet answered get it.
+    pub(crate) fn fail(&mut self, e: PmError) {
+        for pmid in self.wanted.drain().chain(self.derived.drain(..)) {
+            self.found.insert(pmid, Err(e));
+        }
     }
 }

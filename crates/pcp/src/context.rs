@@ -8,6 +8,7 @@ pub use pcp_archive::replay::Mode;
 use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
 use pcp_pmns::cpp::Files;
 use pcp_pmns::{LoadOptions, Loaded, Pmns};
+use std::collections::HashMap;
 
 /// Where a context's names come from (`pmGetPMNSLocation`).
 #[doc(alias = "pmGetPMNSLocation")]
@@ -507,6 +508,64 @@ impl Context {
     /// over a name space loaded once, as `pminfo -n -L` does).
     pub fn into_namespace(self) -> Pmns {
         self.pmns
+    }
+
+    /// `pmTrimNameSpace`: in an archive context whose names were loaded
+    /// from a file, keep only the names of metrics the archive describes
+    /// (and of the anonymous derived metrics, which libpcp keeps apart from
+    /// the loaded names). Other contexts are left as they are.
+    #[doc(alias = "pmTrimNameSpace")]
+    pub fn trim_namespace(&mut self) {
+        let Some(src) = self.archive() else { return };
+        if self.location != PmnsLocation::Local {
+            return;
+        }
+        let mut names = Vec::new();
+        let _ = self.pmns.traverse_with("", |n| {
+            if !n.is_empty() {
+                names.push(n.to_string());
+            }
+        });
+        let kept: Vec<(String, PmId)> = names
+            .into_iter()
+            .filter_map(|n| {
+                let pmid = self.pmns.lookup(&n).ok()?;
+                let known = src.meta().desc(pmid).is_ok() || crate::derived::anon_by_pmid(pmid).is_some();
+                known.then_some((n, pmid))
+            })
+            .collect();
+        // a traversal lists every node's children in order, so adding the
+        // survivors in traversal order keeps the order of names
+        let mut pmns = Pmns::new();
+        pmns.add_names(kept.iter().map(|(n, id)| (n.as_str(), *id)));
+        self.pmns = pmns;
+    }
+
+    /// For each of `pmids`, what `pmSetMode(PM_MODE_FORW, when)` and then
+    /// `pmFetch` of that one metric answer in an archive context (the way
+    /// pminfo and pmprobe fetch from a `-O` origin), found in one forward
+    /// read from `when`: the first record holding the metric (marks and
+    /// records without it passed over; for a derived metric, the first
+    /// record that is not a mark), with just that metric's value set; or
+    /// the error that ends the read (`PM_ERR_EOL` at the end). The
+    /// positioning is libpcp's, so the first record read may lie a little
+    /// before `when`. `Err` is `pmSetMode`'s failure.
+    pub fn first_each_forw(
+        &mut self,
+        when: Timestamp,
+        pmids: &[PmId],
+    ) -> PmResult<HashMap<PmId, PmResult<FetchResult>>> {
+        self.set_mode(Mode::Forw, when, 0)?;
+        let mut search = crate::archive::FirstEach::new(pmids);
+        while !search.done() {
+            match self.fetch_archive() {
+                Ok(result) => {
+                    let _ = search.offer(result);
+                }
+                Err(e) => search.fail(e),
+            }
+        }
+        Ok(search.found)
     }
 
     /// `pmGetPMNSLocation`: where this context's names come from.

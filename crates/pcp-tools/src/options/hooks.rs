@@ -1,0 +1,114 @@
+//! [`Hooks`] that do what libpcp does for the tools pcp-rs has: `-n` and
+//! `-N` load the name space (through pmcpp, as `pmLoadASCIINameSpace`
+//! does), `-K` specs edit the local context's agent table, and the option
+//! pcp-rs cannot serve yet (`--derived`) is noted so the tool can say so
+//! once its options are done.
+
+use super::{valid_debug_spec, Hooks};
+use pcp::local::Agents;
+use pcp::Context;
+use pcp_core::PmError;
+use pcp_pmns::cpp::Files;
+
+/// The side effects of a tool's options: the name space `-n`/`-N` loaded
+/// (kept as the name-space context `pmLoadASCIINameSpace` leaves behind),
+/// the local agents `-K` set up, and the derived-metric files pcp-rs does
+/// not load yet. What loading
+/// writes to standard error reaches [`super::Options::flushed`].
+pub struct ContextHooks<'f> {
+    files: &'f mut dyn Files,
+    /// The name space loaded by `-n`/`-N` (or `$PCP_NAMESPACE`), as a
+    /// context of names alone.
+    pub namespace: Option<Context>,
+    /// The `--derived` arguments, in order.
+    pub derived: Vec<Vec<u8>>,
+    /// The local context's agents, as the `-K` specs left them.
+    pub agents: Agents,
+    /// What pmcpp's own start-up says of a bad `$PCP_DEBUG` (pmcpp runs
+    /// with the tool's environment).
+    child_debug_error: Option<Vec<u8>>,
+    output: (Vec<u8>, Vec<u8>),
+}
+
+impl<'f> ContextHooks<'f> {
+    /// Hooks reading name-space files through `files`, in a process whose
+    /// environment is `env` (name and value pairs).
+    pub fn new(files: &'f mut dyn Files, env: &[(Vec<u8>, Vec<u8>)]) -> ContextHooks<'f> {
+        let child_debug_error =
+            env.iter().find(|(k, _)| k == b"PCP_DEBUG").filter(|(_, v)| !valid_debug_spec(v)).map(|(_, v)| {
+                let mut m = b"Error: $PCP_DEBUG=".to_vec();
+                m.extend_from_slice(v);
+                m.extend_from_slice(b" is not valid, ignored\n");
+                m
+            });
+        ContextHooks {
+            files,
+            namespace: None,
+            derived: Vec::new(),
+            agents: Agents::default(),
+            child_debug_error,
+            output: (Vec::new(), Vec::new()),
+        }
+    }
+}
+
+/// The prefix of libpcp's complaint when it cannot read the file (it then
+/// runs no pmcpp).
+const CANNOT_OPEN: &[u8] = b"Error Parsing ASCII PMNS: Cannot open \"";
+
+/// Where libpcp's own part of a loader's messages starts: the line of its
+/// first "Error Parsing ASCII PMNS" complaint; before it is what pmcpp
+/// wrote (libpcp reads pmcpp's output whole before it parses).
+fn libpcp_part(diagnostics: &[u8]) -> usize {
+    const MARK: &[u8] = b"Error Parsing ASCII PMNS: ";
+    let Some(at) = diagnostics.windows(MARK.len()).position(|w| w == MARK) else { return diagnostics.len() };
+    diagnostics[..at].iter().rposition(|&b| b == b'\n').map_or(0, |nl| nl + 1)
+}
+
+impl Hooks for ContextHooks<'_> {
+    fn load_namespace(&mut self, path: &[u8], dupok: bool) -> Result<(), String> {
+        // libpcp loads one name space per process
+        if self.namespace.is_some() {
+            return Err(PmError::PM_ERR_DUPPMNS.to_string());
+        }
+        let (ctx, diagnostics) = Context::load_namespace(path, dupok, self.files);
+        let split = libpcp_part(&diagnostics);
+        let mut direct = Vec::new();
+        if !diagnostics.starts_with(CANNOT_OPEN) {
+            // pmcpp ran
+            direct.extend(self.child_debug_error.iter().flatten());
+        }
+        direct.extend_from_slice(&diagnostics[..split]);
+        self.output = (direct, diagnostics[split..].to_vec());
+        self.namespace = Some(ctx.map_err(|e| e.to_string())?);
+        Ok(())
+    }
+
+    fn take_output(&mut self) -> (Vec<u8>, Vec<u8>) {
+        std::mem::take(&mut self.output)
+    }
+
+    fn load_derived(&mut self, path: &[u8]) -> Result<(), String> {
+        self.derived.push(path.to_vec());
+        Ok(())
+    }
+
+    fn spec_local(&mut self, spec: &[u8]) -> Result<(), String> {
+        self.agents.apply_spec(&String::from_utf8_lossy(spec))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libpcp_complaint_is_split_from_pmcpp_messages() {
+        let d = b"pmcpp: x[2]: #include \"y\": No such file\n[x:3] Error Parsing ASCII PMNS: bad\n    a\n[x:3] Error Parsing ASCII PMNS: Expected }\n";
+        let first = d.windows(5).position(|w| w == b"[x:3]").unwrap_or(0);
+        assert_eq!(libpcp_part(d), first);
+        assert!(d[first..].starts_with(b"[x:3] Error Parsing ASCII PMNS: bad\n"));
+        assert_eq!(libpcp_part(b"Warning: cpp\n"), 13);
+        assert_eq!(libpcp_part(b"Error Parsing ASCII PMNS: Cannot open \"f\"\n"), 0);
+    }
+}

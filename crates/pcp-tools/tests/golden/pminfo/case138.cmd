@@ -1,0 +1,10 @@
+-x
+-z
+-a
+tests/golden/pmdumplog/arch/events3
+sample.event.highres_records
+sample.event.no_indom_records
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-x
+-Z
+EST+5
+-a
+tests/golden/pmdumplog/arch/events3
+sample.event.records
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

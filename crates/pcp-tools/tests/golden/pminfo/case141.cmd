@@ -1,0 +1,10 @@
+--events
+-d
+-a
+tests/golden/pmdumplog/arch/events2
+sample.event.highres_records
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-f
+-O
+@18:25:15.806849
+-a
+tests/golden/pmdumplog/arch/v3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-f
+-O
+-1
+-a
+tests/golden/pmdumplog/arch/v3
+sample.colour
+sample.long
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-F
+-O
+@19:00
+-a
+tests/golden/pmdumplog/arch/v3
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-v
+-z
+-O
++1.5
+-a
+tests/golden/pmdumplog/arch/v3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

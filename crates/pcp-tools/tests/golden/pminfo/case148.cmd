@@ -1,0 +1,10 @@
+-l
+-O
++5
+-a
+tests/golden/pminfo/arch/labels-v3
+sample.proc.ordinal
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-x
+-n
+tests/golden/pmdumplog/arch/alt.pmns
+-a
+tests/golden/pmdumplog/arch/events3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

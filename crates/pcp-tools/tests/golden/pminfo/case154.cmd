@@ -1,0 +1,11 @@
+-b
+x
+-O
+@00:00
+-x
+-a
+tests/golden/pmdumplog/arch/v3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

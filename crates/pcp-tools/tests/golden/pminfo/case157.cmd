@@ -1,0 +1,10 @@
+-C
+-a
+tests/golden/pmdumplog/arch/v3
+-a
+tests/golden/pmdumplog/arch/v3
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-n
+tests/golden/pminfo/ns/trim.pmns
+-a
+../pcp-archive/tests/fixtures/multi/s2a,../pcp-archive/tests/fixtures/multi/s2b,../pcp-archive/tests/fixtures/multi/s2c
+-f
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,15 @@
+-a
+../pcp-archive/tests/fixtures/multi/s2a
+-a
+../pcp-archive/tests/fixtures/multi/s2b
+-a
+../pcp-archive/tests/fixtures/multi/s2c
+-O
++2.5
+-f
+sample.long
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-v
+-O
+@18:25:15.806849
+-a
+tests/golden/pmdumplog/arch/v3
+sample.colour
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

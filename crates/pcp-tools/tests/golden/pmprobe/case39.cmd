@@ -1,0 +1,11 @@
+-i
+-I
+-O
+-1
+-z
+-a
+tests/golden/pmdumplog/arch/v3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-v
+-O
+@19:00
+-a
+tests/golden/pmdumplog/arch/v3
+sample
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

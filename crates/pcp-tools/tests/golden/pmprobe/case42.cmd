@@ -1,0 +1,9 @@
+-v
+-n
+tests/golden/pmdumplog/arch/alt.pmns
+-a
+tests/golden/pmdumplog/arch/v3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

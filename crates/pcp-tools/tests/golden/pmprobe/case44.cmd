@@ -1,0 +1,12 @@
+-f
+-i
+-N
+tests/golden/pmdumplog/arch/alt.pmns
+-O
++2
+-a
+tests/golden/pmdumplog/arch/v3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-v
+-z
+-a
+tests/golden/pmdumplog/arch/events3
+sample.event
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

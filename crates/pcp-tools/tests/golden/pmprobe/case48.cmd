@@ -1,0 +1,5 @@
+-d
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

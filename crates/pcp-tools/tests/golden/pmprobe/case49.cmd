@@ -1,0 +1,9 @@
+-v
+-i
+--bogus
+-n
+/nonexistent/pmns
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-a
+tests/golden/pmdumplog/arch/v3
+--container=x
+-V
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,16 @@
+-a
+../pcp-archive/tests/fixtures/multi/s2a
+-a
+../pcp-archive/tests/fixtures/multi/s2c
+-O
++3
+-v
+-n
+tests/golden/pminfo/ns/trim.pmns
+sample.long
+sample.colour
+other
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

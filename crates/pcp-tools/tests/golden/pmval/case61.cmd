@@ -1,0 +1,8 @@
+-z
+-a
+tests/golden/pmdumplog/arch/events2
+sample.event.no_indom_records
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

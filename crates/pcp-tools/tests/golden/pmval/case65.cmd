@@ -1,0 +1,11 @@
+-U
+tests/golden/pmdumplog/arch/events3
+-s
+3
+-Z
+EST+5
+sample.event.highres_records
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-O
++2
+-T
++4
+-a
+tests/golden/pmdumplog/arch/events3
+-XX
+sample.event.records
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-n
+tests/golden/pminfo/ns/trim.pmns
+-a
+tests/golden/pmdumplog/arch/v3
+-s
+2
+sample.long.alias
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-N
+tests/golden/pmdumplog/arch/alt.pmns
+-a
+tests/golden/pmdumplog/arch/v3
+-t
+0.5
+other
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-n
+/nonexistent/pmns
+-w
+x
+-a
+tests/golden/pmdumplog/arch/v3
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-x
+42
+-a
+tests/golden/pmdumplog/arch/v3
+-r
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,13 @@
+-n
+tests/golden/pminfo/ns/trim.pmns
+-a
+../pcp-archive/tests/fixtures/multi/s2a,../pcp-archive/tests/fixtures/multi/s2b,../pcp-archive/tests/fixtures/multi/s2c
+-s
+4
+-t
+0.5
+sample.long.alias
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
