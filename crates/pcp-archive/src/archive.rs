@@ -13,7 +13,8 @@ pub struct Archive {
     base: PathBuf,
     label: Label,
     volumes: Vec<u32>,
-    meta: Vec<MetaRecord>,
+    /// Shared: a replay holds a copy of the archive.
+    meta: std::sync::Arc<[MetaRecord]>,
 }
 
 impl Archive {
@@ -34,7 +35,7 @@ impl Archive {
         if volumes.is_empty() {
             return Err(PmError::PM_ERR_LOGFILE);
         }
-        Ok(Archive { base, label, volumes, meta })
+        Ok(Archive { base, label, volumes, meta: meta.into() })
     }
 
     /// The archive label (`pmGetArchiveLabel`).
