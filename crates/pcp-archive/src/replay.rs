@@ -94,36 +94,31 @@ pub struct Replay {
 /// way libpcp keeps them: newest first, instances in ascending order,
 /// identical records at the same time once, delta records expanded.
 fn indom_histories(meta: &[MetaRecord]) -> HashMap<u32, InDomHistory> {
-    type Snap = (Ts, Vec<(i32, Option<Vec<u8>>)>, bool);
+    type Snap<'a> = (Ts, Vec<(i32, Option<&'a [u8]>)>, bool);
+    use std::cmp::Ordering;
+    // libpcp's list per instance domain is newest first; these are held in
+    // reverse (oldest first, a time slot's head last), so that records in
+    // time order are appended
     let mut lists: HashMap<u32, Vec<Snap>> = HashMap::new();
     for rec in meta {
         let MetaRecord::InDom { when, indom, instances, delta } = rec else { continue };
         if instances.is_empty() {
             continue;
         }
-        let mut insts = instances.clone();
+        let mut insts: Vec<(i32, Option<&[u8]>)> = instances.iter().map(|(id, n)| (*id, n.as_deref())).collect();
         insts.sort_by_key(|(id, _)| *id);
         let new: Snap = (Ts::from_timestamp(*when), insts, *delta);
         let list = lists.entry(indom.0).or_default();
-        // newest first: before the first record not newer than this one
-        let at = list.iter().position(|s| s.0.cmp(new.0) != std::cmp::Ordering::Greater).unwrap_or(list.len());
-        // same time: a duplicate moves to the head of its time slot
-        let mut j = at;
-        let mut dup = None;
-        while j < list.len() && list[j].0 == new.0 {
-            if list[j].1 == new.1 {
-                dup = Some(j);
-                break;
-            }
-            j += 1;
-        }
-        match dup {
-            Some(j) if j == at => {}
+        // the time slot of this record
+        let lo = list.partition_point(|s| s.0.cmp(new.0) == Ordering::Less);
+        let hi = lo + list[lo..].partition_point(|s| s.0.cmp(new.0) == Ordering::Equal);
+        // a duplicate in it moves to the head of the slot
+        match (lo..hi).rev().find(|&j| list[j].1 == new.1) {
             Some(j) => {
                 let d = list.remove(j);
-                list.insert(at, d);
+                list.insert(hi - 1, d);
             }
-            None => list.insert(at, new),
+            None => list.insert(hi, new),
         }
     }
     let mut out = HashMap::new();
@@ -132,7 +127,7 @@ fn indom_histories(meta: &[MetaRecord]) -> HashMap<u32, InDomHistory> {
         let mut snaps: Vec<(Ts, Vec<i32>)> = Vec::with_capacity(list.len());
         let mut prev: Option<Vec<(i32, bool)>> = None;
         let mut full: Vec<Vec<(i32, bool)>> = Vec::with_capacity(list.len());
-        for (_, insts, delta) in list.iter().rev() {
+        for (_, insts, delta) in list.iter() {
             let this: Vec<(i32, bool)> = insts.iter().map(|(id, n)| (*id, n.is_some())).collect();
             let merged = match (&prev, delta) {
                 (Some(old), true) => {
@@ -165,7 +160,7 @@ fn indom_histories(meta: &[MetaRecord]) -> HashMap<u32, InDomHistory> {
             prev = Some(merged.clone());
             full.push(merged);
         }
-        for ((ts, _, _), insts) in list.iter().zip(full.into_iter().rev()) {
+        for ((ts, _, _), insts) in list.iter().rev().zip(full.into_iter().rev()) {
             snaps.push((*ts, insts.into_iter().map(|(id, _)| id).collect()));
         }
         out.insert(indom, InDomHistory { snaps });
@@ -470,19 +465,19 @@ impl Replay {
             self.origin = rec.ts;
             let Some((pmids, wanted)) = want else {
                 self.remember();
-                return Ok(rec);
+                return Ok(rec.to_result());
             };
-            if rec.sets.is_empty() {
+            if rec.is_mark() {
                 // a mark: pmFetch goes on to the next record
                 continue;
             }
             let mut found = 0;
             let mut sets = Vec::with_capacity(pmids.len());
             for p in pmids {
-                match rec.sets.iter().find(|s| s.pmid == p.0) {
+                match rec.set(p.0) {
                     Some(s) => {
                         found += 1;
-                        sets.push(s.clone());
+                        sets.push(rec.to_set(s));
                     }
                     None => sets.push(LogSet { pmid: p.0, numval: 0, valfmt: 0, vals: Vec::new() }),
                 }
