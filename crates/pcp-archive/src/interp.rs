@@ -532,14 +532,15 @@ impl Replay {
             return (-1.0, -1.0);
         }
         if !self.interp.calipers.contains_key(&indom.0) {
-            let table = self.indoms.get(&indom.0).and_then(|h| {
+            let start = self.start;
+            let table = self.indom_history(indom.0).and_then(|h| {
                 if !h.snaps.iter().any(|(_, ids)| ids.len() >= 16) {
                     return None;
                 }
                 let mut t: HashMap<i32, (f64, f64)> = HashMap::new();
                 let mut t_indom_prior = -1.0;
                 for (ts, ids) in &h.snaps {
-                    let t_indom = ts.sub(self.start);
+                    let t_indom = ts.sub(start);
                     for &id in ids {
                         t.entry(id).and_modify(|e| e.0 = t_indom).or_insert((t_indom, t_indom_prior));
                     }
@@ -560,10 +561,10 @@ impl Replay {
 
     /// `pmGetInDomArchive`: every instance the metadata ever lists for
     /// `indom`, newest records first.
-    fn archive_instances(&self, indom: InDom) -> Vec<i32> {
+    fn archive_instances(&mut self, indom: InDom) -> Vec<i32> {
         let mut out = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        if let Some(h) = self.indoms.get(&indom.0) {
+        if let Some(h) = self.indom_history(indom.0) {
             for (_, ids) in &h.snaps {
                 for &id in ids {
                     if seen.insert(id) {

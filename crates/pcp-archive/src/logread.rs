@@ -82,10 +82,10 @@ pub(crate) struct Ti {
 const LOGREC: PmError = PmError::PM_ERR_LOGREC;
 const PM_LOG_MAGIC: u32 = 0x5005_2600;
 /// The least a plain volume is read in at a time.
-const WINDOW: usize = 1 << 18;
+const WINDOW: usize = 1 << 17;
 /// How many windows a cursor keeps for reuse (records still held by the
 /// interpolation cache keep theirs busy).
-const SPARE_WINDOWS: usize = 6;
+const SPARE_WINDOWS: usize = 4;
 /// Compressed volumes are decompressed into memory in pieces of this size.
 const CHUNK: usize = 1 << 20;
 /// How many pieces before the one being read are kept (reading goes back
@@ -379,7 +379,10 @@ impl Cursor {
             Store::Plain(file) => {
                 let start =
                     if backwards && len <= WINDOW { (off + len as u64).saturating_sub(WINDOW as u64) } else { off };
-                let want = (self.data.size - start).min(WINDOW.max(len) as u64) as usize;
+                // going forwards, a record is read on its own, with the
+                // length of the next one: it keeps its window to itself
+                let span = if !backwards && len > WINDOW / 4 { len + 8 } else { WINDOW.max(len) };
+                let want = (self.data.size - start).min(span as u64) as usize;
                 // going on forwards, the old window may hold the start of
                 // the new one (a record it cut short)
                 let old_end = self.win_off + self.win_len as u64;

@@ -72,7 +72,8 @@ pub struct Replay {
     /// The archive's start (the first volume's label).
     pub(crate) start: Ts,
     pub(crate) descs: HashMap<u32, Desc>,
-    pub(crate) indoms: HashMap<u32, InDomHistory>,
+    /// Instance domain histories, made as they are first needed.
+    indoms: HashMap<u32, Option<InDomHistory>>,
     mode: Mode,
     /// `c_origin`: the current time.
     pub(crate) origin: Ts,
@@ -93,7 +94,7 @@ pub struct Replay {
 /// Sort and de-duplicate the instance domain records of the metadata the
 /// way libpcp keeps them: newest first, instances in ascending order,
 /// identical records at the same time once, delta records expanded.
-fn indom_histories(meta: &[MetaRecord]) -> HashMap<u32, InDomHistory> {
+fn indom_histories(meta: &[MetaRecord], want: impl Fn(u32) -> bool) -> HashMap<u32, InDomHistory> {
     type Snap<'a> = (Ts, Vec<(i32, Option<&'a [u8]>)>, bool);
     use std::cmp::Ordering;
     // libpcp's list per instance domain is newest first; these are held in
@@ -102,7 +103,7 @@ fn indom_histories(meta: &[MetaRecord]) -> HashMap<u32, InDomHistory> {
     let mut lists: HashMap<u32, Vec<Snap>> = HashMap::new();
     for rec in meta {
         let MetaRecord::InDom { when, indom, instances, delta } = rec else { continue };
-        if instances.is_empty() {
+        if instances.is_empty() || !want(indom.0) {
             continue;
         }
         let mut insts: Vec<(i32, Option<&[u8]>)> = instances.iter().map(|(id, n)| (*id, n.as_deref())).collect();
@@ -190,7 +191,6 @@ impl Replay {
                 descs.entry(desc.pmid.0).or_insert(*desc);
             }
         }
-        let indoms = indom_histories(archive.meta());
         let ac_vol = log.curvol;
         let ac_offset = log.label_size;
         Ok(Replay {
@@ -198,7 +198,7 @@ impl Replay {
             log,
             start,
             descs,
-            indoms,
+            indoms: HashMap::new(),
             mode: Mode::Forw,
             origin: start,
             delta: Ts::default(),
@@ -209,6 +209,15 @@ impl Replay {
             interp: InterpState::default(),
             counter_wrap: false,
         })
+    }
+
+    /// The history of instance domain `indom` (made on first use).
+    pub(crate) fn indom_history(&mut self, indom: u32) -> Option<&InDomHistory> {
+        if !self.indoms.contains_key(&indom) {
+            let history = indom_histories(self.archive.meta(), |i| i == indom).remove(&indom);
+            self.indoms.insert(indom, history);
+        }
+        self.indoms.get(&indom).and_then(Option::as_ref)
     }
 
     /// The archive being replayed.
