@@ -13,8 +13,9 @@ pub struct Archive {
     base: PathBuf,
     label: Label,
     volumes: Vec<u32>,
-    /// Shared: a replay holds a copy of the archive.
-    meta: std::sync::Arc<[MetaRecord]>,
+    /// Shared: a replay holds a copy of the archive. (A `Vec` in the `Arc`:
+    /// making an `Arc<[T]>` would copy the records.)
+    meta: std::sync::Arc<Vec<MetaRecord>>,
 }
 
 impl Archive {
@@ -35,7 +36,7 @@ impl Archive {
         if volumes.is_empty() {
             return Err(PmError::PM_ERR_LOGFILE);
         }
-        Ok(Archive { base, label, volumes, meta: meta.into() })
+        Ok(Archive { base, label, volumes, meta: std::sync::Arc::new(meta) })
     }
 
     /// The archive label (`pmGetArchiveLabel`).
