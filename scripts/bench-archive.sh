@@ -6,7 +6,8 @@
 # memory ours over PCP's. Each command's output (stdout and stderr) is
 # also checked to be the same as PCP's, by checksum, in one more run each
 # (CHECK=0 leaves that out). First, per archive, the time just to read (or
-# decompress) its files.
+# decompress) its files. OURS=DIR times the tools in DIR instead of building
+# them (to compare with an older build).
 #
 #   scripts/bench-archive.sh [ARCHIVE[,METRIC,INTERVAL]...]
 #
@@ -33,8 +34,11 @@ make_big() {
 if [ $# -eq 0 ]; then
     set -- /var/lib/pcp/testsuite/archives/20180416.10.00,disk.dev.read,10 "$(make_big),kernel.all.load,1"
 fi
-cargo build -q --release -p pcp-tools
-ours=${CARGO_TARGET_DIR:-target}/release
+ours=${OURS:-}
+if [ -z "$ours" ]; then
+    cargo build -q --release -p pcp-tools
+    ours=${CARGO_TARGET_DIR:-target}/release
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
