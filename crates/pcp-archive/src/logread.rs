@@ -5,11 +5,12 @@
 //! them, so damaged archives behave as they do under libpcp).
 //!
 //! Plain volumes are read on demand through windows; compressed volumes
-//! are decompressed into memory when opened (as libpcp does with the blocks
-//! of an `.xz` volume), and a closed one keeps only the parts reading is
-//! likely to come back to. A record is checked as it is read but its values
-//! stay in the bytes read until asked for ([`Record`]), so reading through
-//! an archive for a few metrics costs little more than the reading.
+//! are decompressed into memory a piece at a time as reading reaches them
+//! (libpcp decompresses a whole `.xz` block, and `gzip`/`bzip2` volumes into
+//! a temporary file), keeping only the pieces reading is likely to come
+//! back to. A record is checked as it is read but its values stay in the
+//! bytes read until asked for ([`Record`]), so reading through an archive
+//! for a few metrics costs little more than the reading.
 
 use crate::files::{compression_of, find_file, Compression};
 use crate::raw::{paranoid_check, Version};
@@ -92,9 +93,11 @@ const CHUNK: usize = 1 << 20;
 /// a few records now and then); more are kept once reading has gone back
 /// further than that twice.
 const BEHIND: usize = 3;
-/// How many volumes to keep (compressed ones in part, and the
-/// decompressors of the two used last): interpolation moves back and forth
-/// across volume boundaries, and the last volume is visited for the
+/// A compressed volume up to this size is kept whole once decompressed.
+const KEEP_WHOLE: u64 = 8 << 20;
+/// How many compressed volumes to keep (in part, see [`Inflate::trim`]; the
+/// decompressor only of the one used last): interpolation moves back and
+/// forth across volume boundaries, and the last volume is visited for the
 /// archive's end.
 const KEEP_DECOMPRESSED: usize = 4;
 
@@ -147,6 +150,8 @@ struct Inflate {
     pieces: Vec<Option<Arc<Vec<u8>>>>,
     /// How many times pieces had to be decompressed again.
     again: u32,
+    /// No bigger than [`KEEP_WHOLE`]: every piece is kept.
+    small: bool,
     /// Dropped pieces to decompress into again.
     spare: Vec<Vec<u8>>,
     /// Where the last cursor on it stopped.
@@ -168,6 +173,7 @@ impl Inflate {
             ended: false,
             pieces: Vec::new(),
             again: 0,
+            small: false,
             spare: Vec::new(),
             last_pos: 0,
         }
@@ -217,7 +223,7 @@ impl Inflate {
 
     /// Drop the pieces between the first and those just before `i`.
     fn forget_before(&mut self, i: usize) {
-        if self.again < 2 {
+        if self.again < 2 && !self.small {
             let end = i.saturating_sub(BEHIND).min(self.pieces.len());
             for p in self.pieces.iter_mut().take(end).skip(1) {
                 if let Some(Ok(v)) = p.take().map(Arc::try_unwrap) {
@@ -253,7 +259,10 @@ impl Inflate {
     /// Decompress the whole file (keeping what [`Inflate::piece`] would)
     /// for its size.
     fn size(&mut self) -> Result<u64, PmError> {
+        // everything is kept while the file may turn out small
+        self.small = true;
         while self.step()? {
+            self.small = self.done <= KEEP_WHOLE;
             let at = (self.done / CHUNK as u64) as usize;
             self.forget_before(at);
         }
@@ -261,11 +270,14 @@ impl Inflate {
     }
 
     /// Keep only the first and last pieces and those around where reading
-    /// stopped; with `decompressor`, keep that too.
+    /// stopped (all of a small volume); with `decompressor`, keep that too.
     fn trim(&mut self, decompressor: bool) {
         if !decompressor {
             // (decompressing again starts from the beginning)
             self.input = None;
+        }
+        if self.small {
+            return;
         }
         let n = self.pieces.len();
         let at = (self.last_pos.max(0) as u64 / CHUNK as u64) as usize;
@@ -297,7 +309,10 @@ impl VolData {
         let known = crate::files::indexed_size(&path);
         let mut inflate = Inflate::new(path);
         let size = match known {
-            Some(n) => n,
+            Some(n) => {
+                inflate.small = n <= KEEP_WHOLE;
+                n
+            }
             None => inflate.size()?,
         };
         Ok(VolData { store: Store::Inflated(Mutex::new(inflate)), size })
