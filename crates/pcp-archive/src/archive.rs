@@ -16,7 +16,9 @@ pub struct Archive {
     base: PathBuf,
     label: Label,
     volumes: Vec<u32>,
-    meta: Vec<MetaRecord>,
+    /// Shared: a replay holds a copy of the archive. (A `Vec` in the `Arc`:
+    /// making an `Arc<[T]>` would copy the records.)
+    meta: std::sync::Arc<Vec<MetaRecord>>,
 }
 
 impl Archive {
@@ -37,7 +39,7 @@ impl Archive {
         if volumes.is_empty() {
             return Err(PmError::PM_ERR_LOGFILE);
         }
-        Ok(Archive { base, label, volumes, meta })
+        Ok(Archive { base, label, volumes, meta: std::sync::Arc::new(meta) })
     }
 
     /// The archive label (`pmGetArchiveLabel`).

@@ -127,6 +127,16 @@ pub fn content_size(path: &Path) -> io::Result<u64> {
     }
 }
 
+/// The uncompressed size of an `.xz` file as its index(es) give it, if
+/// they can be read.
+pub(crate) fn indexed_size(path: &Path) -> Option<u64> {
+    let name = path.to_string_lossy();
+    if compression_of(&name) != Compression::Xz || !name.ends_with(".xz") {
+        return None;
+    }
+    xz_size(&mut File::open(path).ok()?)
+}
+
 /// The uncompressed size of an `.xz` file from its index(es), walking
 /// its streams from the end; `None` if anything does not look right.
 fn xz_size(f: &mut File) -> Option<u64> {

@@ -22,7 +22,7 @@
 //!
 //! The result's time is the requested time, which then moves by the delta.
 
-use crate::logread::{Dir, LogResult};
+use crate::logread::{Dir, LogResult, Record, SetRef};
 use crate::replay::Replay;
 use pcp_core::{InDom, InstValue, PmError, PmId, Semantics, Value, ValueBlock, PM_IN_NULL};
 use std::collections::HashMap;
@@ -104,9 +104,25 @@ struct PmidCtl {
 /// Each instance's first sighting and the first time it was gone again.
 type Calipers = HashMap<i32, (f64, f64)>;
 
+/// A record read, with its value sets of the metrics asked for so far.
+#[derive(Clone, Debug)]
+struct Read {
+    rec: Arc<Record>,
+    hits: Arc<[SetRef]>,
+}
+
+impl std::ops::Deref for Read {
+    type Target = Record;
+    fn deref(&self) -> &Record {
+        &self.rec
+    }
+}
+
 #[derive(Debug)]
 struct CacheEntry {
-    rp: Arc<LogResult>,
+    rp: Read,
+    /// How many metrics had been asked for when `rp.hits` was found.
+    hits_for: usize,
     /// The archive (of several) and volume it was read from.
     arch: usize,
     vol: i32,
@@ -119,6 +135,8 @@ struct CacheEntry {
 pub(crate) struct InterpState {
     pmids: Vec<PmidCtl>,
     by_pmid: IdMap<u32, usize>,
+    /// The PMID of each of `pmids`.
+    ids: Vec<u32>,
     /// The metric-instances of the current fetch (`ac_want`), in libpcp's
     /// list order.
     want: Vec<(usize, usize)>,
@@ -129,6 +147,28 @@ pub(crate) struct InterpState {
     /// Per instance domain: each instance's first and last sighting, for
     /// big instance domains (`time_caliper`); `None` for small ones.
     calipers: HashMap<u32, Option<Calipers>>,
+}
+
+impl InterpState {
+    /// The value sets of `rec` that belong to metrics asked for, in record
+    /// order.
+    fn hits(&self, rec: &Record) -> Arc<[SetRef]> {
+        match self.ids[..] {
+            [one] => rec.sets_where(|p| p == one).into(),
+            _ => rec.sets_where(|p| self.pmid_index(p).is_some()).into(),
+        }
+    }
+
+    /// Where `pmid` is in `pmids`: found by looking along the list while it
+    /// is short (every value set of every record read is looked up, and
+    /// usually one metric or two are being interpolated).
+    fn pmid_index(&self, pmid: u32) -> Option<usize> {
+        if self.ids.len() <= 8 {
+            self.ids.iter().position(|&p| p == pmid)
+        } else {
+            self.by_pmid.get(&pmid).copied()
+        }
+    }
 }
 
 /// libpcp's "unbound" list: the metric-instances still searching for a
@@ -305,19 +345,31 @@ pub(crate) fn reset(r: &mut Replay) {
 impl Replay {
     /// `cache_read`: a record read in direction `dir`, through a small
     /// cache of records recently read around the current position.
-    fn cache_read(&mut self, dir: Dir) -> Result<Arc<LogResult>, PmError> {
+    fn cache_read(&mut self, dir: Dir) -> Result<Read, PmError> {
         let posn = if self.ac_vol == self.log.curvol { self.log.tell() } else { 0 };
         if self.interp.cache.is_empty() {
             self.interp.cache = (0..4).map(|_| None).collect();
         }
         self.interp.cache_idx = (self.interp.cache_idx + 1) % 4;
-        let hit = self.interp.cache.iter().flatten().find(|c| {
-            c.arch == self.cur
-                && c.vol == self.ac_vol
-                && ((dir == Dir::Forw && c.head == posn) || (dir == Dir::Back && c.tail == posn))
+        let st = &mut self.interp;
+        let (cur, ac_vol, nids) = (self.cur, self.ac_vol, st.ids.len());
+        let hit = st.cache.iter().position(|c| {
+            c.as_ref().is_some_and(|c| {
+                c.arch == cur
+                    && c.vol == ac_vol
+                    && ((dir == Dir::Forw && c.head == posn) || (dir == Dir::Back && c.tail == posn))
+            })
         });
-        if let Some(c) = hit {
-            let (rp, to) = (Arc::clone(&c.rp), if dir == Dir::Forw { c.tail } else { c.head });
+        if let Some(c) = hit.and_then(|i| st.cache[i].take()) {
+            let mut c = c;
+            if c.hits_for != nids {
+                c.rp.hits = st.hits(&c.rp.rec);
+                c.hits_for = nids;
+            }
+            let (rp, to) = (c.rp.clone(), if dir == Dir::Forw { c.tail } else { c.head });
+            if let Some(i) = hit {
+                st.cache[i] = Some(c);
+            }
             self.log.seek(to);
             self.log.mark_done = false;
             return Ok(rp);
@@ -325,12 +377,13 @@ impl Replay {
         let idx = self.interp.cache_idx;
         self.interp.cache[idx] = None;
         let (save_cur, save_curvol) = (self.cur, self.log.curvol);
-        let rp = Arc::new(self.read_rec(dir)?);
+        let rec = Arc::new(self.read_rec(dir)?);
+        let rp = Read { hits: self.interp.hits(&rec), rec };
         // not after a volume or archive switch, or a boundary mark
         if posn != 0 && save_curvol == self.log.curvol && save_cur == self.cur && !self.log.mark_done {
             let now = self.log.tell();
             let (head, tail) = if dir == Dir::Forw { (posn, now) } else { (now, posn) };
-            let entry = CacheEntry { rp: Arc::clone(&rp), arch: self.cur, vol: self.ac_vol, head, tail };
+            let entry = CacheEntry { rp: rp.clone(), hits_for: nids, arch: self.cur, vol: self.ac_vol, head, tail };
             self.interp.cache[idx] = Some(entry);
         }
         Ok(rp)
@@ -341,14 +394,14 @@ impl Replay {
     fn update_bounds(
         &mut self,
         t_req: f64,
-        logrp: &LogResult,
+        logrp: &Read,
         do_mark: Upd,
         mut done: Option<&mut i32>,
         mut seen_mark: Option<&mut bool>,
     ) -> Result<(), PmError> {
         let t_this = logrp.ts.sub(self.start);
         let st = &mut self.interp;
-        if logrp.sets.is_empty() {
+        if logrp.is_mark() {
             // a mark: a gap in the recording
             if do_mark == Upd::None {
                 return Ok(());
@@ -396,8 +449,8 @@ impl Replay {
             }
             return Ok(());
         }
-        for set in &logrp.sets {
-            let Some(&pi) = st.by_pmid.get(&set.pmid) else { continue };
+        for &set in logrp.hits.iter() {
+            let Some(pi) = st.pmid_index(set.pmid) else { continue };
             let pcp = &mut st.pmids[pi];
             if pcp.valfmt == -1 && set.numval > 0 {
                 let ok = match pcp.ty {
@@ -412,8 +465,8 @@ impl Replay {
             } else if pcp.valfmt != -1 && set.numval > 0 && pcp.valfmt != set.valfmt {
                 return Err(PmError::PM_ERR_LOGREC);
             }
-            for v in set.vals.iter().take(set.numval.max(0) as usize) {
-                let Some(&ii) = pcp.by_inst.get(&v.inst).or_else(|| pcp.by_inst.get(&PM_IN_NULL)) else { continue };
+            for (inst, value) in logrp.values(set) {
+                let Some(&ii) = pcp.by_inst.get(&inst).or_else(|| pcp.by_inst.get(&PM_IN_NULL)) else { continue };
                 let icp = &mut pcp.insts[ii];
                 if t_this <= t_req && (icp.t_prior > t_req || t_this >= icp.t_prior) {
                     if icp.t_prior < icp.t_next && icp.t_prior >= t_req {
@@ -424,7 +477,7 @@ impl Replay {
                     }
                     icp.t_prior = t_this;
                     icp.s_prior = S_VALUE;
-                    icp.v_prior = Some(v.value.clone());
+                    value.store(&mut icp.v_prior);
                     if do_mark == Upd::Back && icp.search {
                         if let Some(d) = done.as_deref_mut() {
                             icp.search = false;
@@ -441,7 +494,7 @@ impl Replay {
                     }
                     icp.t_next = t_this;
                     icp.s_next = S_VALUE;
-                    icp.v_next = Some(v.value.clone());
+                    value.store(&mut icp.v_next);
                     if do_mark == Upd::Forw && icp.search {
                         if let Some(d) = done.as_deref_mut() {
                             icp.search = false;
@@ -485,14 +538,15 @@ impl Replay {
             return (-1.0, -1.0);
         }
         if !self.interp.calipers.contains_key(&indom.0) {
-            let table = self.indoms.get(&indom.0).and_then(|h| {
+            let start = self.start;
+            let table = self.indom_history(indom.0).and_then(|h| {
                 if !h.snaps.iter().any(|(_, ids)| ids.len() >= 16) {
                     return None;
                 }
                 let mut t: HashMap<i32, (f64, f64)> = HashMap::new();
                 let mut t_indom_prior = -1.0;
                 for (ts, ids) in &h.snaps {
-                    let t_indom = ts.sub(self.start);
+                    let t_indom = ts.sub(start);
                     for &id in ids {
                         t.entry(id).and_modify(|e| e.0 = t_indom).or_insert((t_indom, t_indom_prior));
                     }
@@ -513,10 +567,10 @@ impl Replay {
 
     /// `pmGetInDomArchive`: every instance the metadata ever lists for
     /// `indom`, newest records first.
-    fn archive_instances(&self, indom: InDom) -> Vec<i32> {
+    fn archive_instances(&mut self, indom: InDom) -> Vec<i32> {
         let mut out = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        if let Some(h) = self.indoms.get(&indom.0) {
+        if let Some(h) = self.indom_history(indom.0) {
             for (_, ids) in &h.snaps {
                 for &id in ids {
                     if seen.insert(id) {
@@ -556,6 +610,7 @@ impl Replay {
         let i = self.interp.pmids.len();
         self.interp.pmids.push(pcp);
         self.interp.by_pmid.insert(pmid.0, i);
+        self.interp.ids.push(pmid.0);
         i
     }
 

@@ -4,11 +4,13 @@
 //! and the file positions left behind on every error (replay depends on
 //! them, so damaged archives behave as they do under libpcp).
 //!
-//! Volumes are read on demand through a small window; compressed volumes
-//! are decompressed once into an unlinked temporary file (libpcp reads
-//! `.xz` volumes block by block in memory and runs `gzip`/`bzip2`/`xz` into
-//! an unlinked temporary file for the other formats), so random access costs
-//! disk, not memory.
+//! Plain volumes are read on demand through windows; compressed volumes
+//! are decompressed into memory a piece at a time as reading reaches them
+//! (libpcp decompresses a whole `.xz` block, and `gzip`/`bzip2` volumes into
+//! a temporary file), keeping only the pieces reading is likely to come
+//! back to. A record is checked as it is read but its values stay in the
+//! bytes read until asked for ([`Record`]), so reading through an archive
+//! for a few metrics costs little more than the reading.
 
 use crate::files::{compression_of, find_file, Compression};
 use crate::raw::{paranoid_check, Version};
@@ -17,7 +19,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A timestamp as libpcp holds it (`__pmTimestamp`): nanoseconds are not
 /// normalised, and a version 2 record's microseconds times 1000 may wrap.
@@ -63,7 +65,7 @@ pub(crate) struct LogSet {
     pub vals: Vec<InstValue>,
 }
 
-/// A decoded data volume record (a mark when `sets` is empty).
+/// A fetch's result, or a record copied out (a mark when `sets` is empty).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct LogResult {
     pub ts: Ts,
@@ -80,10 +82,23 @@ pub(crate) struct Ti {
 
 const LOGREC: PmError = PmError::PM_ERR_LOGREC;
 const PM_LOG_MAGIC: u32 = 0x5005_2600;
-const WINDOW: usize = 1 << 16;
-/// How many decompressed volumes to keep (as unlinked temporary files):
-/// interpolation moves back and forth across volume boundaries, and the
-/// last volume is visited for the archive's end.
+/// The least a plain volume is read in at a time.
+const WINDOW: usize = 1 << 17;
+/// How many windows a cursor keeps for reuse (records still held by the
+/// interpolation cache keep theirs busy).
+const SPARE_WINDOWS: usize = 4;
+/// Compressed volumes are decompressed into memory in pieces of this size.
+const CHUNK: usize = 1 << 20;
+/// How many pieces before the one being read are kept (reading goes back
+/// a few records now and then); more are kept once reading has gone back
+/// further than that twice.
+const BEHIND: usize = 3;
+/// A compressed volume up to this size is kept whole once decompressed.
+const KEEP_WHOLE: u64 = 8 << 20;
+/// How many compressed volumes to keep (in part, see [`Inflate::trim`]; the
+/// decompressor only of the one used last): interpolation moves back and
+/// forth across volume boundaries, and the last volume is visited for the
+/// archive's end.
 const KEEP_DECOMPRESSED: usize = 4;
 
 fn be32(b: &[u8], at: usize) -> Option<u32> {
@@ -94,11 +109,227 @@ fn io_err(e: &io::Error) -> PmError {
     PmError::from_errno(e.raw_os_error().unwrap_or(5))
 }
 
-/// A volume's bytes: a plain file, or a decompressed copy.
+/// Bytes shared with the buffer they were read into: a record refers to
+/// the window (or decompressed piece) it was read from instead of copying.
+#[derive(Clone, Debug)]
+pub(crate) struct Bytes {
+    buf: Arc<Vec<u8>>,
+    start: usize,
+    len: usize,
+}
+
+impl Bytes {
+    #[cfg(test)]
+    fn owned(v: Vec<u8>) -> Bytes {
+        let len = v.len();
+        Bytes { buf: Arc::new(v), start: 0, len }
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        self.buf.get(self.start..self.start + self.len).unwrap_or_default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// A compressed volume, decompressed as reading reaches it, one piece at a
+/// time. Only the first piece and those just before the one last asked
+/// for are kept, so reading through a volume takes little memory; a piece
+/// wanted again after it was dropped is decompressed again, from the start
+/// (and from the second time on, every piece is kept, as libpcp keeps a
+/// whole `.xz` block).
+struct Inflate {
+    path: PathBuf,
+    /// The decompressor, and how far it has got.
+    input: Option<Box<dyn Read + Send>>,
+    done: u64,
+    /// The whole file has been decompressed.
+    ended: bool,
+    pieces: Vec<Option<Arc<Vec<u8>>>>,
+    /// How many times pieces had to be decompressed again.
+    again: u32,
+    /// No bigger than [`KEEP_WHOLE`]: every piece is kept.
+    small: bool,
+    /// Dropped pieces to decompress into again.
+    spare: Vec<Vec<u8>>,
+    /// Where the last cursor on it stopped.
+    last_pos: i64,
+}
+
+impl std::fmt::Debug for Inflate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inflate").field("path", &self.path).field("done", &self.done).finish_non_exhaustive()
+    }
+}
+
+impl Inflate {
+    fn new(path: PathBuf) -> Inflate {
+        Inflate {
+            path,
+            input: None,
+            done: 0,
+            ended: false,
+            pieces: Vec::new(),
+            again: 0,
+            small: false,
+            spare: Vec::new(),
+            last_pos: 0,
+        }
+    }
+
+    /// Decompress the next piece; `false` at the end of the file.
+    fn step(&mut self) -> Result<bool, PmError> {
+        if self.ended {
+            return Ok(false);
+        }
+        if self.input.is_none() {
+            self.input = Some(crate::files::open(&self.path).map_err(|e| io_err(&e))?);
+            self.done = 0;
+        }
+        let Some(input) = self.input.as_mut() else { return Ok(false) };
+        let mut piece = self.spare.pop().unwrap_or_default();
+        piece.resize(CHUNK, 0);
+        let mut got = 0;
+        while got < CHUNK {
+            match input.read(&mut piece[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // a stream that does not decompress is what libpcp reports
+                // for a volume its decompressor rejects
+                Err(_) => return Err(LOGREC),
+            }
+        }
+        piece.truncate(got);
+        let i = (self.done / CHUNK as u64) as usize;
+        self.done += piece.len() as u64;
+        if piece.len() < CHUNK {
+            self.ended = true;
+            self.input = None;
+        }
+        if piece.is_empty() {
+            return Ok(false);
+        }
+        if self.pieces.len() <= i {
+            self.pieces.resize(i + 1, None);
+        }
+        if self.pieces[i].is_none() {
+            self.pieces[i] = Some(Arc::new(piece));
+        }
+        Ok(true)
+    }
+
+    /// Drop the pieces between the first and those just before `i`.
+    fn forget_before(&mut self, i: usize) {
+        if self.again < 2 && !self.small {
+            let end = i.saturating_sub(BEHIND).min(self.pieces.len());
+            for p in self.pieces.iter_mut().take(end).skip(1) {
+                if let Some(Ok(v)) = p.take().map(Arc::try_unwrap) {
+                    if self.spare.len() < 2 {
+                        self.spare.push(v);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Piece `i` (`None` past the end).
+    fn piece(&mut self, i: usize) -> Result<Option<Arc<Vec<u8>>>, PmError> {
+        if let Some(Some(p)) = self.pieces.get(i) {
+            return Ok(Some(Arc::clone(p)));
+        }
+        if (i as u64) < self.done / CHUNK as u64 {
+            // dropped: decompress again from the start
+            self.again += 1;
+            self.input = None;
+            self.ended = false;
+            self.done = 0;
+        }
+        while (self.done / CHUNK as u64) <= i as u64 {
+            if !self.step()? {
+                break;
+            }
+            self.forget_before(i);
+        }
+        Ok(self.pieces.get(i).cloned().flatten())
+    }
+
+    /// Decompress the whole file (keeping what [`Inflate::piece`] would)
+    /// for its size.
+    fn size(&mut self) -> Result<u64, PmError> {
+        // everything is kept while the file may turn out small
+        self.small = true;
+        while self.step()? {
+            self.small = self.done <= KEEP_WHOLE;
+            let at = (self.done / CHUNK as u64) as usize;
+            self.forget_before(at);
+        }
+        Ok(self.done)
+    }
+
+    /// Keep only the first and last pieces and those around where reading
+    /// stopped (all of a small volume); with `decompressor`, keep that too.
+    fn trim(&mut self, decompressor: bool) {
+        if !decompressor {
+            // (decompressing again starts from the beginning)
+            self.input = None;
+        }
+        if self.small {
+            return;
+        }
+        let n = self.pieces.len();
+        let at = (self.last_pos.max(0) as u64 / CHUNK as u64) as usize;
+        for (i, p) in self.pieces.iter_mut().enumerate() {
+            if i != 0 && i + 1 != n && (i + 1 < at || i > at + 1) {
+                *p = None;
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Store {
+    Plain(File),
+    Inflated(Mutex<Inflate>),
+}
+
+/// A volume's bytes: a plain file, or a compressed one decompressed.
 #[derive(Debug)]
 struct VolData {
-    file: File,
+    store: Store,
     size: u64,
+}
+
+impl VolData {
+    /// Open a compressed volume: its size is read from an `.xz` file's
+    /// index, otherwise it is decompressed once to count.
+    fn inflated(path: PathBuf) -> Result<VolData, PmError> {
+        let known = crate::files::indexed_size(&path);
+        let mut inflate = Inflate::new(path);
+        let size = match known {
+            Some(n) => {
+                inflate.small = n <= KEEP_WHOLE;
+                n
+            }
+            None => inflate.size()?,
+        };
+        Ok(VolData { store: Store::Inflated(Mutex::new(inflate)), size })
+    }
+
+    fn piece(&self, i: usize) -> Result<Option<Arc<Vec<u8>>>, PmError> {
+        let Store::Inflated(m) = &self.store else { return Ok(None) };
+        m.lock().map_err(|_| PmError::from_errno(5))?.piece(i)
+    }
+
+    fn trim(&self, decompressor: bool) {
+        if let Store::Inflated(m) = &self.store {
+            if let Ok(mut m) = m.lock() {
+                m.trim(decompressor);
+            }
+        }
+    }
 }
 
 /// An open volume with a stdio-like position (`__pmFILE`).
@@ -106,13 +337,29 @@ struct VolData {
 pub(crate) struct Cursor {
     data: Arc<VolData>,
     pos: i64,
-    win: Vec<u8>,
+    /// The bytes at `win_off..win_off + win_len` of the volume: a window
+    /// read from a plain file, or a piece of a decompressed one.
+    win: Arc<Vec<u8>>,
     win_off: u64,
+    win_len: usize,
+    /// Windows to read a plain file into again (reused once no record
+    /// refers to them).
+    spare: Vec<Arc<Vec<u8>>>,
+}
+
+impl Drop for Cursor {
+    fn drop(&mut self) {
+        if let Store::Inflated(m) = &self.data.store {
+            if let Ok(mut m) = m.lock() {
+                m.last_pos = self.pos;
+            }
+        }
+    }
 }
 
 impl Cursor {
     fn new(data: Arc<VolData>) -> Cursor {
-        Cursor { data, pos: 0, win: Vec::new(), win_off: 0 }
+        Cursor { data, pos: 0, win: Arc::new(Vec::new()), win_off: 0, win_len: 0, spare: Vec::new() }
     }
 
     pub fn tell(&self) -> i64 {
@@ -140,86 +387,135 @@ impl Cursor {
         self.pos = self.size();
     }
 
-    fn fill(&mut self, off: u64, len: usize, backwards: bool) -> io::Result<()> {
-        let start = if backwards && len <= WINDOW { (off + len as u64).saturating_sub(WINDOW as u64) } else { off };
-        let want = (self.data.size - start).min(WINDOW.max(len) as u64) as usize;
-        self.win.clear();
-        self.win.resize(want, 0);
-        let mut f = &self.data.file;
-        f.seek(SeekFrom::Start(start))?;
-        let mut got = 0;
-        while got < want {
-            match f.read(&mut self.win[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+    /// Make `len` bytes at `off` (all within the volume) part of the
+    /// window; going `backwards`, a new window ends with them.
+    fn fill(&mut self, off: u64, len: usize, backwards: bool) -> Result<(), PmError> {
+        match &self.data.store {
+            Store::Plain(file) => {
+                let start =
+                    if backwards && len <= WINDOW { (off + len as u64).saturating_sub(WINDOW as u64) } else { off };
+                // going forwards, a record is read on its own, with the
+                // length of the next one: it keeps its window to itself
+                let span = if !backwards && len > WINDOW / 4 { len + 8 } else { WINDOW.max(len) };
+                let want = (self.data.size - start).min(span as u64) as usize;
+                // going on forwards, the old window may hold the start of
+                // the new one (a record it cut short)
+                let old_end = self.win_off + self.win_len as u64;
+                let kept = if start >= self.win_off && start < old_end {
+                    (start - self.win_off) as usize..self.win_len.min((start - self.win_off) as usize + want)
+                } else {
+                    0..0
+                };
+                // a window no record refers to any more (the old one
+                // first), or a new one
+                let old = std::mem::replace(&mut self.win, Arc::new(Vec::new()));
+                self.spare.insert(0, old);
+                let reuse = self.spare.iter().position(|w| Arc::strong_count(w) == 1);
+                let mut buf = match reuse {
+                    Some(i) => self.spare.remove(i),
+                    None => Arc::new(Vec::new()),
+                };
+                let Some(b) = Arc::get_mut(&mut buf) else { return Err(PmError::from_errno(5)) };
+                if b.len() < want {
+                    b.resize(want, 0);
+                }
+                let mut got = kept.len();
+                if got > 0 {
+                    if reuse == Some(0) {
+                        b.copy_within(kept, 0);
+                    } else if let Some(old) = self.spare.first().and_then(|o| o.get(kept)) {
+                        b[..got].copy_from_slice(old);
+                    } else {
+                        got = 0;
+                    }
+                }
+                self.spare.truncate(SPARE_WINDOWS);
+                let mut f = file;
+                f.seek(SeekFrom::Start(start + got as u64)).map_err(|e| io_err(&e))?;
+                while got < want {
+                    match f.read(&mut b[got..want]) {
+                        Ok(0) => break,
+                        Ok(n) => got += n,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(io_err(&e)),
+                    }
+                }
+                self.win = buf;
+                self.win_off = start;
+                self.win_len = got;
+            }
+            Store::Inflated(_) => {
+                let i = (off / CHUNK as u64) as usize;
+                let piece = self.data.piece(i)?.ok_or(PmError::from_errno(5))?;
+                let piece_off = i as u64 * CHUNK as u64;
+                if off + len as u64 <= piece_off + piece.len() as u64 {
+                    self.win_len = piece.len();
+                    self.win = piece;
+                    self.win_off = piece_off;
+                } else {
+                    // across pieces: a copy of just these bytes
+                    let mut out = Vec::with_capacity(len);
+                    let mut at = off;
+                    let mut piece = piece;
+                    let mut piece_off = piece_off;
+                    while out.len() < len {
+                        let from = (at - piece_off) as usize;
+                        let take = (len - out.len()).min(piece.len().saturating_sub(from));
+                        if take == 0 {
+                            return Err(PmError::from_errno(5));
+                        }
+                        out.extend_from_slice(&piece[from..from + take]);
+                        at += take as u64;
+                        if out.len() < len {
+                            let i = (at / CHUNK as u64) as usize;
+                            piece = self.data.piece(i)?.ok_or(PmError::from_errno(5))?;
+                            piece_off = i as u64 * CHUNK as u64;
+                        }
+                    }
+                    self.win_len = out.len();
+                    self.win = Arc::new(out);
+                    self.win_off = off;
+                }
             }
         }
-        self.win.truncate(got);
-        self.win_off = start;
         Ok(())
+    }
+
+    /// `fread` without the copy: up to `n` bytes from the position (fewer
+    /// at the end of the file), and whether the end was hit.
+    pub fn view(&mut self, n: usize) -> Result<(Bytes, bool), PmError> {
+        let size = self.data.size as i64;
+        if self.pos >= size {
+            return Ok((Bytes { buf: Arc::clone(&self.win), start: 0, len: 0 }, n > 0));
+        }
+        let take = ((size - self.pos) as u64).min(n as u64) as usize;
+        let off = self.pos as u64;
+        let in_window = off >= self.win_off && off + take as u64 <= self.win_off + self.win_len as u64;
+        if !in_window {
+            let backwards = off < self.win_off;
+            self.fill(off, take, backwards)?;
+        }
+        let start = (off - self.win_off) as usize;
+        if start + take > self.win_len.min(self.win.len()) {
+            return Err(PmError::from_errno(5));
+        }
+        self.pos += take as i64;
+        Ok((Bytes { buf: Arc::clone(&self.win), start, len: take }, take < n))
     }
 
     /// `fread`: up to `n` bytes from the position (fewer at the end of the
     /// file), and whether the end was hit.
     pub fn read(&mut self, n: usize) -> Result<(Vec<u8>, bool), PmError> {
-        let mut out = Vec::new();
-        let eof = self.read_append(n, &mut out)?;
-        Ok((out, eof))
-    }
-
-    /// `fread` onto the end of `out`; whether the end of the file was hit.
-    pub fn read_append(&mut self, n: usize, out: &mut Vec<u8>) -> Result<bool, PmError> {
-        let size = self.data.size as i64;
-        if self.pos >= size {
-            return Ok(n > 0);
-        }
-        let take = ((size - self.pos) as u64).min(n as u64) as usize;
-        let off = self.pos as u64;
-        let in_window = off >= self.win_off && off + take as u64 <= self.win_off + self.win.len() as u64;
-        if !in_window {
-            let backwards = off < self.win_off;
-            self.fill(off, take, backwards).map_err(|e| io_err(&e))?;
-        }
-        let at = (off - self.win_off) as usize;
-        let Some(bytes) = self.win.get(at..at + take) else { return Err(PmError::from_errno(5)) };
-        out.extend_from_slice(bytes);
-        self.pos += take as i64;
-        Ok(take < n)
+        let (b, eof) = self.view(n)?;
+        Ok((b.as_slice().to_vec(), eof))
     }
 
     /// A 4-byte word at the position, big-endian, or how many bytes there
     /// were and whether the end was hit.
     fn read_word(&mut self) -> Result<Result<u32, bool>, PmError> {
-        let mut w = Vec::with_capacity(4);
-        let eof = self.read_append(4, &mut w)?;
-        Ok(be32(&w, 0).ok_or(eof))
+        let (b, eof) = self.view(4)?;
+        Ok(be32(b.as_slice(), 0).ok_or(eof))
     }
-}
-
-/// Copy a compressed file's contents into an unlinked temporary file.
-fn decompress(path: &Path) -> Result<File, PmError> {
-    let mut input = crate::files::open(path).map_err(|e| io_err(&e))?;
-    let dir = std::env::temp_dir();
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let mut attempt = 0u32;
-    let mut out = loop {
-        let name = dir.join(format!("pcp-rs-{}-{nanos}-{attempt}", std::process::id()));
-        match std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&name) {
-            Ok(f) => {
-                // unlinked at once: the space goes when the file is closed
-                let _ = std::fs::remove_file(&name);
-                break f;
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 1000 => attempt += 1,
-            Err(e) => return Err(io_err(&e)),
-        }
-    };
-    // a stream that does not decompress is what libpcp reports for a
-    // volume its decompressor rejects
-    io::copy(&mut input, &mut out).map_err(|_| LOGREC)?;
-    Ok(out)
 }
 
 /// Where a read happens: the current volume, or a volume opened to peek
@@ -246,7 +542,8 @@ pub(crate) struct Log {
     pub peek: Option<Cursor>,
     /// The volume libpcp believes is open (`ac_curvol`).
     pub curvol: i32,
-    /// Decompressed volumes kept for reuse (at most [`KEEP_DECOMPRESSED`]).
+    /// Decompressed volumes kept for reuse (at most [`KEEP_DECOMPRESSED`],
+    /// most recently used first).
     decompressed: Vec<(i32, Arc<VolData>)>,
     /// `pmGetArchiveEnd`'s cache: the last volume's size, and its end.
     physend: i64,
@@ -331,11 +628,16 @@ impl Log {
         if compression_of(&path.to_string_lossy()) == Compression::None {
             let file = File::open(&path).map_err(|e| io_err(&e))?;
             let size = file.metadata().map_err(|e| io_err(&e))?.len();
-            return Ok(Arc::new(VolData { file, size }));
+            return Ok(Arc::new(VolData { store: Store::Plain(file), size }));
         }
-        let file = decompress(&path)?;
-        let size = file.metadata().map_err(|e| io_err(&e))?.len();
-        let data = Arc::new(VolData { file, size });
+        // closed volumes give up what they can (the decompressor of the one
+        // used last stays)
+        for (i, (_, d)) in self.decompressed.iter().enumerate() {
+            if Arc::strong_count(d) == 1 {
+                d.trim(i == 0);
+            }
+        }
+        let data = Arc::new(VolData::inflated(path)?);
         self.decompressed.insert(0, (vol, Arc::clone(&data)));
         self.decompressed.truncate(KEEP_DECOMPRESSED);
         Ok(data)
@@ -437,7 +739,7 @@ impl Log {
     /// current volume (`Which::Mfp`) moves to the next (previous) volume at
     /// its end (start); `paranoid` adds the extra record checks libpcp
     /// makes when looking for an archive's end.
-    pub fn read(&mut self, dir: Dir, w: Which, paranoid: bool) -> Result<LogResult, PmError> {
+    pub fn read(&mut self, dir: Dir, w: Which, paranoid: bool) -> Result<Record, PmError> {
         let label_size = self.label_size;
         let version = self.version;
         let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
@@ -507,10 +809,8 @@ impl Log {
         if dir == Dir::Back {
             f.seek_cur(-(4 + rlen as i64));
         }
-        // libpcp's buffer: a 3-word PDU header, then the record
-        let mut pdu = vec![0u8; 12];
-        f.read_append(rlen, &mut pdu)?;
-        if pdu.len() != 12 + rlen {
+        let (body, _) = f.view(rlen)?;
+        if body.len() != rlen {
             f.seek_set(offset);
             return Err(LOGREC);
         }
@@ -524,13 +824,13 @@ impl Log {
         if trail != head as u32 {
             return Err(LOGREC);
         }
-        if paranoid && !paranoid_check(&pdu[12..], version) {
+        if paranoid && !paranoid_check(body.as_slice(), version) {
             return Err(LOGREC);
         }
         if dir == Dir::Back {
             f.seek_cur(-4);
         }
-        decode_pdu(pdu, version).map_err(|_| LOGREC)
+        decode_record(body, version).map_err(|_| LOGREC)
     }
 
     /// `__pmGetArchiveEnd`: the time of the last record that reads cleanly,
@@ -646,48 +946,50 @@ impl Log {
 }
 
 /// Swap an event array's fields to host order in place, as libpcp's
-/// `ntohEventArray` does; never past `end`.
-fn swap_event_array(buf: &mut [u8], at: usize, end: usize, highres: bool) {
+/// `ntohEventArray` does; never past `end`. Whether the walk went to its
+/// own end (`false`: `end` stopped it, or made it pass a field over).
+fn swap_event_array(buf: &mut [u8], at: usize, end: usize, highres: bool) -> bool {
+    let whole = std::cell::Cell::new(true);
     let swap4 = |b: &mut [u8], i: usize| -> Option<u32> {
-        let w = b.get_mut(i..i + 4).filter(|_| i + 4 <= end)?;
+        let Some(w) = b.get_mut(i..i + 4).filter(|_| i + 4 <= end) else {
+            whole.set(false);
+            return None;
+        };
         w.reverse();
         Some(u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
     };
-    let swap8 = |b: &mut [u8], i: usize| {
-        if i + 8 <= end {
-            if let Some(w) = b.get_mut(i..i + 8) {
-                w.reverse();
-            }
-        }
+    let swap8 = |b: &mut [u8], i: usize| match b.get_mut(i..i + 8).filter(|_| i + 8 <= end) {
+        Some(w) => w.reverse(),
+        None => whole.set(false),
     };
-    let Some(nrecords) = swap4(buf, at + 4) else { return };
+    let Some(nrecords) = swap4(buf, at + 4) else { return false };
     let mut base = at + 8;
     for _ in 0..nrecords as i32 {
         if base >= end {
-            return;
+            return false;
         }
         let (flags, nparams) = if highres {
             swap8(buf, base);
             swap8(buf, base + 8);
-            let Some(flags) = swap4(buf, base + 16) else { return };
-            let Some(np) = swap4(buf, base + 20) else { return };
+            let Some(flags) = swap4(buf, base + 16) else { return false };
+            let Some(np) = swap4(buf, base + 20) else { return false };
             base += 24;
             (flags, np as i32)
         } else {
             swap4(buf, base);
             swap4(buf, base + 4);
-            let Some(flags) = swap4(buf, base + 8) else { return };
-            let Some(np) = swap4(buf, base + 12) else { return };
+            let Some(flags) = swap4(buf, base + 8) else { return false };
+            let Some(np) = swap4(buf, base + 12) else { return false };
             base += 16;
             (flags, np as i32)
         };
         let nparams = if flags & 0x8000_0000 != 0 { 0 } else { nparams };
         for _ in 0..nparams {
             if base >= end {
-                return;
+                return false;
             }
             swap4(buf, base);
-            let Some(tl) = swap4(buf, base + 4) else { return };
+            let Some(tl) = swap4(buf, base + 4) else { return false };
             let (ty, len) = (tl >> 24, (tl & 0x00ff_ffff) as usize);
             match ty {
                 0 | 1 | 4 => {
@@ -699,6 +1001,200 @@ fn swap_event_array(buf: &mut [u8], at: usize, end: usize, highres: bool) {
             base += 4 + ((len + 3) & !3);
         }
     }
+    whole.get()
+}
+
+/// One metric's value set in a [`Record`]: where its value list is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SetRef {
+    pub pmid: u32,
+    /// Number of values, or a (negative) error code.
+    pub numval: i32,
+    /// 0 when there are no values.
+    pub valfmt: i32,
+    /// The value list's offset in the record (libpcp's buffer less its
+    /// 12-byte header).
+    at: usize,
+}
+
+/// What a value block's bytes, as read, still need to be as libpcp leaves
+/// them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Swap {
+    /// Nothing.
+    None,
+    /// Reverse this many bytes at the start (a numeric payload).
+    First(usize),
+    /// Swap an event array's fields (high resolution ones or not).
+    Events(bool),
+}
+
+/// A value in a [`Record`], not yet copied out.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ValRef<'a> {
+    Insitu(i32),
+    /// A value block's type and its bytes after the header.
+    Block {
+        vtype: u8,
+        data: &'a [u8],
+        swap: Swap,
+    },
+}
+
+/// Bring a value block's bytes to host order.
+fn swap_block(data: &mut Vec<u8>, swap: Swap) {
+    match swap {
+        Swap::None => {}
+        Swap::First(n) => {
+            if let Some(head) = data.get_mut(..n) {
+                head.reverse();
+            }
+        }
+        Swap::Events(highres) => {
+            // the walk counts from the block's header
+            data.splice(0..0, [0; 4]);
+            let end = data.len();
+            swap_event_array(data, 0, end, highres);
+            data.drain(..4);
+        }
+    }
+}
+
+impl ValRef<'_> {
+    pub fn to_value(self) -> Value {
+        match self {
+            ValRef::Insitu(l) => Value::Insitu(l),
+            ValRef::Block { vtype, data, swap } => {
+                let mut v = data.to_vec();
+                swap_block(&mut v, swap);
+                Value::Block(ValueBlock::new(vtype, v))
+            }
+        }
+    }
+
+    /// `*slot = Some(self.to_value())`, reusing the block `slot` holds.
+    pub fn store(self, slot: &mut Option<Value>) {
+        match (slot.as_mut(), self) {
+            (Some(Value::Block(b)), ValRef::Block { vtype, data, swap }) => {
+                b.vtype = vtype;
+                b.data.clear();
+                b.data.extend_from_slice(data);
+                swap_block(&mut b.data, swap);
+            }
+            _ => *slot = Some(self.to_value()),
+        }
+    }
+}
+
+/// A data volume record that has passed libpcp's layout checks, its values
+/// read from its bytes on demand (a mark when it has no value sets).
+#[derive(Clone, Debug)]
+pub(crate) struct Record {
+    pub ts: Ts,
+    /// The record after its length word: libpcp's buffer from offset 12.
+    body: Bytes,
+    /// The offset of the first value list in libpcp's buffer.
+    first: usize,
+    numpmid: usize,
+    /// Where each value list is in `body`, and its PMID.
+    index: Vec<(u32, u32)>,
+    /// Value block headers and numeric payloads are in host order already
+    /// (as libpcp leaves them), not as in the file.
+    swapped: bool,
+}
+
+impl Record {
+    /// A mark record at `ts` made up by the reader (`__pmLogGenerateMark`,
+    /// between the archives of a multi-archive context).
+    pub fn mark(ts: Ts) -> Record {
+        let body = Bytes { buf: Arc::new(Vec::new()), start: 0, len: 0 };
+        Record { ts, body, first: 0, numpmid: 0, index: Vec::new(), swapped: false }
+    }
+
+    pub fn is_mark(&self) -> bool {
+        self.numpmid == 0
+    }
+
+    /// The value sets, in record order, found by walking the record.
+    fn walk(&self) -> impl Iterator<Item = SetRef> + '_ {
+        let body = self.body.as_slice();
+        let mut at = self.first - 12;
+        let mut left = self.numpmid;
+        std::iter::from_fn(move || {
+            if left == 0 {
+                return None;
+            }
+            left -= 1;
+            let pmid = be32(body, at)?;
+            let numval = be32(body, at + 4)? as i32;
+            let valfmt = if numval > 0 { be32(body, at + 8)? as i32 } else { 0 };
+            let set = SetRef { pmid, numval, valfmt, at };
+            at += if numval > 0 { 12 + 8 * numval as usize } else { 8 };
+            Some(set)
+        })
+    }
+
+    /// The set whose value list is at `at`.
+    fn set_at(&self, pmid: u32, at: usize) -> SetRef {
+        let body = self.body.as_slice();
+        let numval = be32(body, at + 4).unwrap_or(0) as i32;
+        let valfmt = if numval > 0 { be32(body, at + 8).unwrap_or(0) as i32 } else { 0 };
+        SetRef { pmid, numval, valfmt, at }
+    }
+
+    /// The value sets, in record order.
+    pub fn sets(&self) -> impl Iterator<Item = SetRef> + '_ {
+        self.index.iter().map(|&(pmid, at)| self.set_at(pmid, at as usize))
+    }
+
+    /// The value sets whose PMID `want` accepts, in record order.
+    pub fn sets_where(&self, mut want: impl FnMut(u32) -> bool) -> Vec<SetRef> {
+        self.index.iter().filter(|(pmid, _)| want(*pmid)).map(|&(pmid, at)| self.set_at(pmid, at as usize)).collect()
+    }
+
+    /// The value set of `pmid`, if the record has one.
+    pub fn set(&self, pmid: u32) -> Option<SetRef> {
+        self.sets().find(|s| s.pmid == pmid)
+    }
+
+    /// A set's instances and values.
+    pub fn values(&self, set: SetRef) -> impl Iterator<Item = (i32, ValRef<'_>)> + '_ {
+        let body = self.body.as_slice();
+        let end = body.len() + 12;
+        (0..set.numval.max(0) as usize).map_while(move |j| {
+            let at = set.at + 12 + 8 * j;
+            let inst = be32(body, at)? as i32;
+            let lval = be32(body, at + 4)? as i32;
+            if set.valfmt == 0 {
+                return Some((inst, ValRef::Insitu(lval)));
+            }
+            let b = lval as u32 as usize * 4;
+            let h = body.get(b.checked_sub(12)?..b - 8)?;
+            let hdr = if self.swapped { u32::from_le_bytes([h[0], h[1], h[2], h[3]]) } else { be32(h, 0)? };
+            let (vtype, vlen) = ((hdr >> 24) as u8, (hdr & 0x00ff_ffff) as usize);
+            let data_end = (b + vlen.max(4)).min(end);
+            let data = body.get(b - 8..data_end - 12)?;
+            let swap = match vtype {
+                _ if self.swapped => Swap::None,
+                2 | 3 | 5 if b + 12 <= end => Swap::First(8),
+                4 if b + 8 <= end => Swap::First(4),
+                9 | 10 => Swap::Events(vtype == 10),
+                _ => Swap::None,
+            };
+            Some((inst, ValRef::Block { vtype, data, swap }))
+        })
+    }
+
+    /// A set copied out.
+    pub fn to_set(&self, set: SetRef) -> LogSet {
+        let vals = self.values(set).map(|(inst, v)| InstValue { inst, value: v.to_value() }).collect();
+        LogSet { pmid: set.pmid, numval: set.numval, valfmt: set.valfmt, vals }
+    }
+
+    /// The whole record copied out.
+    pub fn to_result(&self) -> LogResult {
+        LogResult { ts: self.ts, sets: self.sets().map(|s| self.to_set(s)).collect() }
+    }
 }
 
 /// Decode a data volume record as libpcp's `__pmDecodeResult` does, with
@@ -707,41 +1203,160 @@ fn swap_event_array(buf: &mut [u8], at: usize, end: usize, highres: bool) {
 /// (`__pmLogRead` reports `PM_ERR_LOGREC`).
 #[cfg(test)]
 pub(crate) fn decode(payload: Vec<u8>, version: Version) -> Result<LogResult, PmError> {
-    let mut pdu = vec![0u8; 12];
-    pdu.extend_from_slice(&payload);
-    decode_pdu(pdu, version)
+    decode_record(Bytes::owned(payload), version).map(|r| r.to_result())
 }
 
-/// [`decode`] on libpcp's buffer: 12 bytes of PDU header, then the record.
-fn decode_pdu(mut buf: Vec<u8>, version: Version) -> Result<LogResult, PmError> {
+/// The record's time, the offset of its first value list in libpcp's
+/// buffer and its number of value sets, as `__pmDecodeResult` checks them.
+fn record_head(body: &[u8], version: Version) -> Result<(Ts, usize, usize), PmError> {
     const IPC: PmError = PmError::PM_ERR_IPC;
-    let pdulen = buf.len() as i64;
-    let word =
-        |b: &[u8], at: i64| -> Option<i32> { usize::try_from(at).ok().and_then(|a| be32(b, a)).map(|v| v as i32) };
+    let pdulen = body.len() + 12;
+    let word = |x: usize| be32(body, x - 12).map(|v| v as i32).ok_or(IPC);
     let (bytes, ts) = match version {
         Version::V2 => {
             if pdulen < 24 {
                 return Err(IPC);
             }
-            let sec = word(&buf, 12).ok_or(IPC)? as i64;
-            let usec = word(&buf, 16).ok_or(IPC)?;
-            (24i64, Ts { sec, nsec: usec.wrapping_mul(1000) })
+            (24, Ts { sec: word(12)? as i64, nsec: word(16)?.wrapping_mul(1000) })
         }
         Version::V3 => {
             if pdulen < 28 {
                 return Err(IPC);
             }
-            let low = word(&buf, 12).ok_or(IPC)? as u32 as u64;
-            let high = word(&buf, 16).ok_or(IPC)? as u32 as u64;
-            (28, Ts { sec: (high << 32 | low) as i64, nsec: word(&buf, 20).ok_or(IPC)? })
+            let (low, high) = (word(12)? as u32 as u64, word(16)? as u32 as u64);
+            (28, Ts { sec: (high << 32 | low) as i64, nsec: word(20)? })
         }
     };
-    let numpmid = word(&buf, bytes - 4).ok_or(IPC)?;
-    if numpmid < 0 || numpmid as i64 > pdulen || numpmid >= 268_435_451 {
+    let numpmid = word(bytes - 4)?;
+    if numpmid < 0 || numpmid as i64 > pdulen as i64 || numpmid >= 268_435_451 {
         return Err(IPC);
     }
-    // first pass: check the layout, swapping value block headers (and
-    // numeric payloads) to host order as libpcp does, in place
+    Ok((ts, bytes, numpmid as usize))
+}
+
+/// Decode a record (the bytes after its length word): [`decode`].
+fn decode_record(body: Bytes, version: Version) -> Result<Record, PmError> {
+    decode_as(body, version, true)
+}
+
+/// [`decode_record`], using the record as it is in the file when
+/// `as_read` and [`plain_layout`] allow.
+fn decode_as(body: Bytes, version: Version, as_read: bool) -> Result<Record, PmError> {
+    let (ts, first, numpmid) = record_head(body.as_slice(), version)?;
+    let mut index = Vec::with_capacity(numpmid.min(body.len() / 8));
+    if as_read && plain_layout(body.as_slice(), first, numpmid, &mut index) {
+        return Ok(Record { ts, body, first, numpmid, index, swapped: false });
+    }
+    let mut pdu = Vec::with_capacity(12 + body.len());
+    pdu.extend_from_slice(&[0; 12]);
+    pdu.extend_from_slice(body.as_slice());
+    swap_and_check(&mut pdu, first, numpmid)?;
+    let body = Bytes { len: pdu.len() - 12, buf: Arc::new(pdu), start: 12 };
+    let mut record = Record { ts, body, first, numpmid, index: Vec::new(), swapped: true };
+    record.index = record.walk().map(|s| (s.pmid, s.at as u32)).collect();
+    if record.sets().any(|s| s.numval > 0 && !(0..=2).contains(&s.valfmt)) {
+        return Err(PmError::PM_ERR_IPC);
+    }
+    Ok(record)
+}
+
+/// Does a record pass `__pmDecodeResult`'s checks, laid out the ordinary
+/// way: value blocks one after another in value order, each long enough
+/// for the bytes libpcp swaps in it (an event array's walk ends inside its
+/// block), every value format known? libpcp's in-place swaps then change
+/// each block on its own, so the record is used as it is in the file and
+/// each value swapped as it is copied out. `false` does not mean the record
+/// is bad: [`swap_and_check`] decides then.
+fn plain_layout(body: &[u8], first: usize, numpmid: usize, index: &mut Vec<(u32, u32)>) -> bool {
+    /// The least `vlen` for each value type: libpcp swaps 8 bytes of the
+    /// payload of 64-bit types and 4 of a float.
+    const LEAST: [u8; 256] = {
+        let mut t = [4u8; 256];
+        t[2] = 12;
+        t[3] = 12;
+        t[5] = 12;
+        t[4] = 8;
+        t
+    };
+    let word = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    let pdulen = body.len() + 12;
+    // offsets into `body` (libpcp's buffer less its 12-byte header)
+    let mut vlp = first - 12;
+    // in libpcp's buffer: where the next value block must start (none yet),
+    // and where the first one did
+    const NONE: usize = usize::MAX;
+    let mut next = NONE;
+    let mut blocks_at = pdulen;
+    let mut scratch = Vec::new();
+    index.clear();
+    for _ in 0..numpmid {
+        let Some(head) = body.get(vlp..vlp + 8) else { return false };
+        index.push((word(head), vlp as u32));
+        let numval = word(&head[4..]) as i32;
+        if numval as i64 > pdulen as i64 {
+            return false;
+        }
+        if numval <= 0 {
+            vlp += 8;
+            continue;
+        }
+        let Some(valfmt) = body.get(vlp + 8..vlp + 12) else { return false };
+        if numval >= 268_435_453 {
+            return false;
+        }
+        let vals = vlp + 12;
+        vlp = vals + 8 * numval as usize;
+        match word(valfmt) {
+            0 => continue,
+            1 | 2 => {}
+            _ => return false,
+        }
+        let Some(list) = body.get(vals..vlp) else { return false };
+        for value in list.chunks_exact(8) {
+            let vindex = word(&value[4..]);
+            let boff = vindex as usize * 4;
+            if boff != next {
+                if next != NONE || (vindex as i32) < 0 || vindex as usize > pdulen {
+                    return false;
+                }
+                blocks_at = boff;
+            }
+            let b = boff.wrapping_sub(12);
+            let Some(hdr) = body.get(b..b.wrapping_add(4)) else { return false };
+            let hdr = word(hdr);
+            let vlen = (hdr & 0x00ff_ffff) as usize;
+            if vlen < LEAST[(hdr >> 24) as usize] as usize || boff + vlen > pdulen {
+                return false;
+            }
+            if matches!(hdr >> 24, 9 | 10) {
+                scratch.clear();
+                scratch.extend_from_slice(&body[b..b + vlen]);
+                if !swap_event_array(&mut scratch, 0, vlen, hdr >> 24 == 10) {
+                    return false;
+                }
+            }
+            next = boff + ((vlen + 3) & !3);
+        }
+    }
+    let offset = vlp + 12;
+    let vsize = offset - first;
+    let vbsize = if next == NONE { 0 } else { next - blocks_at };
+    vsize <= i32::MAX as usize / 4
+        && vbsize <= i32::MAX as usize / 8
+        && offset == blocks_at
+        && offset + vbsize == pdulen
+}
+
+/// `__pmDecodeResult`'s checks on libpcp's buffer (12 bytes of PDU header,
+/// then the record), swapping value block headers and numeric payloads to
+/// host order in place as it does (a block two values share is swapped
+/// twice, one that is too short has the next one's bytes swapped).
+fn swap_and_check(buf: &mut [u8], first: usize, numpmid: usize) -> Result<(), PmError> {
+    const IPC: PmError = PmError::PM_ERR_IPC;
+    let pdulen = buf.len() as i64;
+    let bytes = first as i64;
+    let word =
+        |b: &[u8], at: i64| -> Option<i32> { usize::try_from(at).ok().and_then(|a| be32(b, a)).map(|v| v as i32) };
     let (mut vsize, mut vbsize, mut vsplit) = (0i64, 0i64, pdulen);
     for _ in 0..numpmid {
         let vlp = bytes + vsize;
@@ -750,7 +1365,7 @@ fn decode_pdu(mut buf: Vec<u8>, version: Version) -> Result<LogResult, PmError> 
             return Err(IPC);
         }
         vsize += 8;
-        let numval = word(&buf, vlp + 4).ok_or(IPC)?;
+        let numval = word(buf, vlp + 4).ok_or(IPC)?;
         if numval as i64 > pdulen {
             return Err(IPC);
         }
@@ -760,7 +1375,7 @@ fn decode_pdu(mut buf: Vec<u8>, version: Version) -> Result<LogResult, PmError> 
         if rem < 12 || numval >= 268_435_453 {
             return Err(IPC);
         }
-        let valfmt = word(&buf, vlp + 8).ok_or(IPC)?;
+        let valfmt = word(buf, vlp + 8).ok_or(IPC)?;
         vsize += 4 + numval as i64 * 8;
         if valfmt == 0 {
             continue;
@@ -770,7 +1385,7 @@ fn decode_pdu(mut buf: Vec<u8>, version: Version) -> Result<LogResult, PmError> 
             if pdulen - pduvp < 8 {
                 return Err(IPC);
             }
-            let vindex = word(&buf, pduvp + 4).ok_or(IPC)?;
+            let vindex = word(buf, pduvp + 4).ok_or(IPC)?;
             if vindex < 0 || vindex as i64 > pdulen {
                 return Err(IPC);
             }
@@ -787,7 +1402,9 @@ fn decode_pdu(mut buf: Vec<u8>, version: Version) -> Result<LogResult, PmError> 
             match vtype {
                 2 | 3 | 5 if b + 12 <= end => buf[b + 4..b + 12].reverse(),
                 4 if b + 8 <= end => buf[b + 4..b + 8].reverse(),
-                9 | 10 => swap_event_array(&mut buf, b, end, vtype == 10),
+                9 | 10 => {
+                    swap_event_array(buf, b, end, vtype == 10);
+                }
                 _ => {}
             }
             if vlen < 4 || vlen > pdulen || vlen > pdulen - boff {
@@ -800,42 +1417,7 @@ fn decode_pdu(mut buf: Vec<u8>, version: Version) -> Result<LogResult, PmError> 
     if vsize > i32::MAX as i64 / 4 || vbsize > i32::MAX as i64 / 8 || offset != vsplit || offset + vbsize != pdulen {
         return Err(IPC);
     }
-    // second pass: build the value sets
-    let mut sets = Vec::with_capacity(numpmid as usize);
-    let mut vsize = 0i64;
-    for _ in 0..numpmid {
-        let vlp = bytes + vsize;
-        let pmid = word(&buf, vlp).ok_or(IPC)? as u32;
-        let numval = word(&buf, vlp + 4).ok_or(IPC)?;
-        vsize += 8;
-        if numval <= 0 {
-            sets.push(LogSet { pmid, numval, valfmt: 0, vals: Vec::new() });
-            continue;
-        }
-        let valfmt = word(&buf, vlp + 8).ok_or(IPC)?;
-        vsize += 4 + numval as i64 * 8;
-        let mut vals = Vec::with_capacity(numval as usize);
-        for j in 0..numval as i64 {
-            let at = vlp + 12 + 8 * j;
-            let inst = word(&buf, at).ok_or(IPC)?;
-            let lval = word(&buf, at + 4).ok_or(IPC)?;
-            let value = match valfmt {
-                0 => Value::Insitu(lval),
-                1 | 2 => {
-                    let b = lval as usize * 4;
-                    let h = buf.get(b..b + 4).ok_or(IPC)?;
-                    let hdr = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
-                    let vlen = (hdr & 0x00ff_ffff) as usize;
-                    let data_end = (b + vlen.max(4)).min(buf.len());
-                    Value::Block(ValueBlock::new((hdr >> 24) as u8, buf[b + 4..data_end].to_vec()))
-                }
-                _ => return Err(IPC),
-            };
-            vals.push(InstValue { inst, value });
-        }
-        sets.push(LogSet { pmid, numval, valfmt, vals });
-    }
-    Ok(LogResult { ts, sets })
+    Ok(())
 }
 
 #[cfg(test)]
@@ -868,5 +1450,172 @@ mod tests {
         // a mark is exactly timestamp and a zero count
         assert!(decode(rec_v2(&[5, 7, 0]), Version::V2).is_ok());
         assert!(decode(rec_v2(&[5, 7, 0, 0]), Version::V2).is_err());
+    }
+
+    /// A small deterministic generator for the randomised tests.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> u32 {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (self.0 >> 33) as u32
+        }
+        fn below(&mut self, n: u32) -> u32 {
+            self.next() % n
+        }
+    }
+
+    /// A version 2 record laid out as pmlogger writes them: value lists,
+    /// then each value block in value order. Types: insitu, 64-bit, float,
+    /// string, and event arrays (plain and high resolution).
+    fn ordinary_record(g: &mut Lcg) -> (Vec<u8>, bool) {
+        let numpmid = g.below(6) as usize;
+        let mut lists: Vec<Vec<u32>> = Vec::new();
+        let mut blocks: Vec<Vec<u32>> = Vec::new();
+        let mut patches = Vec::new();
+        let mut events = false;
+        for p in 0..numpmid {
+            let numval = g.below(4) as i32 - 1;
+            let kind = g.below(6);
+            let mut list = vec![0x1000 + p as u32, numval as u32];
+            if numval > 0 {
+                list.push(u32::from(kind != 0));
+            }
+            events |= numval > 0 && kind >= 4;
+            for _ in 0..numval.max(0) {
+                list.push(g.below(5));
+                let block = match kind {
+                    0 => {
+                        list.push(g.next());
+                        continue;
+                    }
+                    1 => vec![0x0300_000c, g.next(), g.next()],
+                    2 => vec![0x0400_0008, g.next()],
+                    3 => vec![0x0600_0009, g.next(), g.next() & 0xff00_0000],
+                    4 => {
+                        // one event record with one 32-bit parameter
+                        vec![0x0900_0028, 0, 1, g.next(), g.next(), 0, 1, 0x42, 0x0000_000c, g.next()]
+                    }
+                    _ => {
+                        // high resolution: a 64-bit parameter
+                        vec![0x0a00_0034, 0, 1, 0, g.next(), 0, g.next(), 0, 1, 0x43, 0x0300_0010, g.next(), g.next()]
+                    }
+                };
+                // the index is filled in once the value lists' size is known
+                patches.push((lists.len(), list.len(), blocks.len()));
+                list.push(0);
+                blocks.push(block);
+            }
+            lists.push(list);
+        }
+        // 12 bytes of PDU header, timestamp, numpmid: value lists start at
+        // word 6 of libpcp's buffer
+        let mut at = 6 + lists.iter().map(Vec::len).sum::<usize>() as u32;
+        let mut starts = Vec::new();
+        for b in &blocks {
+            starts.push(at);
+            at += b.len() as u32;
+        }
+        for (l, at, b) in patches {
+            lists[l][at] = starts[b];
+        }
+        let mut words = vec![g.below(1000), g.below(1_000_000), numpmid as u32];
+        for list in lists {
+            words.extend(list);
+        }
+        for b in blocks {
+            words.extend(b);
+        }
+        (rec_v2(&words), events)
+    }
+
+    /// Reading a record as it is in the file gives what libpcp's in-place
+    /// swapping gives, for ordinary records and for damaged ones.
+    #[test]
+    fn records_read_as_they_are_match_swapped_ones() {
+        let mut g = Lcg(7);
+        let (mut plain, mut plain_events, mut damaged_ok) = (0, 0, 0);
+        for round in 0..20_000 {
+            let (mut r, events) = ordinary_record(&mut g);
+            if round % 2 == 1 && !r.is_empty() {
+                // damage: change a byte or two, or cut the end off
+                for _ in 0..1 + g.below(2) {
+                    let at = g.below(r.len() as u32) as usize;
+                    r[at] = match g.below(3) {
+                        0 => g.next() as u8,
+                        1 => r[at] ^ 1,
+                        _ => 0,
+                    };
+                }
+                if g.below(8) == 0 {
+                    r.truncate(g.below(r.len() as u32) as usize);
+                }
+            }
+            let body = Bytes::owned(r);
+            let mut index = Vec::new();
+            if let Ok((_, first, numpmid)) = record_head(body.as_slice(), Version::V2) {
+                if plain_layout(body.as_slice(), first, numpmid, &mut index) {
+                    plain += 1;
+                    plain_events += usize::from(events);
+                }
+            }
+            let read = decode_as(body.clone(), Version::V2, true).map(|r| r.to_result());
+            let swapped = decode_as(body, Version::V2, false).map(|r| r.to_result());
+            assert_eq!(read, swapped, "round {round}");
+            if round % 2 == 1 && read.is_ok() {
+                damaged_ok += 1;
+            }
+        }
+        // all kinds of record were seen
+        assert!(plain > 5_000 && plain_events > 1_000 && damaged_ok > 1_000, "{plain} {plain_events} {damaged_ok}");
+    }
+
+    /// Reads anywhere in a plain and in an `.xz` volume, mostly forwards,
+    /// sometimes back a little or far, give the file's bytes; bytes handed
+    /// out earlier stay as they were while windows are reused.
+    #[test]
+    fn cursors_read_what_the_file_holds() {
+        use std::io::Write;
+        let mut g = Lcg(3);
+        let size = 5 * CHUNK + 123_457;
+        let data: Vec<u8> = (0..size).map(|i| if i % 7 == 0 { g.next() as u8 } else { (i / 13) as u8 }).collect();
+        let dir = std::env::temp_dir().join(format!("pcp-rs-logread-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("v.0"), &data).unwrap();
+        let mut xz = liblzma::write::XzEncoder::new(File::create(dir.join("v.1.xz")).unwrap(), 1);
+        xz.write_all(&data).unwrap();
+        xz.finish().unwrap();
+        let plain = VolData { store: Store::Plain(File::open(dir.join("v.0")).unwrap()), size: size as u64 };
+        let inflated = VolData::inflated(dir.join("v.1.xz")).unwrap();
+        assert_eq!(inflated.size, size as u64);
+        for vol in [plain, inflated] {
+            let mut c = Cursor::new(Arc::new(vol));
+            let mut held: Vec<(usize, Bytes)> = Vec::new();
+            let mut pos = 0usize;
+            for _ in 0..2_000 {
+                match g.below(12) {
+                    0 => pos = g.below(size as u32) as usize,
+                    1 | 2 => pos = pos.saturating_sub(g.below(300_000) as usize),
+                    _ => {}
+                }
+                let most = if g.below(4) == 0 { 400_000 } else { 100_000 };
+                let n = g.below(most) as usize;
+                assert!(c.seek_set(pos as i64));
+                let (b, eof) = c.view(n).unwrap();
+                let end = (pos + n).min(size);
+                assert_eq!(b.as_slice(), &data[pos.min(size)..end]);
+                assert_eq!(eof, pos + n > size);
+                assert_eq!(c.tell() as usize, end.max(pos));
+                held.push((pos, b));
+                if held.len() > 5 {
+                    held.remove(0);
+                }
+                pos = end;
+            }
+            for (at, b) in &held {
+                assert_eq!(b.as_slice(), &data[*at..*at + b.len()]);
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

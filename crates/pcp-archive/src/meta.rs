@@ -103,7 +103,7 @@ impl MetaIndex {
     #[doc(alias = "__pmLogLoadMeta")]
     pub fn build_all<'a>(archives: impl IntoIterator<Item = &'a [MetaRecord]>) -> PmResult<MetaIndex> {
         let mut m = MetaIndex::default();
-        // per indom, libpcp's chain: newest first
+        // per indom, libpcp's chain (newest first), held in reverse
         let mut chains: HashMap<InDom, Vec<Raw>> = HashMap::new();
         for records in archives {
             m.load(records, &mut chains)?;
@@ -295,25 +295,27 @@ pub(crate) fn desc_conflict(old: &Desc, new: &Desc) -> PmResult<()> {
 /// libpcp's `addindom`: keep the chain in decreasing time; a set identical
 /// to one already at the same time is not added again (the existing one
 /// moves to the head of its time slot); a new set goes to the head of its
-/// time slot.
+/// time slot. `chain` holds libpcp's chain in reverse (oldest first, a time
+/// slot's head last), so that sets logged in time order are appended.
 fn add_to_chain(chain: &mut Vec<Raw>, new: Raw) {
-    // chain[0] is the newest; find the first entry not newer than `new`
-    let start = chain.partition_point(|c| c.when > new.when);
-    let end = start + chain[start..].partition_point(|c| c.when == new.when);
-    if let Some(dup) = (start..end).find(|&i| chain[i].insts == new.insts) {
+    // the time slot of `new`
+    let lo = chain.partition_point(|c| c.when < new.when);
+    let hi = lo + chain[lo..].partition_point(|c| c.when == new.when);
+    if let Some(dup) = (lo..hi).rev().find(|&i| chain[i].insts == new.insts) {
         let item = chain.remove(dup);
-        chain.insert(start, item);
+        chain.insert(hi - 1, item);
         return;
     }
-    chain.insert(start, new);
+    chain.insert(hi, new);
 }
 
 /// Resolve delta sets against the set before them (libpcp's
-/// `__pmLogUndeltaInDom`), returning the history oldest first.
+/// `__pmLogUndeltaInDom`), returning the history oldest first (`chain` as
+/// [`add_to_chain`] keeps it).
 fn undelta(chain: Vec<Raw>) -> Vec<InDomSet> {
     let mut out: Vec<InDomSet> = Vec::with_capacity(chain.len());
     let mut have_full = false;
-    for raw in chain.into_iter().rev() {
+    for raw in chain {
         let insts: Vec<(i32, Vec<u8>)> = if !raw.delta {
             have_full = true;
             raw.insts.into_iter().map(|(id, n)| (id, n.unwrap_or_default())).collect()
@@ -471,5 +473,50 @@ mod tests {
         assert_eq!(s.lookup(b"12"), Some(2));
         assert_eq!(s.lookup(b"12 /bin/sh"), Some(2));
         assert_eq!(s.lookup(b"1"), None);
+    }
+
+    /// The chain kept oldest first is libpcp's (newest first) reversed,
+    /// whatever order sets arrive in: duplicates at the same time move to
+    /// the head of their slot, new sets go to its head.
+    #[test]
+    fn chains_are_libpcps_reversed() {
+        fn newest_first(chain: &mut Vec<Raw>, new: Raw) {
+            let start = chain.iter().position(|c| c.when <= new.when).unwrap_or(chain.len());
+            let mut end = start;
+            while end < chain.len() && chain[end].when == new.when {
+                end += 1;
+            }
+            match (start..end).find(|&i| chain[i].insts == new.insts) {
+                Some(dup) => {
+                    let item = chain.remove(dup);
+                    chain.insert(start, item);
+                }
+                None => chain.insert(start, new),
+            }
+        }
+        let mut seed = 11u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..300 {
+            let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+            let mut when = 0;
+            for _ in 0..40 {
+                // mostly in time order, sometimes back, often the same time
+                when = match next(4) {
+                    0 => when + 1,
+                    1 => next(10) as i64,
+                    _ => when,
+                };
+                let new = Raw { when: t(when), delta: false, insts: vec![(next(3) as i32, None)] };
+                let copy = Raw { when: new.when, delta: new.delta, insts: new.insts.clone() };
+                add_to_chain(&mut ours, new);
+                newest_first(&mut theirs, copy);
+            }
+            let a: Vec<_> = ours.iter().rev().map(|r| (r.when, r.insts.clone())).collect();
+            let b: Vec<_> = theirs.iter().map(|r| (r.when, r.insts.clone())).collect();
+            assert_eq!(a, b);
+        }
     }
 }

@@ -29,7 +29,7 @@
 //! the start of the first archive.
 
 use crate::archive::Archive;
-use crate::logread::{Dir, Log, LogResult, Ts, Which};
+use crate::logread::{Dir, Log, Record, Ts, Which};
 use crate::replay::{Mode, Replay};
 use pcp_core::{PmError, Timestamp};
 
@@ -95,7 +95,7 @@ impl Replay {
     /// `__pmLogRead` on the current volume: the next record in direction
     /// `dir`, moving on to the next volume and then to the next archive
     /// (with a mark record first) as the end of each is reached.
-    pub(crate) fn read_rec(&mut self, dir: Dir) -> Result<LogResult, PmError> {
+    pub(crate) fn read_rec(&mut self, dir: Dir) -> Result<Record, PmError> {
         loop {
             match self.log.read(dir, Which::Mfp, false) {
                 Err(PmError::PM_ERR_EOL) => {}
@@ -122,7 +122,7 @@ impl Replay {
 
     /// `__pmLogGenerateMark`: the mark record for the gap after (before)
     /// the current archive.
-    fn boundary_mark(&mut self, dir: Dir) -> Result<LogResult, PmError> {
+    fn boundary_mark(&mut self, dir: Dir) -> Result<Record, PmError> {
         let ts = match dir {
             Dir::Forw => {
                 self.log.archive_end()?;
@@ -146,7 +146,7 @@ impl Replay {
                 t
             }
         };
-        Ok(LogResult { ts, sets: Vec::new() })
+        Ok(Record::mark(ts))
     }
 
     /// `LogChangeToNextArchive`: on to the start of the next archive;

@@ -77,7 +77,8 @@ pub struct Replay {
     /// The start of the first archive (its first volume's label).
     pub(crate) start: Ts,
     pub(crate) descs: HashMap<u32, Desc>,
-    pub(crate) indoms: HashMap<u32, InDomHistory>,
+    /// Instance domain histories, made as they are first needed.
+    indoms: HashMap<u32, Option<InDomHistory>>,
     pub(crate) mode: Mode,
     /// `c_origin`: the current time.
     pub(crate) origin: Ts,
@@ -98,37 +99,35 @@ pub struct Replay {
 /// Sort and de-duplicate the instance domain records of the metadata the
 /// way libpcp keeps them: newest first, instances in ascending order,
 /// identical records at the same time once, delta records expanded.
-fn indom_histories<'a>(meta: impl IntoIterator<Item = &'a MetaRecord>) -> HashMap<u32, InDomHistory> {
-    type Snap = (Ts, Vec<(i32, Option<Vec<u8>>)>, bool);
+fn indom_histories<'a>(
+    meta: impl IntoIterator<Item = &'a MetaRecord>,
+    want: impl Fn(u32) -> bool,
+) -> HashMap<u32, InDomHistory> {
+    type Snap<'a> = (Ts, Vec<(i32, Option<&'a [u8]>)>, bool);
+    use std::cmp::Ordering;
+    // libpcp's list per instance domain is newest first; these are held in
+    // reverse (oldest first, a time slot's head last), so that records in
+    // time order are appended
     let mut lists: HashMap<u32, Vec<Snap>> = HashMap::new();
     for rec in meta {
         let MetaRecord::InDom { when, indom, instances, delta } = rec else { continue };
-        if instances.is_empty() {
+        if instances.is_empty() || !want(indom.0) {
             continue;
         }
-        let mut insts = instances.clone();
+        let mut insts: Vec<(i32, Option<&[u8]>)> = instances.iter().map(|(id, n)| (*id, n.as_deref())).collect();
         insts.sort_by_key(|(id, _)| *id);
         let new: Snap = (Ts::from_timestamp(*when), insts, *delta);
         let list = lists.entry(indom.0).or_default();
-        // newest first: before the first record not newer than this one
-        let at = list.iter().position(|s| s.0.cmp(new.0) != std::cmp::Ordering::Greater).unwrap_or(list.len());
-        // same time: a duplicate moves to the head of its time slot
-        let mut j = at;
-        let mut dup = None;
-        while j < list.len() && list[j].0 == new.0 {
-            if list[j].1 == new.1 {
-                dup = Some(j);
-                break;
-            }
-            j += 1;
-        }
-        match dup {
-            Some(j) if j == at => {}
+        // the time slot of this record
+        let lo = list.partition_point(|s| s.0.cmp(new.0) == Ordering::Less);
+        let hi = lo + list[lo..].partition_point(|s| s.0.cmp(new.0) == Ordering::Equal);
+        // a duplicate in it moves to the head of the slot
+        match (lo..hi).rev().find(|&j| list[j].1 == new.1) {
             Some(j) => {
                 let d = list.remove(j);
-                list.insert(at, d);
+                list.insert(hi - 1, d);
             }
-            None => list.insert(at, new),
+            None => list.insert(hi, new),
         }
     }
     let mut out = HashMap::new();
@@ -137,7 +136,7 @@ fn indom_histories<'a>(meta: impl IntoIterator<Item = &'a MetaRecord>) -> HashMa
         let mut snaps: Vec<(Ts, Vec<i32>)> = Vec::with_capacity(list.len());
         let mut prev: Option<Vec<(i32, bool)>> = None;
         let mut full: Vec<Vec<(i32, bool)>> = Vec::with_capacity(list.len());
-        for (_, insts, delta) in list.iter().rev() {
+        for (_, insts, delta) in list.iter() {
             let this: Vec<(i32, bool)> = insts.iter().map(|(id, n)| (*id, n.is_some())).collect();
             let merged = match (&prev, delta) {
                 (Some(old), true) => {
@@ -170,7 +169,7 @@ fn indom_histories<'a>(meta: impl IntoIterator<Item = &'a MetaRecord>) -> HashMa
             prev = Some(merged.clone());
             full.push(merged);
         }
-        for ((ts, _, _), insts) in list.iter().zip(full.into_iter().rev()) {
+        for ((ts, _, _), insts) in list.iter().rev().zip(full.into_iter().rev()) {
             snaps.push((*ts, insts.into_iter().map(|(id, _)| id).collect()));
         }
         out.insert(indom, InDomHistory { snaps });
@@ -205,7 +204,6 @@ impl Replay {
                 descs.entry(desc.pmid.0).or_insert(*desc);
             }
         }
-        let indoms = indom_histories(archives.meta_in_load_order().flatten());
         let ac_vol = log.curvol;
         let ac_offset = log.label_size;
         Ok(Replay {
@@ -214,7 +212,7 @@ impl Replay {
             log,
             start,
             descs,
-            indoms,
+            indoms: HashMap::new(),
             mode: Mode::Forw,
             origin: start,
             delta: Ts::default(),
@@ -225,6 +223,15 @@ impl Replay {
             interp: InterpState::default(),
             counter_wrap: false,
         })
+    }
+
+    /// The history of instance domain `indom` (made on first use).
+    pub(crate) fn indom_history(&mut self, indom: u32) -> Option<&InDomHistory> {
+        if !self.indoms.contains_key(&indom) {
+            let history = indom_histories(self.archives.meta_in_load_order().flatten(), |i| i == indom).remove(&indom);
+            self.indoms.insert(indom, history);
+        }
+        self.indoms.get(&indom).and_then(Option::as_ref)
     }
 
     /// The archive being replayed (the first, of several).
@@ -487,19 +494,19 @@ impl Replay {
             self.origin = rec.ts;
             let Some((pmids, wanted)) = want else {
                 self.remember();
-                return Ok(rec);
+                return Ok(rec.to_result());
             };
-            if rec.sets.is_empty() {
+            if rec.is_mark() {
                 // a mark: pmFetch goes on to the next record
                 continue;
             }
             let mut found = 0;
             let mut sets = Vec::with_capacity(pmids.len());
             for p in pmids {
-                match rec.sets.iter().find(|s| s.pmid == p.0) {
+                match rec.set(p.0) {
                     Some(s) => {
                         found += 1;
-                        sets.push(s.clone());
+                        sets.push(rec.to_set(s));
                     }
                     None => sets.push(LogSet { pmid: p.0, numval: 0, valfmt: 0, vals: Vec::new() }),
                 }
