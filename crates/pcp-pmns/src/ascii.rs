@@ -43,6 +43,11 @@ pub struct Loaded {
     pub pmns: Result<Pmns, PmError>,
     /// Everything written to standard error, in order.
     pub diagnostics: Vec<u8>,
+    /// Whether libpcp would hold on to this load as the process's name
+    /// space: it does once the text has parsed (its second pass, which
+    /// builds the tree, has begun), even when that pass then fails; a
+    /// later load is then refused with `PM_ERR_DUPPMNS`.
+    pub kept: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -372,7 +377,7 @@ pub fn load(path: &[u8], opts: &LoadOptions, files: &mut dyn Files) -> Loaded {
             diag.extend_from_slice(b"Error Parsing ASCII PMNS: Cannot open \"");
             diag.extend_from_slice(path);
             diag.extend_from_slice(b"\"\n");
-            return Loaded { pmns: Err(PmError::from_errno(errno)), diagnostics: diag };
+            return Loaded { pmns: Err(PmError::from_errno(errno)), diagnostics: diag, kept: false };
         }
     };
     let (text, cpp_ok) = if opts.use_cpp {
@@ -396,11 +401,13 @@ pub fn load(path: &[u8], opts: &LoadOptions, files: &mut dyn Files) -> Loaded {
         tok: Vec::new(),
         diag,
     };
+    let mut kept = false;
     let pmns = pass1(&mut lex).and_then(|defs| {
         lex.text = Vec::new(); // the text is no longer needed: free it first
+        kept = true;
         pass2(&mut lex, defs, opts.dupok)
     });
-    Loaded { pmns, diagnostics: std::mem::take(&mut lex.diag) }
+    Loaded { pmns, diagnostics: std::mem::take(&mut lex.diag), kept }
 }
 
 /// Load the text of an ASCII PMNS that needs no preprocessing (as

@@ -18,7 +18,7 @@
 //! Results are read one record at a time ([`LogReader`]), so memory stays
 //! small whatever the size of the archive.
 
-use crate::options::{self, tools, ContextInfo, ContextKind, Hooks, Parser};
+use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, Parser};
 use pcp::timezone::Zone;
 use pcp::Context;
 use pcp_archive::archive::{libpcp_hash_order, Archive};
@@ -73,25 +73,6 @@ struct Flags {
     xflag: u32,
 }
 
-/// What libpcp's option handling does for pmdumplog beyond the settings:
-/// `-n` (or `$PCP_NAMESPACE`, `$PCP_UNIQNAMES`) loads a name space
-/// through pmcpp. libpcp prints the loader's diagnostics as they come,
-/// ahead of anything the option handling itself has to say, so they are
-/// kept here and written before its messages.
-struct NameSpaceHooks<'f> {
-    files: &'f mut dyn Files,
-    names: Option<Context>,
-    diagnostics: Vec<u8>,
-}
-
-impl Hooks for NameSpaceHooks<'_> {
-    fn load_namespace(&mut self, path: &[u8], dupok: bool) -> Result<(), String> {
-        let (ctx, diagnostics) = Context::load_namespace(path, dupok, self.files);
-        self.diagnostics.extend_from_slice(&diagnostics);
-        ctx.map(|c| self.names = Some(c)).map_err(|e| e.to_string())
-    }
-}
-
 fn main(
     args: &[OsString],
     env: &[(Vec<u8>, Vec<u8>)],
@@ -100,7 +81,9 @@ fn main(
     files: &mut dyn Files,
 ) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
-    let mut hooks = NameSpaceHooks { files, names: None, diagnostics: Vec::new() };
+    // -n (or $PCP_NAMESPACE, $PCP_UNIQNAMES) loads a name space through
+    // pmcpp, its messages in libpcp's order
+    let mut hooks = ContextHooks::new(files, env);
     let mut p = Parser::new(&args, tools::PMDUMPLOG, env, &mut hooks, err);
     let mut f = Flags::default();
     let mut raw: Option<Vec<u8>> = None;
@@ -136,8 +119,8 @@ fn main(
         }
     }
     let mut opts = p.finish();
-    err.write_all(&hooks.diagnostics)?;
-    let names_ctx = hooks.names.take();
+    err.write_all(&opts.flushed)?;
+    let names_ctx = hooks.namespace.take();
     let no_operands = opts.operands.is_empty();
     if opts.errors > 0
         || opts.exit

@@ -498,10 +498,22 @@ impl Context {
     /// either way.
     #[doc(alias = "pmLoadASCIINameSpace")]
     pub fn load_namespace(path: &[u8], dupok: bool, files: &mut dyn Files) -> (PmResult<Context>, Vec<u8>) {
+        let (ctx, diagnostics, _) = Context::load_namespace_keeping(path, dupok, files);
+        (ctx, diagnostics)
+    }
+
+    /// [`Context::load_namespace`], also saying whether libpcp would keep
+    /// the load as the process's name space (see [`Loaded::kept`]): once
+    /// kept, even a failed one, libpcp refuses another load.
+    pub fn load_namespace_keeping(
+        path: &[u8],
+        dupok: bool,
+        files: &mut dyn Files,
+    ) -> (PmResult<Context>, Vec<u8>, bool) {
         let var_dir = crate::config::var_dir().into_os_string().into_encoded_bytes();
         let opts = LoadOptions { dupok, use_cpp: true, var_dir };
-        let Loaded { pmns, diagnostics } = pcp_pmns::load(path, &opts, files);
-        (pmns.map(Context::with_namespace), diagnostics)
+        let Loaded { pmns, diagnostics, kept } = pcp_pmns::load(path, &opts, files);
+        (pmns.map(Context::with_namespace), diagnostics, kept)
     }
 
     /// The context's name space, taken out of it (to open another context

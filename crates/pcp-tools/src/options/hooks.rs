@@ -28,6 +28,9 @@ pub struct ContextHooks<'f> {
     /// with the tool's environment).
     child_debug_error: Option<Vec<u8>>,
     output: (Vec<u8>, Vec<u8>),
+    /// Whether libpcp would hold a name space now (a load that got past
+    /// parsing, even one that failed after).
+    kept: bool,
 }
 
 impl<'f> ContextHooks<'f> {
@@ -48,6 +51,7 @@ impl<'f> ContextHooks<'f> {
             agents: Agents::default(),
             child_debug_error,
             output: (Vec::new(), Vec::new()),
+            kept: false,
         }
     }
 }
@@ -67,11 +71,13 @@ fn libpcp_part(diagnostics: &[u8]) -> usize {
 
 impl Hooks for ContextHooks<'_> {
     fn load_namespace(&mut self, path: &[u8], dupok: bool) -> Result<(), String> {
-        // libpcp loads one name space per process
-        if self.namespace.is_some() {
+        // libpcp loads one name space per process: a second load is
+        // refused, even after a first one that parsed and then failed
+        if self.kept {
             return Err(PmError::PM_ERR_DUPPMNS.to_string());
         }
-        let (ctx, diagnostics) = Context::load_namespace(path, dupok, self.files);
+        let (ctx, diagnostics, kept) = Context::load_namespace_keeping(path, dupok, self.files);
+        self.kept = kept;
         let split = libpcp_part(&diagnostics);
         let mut direct = Vec::new();
         if !diagnostics.starts_with(CANNOT_OPEN) {

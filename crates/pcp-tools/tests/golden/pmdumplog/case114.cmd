@@ -1,0 +1,9 @@
+-n
+tests/golden/pminfo/ns/missing-brace.pmns
+-n
+tests/golden/pminfo/ns/missing-brace.pmns
+tests/golden/pmdumplog/arch/v3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-n
+tests/golden/pminfo/ns/no-root.pmns
+-n
+tests/golden/pminfo/ns/missing-brace.pmns
+-m
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
