@@ -6,13 +6,16 @@
 #     beside the loopback round-trip floor (scripts/bench-host/pingpong.c:
 #     a 40-byte request answered by 168 bytes, the sizes of this fetch's
 #     PDUs, between two processes, no pmcd);
+#     with each client's own CPU time (user+system, GNU time) per fetch,
+#     which the machine's load disturbs less than the wall time;
 #  2. many hosts: K contexts opened to the same pmcd (one pmcd K times, not
 #     K hosts), one fetch round over all K, sequential (T=1) or split over T
 #     threads; prints the best round's wall time and the client's own CPU
 #     time per round. K stays below 1000: pmcd 6.0.3 select()s on an fd_set
 #     and aborts ("bit out of range 0 - FD_SETSIZE") once a client's fd
 #     passes 1023, taking the machine's pmcd down.
-# Best of RUNS for every figure. Needs pcp (libpcp, headers), gcc, pmcd.
+# Best of RUNS for every figure. Needs pcp (libpcp, headers), gcc, pmcd,
+# /usr/bin/time.
 # Usage: scripts/bench-host.sh [RUNS] [N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,14 +30,19 @@ gcc -O2 -Wall -o "$work/cfetch" scripts/bench-host/fetch.c -lpcp
 gcc -O2 -Wall -o "$work/pingpong" scripts/bench-host/pingpong.c
 pminfo "${metrics[@]}" >/dev/null
 
-min() { awk 'NR==1||$1<m{m=$1} END{print m}'; }
+min() { awk -v c="${1:-1}" 'NR==1||$c<m{m=$c} END{print m}'; }
+timed() { # cmd... -> "wall_seconds cpu_seconds" (wall as the command prints it)
+    local wall
+    wall=$(/usr/bin/time -f "%U %S" -o "$work/t" "$@")
+    echo "$wall $(awk '{print $1+$2}' "$work/t")"
+}
 rate() { awk -v n="$1" -v s="$2" 'BEGIN{printf "%.0f", n/s}'; }
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)   N=$n fetches of ${metrics[*]}, best of $runs"
 for spec in localhost local:; do
     : > "$work/rust"; : > "$work/c"; : > "$work/floor"
     for _ in $(seq "$runs"); do # interleaved, so load changes hit all alike
-        "$ours" fetch "$spec" "$n" "${metrics[@]}" >> "$work/rust"
-        "$work/cfetch" "$spec" "$n" "${metrics[@]}" >> "$work/c"
+        timed "$ours" fetch "$spec" "$n" "${metrics[@]}" >> "$work/rust"
+        timed "$work/cfetch" "$spec" "$n" "${metrics[@]}" >> "$work/c"
         if [ "$spec" = localhost ]; then
             "$work/pingpong" tcp - "$n" 40 168 >> "$work/floor"
         else
@@ -44,9 +52,11 @@ for spec in localhost local:; do
     r=$(rate "$n" "$(min < "$work/rust")")
     c=$(rate "$n" "$(min < "$work/c")")
     f=$(rate "$n" "$(min < "$work/floor")")
-    printf '%-10s Rust %6d fetch/s   libpcp %6d fetch/s   Rust/libpcp %4.2f   floor %6d round trips/s (Rust at %2.0f%% of it)\n' \
+    rc=$(awk -v n="$n" -v s="$(min 2 < "$work/rust")" 'BEGIN{printf "%.1f", 1e6*s/n}')
+    cc=$(awk -v n="$n" -v s="$(min 2 < "$work/c")" 'BEGIN{printf "%.1f", 1e6*s/n}')
+    printf '%-10s Rust %6d fetch/s   libpcp %6d fetch/s   Rust/libpcp %4.2f   floor %6d round trips/s (Rust at %2.0f%% of it)   client CPU us/fetch: Rust %s libpcp %s\n' \
         "$spec" "$r" "$c" "$(awk -v a="$r" -v b="$c" 'BEGIN{print a/b}')" "$f" \
-        "$(awk -v a="$r" -v b="$f" 'BEGIN{print 100*a/b}')"
+        "$(awk -v a="$r" -v b="$f" 'BEGIN{print 100*a/b}')" "$rc" "$cc"
 done
 
 echo "many hosts: K contexts to the same pmcd (localhost), one fetch of ${metrics[*]} each per round"
