@@ -66,7 +66,13 @@ pub fn connect_port(host: &str, port: u16, timeout: Duration) -> Result<Connecti
     let mut last = PmError::from_errno(EHOSTUNREACH);
     for a in addrs {
         match TcpStream::connect_timeout(&a, timeout) {
-            Ok(s) => return Ok(Connection::Tcp(s)),
+            Ok(s) => {
+                // as libpcp's sockets: a small request goes out at once,
+                // not after the acknowledgement of the one before (a
+                // failure here only costs speed, as libpcp just warns)
+                let _ = s.set_nodelay(true);
+                return Ok(Connection::Tcp(s));
+            }
             Err(e) => last = errno_of(&e),
         }
     }
@@ -281,6 +287,8 @@ pub struct PmcdConnection<S: PduStream> {
     timeouts: Timeouts,
     broken: bool,
     counts: PduCounts,
+    /// What each read from the stream goes into (kept, not made per PDU).
+    rbuf: Box<[u8]>,
 }
 
 /// How many PDUs of each type went each way (libpcp's `__pmPDUCntOut`
@@ -339,6 +347,7 @@ impl<S: PduStream> PmcdConnection<S> {
             timeouts,
             broken: false,
             counts: PduCounts::default(),
+            rbuf: vec![0; 16384].into_boxed_slice(),
         };
         let greeting = c.recv_within(timeouts.greeting)?;
         let accepted = handshake::client_answer(&greeting, opts)?;
@@ -376,7 +385,8 @@ impl<S: PduStream> PmcdConnection<S> {
         self.broken
     }
 
-    /// The stream, for the caller to close or inspect.
+    /// The stream, for the caller to close or inspect (bytes read from it
+    /// beyond the last PDU received are dropped).
     pub fn into_stream(self) -> S {
         self.stream
     }
@@ -416,7 +426,6 @@ impl<S: PduStream> PmcdConnection<S> {
             return Err(PmError::PM_ERR_IPC);
         }
         let deadline = limit.map(|l| Instant::now() + l);
-        let mut buf = [0u8; 16384];
         loop {
             match self.framer.next_pdu() {
                 Ok(Some(bytes)) => {
@@ -444,10 +453,11 @@ impl<S: PduStream> PmcdConnection<S> {
             if let Err(e) = self.stream.set_read_timeout(wait) {
                 return self.fail(io_error(&e));
             }
-            let want = self.framer.wanted().clamp(1, buf.len());
-            match self.stream.read(&mut buf[..want]) {
+            // whatever has arrived, up to the buffer's size: usually a whole
+            // PDU in one read (bytes past it stay in the framer for the next)
+            match self.stream.read(&mut self.rbuf) {
                 Ok(0) => return self.fail(PmError::PM_ERR_IPC),
-                Ok(n) => self.framer.push(&buf[..n]),
+                Ok(n) => self.framer.push(&self.rbuf[..n]),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return self.fail(io_error(&e)),
             }
