@@ -13,9 +13,9 @@
 //! libpcp does. Local contexts (`-L`, with `-K` specs) fetch in batches as
 //! from pmcd; with no source named and no pmcd answering on the local
 //! host, pmprobe says so in one line and uses the local context (PCP's
-//! fails there). `-n` names replace the source's. `--derived` says it is
-//! not implemented yet (`--container` only matters to pmcd: archives
-//! ignore it).
+//! fails there). `-n` names replace the source's. Derived metrics come
+//! from `$PCP_DERIVED_CONFIG` and `--derived` (`--container` only matters
+//! to pmcd: archives ignore it).
 
 use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, Parser};
 use pcp::context::Instances;
@@ -36,13 +36,20 @@ pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 
 /// [`run`] reading name-space files through `files`.
 pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> i32 {
-    main(args, out, err, files).unwrap_or(1)
+    crate::options::with_exit_messages(err, |err, at_exit| main(args, out, err, files, at_exit))
 }
 
-fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> std::io::Result<i32> {
+fn main(
+    args: &[OsString],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    files: &mut dyn Files,
+    at_exit: &mut Vec<u8>,
+) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
     let env = options::process_env();
-    let mut hooks = ContextHooks::new(files, &env);
+    let mut hooks =
+        ContextHooks::new(files, &env, &crate::options::progname(args.first().map(Vec::as_slice).unwrap_or_default()));
     let mut p = Parser::new(&args, tools::PMPROBE, &env, &mut hooks, err);
     let prog = p.opts.prog.clone();
     let (mut fflag, mut faster, mut iflag, mut big_i, mut vflag, mut verbose) =
@@ -94,10 +101,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         opts.usage_message(err)?;
         return Ok(status);
     }
-    if !hooks.derived.is_empty() {
-        writeln!(err, "{prog}: --derived (derived metrics) is not implemented in pcp-rs yet")?;
-        return Ok(1);
-    }
+    let (registry, report) = hooks.take_registry();
+    err.write_all(&report)?;
     let names = hooks.namespace.take();
     let agents = std::mem::take(&mut hooks.agents);
     let (mut ctx, zone, origin) = if opts.context == Some(ContextKind::Archive) {
@@ -111,6 +116,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
             None => return Ok(1),
         }
     };
+    at_exit.extend_from_slice(&ctx.bind_derived(&registry));
     let parsed_operands = std::mem::take(&mut opts.operands);
 
     // the metric names: traversed, or as given with -F
@@ -209,10 +215,11 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
             Some(t) => {
                 (ctx.first_each_forw(t, &pmids).unwrap_or_else(|e| pmids.iter().map(|&p| (p, Err(e))).collect()), 1)
             }
-            None => match ctx.archive() {
-                Some(src) => (src.first_each(ctx.origin(), &pmids), 1),
-                None => (Default::default(), batchsize),
-            },
+            None if ctx.archive().is_some() => {
+                let origin = ctx.origin();
+                (ctx.first_each(origin, &pmids), 1)
+            }
+            None => (Default::default(), batchsize),
         };
         for chunk in metrics.chunks(batch) {
             let sets: PmResult<Vec<ValueSet>> = match ctx.archive() {

@@ -20,9 +20,11 @@
 //! local context (PCP's fails there). `-x` (a filter pmval stores to pmcd)
 //! does nothing for archives and local contexts, as in pmval; with pmcd it
 //! says it is not implemented yet, as do the GUI time control (`-g -p`),
-//! `--container`, `--derived` and `archive/metric` or `@:metric` specs.
+//! `--container` and `archive/metric` or `@:metric` specs. Derived
+//! metrics come from `$PCP_DERIVED_CONFIG` and `--derived`.
 
 use crate::evrec;
+use crate::options::with_exit_messages;
 use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, DefaultHooks, Parser};
 use pcp::context::Mode;
 use pcp::timeparse::PM_MAX_TIME_T;
@@ -46,12 +48,12 @@ pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 /// rather than the process's: the `PCP_*` presets, `PCP_COUNTER_WRAP` and
 /// the local time zone come from it.
 pub fn run_with_env(args: &[OsString], env: &[(Vec<u8>, Vec<u8>)], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    main(args, env, out, err, &mut OsFiles).unwrap_or(1)
+    with_exit_messages(err, |err, at_exit| main(args, env, out, err, &mut OsFiles, at_exit))
 }
 
 /// [`run`] reading name-space files through `files`.
 pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> i32 {
-    main(args, &options::process_env(), out, err, files).unwrap_or(1)
+    with_exit_messages(err, |err, at_exit| main(args, &options::process_env(), out, err, files, at_exit))
 }
 
 /// An instance: identifier and name.
@@ -102,9 +104,11 @@ fn main(
     out: &mut dyn Write,
     err: &mut dyn Write,
     files: &mut dyn Files,
+    at_exit: &mut Vec<u8>,
 ) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
-    let mut hooks = ContextHooks::new(files, env);
+    let mut hooks =
+        ContextHooks::new(files, env, &crate::options::progname(args.first().map(Vec::as_slice).unwrap_or_default()));
     let mut p = Parser::new(&args, tools::PMVAL, env, &mut hooks, err);
     let (mut fixed, mut cols, mut raw_counter, mut xflag) = (-1i32, 0i32, false, 0u32);
     let mut inames: Vec<Vec<u8>> = Vec::new();
@@ -214,10 +218,8 @@ fn main(
         opts.usage_message(err)?;
         return Ok(1);
     }
-    if !hooks.derived.is_empty() {
-        writeln!(err, "pmval: --derived (derived metrics) is not implemented in pcp-rs yet")?;
-        return Ok(1);
-    }
+    let (registry, report) = hooks.take_registry();
+    err.write_all(&report)?;
     // the filter is stored only in pmcd (an archive or local context
     // ignores it)
     if opts.guimode || opts.guiport_arg.is_some() || (filter && opts.context == Some(ContextKind::Host)) {
@@ -270,6 +272,7 @@ fn main(
             None => return Ok(1),
         }
     };
+    at_exit.extend_from_slice(&ctx.bind_derived(&registry));
     let hostname = ctx.host_name().unwrap_or_default();
     // pmcd is asked for its zone only when it is wanted
     let host_zone = match ctx.host().is_some() && opts.hostzone {

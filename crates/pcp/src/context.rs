@@ -6,6 +6,7 @@ use crate::local::{LocalNames, LocalSource, LocalSpec};
 use crate::profile::Profile;
 pub use pcp_archive::replay::Mode;
 use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
+use pcp_derived::Evaluator;
 use pcp_pmns::cpp::Files;
 use pcp_pmns::{LoadOptions, Loaded, Pmns};
 use std::collections::HashMap;
@@ -55,6 +56,8 @@ pub struct Context {
     /// The current time (`c_origin`): where the next fetch starts and what
     /// time instance domains are taken at.
     origin: Timestamp,
+    /// The registered derived metrics bound in this context.
+    derived: crate::derived::Bound,
 }
 
 /// Instance identifiers and their names, index for index.
@@ -81,6 +84,7 @@ impl Context {
             source: Source::NameSpace,
             profile: Profile::default(),
             origin: Timestamp::default(),
+            derived: Default::default(),
         }
     }
 
@@ -135,6 +139,7 @@ impl Context {
             source: Source::Local(Box::new(src)),
             profile: Profile::default(),
             origin: Timestamp::default(),
+            derived: Default::default(),
         };
         (Ok(ctx), diagnostics)
     }
@@ -170,6 +175,7 @@ impl Context {
             source: Source::Archive(Box::new(source)),
             profile: Profile::default(),
             origin,
+            derived: Default::default(),
         })
     }
 
@@ -181,7 +187,50 @@ impl Context {
             source: Source::Host(Box::new(host)),
             profile: Profile::default(),
             origin: Timestamp::default(),
+            derived: Default::default(),
         }
+    }
+
+    /// Bind the registered derived metrics of `registry` in this context,
+    /// as libpcp does when it makes a context: a metric whose name is a
+    /// real metric's here is ignored (the real one wins); the others'
+    /// names join the context's name space (after the names it has, in
+    /// registration order), and each is checked against the context's
+    /// metrics. One that cannot be bound keeps its name, but its
+    /// descriptor is `PM_ERR_BADDERIVE` and it has no values. Returns
+    /// what libpcp reports (semantic errors) on stderr.
+    ///
+    /// Call it once, after the context's name space is settled
+    /// ([`Context::use_namespace_of`] replaces the names it adds).
+    #[doc(alias = "__dmopencontext")]
+    pub fn bind_derived(&mut self, registry: &crate::derived::Registry) -> Vec<u8> {
+        let mut report = Vec::new();
+        let defs: Vec<&pcp_derived::Definition> = registry
+            .metrics()
+            .iter()
+            .filter(|d| !d.anon && !pcp_derived::check::shadowed(&d.name, &mut ContextCatalog(self)))
+            .collect();
+        self.pmns.add_names(defs.iter().map(|d| (d.name.as_str(), d.pmid)));
+        let mut metrics = Vec::with_capacity(defs.len());
+        for d in defs {
+            let evaluator = match pcp_derived::check::check(&d.name, d.pmid, &d.expr, &mut ContextCatalog(self)) {
+                Ok(checked) => Some(Evaluator::new(d.expr.clone(), checked)),
+                Err(e) => {
+                    if let Some(r) = &e.report {
+                        report.extend_from_slice(r);
+                    }
+                    None
+                }
+            };
+            metrics.push(crate::derived::BoundMetric {
+                pmid: d.pmid,
+                oneline: d.oneline.clone(),
+                helptext: d.helptext.clone(),
+                evaluator,
+            });
+        }
+        self.derived.metrics.extend(metrics);
+        report
     }
 
     /// Where the context's metrics come from.
@@ -284,6 +333,26 @@ impl Context {
         if pmids.is_empty() {
             return Err(PmError::PM_ERR_TOOSMALL);
         }
+        let derived = pmids.iter().any(|p| self.derived.get(*p).is_some());
+        if derived {
+            let list = {
+                let evaluators = self.derived.take_evaluators();
+                let list = pcp_derived::prefetch(pmids, &evaluators);
+                self.derived.restore(evaluators);
+                list
+            };
+            let r = self.fetch_source(&list)?;
+            let mut evaluators = self.derived.take_evaluators();
+            let out = pcp_derived::postfetch(&r, pmids.len(), &mut evaluators, &mut ContextInstances(self));
+            self.derived.restore(evaluators);
+            return Ok(out);
+        }
+        self.fetch_source(pmids)
+    }
+
+    /// A fetch from the source, the anonymous derived metrics given no
+    /// values.
+    fn fetch_source(&mut self, pmids: &[PmId]) -> PmResult<FetchResult> {
         let profile = &self.profile;
         let wanted = |indom, inst| profile.wanted(indom, inst);
         let mut r = match &mut self.source {
@@ -372,6 +441,9 @@ impl Context {
     /// `pmLookupDesc`: the descriptor of `pmid`.
     #[doc(alias = "pmLookupDesc")]
     pub fn lookup_desc(&self, pmid: PmId) -> PmResult<Desc> {
+        if let Some(m) = self.derived.get(pmid) {
+            return m.evaluator.as_ref().map(Evaluator::desc).ok_or(PmError::PM_ERR_BADDERIVE);
+        }
         // pmcd is asked first, derived metrics after
         if let Source::Host(h) = &self.source {
             return h.lookup_desc(pmid);
@@ -456,6 +528,13 @@ impl Context {
     /// `pmLookupText`: a metric's help text.
     #[doc(alias = "pmLookupText")]
     pub fn lookup_text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
+        if let Some(m) = self.derived.get(pmid) {
+            let text = match level {
+                TextLevel::OneLine => m.oneline.as_ref(),
+                TextLevel::Help => m.helptext.as_ref().or(m.oneline.as_ref()),
+            };
+            return text.cloned().ok_or(PmError::PM_ERR_TEXT);
+        }
         if let Some(a) = crate::derived::anon_by_pmid(pmid) {
             let text = if level == TextLevel::OneLine { a.oneline } else { a.help };
             return Ok(text.as_bytes().to_vec());
@@ -556,7 +635,8 @@ impl Context {
         pmids: &[PmId],
     ) -> PmResult<HashMap<PmId, PmResult<FetchResult>>> {
         self.set_mode(Mode::Forw, when, 0)?;
-        let mut search = crate::archive::FirstEach::new(pmids);
+        let bound = |p: PmId| self.derived_operands(p);
+        let mut search = crate::archive::FirstEach::new(pmids, &bound);
         while !search.done() {
             match self.fetch_archive() {
                 Ok(result) => {
@@ -565,7 +645,49 @@ impl Context {
                 Err(e) => search.fail(e),
             }
         }
-        Ok(search.found)
+        let mut found = search.found;
+        self.evaluate_found(&mut found);
+        Ok(found)
+    }
+
+    /// [`ArchiveSource::first_each`] in an archive context, its derived
+    /// metrics evaluated: each is answered by the first record from `from`
+    /// that is not a mark. The context's time does not move. Empty for
+    /// other contexts.
+    pub fn first_each(&mut self, from: Timestamp, pmids: &[PmId]) -> HashMap<PmId, PmResult<FetchResult>> {
+        let Some(src) = self.archive() else { return HashMap::new() };
+        let bound = |p: PmId| self.derived_operands(p);
+        let mut found = src.first_each_with(from, pmids, &bound);
+        self.evaluate_found(&mut found);
+        found
+    }
+
+    /// The operands of a derived metric (none for the anonymous ones and
+    /// those not bound), `None` for other metrics.
+    fn derived_operands(&self, pmid: PmId) -> Option<Vec<PmId>> {
+        if crate::derived::anon_by_pmid(pmid).is_some() {
+            return Some(Vec::new());
+        }
+        let m = self.derived.get(pmid)?;
+        Some(m.evaluator.as_ref().map(Evaluator::operands).unwrap_or_default())
+    }
+
+    /// The derived metrics' answers of a [`crate::archive::FirstEach`]
+    /// search (whole records) turned into their values.
+    fn evaluate_found(&mut self, found: &mut HashMap<PmId, PmResult<FetchResult>>) {
+        crate::archive::empty_anon_sets(found);
+        let mut evaluators = self.derived.take_evaluators();
+        for (pmid, r) in found.iter_mut() {
+            let Ok(record) = r else { continue };
+            if self.derived.get(*pmid).is_none() {
+                continue;
+            }
+            let mut sets = vec![pcp_core::ValueSet { pmid: *pmid, values: Ok(Vec::new()) }];
+            sets.append(&mut record.sets);
+            let whole = FetchResult { timestamp: record.timestamp, sets };
+            *record = pcp_derived::postfetch(&whole, 1, &mut evaluators, &mut ContextInstances(self));
+        }
+        self.derived.restore(evaluators);
     }
 
     /// `pmGetPMNSLocation`: where this context's names come from.
@@ -659,6 +781,40 @@ impl Context {
             Err(e) => Err(e),
             Ok(()) => end,
         }
+    }
+}
+
+/// A context as the derived-metric checker sees it.
+struct ContextCatalog<'a>(&'a Context);
+
+impl pcp_derived::check::Catalog for ContextCatalog<'_> {
+    fn lookup_name(&mut self, name: &str) -> Result<PmId, PmError> {
+        let (pmids, _) = self.0.lookup_names(&[name])?;
+        match pmids.first() {
+            Some(&p) if p != PmId::NULL => Ok(p),
+            _ => Err(PmError::PM_ERR_NAME),
+        }
+    }
+
+    fn lookup_desc(&mut self, pmid: PmId) -> Result<Desc, PmError> {
+        self.0.lookup_desc(pmid)
+    }
+}
+
+/// A context as derived-metric evaluation sees its instance domains.
+struct ContextInstances<'a>(&'a Context);
+
+impl pcp_derived::Instances for ContextInstances<'_> {
+    fn inst_name(&mut self, indom: InDom, inst: i32, _at: Timestamp) -> Option<Vec<u8>> {
+        self.0.name_indom(indom, inst).ok()
+    }
+
+    fn inst_id(&mut self, indom: InDom, name: &[u8], _at: Timestamp) -> Option<i32> {
+        self.0.lookup_indom(indom, name).ok()
+    }
+
+    fn instances(&mut self, indom: InDom, _at: Timestamp) -> Result<Vec<i32>, PmError> {
+        self.0.get_indom(indom).map(|(ids, _)| ids)
     }
 }
 
