@@ -388,21 +388,6 @@ pub struct Options {
     ended: bool,
 }
 
-/// Run a tool's `main`, then write what libpcp leaves buffered by
-/// `pmprintf` until the process exits (the derived metrics' semantic
-/// errors, reported when a context is made): after everything else on
-/// standard error. A failed write (other than a closed pipe, which the
-/// tool handles) ends with failure.
-pub(crate) fn with_exit_messages(
-    err: &mut dyn Write,
-    main: impl FnOnce(&mut dyn Write, &mut Vec<u8>) -> std::io::Result<i32>,
-) -> i32 {
-    let mut at_exit = Vec::new();
-    let status = main(err, &mut at_exit).unwrap_or(1);
-    let _ = err.write_all(&at_exit);
-    status
-}
-
 /// `pmGetProgname`: `argv[0]` without its directories.
 pub(crate) fn progname(arg0: &[u8]) -> String {
     let base = arg0.rsplit(|&b| b == b'/').next().unwrap_or_default();
@@ -830,9 +815,14 @@ impl Options {
             "container" => self.container = Some(arg.to_vec()),
             "debug" => self.set_debug(arg),
             "derived" => {
+                // libpcp pmflushes each of loading's reports (with all
+                // that is waiting)
                 let loaded = hooks.load_derived(arg);
-                let (direct, _) = hooks.take_output();
-                self.flushed.extend_from_slice(&direct);
+                let (report, _) = hooks.take_output();
+                if !report.is_empty() {
+                    self.flushed.append(&mut self.messages);
+                    self.flushed.extend_from_slice(&report);
+                }
                 if let Err(e) = loaded {
                     let m = format!("{}: pmLoadDerivedConfig failed: {e}\n", self.prog);
                     self.error(&m);

@@ -53,12 +53,7 @@ pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 /// [`run`] reading name-space files through `files`.
 pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> i32 {
     // a failed write (other than a closed pipe) ends with failure
-    crate::options::with_exit_messages(err, |err, at_exit| {
-        let mut pminfo = Pminfo::new(out, err, files);
-        let status = pminfo.main(args);
-        at_exit.append(&mut pminfo.at_exit);
-        status
-    })
+    Pminfo::new(out, err, files).main(args).unwrap_or(1)
 }
 
 /// What to print for each metric (pminfo's `p_*` flags).
@@ -80,9 +75,6 @@ struct Flags {
 }
 
 struct Pminfo<'a> {
-    /// What libpcp `pmprintf`s and leaves to be flushed at exit (derived
-    /// metrics' semantic errors).
-    at_exit: Vec<u8>,
     out: &'a mut dyn Write,
     err: &'a mut dyn Write,
     files: &'a mut dyn Files,
@@ -122,7 +114,6 @@ fn pcp_pdu_padded(len: usize) -> usize {
 impl<'a> Pminfo<'a> {
     fn new(out: &'a mut dyn Write, err: &'a mut dyn Write, files: &'a mut dyn Files) -> Self {
         Pminfo {
-            at_exit: Vec::new(),
             out,
             err,
             files,
@@ -193,8 +184,8 @@ impl<'a> Pminfo<'a> {
         let agents = std::mem::take(&mut hooks.agents);
         for path in &derived {
             let loaded = options::Hooks::load_derived(&mut hooks, path);
-            let (direct, _) = options::Hooks::take_output(&mut hooks);
-            self.err.write_all(&direct)?;
+            let (report, _) = options::Hooks::take_output(&mut hooks);
+            self.err.write_all(&report)?;
             if let Err(e) = loaded {
                 writeln!(self.err, "{}: derived configuration(s) error: {e}", self.prog)?;
             }
@@ -236,7 +227,7 @@ impl<'a> Pminfo<'a> {
         };
         let mut status = 0;
         let mut ctx = ctx;
-        self.at_exit.extend_from_slice(&ctx.bind_derived(&registry));
+        ctx.bind_derived(&registry);
         let operands = std::mem::take(&mut opts.operands);
         if self.p.value || self.p.label || self.p.verify {
             self.fetch_ahead(&mut ctx, &operands);
@@ -344,11 +335,12 @@ impl<'a> Pminfo<'a> {
         let origin = self.origin.unwrap_or_else(|| ctx.origin());
         if self.fetch_from_origin {
             // (a failure to position is reported as each fetch's)
-            self.fetched =
-                ctx.first_each_forw(origin, &pmids).unwrap_or_else(|e| pmids.iter().map(|&p| (p, Err(e))).collect());
+            self.fetched = ctx
+                .first_each_forw(origin, &pmids, false)
+                .unwrap_or_else(|e| pmids.iter().map(|&p| (p, Err(e))).collect());
             ctx.set_origin(origin);
         } else {
-            self.fetched = ctx.first_each(origin, &pmids);
+            self.fetched = ctx.first_each(origin, &pmids, false);
         }
     }
 
@@ -489,7 +481,9 @@ impl<'a> Pminfo<'a> {
         let mut result: Option<FetchResult> = None;
         if (p.value || p.label || p.verify) && (ctx.local().is_some() || ctx.host().is_some()) && !pmids.is_empty() {
             // the batch in one fetch, as from pmcd
-            match ctx.fetch(&pmids) {
+            let fetched = ctx.fetch(&pmids);
+            self.err.write_all(&ctx.take_messages())?;
+            match fetched {
                 Ok(r) => result = Some(r),
                 Err(e) => {
                     for n in &names {
@@ -524,7 +518,9 @@ impl<'a> Pminfo<'a> {
         for (i, (name, &pmid)) in names.iter().zip(&pmids).enumerate() {
             let mut desc = None;
             if p.desc || p.value || p.label || p.series || p.verify {
-                match ctx.lookup_desc(pmid) {
+                let looked_up = ctx.lookup_desc(pmid);
+                self.err.write_all(&ctx.take_messages())?;
+                match looked_up {
                     Ok(d) => desc = Some(d),
                     Err(e) => {
                         writeln!(self.out, "{name}: pmLookupDesc: {e}")?;

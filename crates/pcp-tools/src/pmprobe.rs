@@ -36,16 +36,10 @@ pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 
 /// [`run`] reading name-space files through `files`.
 pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> i32 {
-    crate::options::with_exit_messages(err, |err, at_exit| main(args, out, err, files, at_exit))
+    main(args, out, err, files).unwrap_or(1)
 }
 
-fn main(
-    args: &[OsString],
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-    files: &mut dyn Files,
-    at_exit: &mut Vec<u8>,
-) -> std::io::Result<i32> {
+fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
     let env = options::process_env();
     let mut hooks =
@@ -116,7 +110,7 @@ fn main(
             None => return Ok(1),
         }
     };
-    at_exit.extend_from_slice(&ctx.bind_derived(&registry));
+    ctx.bind_derived(&registry);
     let parsed_operands = std::mem::take(&mut opts.operands);
 
     // the metric names: traversed, or as given with -F
@@ -174,7 +168,9 @@ fn main(
     if fflag && (iflag || big_i) {
         // straight to the instance domains, no values fetched
         for (name, pmid) in &metrics {
-            let desc = match ctx.lookup_desc(*pmid) {
+            let looked_up = ctx.lookup_desc(*pmid);
+            err.write_all(&ctx.take_messages())?;
+            let desc = match looked_up {
                 Ok(d) => d,
                 Err(e) => {
                     writeln!(out, "{name} {} {e} (pmLookupDesc)", e.code())?;
@@ -212,15 +208,17 @@ fn main(
         // the -O origin (all read in one pass), others in batches
         let (fetched, batch) = match origin {
             // (a failure to position is reported as each fetch's)
-            Some(t) => {
-                (ctx.first_each_forw(t, &pmids).unwrap_or_else(|e| pmids.iter().map(|&p| (p, Err(e))).collect()), 1)
-            }
+            Some(t) => (
+                ctx.first_each_forw(t, &pmids, true).unwrap_or_else(|e| pmids.iter().map(|&p| (p, Err(e))).collect()),
+                1,
+            ),
             None if ctx.archive().is_some() => {
                 let origin = ctx.origin();
-                (ctx.first_each(origin, &pmids), 1)
+                (ctx.first_each(origin, &pmids, true), 1)
             }
             None => (Default::default(), batchsize),
         };
+        err.write_all(&ctx.take_messages())?;
         for chunk in metrics.chunks(batch) {
             let sets: PmResult<Vec<ValueSet>> = match ctx.archive() {
                 Some(_) => {
@@ -229,7 +227,9 @@ fn main(
                 }
                 None => {
                     let ids: Vec<PmId> = chunk.iter().map(|m| m.1).collect();
-                    ctx.fetch(&ids).map(|r| r.sets)
+                    let fetched = ctx.fetch(&ids).map(|r| r.sets);
+                    err.write_all(&ctx.take_messages())?;
+                    fetched
                 }
             };
             match sets {
@@ -269,7 +269,8 @@ fn report_values(
         write!(out, "{name} ")?;
         let mut desc = None;
         if iflag || big_i || vflag {
-            match ctx.lookup_desc(*pmid) {
+            let looked_up = ctx.lookup_desc(*pmid);
+            match looked_up {
                 Ok(d) => desc = Some(d),
                 Err(e) => {
                     writeln!(out, "{} {e} (pmLookupDesc)", e.code())?;

@@ -24,7 +24,6 @@
 //! metrics come from `$PCP_DERIVED_CONFIG` and `--derived`.
 
 use crate::evrec;
-use crate::options::with_exit_messages;
 use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, DefaultHooks, Parser};
 use pcp::context::Mode;
 use pcp::timeparse::PM_MAX_TIME_T;
@@ -48,12 +47,12 @@ pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 /// rather than the process's: the `PCP_*` presets, `PCP_COUNTER_WRAP` and
 /// the local time zone come from it.
 pub fn run_with_env(args: &[OsString], env: &[(Vec<u8>, Vec<u8>)], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    with_exit_messages(err, |err, at_exit| main(args, env, out, err, &mut OsFiles, at_exit))
+    main(args, env, out, err, &mut OsFiles).unwrap_or(1)
 }
 
 /// [`run`] reading name-space files through `files`.
 pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> i32 {
-    with_exit_messages(err, |err, at_exit| main(args, &options::process_env(), out, err, files, at_exit))
+    main(args, &options::process_env(), out, err, files).unwrap_or(1)
 }
 
 /// An instance: identifier and name.
@@ -104,7 +103,6 @@ fn main(
     out: &mut dyn Write,
     err: &mut dyn Write,
     files: &mut dyn Files,
-    at_exit: &mut Vec<u8>,
 ) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
     let mut hooks =
@@ -272,7 +270,7 @@ fn main(
             None => return Ok(1),
         }
     };
-    at_exit.extend_from_slice(&ctx.bind_derived(&registry));
+    ctx.bind_derived(&registry);
     let hostname = ctx.host_name().unwrap_or_default();
     // pmcd is asked for its zone only when it is wanted
     let host_zone = match ctx.host().is_some() && opts.hostzone {
@@ -334,7 +332,9 @@ fn main(
             return Ok(1);
         }
     };
-    let desc = match ctx.lookup_desc(pmid) {
+    let looked_up = ctx.lookup_desc(pmid);
+    err.write_all(&ctx.take_messages())?;
+    let desc = match looked_up {
         Ok(d) => d,
         Err(e) => {
             writeln!(err, "pmval: pmLookupDesc: {e}")?;

@@ -191,46 +191,65 @@ impl Context {
         }
     }
 
-    /// Bind the registered derived metrics of `registry` in this context,
-    /// as libpcp does when it makes a context: a metric whose name is a
-    /// real metric's here is ignored (the real one wins); the others'
-    /// names join the context's name space (after the names it has, in
-    /// registration order), and each is checked against the context's
-    /// metrics. One that cannot be bound keeps its name, but its
-    /// descriptor is `PM_ERR_BADDERIVE` and it has no values. Returns
-    /// what libpcp reports (semantic errors) on stderr.
+    /// Take the registered derived metrics of `registry` into this
+    /// context, as libpcp does when it makes a context: a metric whose
+    /// name is a real metric's here is ignored (the real one wins); the
+    /// others' names join the context's name space (after the names it
+    /// has, in registration order). Each is bound (checked against the
+    /// context's metrics) the first time its descriptor is asked for or it
+    /// is fetched; one that cannot be bound keeps its name, but its
+    /// descriptor is `PM_ERR_BADDERIVE`, listings leave it out from then
+    /// on, and its semantic error goes to `messages` (libpcp's `pmprintf`
+    /// buffer, written out at exit).
     ///
     /// Call it once, after the context's name space is settled
     /// ([`Context::use_namespace_of`] replaces the names it adds).
     #[doc(alias = "__dmopencontext")]
-    pub fn bind_derived(&mut self, registry: &crate::derived::Registry) -> Vec<u8> {
-        let mut report = Vec::new();
+    pub fn bind_derived(&mut self, registry: &crate::derived::Registry) {
         let defs: Vec<&pcp_derived::Definition> = registry
             .metrics()
             .iter()
             .filter(|d| !d.anon && !pcp_derived::check::shadowed(&d.name, &mut ContextCatalog(self)))
             .collect();
         self.pmns.add_names(defs.iter().map(|d| (d.name.as_str(), d.pmid)));
-        let mut metrics = Vec::with_capacity(defs.len());
-        for d in defs {
-            let evaluator = match pcp_derived::check::check(&d.name, d.pmid, &d.expr, &mut ContextCatalog(self)) {
-                Ok(checked) => Some(Evaluator::new(d.expr.clone(), checked)),
-                Err(e) => {
-                    if let Some(r) = &e.report {
-                        report.extend_from_slice(r);
-                    }
-                    None
-                }
+        self.derived.metrics.extend(defs.into_iter().map(|d| crate::derived::BoundMetric {
+            pmid: d.pmid,
+            name: d.name.clone(),
+            expr: d.expr.clone(),
+            oneline: d.oneline.clone(),
+            helptext: d.helptext.clone(),
+            binding: std::sync::Mutex::new(crate::derived::Binding::Unbound),
+            announced: std::sync::atomic::AtomicBool::new(false),
+        }));
+    }
+
+    /// What libpcp would have written to standard error (`pmprintf` then
+    /// `pmflush`) since last asked: the semantic errors of derived metrics
+    /// bound by descriptor lookups and fetches. A tool writes them out
+    /// after each such call.
+    #[doc(alias = "pmflush")]
+    pub fn take_messages(&self) -> Vec<u8> {
+        std::mem::take(&mut *crate::derived::lock(&self.derived.messages))
+    }
+
+    /// Bind derived metric `pmid` if it is one not bound yet
+    /// (`__dmbind`); `announce`: as libpcp binds it (its failure reported
+    /// and its name hidden from then on), else only to read ahead.
+    fn bind(&self, pmid: PmId, announce: bool) {
+        use crate::derived::{lock, Binding};
+        let Some(m) = self.derived.get(pmid) else { return };
+        if matches!(*lock(&m.binding), Binding::Unbound) {
+            let binding = match pcp_derived::check::check(&m.name, m.pmid, &m.expr, &mut ContextCatalog(self)) {
+                Ok(checked) => Binding::Bound(Box::new(Evaluator::new(m.expr.clone(), checked))),
+                Err(e) => Binding::Failed(e.report),
             };
-            metrics.push(crate::derived::BoundMetric {
-                pmid: d.pmid,
-                oneline: d.oneline.clone(),
-                helptext: d.helptext.clone(),
-                evaluator,
-            });
+            *lock(&m.binding) = binding;
         }
-        self.derived.metrics.extend(metrics);
-        report
+        if announce && !m.announced.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            if let Binding::Failed(Some(report)) = &*lock(&m.binding) {
+                lock(&self.derived.messages).extend_from_slice(report);
+            }
+        }
     }
 
     /// Where the context's metrics come from.
@@ -335,6 +354,9 @@ impl Context {
         }
         let derived = pmids.iter().any(|p| self.derived.get(*p).is_some());
         if derived {
+            for &p in pmids {
+                self.bind(p, true);
+            }
             let list = {
                 let evaluators = self.derived.take_evaluators();
                 let list = pcp_derived::prefetch(pmids, &evaluators);
@@ -343,8 +365,14 @@ impl Context {
             };
             let r = self.fetch_source(&list)?;
             let mut evaluators = self.derived.take_evaluators();
-            let out = pcp_derived::postfetch(&r, pmids.len(), &mut evaluators, &mut ContextInstances(self));
+            let mut out = pcp_derived::postfetch(&r, pmids.len(), &mut evaluators, &mut ContextInstances(self));
             self.derived.restore(evaluators);
+            // one that could not be bound keeps what the source said of it
+            for (set, source) in out.sets.iter_mut().zip(&r.sets) {
+                if self.derived.get(set.pmid).is_some_and(|m| !self.derived.is_bound(m)) {
+                    set.clone_from(source);
+                }
+            }
             return Ok(out);
         }
         self.fetch_source(pmids)
@@ -442,7 +470,11 @@ impl Context {
     #[doc(alias = "pmLookupDesc")]
     pub fn lookup_desc(&self, pmid: PmId) -> PmResult<Desc> {
         if let Some(m) = self.derived.get(pmid) {
-            return m.evaluator.as_ref().map(Evaluator::desc).ok_or(PmError::PM_ERR_BADDERIVE);
+            self.bind(pmid, true);
+            return match &*crate::derived::lock(&m.binding) {
+                crate::derived::Binding::Bound(ev) => Ok(ev.desc()),
+                _ => Err(PmError::PM_ERR_BADDERIVE),
+            };
         }
         // pmcd is asked first, derived metrics after
         if let Source::Host(h) = &self.source {
@@ -628,14 +660,16 @@ impl Context {
     /// record that is not a mark), with just that metric's value set; or
     /// the error that ends the read (`PM_ERR_EOL` at the end). The
     /// positioning is libpcp's, so the first record read may lie a little
-    /// before `when`. `Err` is `pmSetMode`'s failure.
+    /// before `when`. `Err` is `pmSetMode`'s failure. `as_fetched`: as
+    /// for [`Context::first_each`].
     pub fn first_each_forw(
         &mut self,
         when: Timestamp,
         pmids: &[PmId],
+        as_fetched: bool,
     ) -> PmResult<HashMap<PmId, PmResult<FetchResult>>> {
         self.set_mode(Mode::Forw, when, 0)?;
-        let bound = |p: PmId| self.derived_operands(p);
+        let bound = |p: PmId| self.derived_operands(p, as_fetched);
         let mut search = crate::archive::FirstEach::new(pmids, &bound);
         while !search.done() {
             match self.fetch_archive() {
@@ -654,9 +688,18 @@ impl Context {
     /// metrics evaluated: each is answered by the first record from `from`
     /// that is not a mark. The context's time does not move. Empty for
     /// other contexts.
-    pub fn first_each(&mut self, from: Timestamp, pmids: &[PmId]) -> HashMap<PmId, PmResult<FetchResult>> {
+    ///
+    /// With `as_fetched`, derived metrics are bound as a `pmFetch` binds
+    /// them (see [`Context::take_messages`]); without, only to read ahead
+    /// (a tool that looks each descriptor up before its values).
+    pub fn first_each(
+        &mut self,
+        from: Timestamp,
+        pmids: &[PmId],
+        as_fetched: bool,
+    ) -> HashMap<PmId, PmResult<FetchResult>> {
         let Some(src) = self.archive() else { return HashMap::new() };
-        let bound = |p: PmId| self.derived_operands(p);
+        let bound = |p: PmId| self.derived_operands(p, as_fetched);
         let mut found = src.first_each_with(from, pmids, &bound);
         self.evaluate_found(&mut found);
         found
@@ -664,12 +707,16 @@ impl Context {
 
     /// The operands of a derived metric (none for the anonymous ones and
     /// those not bound), `None` for other metrics.
-    fn derived_operands(&self, pmid: PmId) -> Option<Vec<PmId>> {
+    fn derived_operands(&self, pmid: PmId, announce: bool) -> Option<Vec<PmId>> {
         if crate::derived::anon_by_pmid(pmid).is_some() {
             return Some(Vec::new());
         }
         let m = self.derived.get(pmid)?;
-        Some(m.evaluator.as_ref().map(Evaluator::operands).unwrap_or_default())
+        self.bind(pmid, announce);
+        match &*crate::derived::lock(&m.binding) {
+            crate::derived::Binding::Bound(ev) => Some(ev.operands()),
+            _ => Some(Vec::new()),
+        }
     }
 
     /// The derived metrics' answers of a [`crate::archive::FirstEach`]
@@ -679,8 +726,14 @@ impl Context {
         let mut evaluators = self.derived.take_evaluators();
         for (pmid, r) in found.iter_mut() {
             let Ok(record) = r else { continue };
-            if self.derived.get(*pmid).is_none() {
-                continue;
+            match self.derived.get(*pmid) {
+                Some(m) if self.derived.is_bound(m) => {}
+                // one that could not be bound has no values
+                Some(_) => {
+                    record.sets = vec![pcp_core::ValueSet { pmid: *pmid, values: Ok(Vec::new()) }];
+                    continue;
+                }
+                None => continue,
             }
             let mut sets = vec![pcp_core::ValueSet { pmid: *pmid, values: Ok(Vec::new()) }];
             sets.append(&mut record.sets);
@@ -753,6 +806,14 @@ impl Context {
         if let Some(h) = self.remote_names() {
             return h.traverse_with(name, f);
         }
+        // derived metrics that failed to bind are left out (libpcp's
+        // __dmchildren)
+        let any_failed = self.derived.metrics.iter().any(|m| self.derived.failed(m.pmid));
+        let mut f = |n: &str| {
+            if !(any_failed && self.pmns.lookup(n).is_ok_and(|p| self.derived.failed(p))) {
+                f(n);
+            }
+        };
         let Source::Local(l) = &self.source else { return self.pmns.traverse_with(name, f) };
         let agent_of = |pmid: PmId| match l.serves(pmid.cluster()) {
             true => PmError::PM_ERR_NAME,
@@ -797,6 +858,14 @@ impl pcp_derived::check::Catalog for ContextCatalog<'_> {
     }
 
     fn lookup_desc(&mut self, pmid: PmId) -> Result<Desc, PmError> {
+        // a derived operand is described only if already bound: binding
+        // it here could come back to the metric being bound
+        if let Some(m) = self.0.derived.get(pmid) {
+            return match m.binding.try_lock().as_deref() {
+                Ok(crate::derived::Binding::Bound(ev)) => Ok(ev.desc()),
+                _ => Err(PmError::PM_ERR_BADDERIVE),
+            };
+        }
         self.0.lookup_desc(pmid)
     }
 }
@@ -804,17 +873,42 @@ impl pcp_derived::check::Catalog for ContextCatalog<'_> {
 /// A context as derived-metric evaluation sees its instance domains.
 struct ContextInstances<'a>(&'a Context);
 
+impl ContextInstances<'_> {
+    /// An archive's instances of `indom` at `at` (the time of the values
+    /// being evaluated).
+    fn archive_set(&self, indom: InDom, at: Timestamp) -> Option<PmResult<Instances>> {
+        let a = self.0.archive()?;
+        Some(a.meta().indom_at(indom, Some(at)).map(|set| (set.ids.clone(), set.names.clone())))
+    }
+}
+
 impl pcp_derived::Instances for ContextInstances<'_> {
-    fn inst_name(&mut self, indom: InDom, inst: i32, _at: Timestamp) -> Option<Vec<u8>> {
-        self.0.name_indom(indom, inst).ok()
+    fn inst_name(&mut self, indom: InDom, inst: i32, at: Timestamp) -> Option<Vec<u8>> {
+        match self.archive_set(indom, at) {
+            Some(set) => {
+                let (ids, mut names) = set.ok()?;
+                let k = ids.iter().position(|&i| i == inst)?;
+                Some(names.swap_remove(k))
+            }
+            None => self.0.name_indom(indom, inst).ok(),
+        }
     }
 
-    fn inst_id(&mut self, indom: InDom, name: &[u8], _at: Timestamp) -> Option<i32> {
-        self.0.lookup_indom(indom, name).ok()
+    fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Option<i32> {
+        match self.archive_set(indom, at) {
+            Some(set) => {
+                let (ids, names) = set.ok()?;
+                names.iter().position(|n| n == name).and_then(|k| ids.get(k).copied())
+            }
+            None => self.0.lookup_indom(indom, name).ok(),
+        }
     }
 
-    fn instances(&mut self, indom: InDom, _at: Timestamp) -> Result<Vec<i32>, PmError> {
-        self.0.get_indom(indom).map(|(ids, _)| ids)
+    fn instances(&mut self, indom: InDom, at: Timestamp) -> Result<Vec<i32>, PmError> {
+        match self.archive_set(indom, at) {
+            Some(set) => set.map(|(ids, _)| ids),
+            None => self.0.get_indom(indom).map(|(ids, _)| ids),
+        }
     }
 }
 

@@ -15,6 +15,8 @@
 use pcp_core::{Desc, InDom, MetricType, PmError, PmId, Semantics, Units};
 pub use pcp_derived::Registry;
 use pcp_derived::{ConfigFiles, Environment, Evaluator, PathKind};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// An anonymous derived metric (`__pmRegisterAnon`).
 #[derive(Clone, Copy, Debug)]
@@ -136,22 +138,49 @@ pub fn load_config(registry: &mut Registry, path: &[u8], progname: &str) -> (Res
     registry.load_config(path, &environment(progname), &mut OsConfigFiles)
 }
 
+/// Lock a mutex, whether or not a thread panicked holding it.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// How far a derived metric is bound in a context.
+#[derive(Debug)]
+pub(crate) enum Binding {
+    /// Not yet used: libpcp binds a metric the first time its
+    /// descriptor is asked for or it is fetched.
+    Unbound,
+    /// The check failed, with libpcp's report if it makes one: the name
+    /// stays, the descriptor is `PM_ERR_BADDERIVE`, there are no values.
+    Failed(Option<Vec<u8>>),
+    /// Checked, ready to evaluate.
+    Bound(Box<Evaluator>),
+    /// Bound, its evaluator lent out during a fetch.
+    Lent,
+}
+
 /// A registered derived metric as one context sees it.
 #[derive(Debug)]
 pub(crate) struct BoundMetric {
     pub(crate) pmid: PmId,
+    pub(crate) name: String,
+    pub(crate) expr: pcp_derived::Expr,
     pub(crate) oneline: Option<Vec<u8>>,
     pub(crate) helptext: Option<Vec<u8>>,
-    /// `None` when the metric could not be bound in the context (an
-    /// operand it does not have, a semantic error): its name is still
-    /// there, its descriptor is `PM_ERR_BADDERIVE`.
-    pub(crate) evaluator: Option<Evaluator>,
+    pub(crate) binding: Mutex<Binding>,
+    /// Whether libpcp would have bound it by now (its descriptor asked
+    /// for, or fetched): a failure is reported then, and from then on the
+    /// name is left out of listings. (pcp-rs may bind earlier, to read an
+    /// archive ahead.)
+    pub(crate) announced: AtomicBool,
 }
 
 /// The registered derived metrics of one context.
 #[derive(Debug, Default)]
 pub(crate) struct Bound {
     pub(crate) metrics: Vec<BoundMetric>,
+    /// What libpcp `pmprintf`s and flushes at once (semantic errors), not
+    /// yet taken by [`crate::context::Context::take_messages`].
+    pub(crate) messages: Mutex<Vec<u8>>,
 }
 
 impl Bound {
@@ -159,16 +188,37 @@ impl Bound {
         self.metrics.iter().find(|m| m.pmid == pmid)
     }
 
-    /// The evaluators of the metrics that could be bound, taken out.
-    pub(crate) fn take_evaluators(&mut self) -> Vec<Evaluator> {
-        self.metrics.iter_mut().filter_map(|m| m.evaluator.take()).collect()
+    /// Whether `pmid` is a derived metric that failed to bind, as libpcp
+    /// knows by now.
+    pub(crate) fn failed(&self, pmid: PmId) -> bool {
+        self.get(pmid)
+            .is_some_and(|m| m.announced.load(Ordering::Relaxed) && matches!(*lock(&m.binding), Binding::Failed(_)))
     }
 
-    /// Put evaluators taken out back in their place.
+    /// Whether `m` is bound (its evaluator there or lent out).
+    pub(crate) fn is_bound(&self, m: &BoundMetric) -> bool {
+        matches!(*lock(&m.binding), Binding::Bound(_) | Binding::Lent)
+    }
+
+    /// The evaluators of the metrics bound, lent out.
+    pub(crate) fn take_evaluators(&mut self) -> Vec<Evaluator> {
+        let mut out = Vec::new();
+        for m in &mut self.metrics {
+            let b = m.binding.get_mut().unwrap_or_else(PoisonError::into_inner);
+            if matches!(b, Binding::Bound(_)) {
+                if let Binding::Bound(ev) = std::mem::replace(b, Binding::Lent) {
+                    out.push(*ev);
+                }
+            }
+        }
+        out
+    }
+
+    /// Put evaluators lent out back in their place.
     pub(crate) fn restore(&mut self, evaluators: Vec<Evaluator>) {
         for ev in evaluators {
             if let Some(m) = self.metrics.iter_mut().find(|m| m.pmid == ev.pmid()) {
-                m.evaluator = Some(ev);
+                *m.binding.get_mut().unwrap_or_else(PoisonError::into_inner) = Binding::Bound(Box::new(ev));
             }
         }
     }
