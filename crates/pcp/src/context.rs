@@ -756,7 +756,23 @@ impl Context {
     #[doc(alias = "pmLookupName")]
     pub fn lookup_names(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
         if let Some(h) = self.remote_names() {
-            return h.lookup_names(names);
+            // names pmcd does not know may be derived metrics'
+            let derived = |n: &str| self.derived.metrics.iter().find(|m| m.name == n).map(|m| m.pmid);
+            return match h.lookup_names(names) {
+                Ok((mut ids, mut count)) => {
+                    for (id, n) in ids.iter_mut().zip(names) {
+                        if let (true, Some(p)) = (id.is_null(), derived(n)) {
+                            *id = p;
+                            count += 1;
+                        }
+                    }
+                    Ok((ids, count.min(names.len())))
+                }
+                Err(PmError::PM_ERR_NAME) if names.len() == 1 => {
+                    derived(names[0]).map(|p| (vec![p], 1)).ok_or(PmError::PM_ERR_NAME)
+                }
+                Err(e) => Err(e),
+            };
         }
         match &self.source {
             Source::Local(l) => self.pmns.lookup_names_with(names, |pmid| match pmid.is_dynamic_root() {
@@ -772,7 +788,10 @@ impl Context {
     #[doc(alias = "pmNameID")]
     pub fn name_of(&self, pmid: PmId) -> PmResult<String> {
         if let Some(h) = self.remote_names() {
-            return h.name_of(pmid);
+            return match self.derived.get(pmid) {
+                Some(m) => Ok(m.name.clone()),
+                None => h.name_of(pmid),
+            };
         }
         self.pmns.name_of(pmid)
     }
@@ -781,7 +800,10 @@ impl Context {
     #[doc(alias = "pmNameAll")]
     pub fn names_of(&self, pmid: PmId) -> PmResult<Vec<String>> {
         if let Some(h) = self.remote_names() {
-            return h.names_of(pmid);
+            return match self.derived.get(pmid) {
+                Some(m) => Ok(vec![m.name.clone()]),
+                None => h.names_of(pmid),
+            };
         }
         self.pmns.names_of(pmid)
     }
@@ -804,7 +826,33 @@ impl Context {
     #[doc(alias = "pmTraversePMNS")]
     pub fn traverse_with(&self, name: &str, mut f: impl FnMut(&str)) -> PmResult<()> {
         if let Some(h) = self.remote_names() {
-            return h.traverse_with(name, f);
+            let mut any = false;
+            let r = h.traverse_with(name, |n| {
+                any = true;
+                f(n);
+            });
+            match r {
+                // pmcd's empty answer ends the walk, derived metrics unseen
+                Ok(()) if !any => return Ok(()),
+                Ok(()) | Err(PmError::PM_ERR_NAME) => {}
+                Err(e) => return Err(e),
+            }
+            // then the derived metrics under `name`, each bound as it is
+            // met and left out if that fails (libpcp's __dmtraverse)
+            let mut extra = false;
+            for m in &self.derived.metrics {
+                let under = name.is_empty()
+                    || m.name.strip_prefix(name).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
+                if !under {
+                    continue;
+                }
+                self.bind(m.pmid, true);
+                if self.derived.is_bound(m) {
+                    extra = true;
+                    f(&m.name);
+                }
+            }
+            return if extra { Ok(()) } else { r };
         }
         // derived metrics that failed to bind are left out (libpcp's
         // __dmchildren)
