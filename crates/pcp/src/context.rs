@@ -972,6 +972,54 @@ fn builtin_pmns() -> Pmns {
 mod tests {
     use super::*;
 
+    fn fixture(name: &str) -> Context {
+        let path = format!("{}/../pcp-archive/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+        Context::open_archive(&path).expect("fixture archive")
+    }
+
+    fn registry(defs: &[(&str, &str)]) -> crate::derived::Registry {
+        let mut r = crate::derived::Registry::new();
+        for (name, expr) in defs {
+            r.register(name, expr).expect("registers");
+        }
+        r
+    }
+
+    #[test]
+    fn derived_metrics_are_named_described_and_fetched() {
+        let mut ctx = fixture("v2");
+        ctx.bind_derived(&registry(&[("my.sum", "sample.bin + sample.bin"), ("sample.colour", "sample.bin")]));
+        let (ids, _) = ctx.lookup_names(&["my.sum"]).expect("derived name");
+        let desc = ctx.lookup_desc(ids[0]).expect("derived desc");
+        let bin = ctx.lookup_names(&["sample.bin"]).expect("real name").0[0];
+        assert_eq!(desc.indom, ctx.lookup_desc(bin).expect("real desc").indom);
+        // a derived name that is a real metric's: the real one wins
+        assert!(!pcp_derived::check::is_derived(ctx.lookup_names(&["sample.colour"]).expect("name").0[0]));
+        let r = ctx.fetch(&[ids[0], bin]).expect("fetch");
+        let (sum, real) = (r.sets[0].values.as_ref().expect("sum"), r.sets[1].values.as_ref().expect("bin"));
+        assert_eq!(sum.len(), real.len());
+        assert!(!sum.is_empty());
+        assert_eq!(ctx.lookup_text(ids[0], TextLevel::OneLine), Err(PmError::PM_ERR_TEXT));
+    }
+
+    #[test]
+    fn a_derived_metric_that_fails_to_bind_is_reported_once_then_hidden() {
+        let mut ctx = fixture("v2");
+        ctx.bind_derived(&registry(&[("my.sem", "sample.bin + sample.colour"), ("my.ok", "sample.long.one * 2")]));
+        let mut names = Vec::new();
+        ctx.traverse_with("my", |n| names.push(n.to_string())).expect("walk");
+        assert_eq!(names, ["my.sem", "my.ok"]);
+        let pmid = ctx.lookup_names(&["my.sem"]).expect("name").0[0];
+        assert_eq!(ctx.lookup_desc(pmid), Err(PmError::PM_ERR_BADDERIVE));
+        let said = String::from_utf8(ctx.take_messages()).expect("text");
+        assert!(said.starts_with("Semantic error: derived metric my.sem: "), "{said}");
+        assert_eq!(ctx.lookup_desc(pmid), Err(PmError::PM_ERR_BADDERIVE));
+        assert!(ctx.take_messages().is_empty());
+        names.clear();
+        ctx.traverse_with("my", |n| names.push(n.to_string())).expect("walk");
+        assert_eq!(names, ["my.ok"]);
+    }
+
     #[test]
     fn contexts_are_send_and_sync() {
         fn both<T: Send + Sync>() {}
