@@ -737,6 +737,14 @@ impl Context {
             }
             let mut sets = vec![pcp_core::ValueSet { pmid: *pmid, values: Ok(Vec::new()) }];
             sets.append(&mut record.sets);
+            // as a fetch of the operands answers: no values for those the
+            // record does not hold
+            let operands = evaluators.iter().find(|e| e.pmid() == *pmid).map(Evaluator::operands);
+            for op in operands.unwrap_or_default() {
+                if !sets.iter().any(|s| s.pmid == op) {
+                    sets.push(pcp_core::ValueSet { pmid: op, values: Ok(Vec::new()) });
+                }
+            }
             let whole = FetchResult { timestamp: record.timestamp, sets };
             *record = pcp_derived::postfetch(&whole, 1, &mut evaluators, &mut ContextInstances(self));
         }
