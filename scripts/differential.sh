@@ -374,7 +374,13 @@ runs=0
 for base in $archives; do
     same_as_c pminfo -a "$base" -dfmtT
     same_as_c pmprobe -a "$base" -v
-    runs=$((runs + 2))
+    # interpolated and raw values of two rate-based metrics (where the
+    # archive lacks their operands, the same refusal)
+    for m in kernel.cpu.util.user disk.dev.await; do
+        same_as_c pmval -a "$base" -t 30 -s 8 "$m"
+        same_as_c pmval -a "$base" -U -s 6 "$m"
+    done
+    runs=$((runs + 6))
 done
 unset derived_config
 echo "derived metrics: $runs runs agree"
