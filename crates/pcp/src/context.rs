@@ -239,6 +239,8 @@ impl Context {
         use crate::derived::{lock, Binding};
         let Some(m) = self.derived.get(pmid) else { return };
         if matches!(*lock(&m.binding), Binding::Unbound) {
+            // while it is checked, a metric that names it finds it failed
+            *lock(&m.binding) = Binding::Failed(None);
             let binding = match pcp_derived::check::check(&m.name, m.pmid, &m.expr, &mut ContextCatalog(self)) {
                 Ok(checked) => Binding::Bound(Box::new(Evaluator::new(m.expr.clone(), checked))),
                 Err(e) => Binding::Failed(e.report),
@@ -714,7 +716,10 @@ impl Context {
         let m = self.derived.get(pmid)?;
         self.bind(pmid, announce);
         match &*crate::derived::lock(&m.binding) {
-            crate::derived::Binding::Bound(ev) => Some(ev.operands()),
+            // a derived operand is in no record (and gets no values)
+            crate::derived::Binding::Bound(ev) => {
+                Some(ev.operands().into_iter().filter(|p| !pcp_derived::check::is_derived(*p)).collect())
+            }
             _ => Some(Vec::new()),
         }
     }
@@ -914,14 +919,8 @@ impl pcp_derived::check::Catalog for ContextCatalog<'_> {
     }
 
     fn lookup_desc(&mut self, pmid: PmId) -> Result<Desc, PmError> {
-        // a derived operand is described only if already bound: binding
-        // it here could come back to the metric being bound
-        if let Some(m) = self.0.derived.get(pmid) {
-            return match m.binding.try_lock().as_deref() {
-                Ok(crate::derived::Binding::Bound(ev)) => Ok(ev.desc()),
-                _ => Err(PmError::PM_ERR_BADDERIVE),
-            };
-        }
+        // a derived operand is bound as pmLookupDesc binds it (one being
+        // bound, as when a metric names itself, is PM_ERR_BADDERIVE)
         self.0.lookup_desc(pmid)
     }
 }
