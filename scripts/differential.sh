@@ -11,13 +11,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # same_as_c TOOL ARGS...: our tool ($ours, else target/debug) and PCP's print the same
-# bytes (outputs may hold NULs, so compare files) and exit alike
+# bytes (outputs may hold NULs, so compare files) and exit alike; derived
+# metrics from $derived_config (none unless it is set)
 same_as_c() {
     local tool=$1 st
     shift
-    st=0; PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C "$tool" "$@" >"$work/c.out" 2>"$work/c.err" || st=$?
+    st=0; PCP_DERIVED_CONFIG=${derived_config-} TZ=UTC LC_ALL=C "$tool" "$@" >"$work/c.out" 2>"$work/c.err" || st=$?
     echo "status $st" >>"$work/c.err"
-    st=0; PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C "${ours:-target/debug}/$tool" "$@" >"$work/r.out" 2>"$work/r.err" || st=$?
+    st=0; PCP_DERIVED_CONFIG=${derived_config-} TZ=UTC LC_ALL=C "${ours:-target/debug}/$tool" "$@" >"$work/r.out" 2>"$work/r.err" || st=$?
     echo "status $st" >>"$work/r.err"
     if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
         echo "$tool $* differs" >&2
@@ -364,5 +365,24 @@ for a in gap interpmark ok-mv-bar ok-noti-interp changeinst eventrec tzchange-10
 done
 # and the multi-archive series above, each read as one context
 scripts/replay-sweep.sh $replay_paths $multi_paths
+
+echo "== derived metrics: the stock configurations over PCP's QA archives"
+# $PCP_VAR_DIR/config/derived (cpu-util, iostat, proc, mssql, ...): names,
+# descriptors, help text and the first values, bound as libpcp binds them
+derived_config=${PCP_VAR_DIR:-/var/lib/pcp}/config/derived
+runs=0
+for base in $archives; do
+    same_as_c pminfo -a "$base" -dfmtT
+    same_as_c pmprobe -a "$base" -v
+    # interpolated and raw values of two rate-based metrics (where the
+    # archive lacks their operands, the same refusal)
+    for m in kernel.cpu.util.user disk.dev.await; do
+        same_as_c pmval -a "$base" -t 30 -s 8 "$m"
+        same_as_c pmval -a "$base" -U -s 6 "$m"
+    done
+    runs=$((runs + 6))
+done
+unset derived_config
+echo "derived metrics: $runs runs agree"
 
 echo "differential suite passed (seed $seed)"

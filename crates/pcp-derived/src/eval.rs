@@ -1349,7 +1349,7 @@ mod tests {
         // novalue() drops the instances it is picked for
         assert_eq!(once("c > mkconst(1, type=32) ? c : novalue()", vec![c3()]), Ok(vec![(2, I32(3))]));
         // defined() decides at binding
-        assert_eq!(once("defined(nope) ? nope : b", vec![b(4)]), Ok(vec![(-1, U32(4))]));
+        assert_eq!(once("defined(nope) ? b * 2 : b", vec![b(4)]), Ok(vec![(-1, U32(4))]));
         assert_eq!(once("defined(b)", vec![]), Ok(vec![(-1, U32(1))]));
     }
 

@@ -389,7 +389,7 @@ pub struct Options {
 }
 
 /// `pmGetProgname`: `argv[0]` without its directories.
-fn progname(arg0: &[u8]) -> String {
+pub(crate) fn progname(arg0: &[u8]) -> String {
     let base = arg0.rsplit(|&b| b == b'/').next().unwrap_or_default();
     String::from_utf8_lossy(base).into_owned()
 }
@@ -815,7 +815,15 @@ impl Options {
             "container" => self.container = Some(arg.to_vec()),
             "debug" => self.set_debug(arg),
             "derived" => {
-                if let Err(e) = hooks.load_derived(arg) {
+                // libpcp pmflushes each of loading's reports (with all
+                // that is waiting)
+                let loaded = hooks.load_derived(arg);
+                let (report, _) = hooks.take_output();
+                if !report.is_empty() {
+                    self.flushed.append(&mut self.messages);
+                    self.flushed.extend_from_slice(&report);
+                }
+                if let Err(e) = loaded {
                     let m = format!("{}: pmLoadDerivedConfig failed: {e}\n", self.prog);
                     self.error(&m);
                 }

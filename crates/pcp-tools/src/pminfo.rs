@@ -19,7 +19,10 @@
 //! limit and one fetch a batch; `-n` with a host takes the names from the
 //! file. With no source named and no pmcd answering on the local host,
 //! pminfo says so in one line and uses the local context (PCP's pminfo
-//! fails there). `-c`/`--derived` says it is not implemented yet.
+//! fails there). Derived metrics: `$PCP_DERIVED_CONFIG` (or
+//! `$PCP_VAR_DIR/config/derived`) then each `-c`/`--derived` file, bound
+//! in the context as libpcp binds them (host contexts whose names are
+//! pmcd's do not see them yet).
 //! (`--container` only matters to pmcd: archives ignore it.)
 
 mod labels;
@@ -132,11 +135,15 @@ impl<'a> Pminfo<'a> {
     fn main(&mut self, args: &[OsString]) -> std::io::Result<i32> {
         let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
         let env = options::process_env();
-        let mut hooks = ContextHooks::new(&mut *self.files, &env);
+        let mut hooks = ContextHooks::new(
+            &mut *self.files,
+            &env,
+            &crate::options::progname(args.first().map(Vec::as_slice).unwrap_or_default()),
+        );
         let mut p = Parser::new(&args, tools::PMINFO, &env, &mut hooks, &mut *self.err);
         self.prog.clone_from(&p.opts.prog);
         let mut need_context = false;
-        let mut derived = false;
+        let mut derived: Vec<Vec<u8>> = Vec::new();
         while let Some(o) = p.next_tool_opt() {
             let f = &mut self.p;
             match o.opt {
@@ -148,7 +155,7 @@ impl<'a> Pminfo<'a> {
                         p.opts.errors += 1;
                     }
                 },
-                b'c' => derived = true,
+                b'c' => derived.push(o.arg.clone().unwrap_or_default()),
                 b'd' => f.desc = true,
                 b'F' => (f.force, f.value) = (true, true),
                 b'f' => f.value = true,
@@ -175,15 +182,20 @@ impl<'a> Pminfo<'a> {
         self.err.write_all(&opts.flushed)?;
         let namespace = hooks.namespace.take();
         let agents = std::mem::take(&mut hooks.agents);
-        let unsupported = derived.then_some("-c/--derived (derived metrics)");
+        for path in &derived {
+            let loaded = options::Hooks::load_derived(&mut hooks, path);
+            let (report, _) = options::Hooks::take_output(&mut hooks);
+            self.err.write_all(&report)?;
+            if let Err(e) = loaded {
+                writeln!(self.err, "{}: derived configuration(s) error: {e}", self.prog)?;
+            }
+        }
+        let (registry, report) = hooks.take_registry();
+        self.err.write_all(&report)?;
         if opts.errors > 0 || opts.exit {
             let status = i32::from(!opts.exit);
             opts.usage_message(self.err)?;
             return Ok(status);
-        }
-        if let Some(what) = unsupported {
-            writeln!(self.err, "{}: {what} is not implemented in pcp-rs yet", self.prog)?;
-            return Ok(1);
         }
         if opts.context.is_some() || !opts.namespace_loaded {
             need_context = true;
@@ -215,6 +227,7 @@ impl<'a> Pminfo<'a> {
         };
         let mut status = 0;
         let mut ctx = ctx;
+        ctx.bind_derived(&registry);
         let operands = std::mem::take(&mut opts.operands);
         if self.p.value || self.p.label || self.p.verify {
             self.fetch_ahead(&mut ctx, &operands);
@@ -322,11 +335,12 @@ impl<'a> Pminfo<'a> {
         let origin = self.origin.unwrap_or_else(|| ctx.origin());
         if self.fetch_from_origin {
             // (a failure to position is reported as each fetch's)
-            self.fetched =
-                ctx.first_each_forw(origin, &pmids).unwrap_or_else(|e| pmids.iter().map(|&p| (p, Err(e))).collect());
+            self.fetched = ctx
+                .first_each_forw(origin, &pmids, false)
+                .unwrap_or_else(|e| pmids.iter().map(|&p| (p, Err(e))).collect());
             ctx.set_origin(origin);
-        } else if let Some(src) = ctx.archive() {
-            self.fetched = src.first_each(origin, &pmids);
+        } else {
+            self.fetched = ctx.first_each(origin, &pmids, false);
         }
     }
 
@@ -467,7 +481,9 @@ impl<'a> Pminfo<'a> {
         let mut result: Option<FetchResult> = None;
         if (p.value || p.label || p.verify) && (ctx.local().is_some() || ctx.host().is_some()) && !pmids.is_empty() {
             // the batch in one fetch, as from pmcd
-            match ctx.fetch(&pmids) {
+            let fetched = ctx.fetch(&pmids);
+            self.err.write_all(&ctx.take_messages())?;
+            match fetched {
                 Ok(r) => result = Some(r),
                 Err(e) => {
                     for n in &names {
@@ -502,7 +518,9 @@ impl<'a> Pminfo<'a> {
         for (i, (name, &pmid)) in names.iter().zip(&pmids).enumerate() {
             let mut desc = None;
             if p.desc || p.value || p.label || p.series || p.verify {
-                match ctx.lookup_desc(pmid) {
+                let looked_up = ctx.lookup_desc(pmid);
+                self.err.write_all(&ctx.take_messages())?;
+                match looked_up {
                     Ok(d) => desc = Some(d),
                     Err(e) => {
                         writeln!(self.out, "{name}: pmLookupDesc: {e}")?;

@@ -13,9 +13,9 @@
 //! libpcp does. Local contexts (`-L`, with `-K` specs) fetch in batches as
 //! from pmcd; with no source named and no pmcd answering on the local
 //! host, pmprobe says so in one line and uses the local context (PCP's
-//! fails there). `-n` names replace the source's. `--derived` says it is
-//! not implemented yet (`--container` only matters to pmcd: archives
-//! ignore it).
+//! fails there). `-n` names replace the source's. Derived metrics come
+//! from `$PCP_DERIVED_CONFIG` and `--derived` (`--container` only matters
+//! to pmcd: archives ignore it).
 
 use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, Parser};
 use pcp::context::Instances;
@@ -42,7 +42,8 @@ pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, fil
 fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
     let env = options::process_env();
-    let mut hooks = ContextHooks::new(files, &env);
+    let mut hooks =
+        ContextHooks::new(files, &env, &crate::options::progname(args.first().map(Vec::as_slice).unwrap_or_default()));
     let mut p = Parser::new(&args, tools::PMPROBE, &env, &mut hooks, err);
     let prog = p.opts.prog.clone();
     let (mut fflag, mut faster, mut iflag, mut big_i, mut vflag, mut verbose) =
@@ -94,10 +95,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         opts.usage_message(err)?;
         return Ok(status);
     }
-    if !hooks.derived.is_empty() {
-        writeln!(err, "{prog}: --derived (derived metrics) is not implemented in pcp-rs yet")?;
-        return Ok(1);
-    }
+    let (registry, report) = hooks.take_registry();
+    err.write_all(&report)?;
     let names = hooks.namespace.take();
     let agents = std::mem::take(&mut hooks.agents);
     let (mut ctx, zone, origin) = if opts.context == Some(ContextKind::Archive) {
@@ -111,6 +110,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
             None => return Ok(1),
         }
     };
+    ctx.bind_derived(&registry);
     let parsed_operands = std::mem::take(&mut opts.operands);
 
     // the metric names: traversed, or as given with -F
@@ -168,7 +168,9 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
     if fflag && (iflag || big_i) {
         // straight to the instance domains, no values fetched
         for (name, pmid) in &metrics {
-            let desc = match ctx.lookup_desc(*pmid) {
+            let looked_up = ctx.lookup_desc(*pmid);
+            err.write_all(&ctx.take_messages())?;
+            let desc = match looked_up {
                 Ok(d) => d,
                 Err(e) => {
                     writeln!(out, "{name} {} {e} (pmLookupDesc)", e.code())?;
@@ -206,14 +208,17 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         // the -O origin (all read in one pass), others in batches
         let (fetched, batch) = match origin {
             // (a failure to position is reported as each fetch's)
-            Some(t) => {
-                (ctx.first_each_forw(t, &pmids).unwrap_or_else(|e| pmids.iter().map(|&p| (p, Err(e))).collect()), 1)
+            Some(t) => (
+                ctx.first_each_forw(t, &pmids, true).unwrap_or_else(|e| pmids.iter().map(|&p| (p, Err(e))).collect()),
+                1,
+            ),
+            None if ctx.archive().is_some() => {
+                let origin = ctx.origin();
+                (ctx.first_each(origin, &pmids, true), 1)
             }
-            None => match ctx.archive() {
-                Some(src) => (src.first_each(ctx.origin(), &pmids), 1),
-                None => (Default::default(), batchsize),
-            },
+            None => (Default::default(), batchsize),
         };
+        err.write_all(&ctx.take_messages())?;
         for chunk in metrics.chunks(batch) {
             let sets: PmResult<Vec<ValueSet>> = match ctx.archive() {
                 Some(_) => {
@@ -222,7 +227,9 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
                 }
                 None => {
                     let ids: Vec<PmId> = chunk.iter().map(|m| m.1).collect();
-                    ctx.fetch(&ids).map(|r| r.sets)
+                    let fetched = ctx.fetch(&ids).map(|r| r.sets);
+                    err.write_all(&ctx.take_messages())?;
+                    fetched
                 }
             };
             match sets {
@@ -262,7 +269,8 @@ fn report_values(
         write!(out, "{name} ")?;
         let mut desc = None;
         if iflag || big_i || vflag {
-            match ctx.lookup_desc(*pmid) {
+            let looked_up = ctx.lookup_desc(*pmid);
+            match looked_up {
                 Ok(d) => desc = Some(d),
                 Err(e) => {
                     writeln!(out, "{} {e} (pmLookupDesc)", e.code())?;

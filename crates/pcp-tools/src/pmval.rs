@@ -20,7 +20,8 @@
 //! local context (PCP's fails there). `-x` (a filter pmval stores to pmcd)
 //! does nothing for archives and local contexts, as in pmval; with pmcd it
 //! says it is not implemented yet, as do the GUI time control (`-g -p`),
-//! `--container`, `--derived` and `archive/metric` or `@:metric` specs.
+//! `--container` and `archive/metric` or `@:metric` specs. Derived
+//! metrics come from `$PCP_DERIVED_CONFIG` and `--derived`.
 
 use crate::evrec;
 use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, DefaultHooks, Parser};
@@ -104,7 +105,8 @@ fn main(
     files: &mut dyn Files,
 ) -> std::io::Result<i32> {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
-    let mut hooks = ContextHooks::new(files, env);
+    let mut hooks =
+        ContextHooks::new(files, env, &crate::options::progname(args.first().map(Vec::as_slice).unwrap_or_default()));
     let mut p = Parser::new(&args, tools::PMVAL, env, &mut hooks, err);
     let (mut fixed, mut cols, mut raw_counter, mut xflag) = (-1i32, 0i32, false, 0u32);
     let mut inames: Vec<Vec<u8>> = Vec::new();
@@ -214,10 +216,8 @@ fn main(
         opts.usage_message(err)?;
         return Ok(1);
     }
-    if !hooks.derived.is_empty() {
-        writeln!(err, "pmval: --derived (derived metrics) is not implemented in pcp-rs yet")?;
-        return Ok(1);
-    }
+    let (registry, report) = hooks.take_registry();
+    err.write_all(&report)?;
     // the filter is stored only in pmcd (an archive or local context
     // ignores it)
     if opts.guimode || opts.guiport_arg.is_some() || (filter && opts.context == Some(ContextKind::Host)) {
@@ -270,6 +270,7 @@ fn main(
             None => return Ok(1),
         }
     };
+    ctx.bind_derived(&registry);
     let hostname = ctx.host_name().unwrap_or_default();
     // pmcd is asked for its zone only when it is wanted
     let host_zone = match ctx.host().is_some() && opts.hostzone {
@@ -331,7 +332,9 @@ fn main(
             return Ok(1);
         }
     };
-    let desc = match ctx.lookup_desc(pmid) {
+    let looked_up = ctx.lookup_desc(pmid);
+    err.write_all(&ctx.take_messages())?;
+    let desc = match looked_up {
         Ok(d) => d,
         Err(e) => {
             writeln!(err, "pmval: pmLookupDesc: {e}")?;

@@ -127,7 +127,23 @@ impl ArchiveSource {
     /// (`PM_ERR_EOL` at the end). pminfo and pmprobe fetch archives this
     /// way, one metric at a time from the same origin.
     pub fn first_each(&self, from: Timestamp, pmids: &[PmId]) -> HashMap<PmId, PmResult<FetchResult>> {
-        let mut search = FirstEach::new(pmids);
+        let mut found = self.first_each_with(from, pmids, &|p| crate::derived::anon_by_pmid(p).map(|_| Vec::new()));
+        empty_anon_sets(&mut found);
+        found
+    }
+
+    /// [`ArchiveSource::first_each`] where `derived` gives the operands of
+    /// the PMIDs that are derived metrics: each of those is answered by the
+    /// first record that is not a mark and holds one of its operands (any
+    /// such record when it has none), with all of that record's value
+    /// sets.
+    pub(crate) fn first_each_with(
+        &self,
+        from: Timestamp,
+        pmids: &[PmId],
+        derived: &dyn Fn(PmId) -> Option<Vec<PmId>>,
+    ) -> HashMap<PmId, PmResult<FetchResult>> {
+        let mut search = FirstEach::new(pmids, derived);
         let end = self.scan_forward(from, |result| search.offer(result));
         if let Err(e) = end {
             search.fail(e);
@@ -143,20 +159,35 @@ pub(crate) struct FirstEach {
     /// The answers so far.
     pub(crate) found: HashMap<PmId, PmResult<FetchResult>>,
     wanted: HashSet<PmId>,
-    /// Derived metrics (only the anonymous ones exist yet) have no values
-    /// in a record; any record that is not a mark answers them.
-    derived: Vec<PmId>,
+    /// Derived metrics and their operands: a record that is not a mark
+    /// and holds one of the operands (any, when there are none) answers
+    /// them, with all its value sets.
+    derived: Vec<(PmId, Vec<PmId>)>,
+}
+
+/// The anonymous derived metrics' answers from [`FirstEach`]: no values.
+pub(crate) fn empty_anon_sets(found: &mut HashMap<PmId, PmResult<FetchResult>>) {
+    for (pmid, r) in found.iter_mut() {
+        if let (Some(_), Ok(result)) = (crate::derived::anon_by_pmid(*pmid), r) {
+            result.sets = vec![ValueSet { pmid: *pmid, values: Ok(Vec::new()) }];
+        }
+    }
 }
 
 impl FirstEach {
-    pub(crate) fn new(pmids: &[PmId]) -> FirstEach {
-        let mut derived: Vec<PmId> = Vec::new();
+    pub(crate) fn new(pmids: &[PmId], operands: &dyn Fn(PmId) -> Option<Vec<PmId>>) -> FirstEach {
+        let mut derived: Vec<(PmId, Vec<PmId>)> = Vec::new();
         let mut wanted = HashSet::new();
         for &p in pmids {
-            if crate::derived::anon_by_pmid(p).is_none() {
-                wanted.insert(p);
-            } else if !derived.contains(&p) {
-                derived.push(p);
+            match operands(p) {
+                None => {
+                    wanted.insert(p);
+                }
+                Some(ops) => {
+                    if !derived.iter().any(|(d, _)| *d == p) {
+                        derived.push((p, ops));
+                    }
+                }
             }
         }
         FirstEach { found: HashMap::with_capacity(pmids.len()), wanted, derived }
@@ -170,10 +201,15 @@ impl FirstEach {
     /// Take the metrics `result` answers; break once all are answered.
     pub(crate) fn offer(&mut self, result: FetchResult) -> ControlFlow<()> {
         if !result.sets.is_empty() {
-            for pmid in self.derived.drain(..) {
-                let set = ValueSet { pmid, values: Ok(Vec::new()) };
-                self.found.insert(pmid, Ok(FetchResult { timestamp: result.timestamp, sets: vec![set] }));
-            }
+            let found = &mut self.found;
+            self.derived.retain(|(pmid, ops)| {
+                let answers = ops.is_empty() || result.sets.iter().any(|s| ops.contains(&s.pmid));
+                if answers {
+                    let whole = FetchResult { timestamp: result.timestamp, sets: result.sets.clone() };
+                    found.insert(*pmid, Ok(whole));
+                }
+                !answers
+            });
         }
         for set in result.sets {
             if self.wanted.remove(&set.pmid) {
@@ -189,7 +225,7 @@ impl FirstEach {
 
     /// The read ended with `e`: the metrics not yet answered get it.
     pub(crate) fn fail(&mut self, e: PmError) {
-        for pmid in self.wanted.drain().chain(self.derived.drain(..)) {
+        for pmid in self.wanted.drain().chain(self.derived.drain(..).map(|(p, _)| p)) {
             self.found.insert(pmid, Err(e));
         }
     }

@@ -6,6 +6,7 @@ use crate::local::{LocalNames, LocalSource, LocalSpec};
 use crate::profile::Profile;
 pub use pcp_archive::replay::Mode;
 use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
+use pcp_derived::Evaluator;
 use pcp_pmns::cpp::Files;
 use pcp_pmns::{LoadOptions, Loaded, Pmns};
 use std::collections::HashMap;
@@ -55,6 +56,8 @@ pub struct Context {
     /// The current time (`c_origin`): where the next fetch starts and what
     /// time instance domains are taken at.
     origin: Timestamp,
+    /// The registered derived metrics bound in this context.
+    derived: crate::derived::Bound,
 }
 
 /// Instance identifiers and their names, index for index.
@@ -81,6 +84,7 @@ impl Context {
             source: Source::NameSpace,
             profile: Profile::default(),
             origin: Timestamp::default(),
+            derived: Default::default(),
         }
     }
 
@@ -135,6 +139,7 @@ impl Context {
             source: Source::Local(Box::new(src)),
             profile: Profile::default(),
             origin: Timestamp::default(),
+            derived: Default::default(),
         };
         (Ok(ctx), diagnostics)
     }
@@ -170,6 +175,7 @@ impl Context {
             source: Source::Archive(Box::new(source)),
             profile: Profile::default(),
             origin,
+            derived: Default::default(),
         })
     }
 
@@ -181,6 +187,70 @@ impl Context {
             source: Source::Host(Box::new(host)),
             profile: Profile::default(),
             origin: Timestamp::default(),
+            derived: Default::default(),
+        }
+    }
+
+    /// Take the registered derived metrics of `registry` into this
+    /// context, as libpcp does when it makes a context: a metric whose
+    /// name is a real metric's here is ignored (the real one wins); the
+    /// others' names join the context's name space (after the names it
+    /// has, in registration order). Each is bound (checked against the
+    /// context's metrics) the first time its descriptor is asked for or it
+    /// is fetched; one that cannot be bound keeps its name, but its
+    /// descriptor is `PM_ERR_BADDERIVE`, listings leave it out from then
+    /// on, and its semantic error goes to `messages` (libpcp's `pmprintf`
+    /// buffer, written out at exit).
+    ///
+    /// Call it once, after the context's name space is settled
+    /// ([`Context::use_namespace_of`] replaces the names it adds).
+    #[doc(alias = "__dmopencontext")]
+    pub fn bind_derived(&mut self, registry: &crate::derived::Registry) {
+        let defs: Vec<&pcp_derived::Definition> = registry
+            .metrics()
+            .iter()
+            .filter(|d| !d.anon && !pcp_derived::check::shadowed(&d.name, &mut ContextCatalog(self)))
+            .collect();
+        self.pmns.add_names(defs.iter().map(|d| (d.name.as_str(), d.pmid)));
+        self.derived.metrics.extend(defs.into_iter().map(|d| crate::derived::BoundMetric {
+            pmid: d.pmid,
+            name: d.name.clone(),
+            expr: d.expr.clone(),
+            oneline: d.oneline.clone(),
+            helptext: d.helptext.clone(),
+            binding: std::sync::Mutex::new(crate::derived::Binding::Unbound),
+            announced: std::sync::atomic::AtomicBool::new(false),
+        }));
+    }
+
+    /// What libpcp would have written to standard error (`pmprintf` then
+    /// `pmflush`) since last asked: the semantic errors of derived metrics
+    /// bound by descriptor lookups and fetches. A tool writes them out
+    /// after each such call.
+    #[doc(alias = "pmflush")]
+    pub fn take_messages(&self) -> Vec<u8> {
+        std::mem::take(&mut *crate::derived::lock(&self.derived.messages))
+    }
+
+    /// Bind derived metric `pmid` if it is one not bound yet
+    /// (`__dmbind`); `announce`: as libpcp binds it (its failure reported
+    /// and its name hidden from then on), else only to read ahead.
+    fn bind(&self, pmid: PmId, announce: bool) {
+        use crate::derived::{lock, Binding};
+        let Some(m) = self.derived.get(pmid) else { return };
+        if matches!(*lock(&m.binding), Binding::Unbound) {
+            // while it is checked, a metric that names it finds it failed
+            *lock(&m.binding) = Binding::Failed(None);
+            let binding = match pcp_derived::check::check(&m.name, m.pmid, &m.expr, &mut ContextCatalog(self)) {
+                Ok(checked) => Binding::Bound(Box::new(Evaluator::new(m.expr.clone(), checked))),
+                Err(e) => Binding::Failed(e.report),
+            };
+            *lock(&m.binding) = binding;
+        }
+        if announce && !m.announced.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            if let Binding::Failed(Some(report)) = &*lock(&m.binding) {
+                lock(&self.derived.messages).extend_from_slice(report);
+            }
         }
     }
 
@@ -284,6 +354,35 @@ impl Context {
         if pmids.is_empty() {
             return Err(PmError::PM_ERR_TOOSMALL);
         }
+        let derived = pmids.iter().any(|p| self.derived.get(*p).is_some());
+        if derived {
+            for &p in pmids {
+                self.bind(p, true);
+            }
+            let list = {
+                let evaluators = self.derived.take_evaluators();
+                let list = pcp_derived::prefetch(pmids, &evaluators);
+                self.derived.restore(evaluators);
+                list
+            };
+            let r = self.fetch_source(&list)?;
+            let mut evaluators = self.derived.take_evaluators();
+            let mut out = pcp_derived::postfetch(&r, pmids.len(), &mut evaluators, &mut ContextInstances(self));
+            self.derived.restore(evaluators);
+            // one that could not be bound keeps what the source said of it
+            for (set, source) in out.sets.iter_mut().zip(&r.sets) {
+                if self.derived.get(set.pmid).is_some_and(|m| !self.derived.is_bound(m)) {
+                    set.clone_from(source);
+                }
+            }
+            return Ok(out);
+        }
+        self.fetch_source(pmids)
+    }
+
+    /// A fetch from the source, the anonymous derived metrics given no
+    /// values.
+    fn fetch_source(&mut self, pmids: &[PmId]) -> PmResult<FetchResult> {
         let profile = &self.profile;
         let wanted = |indom, inst| profile.wanted(indom, inst);
         let mut r = match &mut self.source {
@@ -372,6 +471,13 @@ impl Context {
     /// `pmLookupDesc`: the descriptor of `pmid`.
     #[doc(alias = "pmLookupDesc")]
     pub fn lookup_desc(&self, pmid: PmId) -> PmResult<Desc> {
+        if let Some(m) = self.derived.get(pmid) {
+            self.bind(pmid, true);
+            return match &*crate::derived::lock(&m.binding) {
+                crate::derived::Binding::Bound(ev) => Ok(ev.desc()),
+                _ => Err(PmError::PM_ERR_BADDERIVE),
+            };
+        }
         // pmcd is asked first, derived metrics after
         if let Source::Host(h) = &self.source {
             return h.lookup_desc(pmid);
@@ -456,6 +562,13 @@ impl Context {
     /// `pmLookupText`: a metric's help text.
     #[doc(alias = "pmLookupText")]
     pub fn lookup_text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
+        if let Some(m) = self.derived.get(pmid) {
+            let text = match level {
+                TextLevel::OneLine => m.oneline.as_ref(),
+                TextLevel::Help => m.helptext.as_ref().or(m.oneline.as_ref()),
+            };
+            return text.cloned().ok_or(PmError::PM_ERR_TEXT);
+        }
         if let Some(a) = crate::derived::anon_by_pmid(pmid) {
             let text = if level == TextLevel::OneLine { a.oneline } else { a.help };
             return Ok(text.as_bytes().to_vec());
@@ -561,14 +674,17 @@ impl Context {
     /// record that is not a mark), with just that metric's value set; or
     /// the error that ends the read (`PM_ERR_EOL` at the end). The
     /// positioning is libpcp's, so the first record read may lie a little
-    /// before `when`. `Err` is `pmSetMode`'s failure.
+    /// before `when`. `Err` is `pmSetMode`'s failure. `as_fetched`: as
+    /// for [`Context::first_each`].
     pub fn first_each_forw(
         &mut self,
         when: Timestamp,
         pmids: &[PmId],
+        as_fetched: bool,
     ) -> PmResult<HashMap<PmId, PmResult<FetchResult>>> {
         self.set_mode(Mode::Forw, when, 0)?;
-        let mut search = crate::archive::FirstEach::new(pmids);
+        let bound = |p: PmId| self.derived_operands(p, as_fetched);
+        let mut search = crate::archive::FirstEach::new(pmids, &bound);
         while !search.done() {
             match self.fetch_archive() {
                 Ok(result) => {
@@ -577,7 +693,79 @@ impl Context {
                 Err(e) => search.fail(e),
             }
         }
-        Ok(search.found)
+        let mut found = search.found;
+        self.evaluate_found(&mut found);
+        Ok(found)
+    }
+
+    /// [`ArchiveSource::first_each`] in an archive context, its derived
+    /// metrics evaluated: each is answered by the first record from `from`
+    /// that is not a mark. The context's time does not move. Empty for
+    /// other contexts.
+    ///
+    /// With `as_fetched`, derived metrics are bound as a `pmFetch` binds
+    /// them (see [`Context::take_messages`]); without, only to read ahead
+    /// (a tool that looks each descriptor up before its values).
+    pub fn first_each(
+        &mut self,
+        from: Timestamp,
+        pmids: &[PmId],
+        as_fetched: bool,
+    ) -> HashMap<PmId, PmResult<FetchResult>> {
+        let Some(src) = self.archive() else { return HashMap::new() };
+        let bound = |p: PmId| self.derived_operands(p, as_fetched);
+        let mut found = src.first_each_with(from, pmids, &bound);
+        self.evaluate_found(&mut found);
+        found
+    }
+
+    /// The operands of a derived metric (none for the anonymous ones and
+    /// those not bound), `None` for other metrics.
+    fn derived_operands(&self, pmid: PmId, announce: bool) -> Option<Vec<PmId>> {
+        if crate::derived::anon_by_pmid(pmid).is_some() {
+            return Some(Vec::new());
+        }
+        let m = self.derived.get(pmid)?;
+        self.bind(pmid, announce);
+        match &*crate::derived::lock(&m.binding) {
+            // a derived operand is in no record (and gets no values)
+            crate::derived::Binding::Bound(ev) => {
+                Some(ev.operands().into_iter().filter(|p| !pcp_derived::check::is_derived(*p)).collect())
+            }
+            _ => Some(Vec::new()),
+        }
+    }
+
+    /// The derived metrics' answers of a [`crate::archive::FirstEach`]
+    /// search (whole records) turned into their values.
+    fn evaluate_found(&mut self, found: &mut HashMap<PmId, PmResult<FetchResult>>) {
+        crate::archive::empty_anon_sets(found);
+        let mut evaluators = self.derived.take_evaluators();
+        for (pmid, r) in found.iter_mut() {
+            let Ok(record) = r else { continue };
+            match self.derived.get(*pmid) {
+                Some(m) if self.derived.is_bound(m) => {}
+                // one that could not be bound has no values
+                Some(_) => {
+                    record.sets = vec![pcp_core::ValueSet { pmid: *pmid, values: Ok(Vec::new()) }];
+                    continue;
+                }
+                None => continue,
+            }
+            let mut sets = vec![pcp_core::ValueSet { pmid: *pmid, values: Ok(Vec::new()) }];
+            sets.append(&mut record.sets);
+            // as a fetch of the operands answers: no values for those the
+            // record does not hold
+            let operands = evaluators.iter().find(|e| e.pmid() == *pmid).map(Evaluator::operands);
+            for op in operands.unwrap_or_default() {
+                if !sets.iter().any(|s| s.pmid == op) {
+                    sets.push(pcp_core::ValueSet { pmid: op, values: Ok(Vec::new()) });
+                }
+            }
+            let whole = FetchResult { timestamp: record.timestamp, sets };
+            *record = pcp_derived::postfetch(&whole, 1, &mut evaluators, &mut ContextInstances(self));
+        }
+        self.derived.restore(evaluators);
     }
 
     /// `pmGetPMNSLocation`: where this context's names come from.
@@ -593,7 +781,23 @@ impl Context {
     #[doc(alias = "pmLookupName")]
     pub fn lookup_names(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
         if let Some(h) = self.remote_names() {
-            return h.lookup_names(names);
+            // names pmcd does not know may be derived metrics'
+            let derived = |n: &str| self.derived.metrics.iter().find(|m| m.name == n).map(|m| m.pmid);
+            return match h.lookup_names(names) {
+                Ok((mut ids, mut count)) => {
+                    for (id, n) in ids.iter_mut().zip(names) {
+                        if let (true, Some(p)) = (id.is_null(), derived(n)) {
+                            *id = p;
+                            count += 1;
+                        }
+                    }
+                    Ok((ids, count.min(names.len())))
+                }
+                Err(PmError::PM_ERR_NAME) if names.len() == 1 => {
+                    derived(names[0]).map(|p| (vec![p], 1)).ok_or(PmError::PM_ERR_NAME)
+                }
+                Err(e) => Err(e),
+            };
         }
         match &self.source {
             Source::Local(l) => self.pmns.lookup_names_with(names, |pmid| match pmid.is_dynamic_root() {
@@ -609,7 +813,10 @@ impl Context {
     #[doc(alias = "pmNameID")]
     pub fn name_of(&self, pmid: PmId) -> PmResult<String> {
         if let Some(h) = self.remote_names() {
-            return h.name_of(pmid);
+            return match self.derived.get(pmid) {
+                Some(m) => Ok(m.name.clone()),
+                None => h.name_of(pmid),
+            };
         }
         self.pmns.name_of(pmid)
     }
@@ -618,7 +825,10 @@ impl Context {
     #[doc(alias = "pmNameAll")]
     pub fn names_of(&self, pmid: PmId) -> PmResult<Vec<String>> {
         if let Some(h) = self.remote_names() {
-            return h.names_of(pmid);
+            return match self.derived.get(pmid) {
+                Some(m) => Ok(vec![m.name.clone()]),
+                None => h.names_of(pmid),
+            };
         }
         self.pmns.names_of(pmid)
     }
@@ -641,8 +851,42 @@ impl Context {
     #[doc(alias = "pmTraversePMNS")]
     pub fn traverse_with(&self, name: &str, mut f: impl FnMut(&str)) -> PmResult<()> {
         if let Some(h) = self.remote_names() {
-            return h.traverse_with(name, f);
+            let mut any = false;
+            let r = h.traverse_with(name, |n| {
+                any = true;
+                f(n);
+            });
+            match r {
+                // pmcd's empty answer ends the walk, derived metrics unseen
+                Ok(()) if !any => return Ok(()),
+                Ok(()) | Err(PmError::PM_ERR_NAME) => {}
+                Err(e) => return Err(e),
+            }
+            // then the derived metrics under `name`, each bound as it is
+            // met and left out if that fails (libpcp's __dmtraverse)
+            let mut extra = false;
+            for m in &self.derived.metrics {
+                let under = name.is_empty()
+                    || m.name.strip_prefix(name).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
+                if !under {
+                    continue;
+                }
+                self.bind(m.pmid, true);
+                if self.derived.is_bound(m) {
+                    extra = true;
+                    f(&m.name);
+                }
+            }
+            return if extra { Ok(()) } else { r };
         }
+        // derived metrics that failed to bind are left out (libpcp's
+        // __dmchildren)
+        let any_failed = self.derived.metrics.iter().any(|m| self.derived.failed(m.pmid));
+        let mut f = |n: &str| {
+            if !(any_failed && self.pmns.lookup(n).is_ok_and(|p| self.derived.failed(p))) {
+                f(n);
+            }
+        };
         let Source::Local(l) = &self.source else { return self.pmns.traverse_with(name, f) };
         let agent_of = |pmid: PmId| match l.serves(pmid.cluster()) {
             true => PmError::PM_ERR_NAME,
@@ -674,6 +918,67 @@ impl Context {
     }
 }
 
+/// A context as the derived-metric checker sees it.
+struct ContextCatalog<'a>(&'a Context);
+
+impl pcp_derived::check::Catalog for ContextCatalog<'_> {
+    fn lookup_name(&mut self, name: &str) -> Result<PmId, PmError> {
+        let (pmids, _) = self.0.lookup_names(&[name])?;
+        match pmids.first() {
+            Some(&p) if p != PmId::NULL => Ok(p),
+            _ => Err(PmError::PM_ERR_NAME),
+        }
+    }
+
+    fn lookup_desc(&mut self, pmid: PmId) -> Result<Desc, PmError> {
+        // a derived operand is bound as pmLookupDesc binds it (one being
+        // bound, as when a metric names itself, is PM_ERR_BADDERIVE)
+        self.0.lookup_desc(pmid)
+    }
+}
+
+/// A context as derived-metric evaluation sees its instance domains.
+struct ContextInstances<'a>(&'a Context);
+
+impl ContextInstances<'_> {
+    /// An archive's instances of `indom` at `at` (the time of the values
+    /// being evaluated).
+    fn archive_set(&self, indom: InDom, at: Timestamp) -> Option<PmResult<Instances>> {
+        let a = self.0.archive()?;
+        Some(a.meta().indom_at(indom, Some(at)).map(|set| (set.ids.clone(), set.names.clone())))
+    }
+}
+
+impl pcp_derived::Instances for ContextInstances<'_> {
+    fn inst_name(&mut self, indom: InDom, inst: i32, at: Timestamp) -> Option<Vec<u8>> {
+        match self.archive_set(indom, at) {
+            Some(set) => {
+                let (ids, mut names) = set.ok()?;
+                let k = ids.iter().position(|&i| i == inst)?;
+                Some(names.swap_remove(k))
+            }
+            None => self.0.name_indom(indom, inst).ok(),
+        }
+    }
+
+    fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Option<i32> {
+        match self.archive_set(indom, at) {
+            Some(set) => {
+                let (ids, names) = set.ok()?;
+                names.iter().position(|n| n == name).and_then(|k| ids.get(k).copied())
+            }
+            None => self.0.lookup_indom(indom, name).ok(),
+        }
+    }
+
+    fn instances(&mut self, indom: InDom, at: Timestamp) -> Result<Vec<i32>, PmError> {
+        match self.archive_set(indom, at) {
+            Some(set) => set.map(|(ids, _)| ids),
+            None => self.0.get_indom(indom).map(|(ids, _)| ids),
+        }
+    }
+}
+
 /// The name space of the metrics served: the agents' names in their
 /// order.
 fn builtin_pmns() -> Pmns {
@@ -685,6 +990,54 @@ fn builtin_pmns() -> Pmns {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn fixture(name: &str) -> Context {
+        let path = format!("{}/../pcp-archive/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+        Context::open_archive(&path).expect("fixture archive")
+    }
+
+    fn registry(defs: &[(&str, &str)]) -> crate::derived::Registry {
+        let mut r = crate::derived::Registry::new();
+        for (name, expr) in defs {
+            r.register(name, expr).expect("registers");
+        }
+        r
+    }
+
+    #[test]
+    fn derived_metrics_are_named_described_and_fetched() {
+        let mut ctx = fixture("v2");
+        ctx.bind_derived(&registry(&[("my.sum", "sample.bin + sample.bin"), ("sample.colour", "sample.bin")]));
+        let (ids, _) = ctx.lookup_names(&["my.sum"]).expect("derived name");
+        let desc = ctx.lookup_desc(ids[0]).expect("derived desc");
+        let bin = ctx.lookup_names(&["sample.bin"]).expect("real name").0[0];
+        assert_eq!(desc.indom, ctx.lookup_desc(bin).expect("real desc").indom);
+        // a derived name that is a real metric's: the real one wins
+        assert!(!pcp_derived::check::is_derived(ctx.lookup_names(&["sample.colour"]).expect("name").0[0]));
+        let r = ctx.fetch(&[ids[0], bin]).expect("fetch");
+        let (sum, real) = (r.sets[0].values.as_ref().expect("sum"), r.sets[1].values.as_ref().expect("bin"));
+        assert_eq!(sum.len(), real.len());
+        assert!(!sum.is_empty());
+        assert_eq!(ctx.lookup_text(ids[0], TextLevel::OneLine), Err(PmError::PM_ERR_TEXT));
+    }
+
+    #[test]
+    fn a_derived_metric_that_fails_to_bind_is_reported_once_then_hidden() {
+        let mut ctx = fixture("v2");
+        ctx.bind_derived(&registry(&[("my.sem", "sample.bin + sample.colour"), ("my.ok", "sample.long.one * 2")]));
+        let mut names = Vec::new();
+        ctx.traverse_with("my", |n| names.push(n.to_string())).expect("walk");
+        assert_eq!(names, ["my.sem", "my.ok"]);
+        let pmid = ctx.lookup_names(&["my.sem"]).expect("name").0[0];
+        assert_eq!(ctx.lookup_desc(pmid), Err(PmError::PM_ERR_BADDERIVE));
+        let said = String::from_utf8(ctx.take_messages()).expect("text");
+        assert!(said.starts_with("Semantic error: derived metric my.sem: "), "{said}");
+        assert_eq!(ctx.lookup_desc(pmid), Err(PmError::PM_ERR_BADDERIVE));
+        assert!(ctx.take_messages().is_empty());
+        names.clear();
+        ctx.traverse_with("my", |n| names.push(n.to_string())).expect("walk");
+        assert_eq!(names, ["my.ok"]);
+    }
 
     #[test]
     fn contexts_are_send_and_sync() {

@@ -1,7 +1,22 @@
-//! Derived metrics every context has: libpcp's two anonymous metrics that
-//! carry the flags and missed-record counts of unpacked event records.
+//! Derived metrics in contexts: libpcp's two anonymous metrics that carry
+//! the flags and missed-record counts of unpacked event records, which
+//! every context has, and the registered ones (`pmRegisterDerived`,
+//! `pmLoadDerivedConfig`, `$PCP_DERIVED_CONFIG`).
+//!
+//! No global state: libpcp keeps the registered metrics in a process-wide
+//! table; here that table is a [`Registry`] value owned by whoever makes
+//! contexts (a tool makes one with [`startup_registry`], as libpcp does at
+//! its first context, adds its `-c` files to it, and hands it to
+//! [`crate::context::Context::bind_derived`] for each context it opens).
+//! Binding checks each metric against the context's names and
+//! descriptors, adds its name to the context's name space and keeps its
+//! evaluator in the context.
 
-use pcp_core::{Desc, InDom, MetricType, PmId, Semantics, Units};
+use pcp_core::{Desc, InDom, MetricType, PmError, PmId, Semantics, Units};
+pub use pcp_derived::Registry;
+use pcp_derived::{ConfigFiles, Environment, Evaluator, PathKind};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// An anonymous derived metric (`__pmRegisterAnon`).
 #[derive(Clone, Copy, Debug)]
@@ -54,6 +69,159 @@ pub const ANON: [AnonMetric; 2] = [
 /// The anonymous metric with this PMID.
 pub fn anon_by_pmid(pmid: PmId) -> Option<&'static AnonMetric> {
     ANON.iter().find(|a| a.desc.pmid == pmid)
+}
+
+/// The files of configuration paths, read from the file system.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OsConfigFiles;
+
+fn os_path(path: &[u8]) -> std::path::PathBuf {
+    std::path::PathBuf::from(String::from_utf8_lossy(path).into_owned())
+}
+
+fn io_error(e: &std::io::Error) -> PmError {
+    PmError::from_errno(e.raw_os_error().unwrap_or(2))
+}
+
+impl ConfigFiles for OsConfigFiles {
+    fn kind(&mut self, path: &[u8]) -> Result<PathKind, PmError> {
+        let meta = std::fs::metadata(os_path(path)).map_err(|e| io_error(&e))?;
+        Ok(if meta.is_file() {
+            PathKind::File
+        } else if meta.is_dir() {
+            PathKind::Directory
+        } else {
+            PathKind::Other
+        })
+    }
+
+    fn list(&mut self, dir: &[u8]) -> Result<Vec<Vec<u8>>, PmError> {
+        let entries = std::fs::read_dir(os_path(dir)).map_err(|e| io_error(&e))?;
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| io_error(&e))?;
+            names.push(entry.file_name().into_encoded_bytes());
+        }
+        Ok(names)
+    }
+
+    fn read(&mut self, path: &[u8]) -> Result<Vec<u8>, PmError> {
+        std::fs::read(os_path(path)).map_err(|e| io_error(&e))
+    }
+}
+
+/// Where this process's derived metrics come from: `$PCP_DERIVED_CONFIG`
+/// and `$PCP_VAR_DIR`, with `progname` for warnings.
+pub fn environment(progname: &str) -> Environment {
+    Environment {
+        derived_config: std::env::var_os("PCP_DERIVED_CONFIG").map(|v| v.into_encoded_bytes()),
+        var_dir: crate::config::var_dir().into_os_string().into_encoded_bytes(),
+        progname: progname.to_string(),
+    }
+}
+
+/// The registry a process starts with, as libpcp sets it up before its
+/// first context: the anonymous metrics, then `$PCP_DERIVED_CONFIG`
+/// (unset: every file of `$PCP_VAR_DIR/config/derived`; empty: nothing;
+/// else its `:`-separated files and directories). Returns the report of
+/// problems libpcp writes to stderr.
+pub fn startup_registry(progname: &str) -> (Registry, Vec<u8>) {
+    let mut registry = Registry::new();
+    let report = registry.init(&environment(progname), &mut OsConfigFiles);
+    (registry, report)
+}
+
+/// `pmLoadDerivedConfig` with files from the file system: the number of
+/// metrics defined or the first error, and the report of problems.
+#[doc(alias = "pmLoadDerivedConfig")]
+pub fn load_config(registry: &mut Registry, path: &[u8], progname: &str) -> (Result<usize, PmError>, Vec<u8>) {
+    registry.load_config(path, &environment(progname), &mut OsConfigFiles)
+}
+
+/// Lock a mutex, whether or not a thread panicked holding it.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// How far a derived metric is bound in a context.
+#[derive(Debug)]
+pub(crate) enum Binding {
+    /// Not yet used: libpcp binds a metric the first time its
+    /// descriptor is asked for or it is fetched.
+    Unbound,
+    /// The check failed, with libpcp's report if it makes one: the name
+    /// stays, the descriptor is `PM_ERR_BADDERIVE`, there are no values.
+    Failed(Option<Vec<u8>>),
+    /// Checked, ready to evaluate.
+    Bound(Box<Evaluator>),
+    /// Bound, its evaluator lent out during a fetch.
+    Lent,
+}
+
+/// A registered derived metric as one context sees it.
+#[derive(Debug)]
+pub(crate) struct BoundMetric {
+    pub(crate) pmid: PmId,
+    pub(crate) name: String,
+    pub(crate) expr: pcp_derived::Expr,
+    pub(crate) oneline: Option<Vec<u8>>,
+    pub(crate) helptext: Option<Vec<u8>>,
+    pub(crate) binding: Mutex<Binding>,
+    /// Whether libpcp would have bound it by now (its descriptor asked
+    /// for, or fetched): a failure is reported then, and from then on the
+    /// name is left out of listings. (pcp-rs may bind earlier, to read an
+    /// archive ahead.)
+    pub(crate) announced: AtomicBool,
+}
+
+/// The registered derived metrics of one context.
+#[derive(Debug, Default)]
+pub(crate) struct Bound {
+    pub(crate) metrics: Vec<BoundMetric>,
+    /// What libpcp `pmprintf`s and flushes at once (semantic errors), not
+    /// yet taken by [`crate::context::Context::take_messages`].
+    pub(crate) messages: Mutex<Vec<u8>>,
+}
+
+impl Bound {
+    pub(crate) fn get(&self, pmid: PmId) -> Option<&BoundMetric> {
+        self.metrics.iter().find(|m| m.pmid == pmid)
+    }
+
+    /// Whether `pmid` is a derived metric that failed to bind, as libpcp
+    /// knows by now.
+    pub(crate) fn failed(&self, pmid: PmId) -> bool {
+        self.get(pmid)
+            .is_some_and(|m| m.announced.load(Ordering::Relaxed) && matches!(*lock(&m.binding), Binding::Failed(_)))
+    }
+
+    /// Whether `m` is bound (its evaluator there or lent out).
+    pub(crate) fn is_bound(&self, m: &BoundMetric) -> bool {
+        matches!(*lock(&m.binding), Binding::Bound(_) | Binding::Lent)
+    }
+
+    /// The evaluators of the metrics bound, lent out.
+    pub(crate) fn take_evaluators(&mut self) -> Vec<Evaluator> {
+        let mut out = Vec::new();
+        for m in &mut self.metrics {
+            let b = m.binding.get_mut().unwrap_or_else(PoisonError::into_inner);
+            if matches!(b, Binding::Bound(_)) {
+                if let Binding::Bound(ev) = std::mem::replace(b, Binding::Lent) {
+                    out.push(*ev);
+                }
+            }
+        }
+        out
+    }
+
+    /// Put evaluators lent out back in their place.
+    pub(crate) fn restore(&mut self, evaluators: Vec<Evaluator>) {
+        for ev in evaluators {
+            if let Some(m) = self.metrics.iter_mut().find(|m| m.pmid == ev.pmid()) {
+                *m.binding.get_mut().unwrap_or_else(PoisonError::into_inner) = Binding::Bound(Box::new(ev));
+            }
+        }
+    }
 }
 
 #[cfg(test)]

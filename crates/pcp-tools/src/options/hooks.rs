@@ -1,8 +1,8 @@
 //! [`Hooks`] that do what libpcp does for the tools pcp-rs has: `-n` and
 //! `-N` load the name space (through pmcpp, as `pmLoadASCIINameSpace`
-//! does), `-K` specs edit the local context's agent table, and the option
-//! pcp-rs cannot serve yet (`--derived`) is noted so the tool can say so
-//! once its options are done.
+//! does), `-K` specs edit the local context's agent table, and
+//! `--derived` loads derived-metric configurations into the registry the
+//! tool binds in its context.
 
 use super::{valid_debug_spec, Hooks};
 use pcp::local::Agents;
@@ -12,16 +12,20 @@ use pcp_pmns::cpp::Files;
 
 /// The side effects of a tool's options: the name space `-n`/`-N` loaded
 /// (kept as the name-space context `pmLoadASCIINameSpace` leaves behind),
-/// the local agents `-K` set up, and the derived-metric files pcp-rs does
-/// not load yet. What loading
+/// the local agents `-K` set up, and the derived metrics `--derived`
+/// registered. What loading
 /// writes to standard error reaches [`super::Options::flushed`].
 pub struct ContextHooks<'f> {
     files: &'f mut dyn Files,
     /// The name space loaded by `-n`/`-N` (or `$PCP_NAMESPACE`), as a
     /// context of names alone.
     pub namespace: Option<Context>,
-    /// The `--derived` arguments, in order.
-    pub derived: Vec<Vec<u8>>,
+    /// The registered derived metrics (`pmLoadDerivedConfig`): made as
+    /// libpcp does at the first `--derived` (from `$PCP_DERIVED_CONFIG`),
+    /// or by [`ContextHooks::take_registry`].
+    registry: Option<pcp::derived::Registry>,
+    /// The tool's name, for libpcp's warnings.
+    pub progname: String,
     /// The local context's agents, as the `-K` specs left them.
     pub agents: Agents,
     /// What pmcpp's own start-up says of a bad `$PCP_DEBUG` (pmcpp runs
@@ -35,8 +39,8 @@ pub struct ContextHooks<'f> {
 
 impl<'f> ContextHooks<'f> {
     /// Hooks reading name-space files through `files`, in a process whose
-    /// environment is `env` (name and value pairs).
-    pub fn new(files: &'f mut dyn Files, env: &[(Vec<u8>, Vec<u8>)]) -> ContextHooks<'f> {
+    /// environment is `env` (name and value pairs), named `progname`.
+    pub fn new(files: &'f mut dyn Files, env: &[(Vec<u8>, Vec<u8>)], progname: &str) -> ContextHooks<'f> {
         let child_debug_error =
             env.iter().find(|(k, _)| k == b"PCP_DEBUG").filter(|(_, v)| !valid_debug_spec(v)).map(|(_, v)| {
                 let mut m = b"Error: $PCP_DEBUG=".to_vec();
@@ -47,11 +51,25 @@ impl<'f> ContextHooks<'f> {
         ContextHooks {
             files,
             namespace: None,
-            derived: Vec::new(),
+            registry: None,
+            progname: progname.to_string(),
             agents: Agents::default(),
             child_debug_error,
             output: (Vec::new(), Vec::new()),
             kept: false,
+        }
+    }
+}
+
+impl ContextHooks<'_> {
+    /// The registered derived metrics, to bind in each context the tool
+    /// makes: those `--derived` loaded (after `$PCP_DERIVED_CONFIG`'s), or
+    /// `$PCP_DERIVED_CONFIG`'s alone, with the report of loading them
+    /// (libpcp's start-up at the first context).
+    pub fn take_registry(&mut self) -> (pcp::derived::Registry, Vec<u8>) {
+        match self.registry.take() {
+            Some(r) => (r, Vec::new()),
+            None => pcp::derived::startup_registry(&self.progname),
         }
     }
 }
@@ -95,8 +113,10 @@ impl Hooks for ContextHooks<'_> {
     }
 
     fn load_derived(&mut self, path: &[u8]) -> Result<(), String> {
-        self.derived.push(path.to_vec());
-        Ok(())
+        let registry = self.registry.get_or_insert_with(pcp::derived::Registry::new);
+        let (loaded, report) = pcp::derived::load_config(registry, path, &self.progname);
+        self.output.0.extend_from_slice(&report);
+        loaded.map(|_| ()).map_err(|e| e.to_string())
     }
 
     fn spec_local(&mut self, spec: &[u8]) -> Result<(), String> {

@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-c
+tests/golden/pminfo/derived/syntax.conf
+-dfmtT
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-c
+tests/golden/pminfo/derived/syntax.conf
+-c
+tests/golden/pminfo/derived/nosuch.conf
+-f
+ok
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

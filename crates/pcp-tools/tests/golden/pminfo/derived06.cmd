@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-c
+tests/golden/pminfo/derived/dir
+-f
+dir
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

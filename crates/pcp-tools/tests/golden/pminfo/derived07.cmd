@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-c
+tests/golden/pminfo/derived/dir:tests/golden/pminfo/derived/good.conf
+-m
+dir
+my
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-f
+my
+zzz
+--env
+PCP_DERIVED_CONFIG=tests/golden/pminfo/derived/good.conf
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-c
+tests/golden/pminfo/derived/dir
+-f
+my
+dir
+--env
+PCP_DERIVED_CONFIG=tests/golden/pminfo/derived/good.conf
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,13 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-c
+tests/golden/pminfo/derived/good.conf
+-O
++2
+-f
+my
+zzz
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

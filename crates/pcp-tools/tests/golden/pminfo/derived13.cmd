@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-c
+tests/golden/pminfo/derived/good.conf
+-M
+my.sum
+sample.colour
+511.0.3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

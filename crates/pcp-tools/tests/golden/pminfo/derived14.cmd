@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-c
+tests/golden/pminfo/derived/good.conf
+-x
+-f
+zzz
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v3
+--derived=tests/golden/pminfo/derived/good.conf
+-I
+my
+zzz
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/v2
+--derived=tests/golden/pminfo/derived/good.conf
+-O
++2
+-v
+my
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/v2
+--derived=tests/golden/pminfo/derived/good.conf
+my
+zzz
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v2
+--derived=tests/golden/pminfo/derived/good.conf
+-t
+1
+my.sem
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

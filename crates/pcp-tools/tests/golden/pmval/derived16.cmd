@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/v3
+--derived=tests/golden/pminfo/derived/dir
+--derived=tests/golden/pminfo/derived/good.conf
+-t
+1
+dir.b
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-t
+1
+my.rate
+--env
+PCP_DERIVED_CONFIG=tests/golden/pminfo/derived/good.conf
+TZ=UTC
+LC_ALL=C
