@@ -83,7 +83,7 @@ fn main(
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
     // -n (or $PCP_NAMESPACE, $PCP_UNIQNAMES) loads a name space through
     // pmcpp, its messages in libpcp's order
-    let mut hooks = ContextHooks::new(files, env);
+    let mut hooks = ContextHooks::new(files, env, "pmdumplog");
     let mut p = Parser::new(&args, tools::PMDUMPLOG, env, &mut hooks, err);
     let mut f = Flags::default();
     let mut raw: Option<Vec<u8>> = None;
