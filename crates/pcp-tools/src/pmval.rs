@@ -26,6 +26,7 @@
 use crate::evrec;
 use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, DefaultHooks, Parser};
 use pcp::context::Mode;
+use pcp::spec::{MetricSpec, SpecSource};
 use pcp::timeparse::PM_MAX_TIME_T;
 use pcp::timezone::Zone;
 use pcp::Context;
@@ -165,30 +166,48 @@ fn main(
         opts.usage_message(err)?;
         return Ok(1);
     }
-    let spec = String::from_utf8_lossy(&opts.operands[0]).into_owned();
-    if let Some(lead) = empty_spec_host(&spec) {
-        // pmParseMetricSpec's complaint, with a caret under the spot
-        opts.printf(format!("{spec}\n{lead}^ -- host name expected\n").as_bytes());
-        opts.errors += 1;
-        opts.usage_message(err)?;
-        return Ok(1);
-    }
-    let Some((spec_host, metric, spec_insts)) = parse_metric_spec(&spec) else {
-        writeln!(err, "pmval: metric specs naming a source (\"{spec}\") are not implemented in pcp-rs yet")?;
-        return Ok(1);
+    // pmParseMetricSpec: the spec may name the source itself
+    let default_archive = opts.hosts.is_empty() && (!opts.archives.is_empty() || opts.origin_arg.is_some());
+    let spec = match MetricSpec::parse(&opts.operands[0]) {
+        Ok(spec) => spec,
+        Err(e) => {
+            opts.printf(e.as_bytes());
+            opts.errors += 1;
+            opts.end_options(&mut hooks);
+            opts.usage_message(err)?;
+            return Ok(1);
+        }
     };
-    let spec_ninst = spec_insts.len();
-    if !spec_insts.is_empty() {
+    let metric = String::from_utf8_lossy(&spec.metric).into_owned();
+    let spec_ninst = spec.instances.len();
+    if spec_ninst > 0 {
         iall = false;
-        inames = spec_insts;
+        inames = spec.instances;
     }
-    // the metric spec's host is the source; -h, if given, stays the host
-    // the options name
-    if let (Some(h), true) = (&spec_host, opts.hosts.is_empty()) {
-        opts.add_host(h.as_bytes());
-    }
-    // the metric spec names no source of its own
-    let archive_insts = opts.hosts.is_empty() && (!opts.archives.is_empty() || opts.origin_arg.is_some());
+    // the spec's source is the one opened; -h or -a, if given, stays the
+    // source the options name
+    let mut spec_source = None;
+    let archive_insts = match spec.source {
+        Some(SpecSource::Archive(a)) => {
+            if opts.archives.is_empty() {
+                opts.add_archive(&a);
+            }
+            spec_source = Some(a);
+            true
+        }
+        Some(SpecSource::Local) => {
+            opts.local = true;
+            default_archive
+        }
+        Some(SpecSource::Host(h)) => {
+            if opts.hosts.is_empty() {
+                opts.add_host(&h);
+            }
+            spec_source = Some(h);
+            default_archive
+        }
+        None => default_archive,
+    };
     if opts.hosts.is_empty() && opts.archives.is_empty() && !opts.local {
         if opts.origin_arg.is_some() {
             let dir = options::Hooks::default_archive(&mut DefaultHooks);
@@ -225,14 +244,12 @@ fn main(
         return Ok(1);
     }
     let is_archive = opts.context == Some(ContextKind::Archive);
-    let source = opts.archives.first().map(|a| String::from_utf8_lossy(a).into_owned()).unwrap_or_default();
+    let named = if opts.context == Some(ContextKind::Host) { opts.hosts.first() } else { opts.archives.first() };
+    let source = spec_source.as_ref().or(named).map(|s| String::from_utf8_lossy(s).into_owned()).unwrap_or_default();
     // pmval keeps the loaded names whole (no pmTrimNameSpace)
     let names = hooks.namespace.take();
     let mut ctx = if opts.context == Some(ContextKind::Host) {
-        let host = match spec_host {
-            Some(h) => h,
-            None => opts.hosts.first().map(|h| String::from_utf8_lossy(h).into_owned()).unwrap_or_default(),
-        };
+        let host = source.clone();
         match Context::open_host(&host) {
             Ok(mut c) => {
                 if let Some(names) = names {
@@ -569,44 +586,6 @@ fn howide(ty: MetricType) -> Option<i32> {
         MetricType::AGGREGATE | MetricType::AGGREGATE_STATIC => 21,
         _ => return None,
     })
-}
-
-/// `[host:]metric` or `[host:]metric[inst,...]`: the host the spec
-/// names (text before the last `:` ahead of any `[`, as
-/// `pmParseMetricSpec` finds it), the metric and the instances; `None`
-/// for a spec naming an archive (`archive/metric`) or the local context
-/// (`@:metric`), which are not implemented.
-fn parse_metric_spec(spec: &str) -> Option<(Option<String>, String, Vec<Vec<u8>>)> {
-    let spec = spec.trim_start();
-    let (name, insts) = match spec.find('[') {
-        Some(i) => (&spec[..i], Some(&spec[i + 1..])),
-        None => (spec, None),
-    };
-    let (host, name) = match name.rfind([':', '/']) {
-        Some(i) if name.as_bytes()[i] == b':' => (Some(name[..i].trim_end().to_string()), &name[i + 1..]),
-        Some(_) => return None,
-        None => (None, name),
-    };
-    if host.as_deref() == Some("@") {
-        return None;
-    }
-    let mut list = Vec::new();
-    if let Some(rest) = insts {
-        let body = rest.strip_suffix(']')?;
-        list = split_instances(body.as_bytes());
-    }
-    Some((host, name.trim().to_string(), list))
-}
-
-/// For a metric spec whose host part is empty (`:metric`), the white
-/// space before it (which `pmParseMetricSpec` keeps under its caret).
-fn empty_spec_host(spec: &str) -> Option<&str> {
-    let lead = &spec[..spec.len() - spec.trim_start().len()];
-    let name = spec.trim_start().split('[').next().unwrap_or_default();
-    match name.rfind([':', '/']) {
-        Some(i) if name.as_bytes()[i] == b':' && name[..i].trim_end().is_empty() => Some(lead),
-        _ => None,
-    }
 }
 
 /// pmval's `getinstance`: instance names separated by commas or white
@@ -1235,21 +1214,5 @@ mod tests {
         assert_eq!(split_instances(b"a,b c"), [b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
         assert_eq!(split_instances(b"\"x y\",z"), [b"x y".to_vec(), b"z".to_vec()]);
         assert_eq!(split_instances(b""), Vec::<Vec<u8>>::new());
-    }
-
-    #[test]
-    fn metric_specs_with_instances() {
-        let (h, m, i) = parse_metric_spec("sample.bin[bin-100,bin-200]").unwrap();
-        assert_eq!((h, m.as_str()), (None, "sample.bin"));
-        assert_eq!(i, [b"bin-100".to_vec(), b"bin-200".to_vec()]);
-        let (h, m, _) = parse_metric_spec(" box :sample.bin").unwrap();
-        assert_eq!((h.as_deref(), m.as_str()), (Some("box"), "sample.bin"));
-        // the last colon before the instances ends the host
-        let (h, _, i) = parse_metric_spec("local:sample.bin[a:b]").unwrap();
-        assert_eq!((h.as_deref(), i), (Some("local"), vec![b"a:b".to_vec()]));
-        assert!(parse_metric_spec("archive/sample.bin").is_none());
-        assert!(parse_metric_spec("@:sample.bin").is_none());
-        assert_eq!(empty_spec_host("  :x"), Some("  "));
-        assert_eq!(empty_spec_host("h:x"), None);
     }
 }

@@ -17,6 +17,7 @@ pub mod host;
 pub mod labels;
 pub mod local;
 pub mod profile;
+pub mod spec;
 pub mod timeparse;
 pub mod timezone;
 pub mod transport;

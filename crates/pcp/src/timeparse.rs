@@ -14,7 +14,7 @@
 
 mod ctime;
 mod getdate;
-mod lex;
+pub(crate) mod lex;
 mod x87;
 
 pub use ctime::parse_ctime;

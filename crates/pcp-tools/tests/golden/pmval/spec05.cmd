@@ -1,0 +1,9 @@
+-s
+2
+-a
+../pcp-archive/tests/fixtures/v3
+../pcp-archive/tests/fixtures/v2/sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

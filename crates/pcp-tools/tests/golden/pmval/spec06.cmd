@@ -1,0 +1,8 @@
+-v
+-s
+2
+../pcp-archive/tests/fixtures/v3/sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

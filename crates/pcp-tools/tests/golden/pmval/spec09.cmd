@@ -1,0 +1,7 @@
+-s
+2
+ ../pcp-archive/tests/fixtures/v2 / sample.bin [ bin-100 ] 
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-s
+2
+-h
+nosuchhost
+../pcp-archive/tests/fixtures/v3/sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-s
+2
+-z
+-S
++2
+../pcp-archive/tests/fixtures/v3/sample.bin[bin-100]
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
