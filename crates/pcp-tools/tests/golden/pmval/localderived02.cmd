@@ -1,0 +1,15 @@
+-L
+--derived=tests/golden/pminfo/derived/local.conf
+-t
+0.1
+-s
+3
+local.disk.await
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
+LINUX_STATSPATH=../pcp-linux/tests/snapshot/vm1
+LINUX_HERTZ=100
+LINUX_PAGESIZE=4096
+LINUX_NCPUS=2
