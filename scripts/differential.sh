@@ -430,4 +430,21 @@ runs=$((runs + 6))
 unset derived_config
 echo "derived metrics over the local context: $runs runs agree ($(echo $names | wc -w) metrics)"
 
+echo "== derived metrics: the stock configurations against the running pmcd"
+derived_config=${PCP_VAR_DIR:-/var/lib/pcp}/config/derived
+names=$(sed -n 's/^\([a-z][a-z0-9_.]*\) = .*/\1/p' "$derived_config"/*.conf | sort -u)
+# shellcheck disable=SC2086
+same_as_c pminfo -h localhost -dmtTM $names
+# values move between the two runs: compare all but the numbers
+names=$(sed -n 's/^\([a-z][a-z0-9_.]*\) = .*/\1/p' "$derived_config/cpu-util.conf" "$derived_config/iostat.conf" | sort -u)
+for flags in -f -F; do
+    # shellcheck disable=SC2086
+    PCP_DERIVED_CONFIG=$derived_config pminfo -h localhost $flags $names 2>&1 | sed 's/value .*/value/' >"$work/c.out" || true
+    # shellcheck disable=SC2086
+    PCP_DERIVED_CONFIG=$derived_config target/debug/pminfo -h localhost $flags $names 2>&1 | sed 's/value .*/value/' >"$work/r.out" || true
+    cmp -s "$work/c.out" "$work/r.out" || { echo "pminfo -h localhost $flags (stock derived) differs" >&2; diff "$work/c.out" "$work/r.out" | head -20 >&2; exit 1; }
+done
+unset derived_config
+echo "stock derived metrics against pmcd: 3 runs agree"
+
 echo "differential suite passed (seed $seed)"
