@@ -1187,9 +1187,9 @@ fn interval(p: &[u8]) -> Option<(String, usize)> {
 
 /// The value of `!x` in `x`'s type. libpcp stores the 0 or 1 as a 32-bit
 /// unsigned integer in the value's union, whatever the type, so a float or
-/// double result is that bit pattern (1 reads as the smallest subnormal);
-/// for the integer types it is 0 or 1 (the union's upper half is zero in
-/// practice).
+/// double result is that bit pattern (1 reads as the smallest subnormal).
+/// For a 64-bit type libpcp leaves the union's upper half as the heap had
+/// it (not reproducible); here it is zero, so the value is 0 or 1.
 fn not_value(is_zero: bool, ty: MetricType) -> AtomValue {
     let bits = u32::from(is_zero);
     match ty {
