@@ -2,7 +2,6 @@
 ../pcp-archive/tests/fixtures/v2
 --derived=tests/derived/functions.conf
 -v
--I
 fn
 --env
 PCP_DERIVED_CONFIG=
