@@ -1186,10 +1186,10 @@ fn interval(p: &[u8]) -> Option<(String, usize)> {
 }
 
 /// The value of `!x` in `x`'s type. libpcp stores the 0 or 1 as a 32-bit
-/// unsigned integer in the value's union, whatever the type, so a float or
-/// double result is that bit pattern (1 reads as the smallest subnormal).
-/// For a 64-bit type libpcp leaves the union's upper half as the heap had
-/// it (not reproducible); here it is zero, so the value is 0 or 1.
+/// unsigned integer in the value's union, whatever the type, so a float
+/// result is that bit pattern (1 reads as the smallest subnormal). For a
+/// 64-bit type (double included) libpcp leaves the union's upper half as
+/// the heap had it, which is not reproducible; here it is zero.
 fn not_value(is_zero: bool, ty: MetricType) -> AtomValue {
     let bits = u32::from(is_zero);
     match ty {
