@@ -437,6 +437,27 @@ for t in functions:v2 wrap:wrap dyn:dyn; do
         esac
     done
 done
+# PCP's QA archives that hold sample metrics: the themes (not semantic.conf,
+# on which 6.0.3 frees twice where sample.long.one is missing), and pmval
+# over consecutive samples of a few
+for a in 20180102 chartqa1 foo+ ok-foo ok-mv-foo pyapi; do
+    for t in arith:ar relational:re boolean:bo ternary:te instance:in functions:fn units:un; do
+        same_as_c pminfo -a "$qa/$a" -c "$d/${t%%:*}.conf" -df "${t##*:}"
+        runs=$((runs + 1))
+    done
+    for m in fn.delta.counter fn.rate.counter fn.rate.colour fn.delta.instant fn.instant.counter fn.avg.colour fn.sum.bin \
+        fn.matchinst.not te.f.set bo.indom ar.add.indom un.time.counter; do
+        case $m in
+        te.*) f=$d/ternary.conf ;;
+        bo.*) f=$d/boolean.conf ;;
+        ar.*) f=$d/arith.conf ;;
+        un.*) f=$d/units.conf ;;
+        *) f=$d/functions.conf ;;
+        esac
+        same_as_c pmval -a "$qa/$a" --derived="$f" -t 2 -s 20 "$m"
+        runs=$((runs + 1))
+    done
+done
 same_as_c pminfo -h localhost -c "$d/live.conf" -df lv
 same_as_c pminfo -h localhost -c "$d/live-desc.conf" -d ld
 same_as_c pmprobe -h localhost --derived="$d/live.conf" -v lv
