@@ -431,7 +431,7 @@ for t in functions:v2 wrap:wrap dyn:dyn; do
             ;;
         *)
             same_as_c pmval -a "$a" --derived="$f" -t 1 "$m"
-            same_as_c pmval -a "$a" --derived="$f" -U -s 5 "$m"
+            same_as_c pmval -U "$a" --derived="$f" -s 5 "$m"
             runs=$((runs + 2))
             ;;
         esac
