@@ -13,7 +13,12 @@
 //! ternary are bound and checked whatever its guard, as in 6.0.3 (6.3
 //! binds only the branch a guard known from `defined()` selects): a name
 //! may be undefined only as `defined()`'s operand, and one undefined
-//! elsewhere fails the metric without a report.
+//! elsewhere fails the metric without a report. A ternary with a
+//! `novalue()` branch, which 6.0.3 cannot parse, follows the manual page's
+//! rules (h) and (i) instead: a guard known at binding (constants,
+//! `defined()`) selects one branch, names in the other may be undefined,
+//! and `novalue()` takes its peer's metadata when the peer can be checked,
+//! else its own (a singular discrete integer with no units by default).
 
 use crate::ast::{BinOp, Expr, Func, Metadata, Node, NodeId};
 use pcp_core::{Desc, InDom, MetricType, PmError, PmId, Semantics, Units};
@@ -206,14 +211,48 @@ pub fn check(metric: &str, pmid: PmId, expr: &Expr, catalog: &mut dyn Catalog) -
             lazy[c.index()] = matches!(nodes[i], Node::Func(Func::Defined, _));
         }
     }
+    // a ternary with a novalue() branch (which 6.0.3 cannot parse) follows
+    // the manual page's rules (h) and (i): a guard known at binding
+    // selects one branch, and names in the other may be undefined
+    let mut unchosen = Vec::new();
+    for i in (0..n).rev() {
+        let Node::Ternary(g, t, e) = nodes[i] else { continue };
+        let has_novalue = [t, e].iter().any(|x| matches!(nodes[x.index()], Node::NoValue(_)));
+        if !has_novalue || !cx.info[i].used {
+            continue;
+        }
+        let Some(v) = cx.static_value(g) else { continue };
+        let (choose, other) = if v != 0.0 { (Choose::Then, e) } else { (Choose::Else, t) };
+        cx.info[i].choose = choose;
+        for j in expr.subtree(other) {
+            lazy[j] = true;
+        }
+        unchosen.push(other);
+    }
     for (i, node) in nodes.iter().enumerate() {
         cx.bind(i, node, lazy[i])?;
+    }
+    // a branch not selected is checked only if its names are all defined
+    // (it then gives novalue() its metadata); it is never evaluated
+    for &other in &unchosen {
+        if cx.undefined(other).is_some() {
+            for j in expr.subtree(other) {
+                cx.info[j].used = false;
+            }
+        }
     }
     // libpcp 6.0.3 checks both branches of every ternary, whatever its
     // guard (6.3 checks only the branch a guard known from constants and
     // defined() selects)
     for (i, node) in nodes.iter().enumerate() {
-        cx.check_node(i, node)?;
+        if cx.info[i].used {
+            cx.check_node(i, node)?;
+        }
+    }
+    for &other in &unchosen {
+        for j in expr.subtree(other) {
+            cx.info[j].used = false;
+        }
     }
     let mut checked = Checked { info: cx.info };
     if let Some(root) = checked.info.last_mut() {
@@ -430,13 +469,65 @@ impl Checker<'_> {
         })
     }
 
+    /// The value of a guard known at binding: built of constants,
+    /// `defined()`, `!` and the binary operators (the names `defined()`
+    /// asks about are looked up here); `None` for any other guard.
+    fn static_value(&mut self, g: NodeId) -> Option<f64> {
+        let nodes = self.expr.nodes();
+        let range = self.expr.subtree(g);
+        let first = *range.start();
+        let mut vals: Vec<Option<f64>> = Vec::with_capacity(range.clone().count());
+        for j in range {
+            let at = |x: NodeId, vals: &[Option<f64>]| {
+                x.index().checked_sub(first).and_then(|k| vals.get(k).copied().flatten())
+            };
+            let v = match &nodes[j] {
+                Node::Integer(c) | Node::Double(c) if c.meta.is_none() => c.text.parse::<f64>().ok(),
+                Node::Name(_) => None,
+                Node::Func(Func::Defined, x) => match &nodes[x.index()] {
+                    Node::Name(name) => Some(if self.catalog.lookup_name(name).is_ok() { 1.0 } else { 0.0 }),
+                    _ => None,
+                },
+                Node::Not(x) => at(*x, &vals).map(|v| if v == 0.0 { 1.0 } else { 0.0 }),
+                Node::Neg(x) => at(*x, &vals).map(|v| -v),
+                Node::Binary(op, l, r) => match (at(*l, &vals), at(*r, &vals)) {
+                    (Some(a), Some(b)) => {
+                        let truth = |c: bool| if c { 1.0 } else { 0.0 };
+                        Some(match op {
+                            BinOp::Add => a + b,
+                            BinOp::Sub => a - b,
+                            BinOp::Mul => a * b,
+                            BinOp::Div => a / b,
+                            BinOp::Lt => truth(a < b),
+                            BinOp::Leq => truth(a <= b),
+                            BinOp::Eq => truth(a == b),
+                            BinOp::Geq => truth(a >= b),
+                            BinOp::Gt => truth(a > b),
+                            BinOp::Neq => truth(a != b),
+                            BinOp::And => truth(a != 0.0 && b != 0.0),
+                            BinOp::Or => truth(a != 0.0 || b != 0.0),
+                        })
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            vals.push(v);
+        }
+        vals.last().copied().flatten()
+    }
+
     fn check_ternary(&mut self, i: usize, g: NodeId, t: NodeId, e: NodeId) -> Result<(), SemanticError> {
         let choose = self.info[i].choose;
         let (td, ed) = (self.desc(t), self.desc(e));
         let nodes = self.expr.nodes();
         let novalue = (matches!(nodes[t.index()], Node::NoValue(_)), matches!(nodes[e.index()], Node::NoValue(_)));
-        // the ':' part's descriptor
+        // the ':' part's descriptor: a selected novalue() takes its peer's
+        // if the peer could be checked, else its own (by default a
+        // singular discrete integer with no units)
         let colon = match choose {
+            Choose::Then if novalue.0 && self.info[e.index()].used => ed,
+            Choose::Else if novalue.1 && self.info[t.index()].used => td,
             Choose::Then => td,
             Choose::Else => ed,
             Choose::Both => {
@@ -487,7 +578,7 @@ impl Checker<'_> {
         if !arithmetic(gd.ty) {
             return Err(self.error("Non-arithmetic operand for ternary guard", i));
         }
-        if td.indom == InDom::NULL && ed.indom == InDom::NULL && gd.indom != InDom::NULL {
+        if choose == Choose::Both && td.indom == InDom::NULL && ed.indom == InDom::NULL && gd.indom != InDom::NULL {
             return Err(self.error("Non-scalar ternary guard with scalar expressions", i));
         }
         self.info[i].desc = colon;
@@ -794,6 +885,25 @@ mod tests {
         assert_eq!(desc("b > 0 ? a : novalue()").map(|d| (d.ty, d.indom)), Ok((A.ty, A.indom)));
         // both branches are checked, whatever the guard (libpcp 6.0.3)
         assert_eq!(desc("defined(nope) ? 1 : novalue()").map(|d| d.ty), Ok(MetricType::U32));
+    }
+
+    #[test]
+    fn novalue_with_a_known_guard_lets_the_other_branch_be_undefined() {
+        // the manual page's rule (i): "bar = !defined(a) || !defined(b) ?
+        // novalue() : a + b" is valid when a is not defined
+        let none = Desc { pmid: PmId::NULL, ..constant_desc(MetricType::I32) };
+        assert_eq!(desc("!defined(nope) || !defined(b) ? novalue() : nope + b"), Ok(none));
+        assert_eq!(desc("defined(nope) ? nope : novalue()"), Ok(none));
+        // novalue()'s own metadata when its peer cannot be checked
+        let d = desc("defined(nope) ? nope : novalue(type=float, units=\"Kbyte/sec\")").expect("checks");
+        assert_eq!((d.ty, d.units, d.sem), (MetricType::FLOAT, Units::from_u32(0x1f01_3000), Semantics::DISCRETE));
+        // its peer's when the peer is defined, selected or not
+        assert_eq!(desc("defined(b) ? novalue() : b").map(|d| d.ty), Ok(B.ty));
+        assert_eq!(desc("!defined(a) ? novalue() : a").map(|d| (d.ty, d.indom)), Ok((A.ty, A.indom)));
+        // a guard not known at binding: both branches as before
+        assert!(desc("b > 0 ? nope : novalue()").is_err());
+        // and without novalue() 6.0.3's rule stands
+        assert!(desc("defined(nope) ? nope : b").is_err());
     }
 
     #[test]

@@ -334,7 +334,7 @@ impl Evaluator {
             Node::Not(x) => {
                 let x = x.index();
                 let xt = self.desc_of(x).ty;
-                let v = self.map_vals(x, |a| convert(&AtomValue::U32(u32::from(as_f64(a, xt) == 0.0)), desc.ty));
+                let v = self.map_vals(x, |a| not_value(as_f64(a, xt) == 0.0, desc.ty));
                 self.set(i, v)
             }
             Node::Neg(x) => {
@@ -1185,6 +1185,20 @@ fn interval(p: &[u8]) -> Option<(String, usize)> {
     Some((format!("{{{text}}}"), end + 1))
 }
 
+/// The value of `!x` in `x`'s type. libpcp stores the 0 or 1 as a 32-bit
+/// unsigned integer in the value's union, whatever the type, so a float
+/// result is that bit pattern (1 reads as the smallest subnormal). For a
+/// 64-bit type (double included) libpcp leaves the union's upper half as
+/// the heap had it, which is not reproducible; here it is zero.
+fn not_value(is_zero: bool, ty: MetricType) -> AtomValue {
+    let bits = u32::from(is_zero);
+    match ty {
+        MetricType::FLOAT => AtomValue::Float(f32::from_bits(bits)),
+        MetricType::DOUBLE => AtomValue::Double(f64::from_bits(u64::from(bits))),
+        _ => convert(&AtomValue::U32(bits), ty),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1339,6 +1353,10 @@ mod tests {
         assert_eq!(once("c >= mkconst(1, type=32)", vec![c3()]), Ok(vec![(0, U32(1)), (1, U32(0)), (2, U32(1))]));
         assert_eq!(once("c > 0 && c < 3", vec![c3()]), Ok(vec![(0, U32(1)), (1, U32(0)), (2, U32(0))]));
         assert_eq!(once("!c", vec![set("c", &[(0, I32(0)), (1, I32(7))])]), Ok(vec![(0, I32(1)), (1, I32(0))]));
+        // a float or double operand gets libpcp's bit pattern of 32-bit 1
+        let dd = |v| vec![set("dd", &[(0, Double(v))])];
+        assert_eq!(once("!dd", dd(0.0)), Ok(vec![(0, Double(f64::from_bits(1)))]));
+        assert_eq!(once("!dd", dd(2.5)), Ok(vec![(0, Double(0.0))]));
         assert_eq!(
             once("c > mkconst(0, type=32) ? c : -c", vec![c3()]),
             Ok(vec![(0, I32(1)), (1, I32(2)), (2, I32(3))])

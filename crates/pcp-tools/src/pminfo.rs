@@ -431,6 +431,9 @@ impl<'a> Pminfo<'a> {
     fn traverse(&mut self, ctx: &mut Context, name: &str) -> Result<(), PmError> {
         let mut names = Vec::new();
         let r = ctx.traverse_with(name, |n| names.push(n.to_string()));
+        // derived metrics bound by the walk report their semantic errors
+        // now, whatever is printed of them (-m, -T, ... look nothing up)
+        let _ = self.err.write_all(&ctx.take_messages());
         for n in names {
             if n.is_empty() {
                 let _ = self.out.write_all(b"PMNS appears to be empty!\n");

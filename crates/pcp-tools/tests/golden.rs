@@ -13,9 +13,8 @@
 #[path = "common/case.rs"]
 mod case;
 
-use case::{cases_by_tool, read_case, Case};
+use case::{cases_by_tool, read_case, run_ours, Case};
 use pcp_tools::ToolFn;
-use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -70,18 +69,8 @@ fn golden_outputs() {
                 (read("out"), read("err"), status)
             };
             // our tool sees the same environment settings as the C one
-            for (k, v) in &case.env {
-                std::env::set_var(k, v);
-            }
-            let mut args: Vec<OsString> = vec![name.clone().into()];
-            args.extend(case.args.iter().map(OsString::from));
-            let (mut out, mut err) = (Vec::new(), Vec::new());
-            let status = run(&args, &mut out, &mut err);
-            for (k, _) in &case.env {
-                std::env::remove_var(k);
-            }
+            let got = run_ours(run, &name, &case);
             checked += 1;
-            let got = (out, err, status);
             if got != expected {
                 failures.push(format!(
                     "{}:\n  stdout ours {:?}\n         C    {:?}\n  stderr ours {:?}\n         C    {:?}\n  status ours {} C {}",

@@ -206,10 +206,13 @@ impl Context {
     /// ([`Context::use_namespace_of`] replaces the names it adds).
     #[doc(alias = "__dmopencontext")]
     pub fn bind_derived(&mut self, registry: &crate::derived::Registry) {
+        // pmcd's names are asked about a derived name only when it is bound
+        // (libpcp's __dmbind), so a host context puts the check off to then
+        let remote = self.remote_names().is_some();
         let defs: Vec<&pcp_derived::Definition> = registry
             .metrics()
             .iter()
-            .filter(|d| !d.anon && !pcp_derived::check::shadowed(&d.name, &mut ContextCatalog(self)))
+            .filter(|d| !d.anon && (remote || !pcp_derived::check::shadowed(&d.name, &mut ContextCatalog(self))))
             .collect();
         self.pmns.add_names(defs.iter().map(|d| (d.name.as_str(), d.pmid)));
         self.derived.metrics.extend(defs.into_iter().map(|d| crate::derived::BoundMetric {
@@ -241,10 +244,16 @@ impl Context {
         if matches!(*lock(&m.binding), Binding::Unbound) {
             // while it is checked, a metric that names it finds it failed
             *lock(&m.binding) = Binding::Failed(None);
-            let binding = match pcp_derived::check::check(&m.name, m.pmid, &m.expr, &mut ContextCatalog(self)) {
-                Ok(checked) => Binding::Bound(Box::new(Evaluator::new(m.expr.clone(), checked))),
-                Err(e) => Binding::Failed(e.report),
-            };
+            let binding =
+                if self.remote_names().is_some() && pcp_derived::check::shadowed(&m.name, &mut ContextCatalog(self)) {
+                    // a real metric of pmcd's has the name: it wins, silently
+                    Binding::Failed(None)
+                } else {
+                    match pcp_derived::check::check(&m.name, m.pmid, &m.expr, &mut ContextCatalog(self)) {
+                        Ok(checked) => Binding::Bound(Box::new(Evaluator::new(m.expr.clone(), checked))),
+                        Err(e) => Binding::Failed(e.report),
+                    }
+                };
             *lock(&m.binding) = binding;
         }
         if announce && !m.announced.swap(true, std::sync::atomic::Ordering::Relaxed) {

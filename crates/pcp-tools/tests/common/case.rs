@@ -48,3 +48,20 @@ pub fn cases_by_tool(root: &Path) -> Vec<(String, Vec<std::path::PathBuf>)> {
         })
         .collect()
 }
+
+/// Run our `tool` (called `name`) on a case, with the case's environment
+/// settings in place while it runs: its stdout, stderr and exit status.
+#[allow(dead_code)] // not every test runs cases this way
+pub fn run_ours(tool: pcp_tools::ToolFn, name: &str, case: &Case) -> (Vec<u8>, Vec<u8>, i32) {
+    for (k, v) in &case.env {
+        std::env::set_var(k, v);
+    }
+    let mut args: Vec<std::ffi::OsString> = vec![name.into()];
+    args.extend(case.args.iter().map(std::ffi::OsString::from));
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let status = tool(&args, &mut out, &mut err);
+    for (k, _) in &case.env {
+        std::env::remove_var(k);
+    }
+    (out, err, status)
+}

@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/dyn
+-O
++5
+-c
+tests/derived/dyn.conf
+-f
+dy
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/dyn
+-c
+tests/derived/dyn.conf
+-df
+dy
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

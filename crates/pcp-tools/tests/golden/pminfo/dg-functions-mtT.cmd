@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-c
+tests/derived/functions.conf
+-mtT
+fn.avg
+fn.rate
+fn.mkconst
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

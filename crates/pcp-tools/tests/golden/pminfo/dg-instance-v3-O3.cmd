@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-O
++3
+-c
+tests/derived/instance.conf
+-f
+in
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-c
+tests/derived/semantic.conf
+-df
+sample.long.one
+se.base
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

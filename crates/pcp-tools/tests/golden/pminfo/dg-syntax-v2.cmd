@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-c
+tests/derived/syntax.conf
+-df
+sy
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/wrap
+-O
++3
+-c
+tests/derived/wrap.conf
+-f
+wr
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/wrap
+-c
+tests/derived/wrap.conf
+-df
+wr
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/v2
+--derived=tests/derived/arith.conf
+-v
+ar
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/dyn
+--derived=tests/derived/dyn.conf
+-S
++1.5
+-t
+1
+dy.min
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/dyn
+--derived=tests/derived/dyn.conf
+-t
+1
+dy.rate.discrete
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/dyn
+--derived=tests/derived/dyn.conf
+-t
+1
+dy.sum
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/v2
+--derived=tests/derived/functions.conf
+-S
++1.5
+-t
+1
+fn.sum.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v2
+--derived=tests/derived/functions.conf
+-t
+1
+fn.matchinst.not
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/v2
+--derived=tests/derived/instance.conf
+-s
+2
+-t
+2
+in.spec_a
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

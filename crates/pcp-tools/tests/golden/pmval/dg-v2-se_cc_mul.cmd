@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v2
+--derived=tests/derived/semantic.conf
+-s
+2
+se.cc.mul
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/v2
+--derived=tests/derived/ternary.conf
+-s
+2
+-t
+1
+te.f.set
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

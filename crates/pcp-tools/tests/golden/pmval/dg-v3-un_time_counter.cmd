@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v3
+--derived=tests/derived/units.conf
+-t
+0.5
+un.time.counter
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/wrap
+--derived=tests/derived/wrap.conf
+-t
+1
+wr.delta.double
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,6 @@
+-h
+localhost
+-c
+tests/derived/boolean.conf
+-d
+bo

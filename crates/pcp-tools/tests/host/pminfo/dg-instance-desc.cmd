@@ -1,0 +1,6 @@
+-h
+localhost
+-c
+tests/derived/instance.conf
+-d
+in

@@ -1,0 +1,7 @@
+-h
+localhost
+-c
+tests/derived/live.conf
+-mT
+lv.ar
+lv.ctr

@@ -1,0 +1,6 @@
+-h
+localhost
+-c
+tests/derived/relational.conf
+-d
+re

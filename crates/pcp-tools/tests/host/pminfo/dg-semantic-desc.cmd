@@ -1,0 +1,6 @@
+-h
+localhost
+-c
+tests/derived/semantic.conf
+-d
+se

@@ -1,0 +1,8 @@
+-h
+localhost
+-c
+tests/derived/semantic.conf
+-f
+sample.long
+se.base
+se.nested

@@ -1,0 +1,6 @@
+-h
+localhost
+--derived=tests/derived/semantic.conf
+-v
+sample.long
+se.base

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-c
+tests/derived/spec-continuation.conf
+-dft
+co
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-O
++2
+-c
+tests/derived/spec-extensions.conf
+-df
+ex
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

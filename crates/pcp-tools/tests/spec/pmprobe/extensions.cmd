@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/v2
+--derived=tests/derived/spec-extensions.conf
+-v
+ex
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

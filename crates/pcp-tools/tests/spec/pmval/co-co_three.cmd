@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v2
+--derived=tests/derived/spec-continuation.conf
+-t
+2
+co.three
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v2
+--derived=tests/derived/spec-extensions.conf
+-t
+1
+ex.paren.none
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

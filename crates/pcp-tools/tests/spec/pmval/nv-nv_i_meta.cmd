@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v2
+--derived=tests/derived/spec-novalue.conf
+-t
+1
+nv.i.meta
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/wrap
+--derived=tests/derived/spec-wrap.conf
+-t
+1
+xw.delta.paren
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Random derived-metric definitions over the fixture archives' sample
+metrics, for differential.sh: `derived-random.py SEED N` prints N lines
+`z.eI = EXPR` (I from 0), each a random expression of up to four levels
+built from every operator, the functions, instance selection, matchinst(),
+mkconst() and rescale(), over metrics of every type (and unknown ones).
+
+Left out: what PCP 6.0.3 cannot be compared on. `!` (it leaves half of a
+64-bit value as the heap had it), scalar() (it crashes on it inside
+expressions), max() and min() (pmval's first sample is uninitialised), and
+what 6.0.3 lacks (novalue(), delta() of an expression, meta=)."""
+
+import random
+import sys
+
+SCALAR = ['sample.long.one', 'sample.float.ten', 'sample.double.hundred', 'sample.ulonglong.million',
+          'sample.seconds', 'pmcd.seqnum', 'pmcd.pid', 'sample.string.hullo', 'sample.nosuch']
+SETS = {'sample.bin': ['bin-100', 'bin-500', 'bin-900', 'bin-999'], 'sample.colour': ['red', 'blue', 'x'],
+        'sample.dupnames.two.bin': ['bin-300'], 'pmcd.pmlogger.port': ['5044']}
+NAMES = SCALAR + list(SETS)
+UNITS = ['sec', 'millisec', 'Kbyte', 'byte', 'Mbyte/sec', 'count', 'count x 10^3', '/sec', 'hour']
+
+
+def main():
+    seed, n = int(sys.argv[1]), int(sys.argv[2])
+    rnd = random.Random(seed)
+
+    def const():
+        c = rnd.random()
+        if c < 0.4:
+            return str(rnd.choice([0, 1, 2, 3, 7, 10, 100, 1000, 4294967295]))
+        if c < 0.7:
+            return rnd.choice(['0.5', '1.5', '2.0', '100.25', '0.0'])
+        value = rnd.choice(['1', '3', '10', '2.5'])
+        specs = []
+        if rnd.random() < 0.6 and '.' not in value:
+            specs.append('type=' + rnd.choice(['32', 'u32', '64', 'u64', 'float', 'double']))
+        if rnd.random() < 0.5:
+            specs.append('semantics=' + rnd.choice(['counter', 'instant', 'discrete']))
+        if rnd.random() < 0.6 or not specs:
+            specs.append('units="%s"' % rnd.choice(UNITS))
+        return 'mkconst(%s, %s)' % (value, ', '.join(specs))
+
+    def leaf():
+        if rnd.random() < 0.55:
+            m = rnd.choice(NAMES)
+            if m in SETS and rnd.random() < 0.2:
+                return '%s[%s]' % (m, rnd.choice(SETS[m]))
+            return m
+        return const()
+
+    def expr(depth):
+        if depth <= 0 or rnd.random() < 0.25:
+            return leaf()
+        c = rnd.random()
+        if c < 0.35:
+            return '%s %s %s' % (expr(depth - 1), rnd.choice('+-*/'), expr(depth - 1))
+        if c < 0.5:
+            op = rnd.choice(['<', '<=', '==', '>=', '>', '!='])
+            return '%s %s %s' % (expr(depth - 1), op, expr(depth - 1))
+        if c < 0.57:
+            return '%s %s %s' % (expr(depth - 1), rnd.choice(['&&', '||']), expr(depth - 1))
+        if c < 0.63:
+            return '-' + expr(depth - 1)
+        if c < 0.7:
+            return '(%s)' % expr(depth - 1)
+        if c < 0.78:
+            return '%s ? %s : %s' % (expr(depth - 1), expr(depth - 1), expr(depth - 1))
+        if c < 0.9:
+            f = rnd.choice(['avg', 'count', 'sum', 'delta', 'rate', 'instant', 'defined'])
+            return '%s(%s)' % (f, rnd.choice(NAMES))
+        if c < 0.95:
+            return 'matchinst(%s/%s/, %s)' % (rnd.choice(['', '!']), rnd.choice(['bin-[1-4]', 'red|blue', '^5', '9']),
+                                               rnd.choice(list(SETS) + ['sample.bin * 2']))
+        return 'rescale(%s, "%s")' % (expr(depth - 1), rnd.choice(UNITS))
+
+    for i in range(n):
+        print('z.e%d = %s' % (i, expr(rnd.randint(1, 4))))
+
+
+if __name__ == '__main__':
+    main()
