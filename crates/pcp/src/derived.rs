@@ -172,6 +172,10 @@ pub(crate) struct BoundMetric {
     /// name is left out of listings. (pcp-rs may bind earlier, to read an
     /// archive ahead.)
     pub(crate) announced: AtomicBool,
+    /// Added to this context alone (`pmAddDerived`).
+    pub(crate) local: bool,
+    /// A global metric masked by a per-context one of the same name.
+    pub(crate) masked: bool,
 }
 
 /// The registered derived metrics of one context.
@@ -181,11 +185,22 @@ pub(crate) struct Bound {
     /// What libpcp `pmprintf`s and flushes at once (semantic errors), not
     /// yet taken by [`crate::context::Context::take_messages`].
     pub(crate) messages: Mutex<Vec<u8>>,
+    /// The limit on per-context metrics (the registry's limit when the
+    /// context took its metrics, as libpcp copies it).
+    pub(crate) limit: Option<usize>,
+    /// The parser state per-context additions carry from one to the next.
+    pub(crate) parse: pcp_derived::ParseState,
 }
 
 impl Bound {
+    /// The derived metric with this PMID, masked ones left out.
     pub(crate) fn get(&self, pmid: PmId) -> Option<&BoundMetric> {
-        self.metrics.iter().find(|m| m.pmid == pmid)
+        self.metrics.iter().find(|m| m.pmid == pmid && !m.masked)
+    }
+
+    /// The derived metric of this name, masked ones left out.
+    pub(crate) fn by_name(&self, name: &str) -> Option<&BoundMetric> {
+        self.metrics.iter().find(|m| m.name == name && !m.masked)
     }
 
     /// Whether `pmid` is a derived metric that failed to bind, as libpcp
