@@ -14,6 +14,7 @@
 # stderr) is checked to be the same as PCP's, by checksum, in one more run
 # (CHECK=0 leaves that out). OURS=DIR times the tools in DIR instead of
 # building them. N=COUNT makes COUNT derived metrics instead of 1,000.
+# T=INTERVAL is pmval's -t (default 1).
 #
 #   scripts/bench-derived.sh [ARCHIVE]
 #
@@ -26,6 +27,7 @@ cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
 check=${CHECK:-1}
 count=${N:-1000}
+interval=${T:-1}
 export PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C
 archive=${1:-/tmp/pcp-rs-bench/big}
 if [ ! -f "$archive.meta" ] && [ ! -f "$archive.meta.xz" ]; then
@@ -95,10 +97,10 @@ name=$(basename "$archive")
 cmds=(
     "pminfo -a @ -c $cfg -f bench"
     "pminfo -a @ -c $cfg -d bench"
-    "pmval -a @ --derived=$cfg -t 1 bench.m0000"
-    "pmval -a @ --derived=$cfg -t 1 bench.m0002"
-    "pmval -a @ --derived=$cfg -t 1 bench.m0016"
-    "pmval -a @ --derived=$cfg -t 1 bench.m0004"
+    "pmval -a @ --derived=$cfg -t $interval bench.m0000"
+    "pmval -a @ --derived=$cfg -t $interval bench.m0002"
+    "pmval -a @ --derived=$cfg -t $interval bench.m0016"
+    "pmval -a @ --derived=$cfg -t $interval bench.m0004"
 )
 echo "$count derived metrics over $archive (config: awk generator in $0)"
 printf '%-44s %8s %8s %7s %10s %10s %5s\n' command "PCP s" "ours s" speed "PCP KB" "ours KB" mem

@@ -212,17 +212,23 @@ impl Context {
             .filter(|d| !d.anon && !pcp_derived::check::shadowed(&d.name, &mut ContextCatalog(self)))
             .collect();
         self.pmns.add_names(defs.iter().map(|d| (d.name.as_str(), d.pmid)));
-        self.derived.metrics.extend(defs.into_iter().map(|d| crate::derived::BoundMetric {
-            pmid: d.pmid,
-            name: d.name.clone(),
-            expr: d.expr.clone(),
-            oneline: d.oneline.clone(),
-            helptext: d.helptext.clone(),
-            binding: std::sync::Mutex::new(crate::derived::Binding::Unbound),
-            announced: std::sync::atomic::AtomicBool::new(false),
-            local: false,
-            masked: false,
-        }));
+        let bound: Vec<crate::derived::BoundMetric> = defs
+            .into_iter()
+            .map(|d| crate::derived::BoundMetric {
+                pmid: d.pmid,
+                name: d.name.clone(),
+                expr: d.expr.clone(),
+                oneline: d.oneline.clone(),
+                helptext: d.helptext.clone(),
+                binding: std::sync::Mutex::new(crate::derived::Binding::Unbound),
+                announced: std::sync::atomic::AtomicBool::new(false),
+                local: false,
+                masked: false,
+            })
+            .collect();
+        for m in bound {
+            self.derived.push(m);
+        }
         self.derived.limit = registry.limit();
     }
 
@@ -277,7 +283,7 @@ impl Context {
         if !shadowed {
             self.pmns.add_names([(name, pmid)]);
         }
-        self.derived.metrics.push(BoundMetric {
+        self.derived.push(BoundMetric {
             pmid,
             name: name.to_string(),
             expr: tree,
@@ -447,13 +453,13 @@ impl Context {
                 self.bind(p, true);
             }
             let list = {
-                let evaluators = self.derived.take_evaluators();
+                let evaluators = self.derived.take_evaluators(pmids);
                 let list = pcp_derived::prefetch(pmids, &evaluators);
                 self.derived.restore(evaluators);
                 list
             };
             let r = self.fetch_source(&list)?;
-            let mut evaluators = self.derived.take_evaluators();
+            let mut evaluators = self.derived.take_evaluators(pmids);
             let mut out = pcp_derived::postfetch(&r, pmids.len(), &mut evaluators, &mut ContextInstances(self));
             self.derived.restore(evaluators);
             // one that could not be bound keeps what the source said of it
@@ -831,7 +837,9 @@ impl Context {
     /// search (whole records) turned into their values.
     fn evaluate_found(&mut self, found: &mut HashMap<PmId, PmResult<FetchResult>>) {
         crate::archive::empty_anon_sets(found);
-        let mut evaluators = self.derived.take_evaluators();
+        let wanted: Vec<PmId> = found.keys().copied().collect();
+        let mut evaluators = self.derived.take_evaluators(&wanted);
+        let position: HashMap<PmId, usize> = evaluators.iter().enumerate().map(|(i, e)| (e.pmid(), i)).collect();
         for (pmid, r) in found.iter_mut() {
             let Ok(record) = r else { continue };
             match self.derived.get(*pmid) {
@@ -847,14 +855,15 @@ impl Context {
             sets.append(&mut record.sets);
             // as a fetch of the operands answers: no values for those the
             // record does not hold
-            let operands = evaluators.iter().find(|e| e.pmid() == *pmid).map(Evaluator::operands);
+            let operands = position.get(pmid).and_then(|&i| evaluators.get(i)).map(Evaluator::operands);
             for op in operands.unwrap_or_default() {
                 if !sets.iter().any(|s| s.pmid == op) {
                     sets.push(pcp_core::ValueSet { pmid: op, values: Ok(Vec::new()) });
                 }
             }
             let whole = FetchResult { timestamp: record.timestamp, sets };
-            *record = pcp_derived::postfetch(&whole, 1, &mut evaluators, &mut ContextInstances(self));
+            let own = position.get(pmid).and_then(|&i| evaluators.get_mut(i..=i)).unwrap_or_default();
+            *record = pcp_derived::postfetch(&whole, 1, own, &mut ContextInstances(self));
         }
         self.derived.restore(evaluators);
     }

@@ -13,6 +13,7 @@
 //! evaluator in the context.
 
 use pcp_core::{Desc, InDom, MetricType, PmError, PmId, Semantics, Units};
+pub use pcp_derived::check::is_derived;
 pub use pcp_derived::Registry;
 use pcp_derived::{ConfigFiles, Environment, Evaluator, PathKind};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -190,12 +191,21 @@ pub(crate) struct Bound {
     pub(crate) limit: Option<usize>,
     /// The parser state per-context additions carry from one to the next.
     pub(crate) parse: pcp_derived::ParseState,
+    /// Each metric's position in `metrics`, by PMID.
+    index: std::collections::HashMap<PmId, usize>,
 }
 
 impl Bound {
+    /// Append a metric.
+    pub(crate) fn push(&mut self, m: BoundMetric) {
+        self.index.insert(m.pmid, self.metrics.len());
+        self.metrics.push(m);
+    }
+
     /// The derived metric with this PMID, masked ones left out.
     pub(crate) fn get(&self, pmid: PmId) -> Option<&BoundMetric> {
-        self.metrics.iter().find(|m| m.pmid == pmid && !m.masked)
+        let m = self.metrics.get(*self.index.get(&pmid)?)?;
+        (!m.masked).then_some(m)
     }
 
     /// The derived metric of this name, masked ones left out.
@@ -215,10 +225,12 @@ impl Bound {
         matches!(*lock(&m.binding), Binding::Bound(_) | Binding::Lent)
     }
 
-    /// The evaluators of the metrics bound, lent out.
-    pub(crate) fn take_evaluators(&mut self) -> Vec<Evaluator> {
+    /// The evaluators of the metrics among `pmids` that are bound, lent
+    /// out (each once, however often it is asked for).
+    pub(crate) fn take_evaluators(&mut self, pmids: &[PmId]) -> Vec<Evaluator> {
         let mut out = Vec::new();
-        for m in &mut self.metrics {
+        for pmid in pmids {
+            let Some(m) = self.index.get(pmid).and_then(|&i| self.metrics.get_mut(i)) else { continue };
             let b = m.binding.get_mut().unwrap_or_else(PoisonError::into_inner);
             if matches!(b, Binding::Bound(_)) {
                 if let Binding::Bound(ev) = std::mem::replace(b, Binding::Lent) {
@@ -232,8 +244,10 @@ impl Bound {
     /// Put evaluators lent out back in their place.
     pub(crate) fn restore(&mut self, evaluators: Vec<Evaluator>) {
         for ev in evaluators {
-            if let Some(m) = self.metrics.iter_mut().find(|m| m.pmid == ev.pmid()) {
-                *m.binding.get_mut().unwrap_or_else(PoisonError::into_inner) = Binding::Bound(Box::new(ev));
+            if let Some(&i) = self.index.get(&ev.pmid()) {
+                if let Some(m) = self.metrics.get_mut(i) {
+                    *m.binding.get_mut().unwrap_or_else(PoisonError::into_inner) = Binding::Bound(Box::new(ev));
+                }
             }
         }
     }
