@@ -7,13 +7,19 @@
 //! keeps `x`'s descriptor; a relational operator skips the dimension check
 //! when either operand is of type U32 (6.0.3 compares a descriptor's type
 //! with a node kind); scale conversion of the left operand is decided by
-//! the right operand's time and space dimensions. What the manual page
-//! adds is done as PCP 6.3 does it: `novalue()` and `meta=` metadata, and
-//! a derived metric may not be an operand of another. Both branches of a
-//! ternary are bound and checked whatever its guard, as in 6.0.3 (6.3
-//! binds only the branch a guard known from `defined()` selects): a name
-//! may be undefined only as `defined()`'s operand, and one undefined
-//! elsewhere fails the metric without a report.
+//! the right operand's time and space dimensions.
+//!
+//! Where pmRegisterDerived(3) describes what 6.0.3 lacks (its manual page
+//! and its code have none of it), the manual page is followed, as PCP 6.3
+//! does it, with messages in 6.0.3's format: `novalue()` and `meta=`
+//! metadata; ternary rule (i), a guard known statically from `defined()`
+//! and constants binds only the branch it selects (names in either branch
+//! may be undefined, and one the selected branch needs is reported as
+//! "Unknown metric for ternary expression", where 6.0.3 binds both
+//! branches and fails quietly); and "A derived metric cannot be nested
+//! (i.e. used) in the definition of another derived metric" ("Illegal
+//! nested derived metric", where 6.0.3 takes a derived operand's
+//! descriptor and gives it no values).
 
 use crate::ast::{BinOp, Expr, Func, Metadata, Node, NodeId};
 use pcp_core::{Desc, InDom, MetricType, PmError, PmId, Semantics, Units};
@@ -201,19 +207,57 @@ pub fn check(metric: &str, pmid: PmId, expr: &Expr, catalog: &mut dyn Catalog) -
     for i in (0..n).rev() {
         for c in nodes[i].children() {
             cx.parent[c.index()] = Some(i);
-            // libpcp 6.0.3 lets a name be undefined only as defined()'s
-            // operand (6.3 also lets ternary branches off)
-            lazy[c.index()] = matches!(nodes[i], Node::Func(Func::Defined, _));
+            let branch = matches!(nodes[i], Node::Ternary(g, _, _) if g != c);
+            lazy[c.index()] = lazy[i] || branch || matches!(nodes[i], Node::Func(Func::Defined, _));
         }
     }
     for (i, node) in nodes.iter().enumerate() {
         cx.bind(i, node, lazy[i])?;
     }
-    // libpcp 6.0.3 checks both branches of every ternary, whatever its
-    // guard (6.3 checks only the branch a guard known from constants and
-    // defined() selects)
+    // a guard's value, where constants and defined() alone decide it
+    let mut known: Vec<Option<bool>> = vec![None; n];
     for (i, node) in nodes.iter().enumerate() {
+        if !cx.info[i].used {
+            continue;
+        }
         cx.check_node(i, node)?;
+        known[i] = match *node {
+            Node::Func(Func::Defined, _) => Some(cx.info[i].defined),
+            Node::Integer(ref c) => Some(atoi(&c.text) != 0),
+            Node::Not(x) => known[x.index()].map(|v| !v),
+            Node::Binary(BinOp::Or, l, r) => match known[l.index()] {
+                Some(false) => known[r.index()],
+                v => v,
+            },
+            Node::Binary(BinOp::And, l, r) => match known[l.index()] {
+                Some(true) => known[r.index()],
+                v => v,
+            },
+            _ => None,
+        };
+        // a ternary's guard done: choose its branches
+        if let Some(p) = cx.parent[i] {
+            if let Node::Ternary(g, then, otherwise) = nodes[p] {
+                if g.index() == i {
+                    let choose = match known[i] {
+                        Some(true) => Choose::Then,
+                        Some(false) => Choose::Else,
+                        None => Choose::Both,
+                    };
+                    cx.info[p].choose = choose;
+                    let unused = match choose {
+                        Choose::Then => Some(otherwise),
+                        Choose::Else => Some(then),
+                        Choose::Both => None,
+                    };
+                    if let Some(u) = unused {
+                        for j in expr.subtree(u) {
+                            cx.info[j].used = false;
+                        }
+                    }
+                }
+            }
+        }
     }
     let mut checked = Checked { info: cx.info };
     if let Some(root) = checked.info.last_mut() {
@@ -245,20 +289,20 @@ impl Checker<'_> {
     }
 
     /// A metric name's PMID and descriptor. With `lazy`, a name that is
-    /// not defined gets no PMID rather than failing. `top` (the whole
-    /// expression is the name) and `meta_only` say where the name is:
-    /// 6.3 refuses a derived metric anywhere else, 6.0.3 (followed here)
-    /// does not.
+    /// not defined gets no PMID rather than failing. Unless `top` (the
+    /// whole expression is the name) or `meta_only`, a derived metric is
+    /// refused.
     fn lookup(&mut self, name: &str, lazy: bool, top: bool, meta_only: bool) -> Result<Desc, SemanticError> {
         let pmid = match self.catalog.lookup_name(name) {
             Ok(p) => p,
             Err(_) if lazy => return Ok(Desc { pmid: PmId::NULL, ..ZERO_DESC }),
             Err(_) => return Err(SemanticError { reason: Some("Unknown operand metric"), report: None }),
         };
-        // libpcp 6.0.3 takes a derived operand's descriptor as any other's
-        // (6.3 refuses it: "Illegal nested derived metric"); its values
-        // are not computed, so it has none
-        let _ = (top, meta_only);
+        if is_derived(pmid) && !top && !meta_only {
+            let why = "Illegal nested derived metric";
+            let r = format!("Semantic error: derived metric {}: operand {name}: {why}\n", self.metric).into_bytes();
+            return Err(SemanticError { reason: Some(why), report: Some(r) });
+        }
         self.catalog
             .lookup_desc(pmid)
             .map_err(|_| SemanticError { reason: Some("Metadata for operand metric not available"), report: None })
@@ -727,6 +771,13 @@ fn map_units(op: BinOp, d: Desc, lu: U, ru: U) -> (Units, MetricType, (i32, i32)
     (u.units(), ty, ls, rs)
 }
 
+/// C's atoi on digits: the value cut to an int.
+fn atoi(text: &str) -> i32 {
+    text.bytes()
+        .take_while(u8::is_ascii_digit)
+        .fold(0i64, |v, d| v.saturating_mul(10).saturating_add(i64::from(d - b'0'))) as i32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -776,34 +827,65 @@ mod tests {
         String::from_utf8_lossy(&err.report.unwrap_or_default()).into_owned()
     }
 
+    const NOVALUE: Desc = Desc {
+        pmid: PmId::NULL,
+        ty: MetricType::I32,
+        indom: InDom::NULL,
+        sem: Semantics::DISCRETE,
+        units: Units::NONE,
+    };
+
     #[test]
-    fn both_branches_are_bound_and_checked_whatever_the_guard() {
-        // as libpcp 6.0.3: a name may be unknown only as defined()'s
-        // operand; elsewhere the metric fails, quietly
-        assert!(desc("defined(nope) ? nope : b").is_err());
-        assert!(desc("defined(a) ? a : nope").is_err());
-        assert_eq!(report("defined(nope) ? 1 : nope2"), "");
-        assert_eq!(report("b > 0 ? a : nope"), "");
-        assert_eq!(desc("defined(nope) ? a : a").map(|d| d.ty), Ok(MetricType::U64));
-        // the branches must match even when the guard is known
-        assert!(report("!defined(a) || 0 ? b : a").contains("for ternary operands"));
+    fn a_guard_known_from_defined_binds_one_branch() {
+        // pmRegisterDerived(3), ternary rule (i): "if check is of the form
+        // defined(somemetric) then references to undefined metrics are
+        // allowed in whichever of foo or bar is not required once the
+        // existence if somemetric has been established ... this does mean
+        // rules (b) and (c) are relaxed in this case" and "A generalization
+        // of this construct is supported for any check that can be
+        // evaluated statically, so a boolean expression involving defined()
+        // predicates". (libpcp 6.0.3 lacks this: it binds both branches.)
+        assert_eq!(desc("defined(nope) ? nope : b"), Ok(Desc { pmid: PmId::NULL, ..B }));
+        assert_eq!(desc("!defined(a) || !defined(b) ? novalue() : a + a").map(|d| d.indom), Ok(A.indom));
+        assert_eq!(desc("defined(a) ? a : nope").map(|d| d.ty), Ok(MetricType::U64));
+        // the branches need not match when only one is used
+        assert_eq!(desc("!defined(a) || 0 ? b : a").map(|d| d.indom), Ok(A.indom));
+        // "Semantic error: derived metric <name>: operand <opname>: Unknown
+        // metric for ternary expression ... the metric <opname> was not in
+        // the PMNS of the new context and is a required operand"
+        assert_eq!(
+            report("defined(nope) ? 1 : nope2"),
+            "Semantic error: derived metric m: operand nope2: Unknown metric for ternary expression\n"
+        );
+        assert_eq!(
+            report("b > 0 ? a : nope"),
+            "Semantic error: derived metric m: operand nope: Unknown metric for ternary expression\n"
+        );
     }
 
     #[test]
-    fn novalue_takes_its_peers_metadata() {
+    fn novalue_takes_its_peers_metadata_or_its_own() {
         assert_eq!(desc("b > 0 ? a : novalue()").map(|d| (d.ty, d.indom)), Ok((A.ty, A.indom)));
-        // both branches are checked, whatever the guard (libpcp 6.0.3)
-        assert_eq!(desc("defined(nope) ? 1 : novalue()").map(|d| d.ty), Ok(MetricType::U32));
+        assert_eq!(desc("defined(nope) ? 1 : novalue()"), Ok(NOVALUE));
+        assert_eq!(
+            desc("defined(nope) ? 1 : novalue(type=double, units=\"Kbyte/sec\")").map(|d| (d.ty, d.units.to_string())),
+            Ok((MetricType::DOUBLE, "Kbyte / sec".to_string()))
+        );
     }
 
     #[test]
     fn meta_gives_a_constant_another_metrics_metadata() {
         assert_eq!(desc("mkconst(1, meta=a)").map(|d| (d.ty, d.sem, d.indom)), Ok((A.ty, A.sem, A.indom)));
         assert_eq!(desc("mkconst(1, meta=a, type=double)").map(|d| (d.ty, d.sem)), Ok((MetricType::DOUBLE, A.sem)));
-        // a derived metric is fine there, alone, and as an operand (6.0.3)
+        // a derived metric is fine there, as it is alone, but not as an
+        // operand: pmRegisterDerived(3), "Semantic error: derived metric
+        // <name>: operand <opname>: Illegal nested derived metric ... A
+        // derived metric (<opname>) cannot be nested (i.e. used) in the
+        // definition of another derived metric (<name>)". (libpcp 6.0.3
+        // takes the operand's descriptor and gives it no values.)
         assert!(desc("mkconst(1, meta=d.x)").is_ok());
         assert!(desc("d.x").is_ok());
-        assert!(desc("d.x + 1").is_ok());
+        assert_eq!(report("d.x + 1"), "Semantic error: derived metric m: operand d.x: Illegal nested derived metric\n");
     }
 
     #[test]
