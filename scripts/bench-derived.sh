@@ -10,7 +10,8 @@
 #
 # For each command, the best wall time of RUNS runs (default 3; output to
 # /dev/null) and that run's peak RSS (GNU time), as ratios: speed is PCP's
-# time over ours, memory ours over PCP's. Each command's output (stdout and
+# time over ours, memory ours over PCP's; also the least CPU time (user +
+# system) of the runs and its ratio, which a busy machine disturbs less. Each command's output (stdout and
 # stderr) is checked to be the same as PCP's, by checksum, in one more run
 # (CHECK=0 leaves that out). OURS=DIR times the tools in DIR instead of
 # building them. N=COUNT makes COUNT derived metrics instead of 1,000.
@@ -20,8 +21,8 @@
 #
 # Default archive: the >= 100 MB plain archive scripts/bench-archive.sh makes
 # (/tmp/pcp-rs-bench/big, made by that script if missing). The archive must
-# have the kernel, mem, disk and network metrics of Linux and the sample
-# PMDA's sample.long.one. Needs pcp and /usr/bin/time.
+# have the kernel, mem, disk and network metrics of Linux (as pmlogger
+# records them from pmcd's linux PMDA). Needs pcp and /usr/bin/time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
@@ -69,7 +70,7 @@ awk -v n="$count" 'BEGIN {
         if (t == 8) e = "instant(" c ")"
         if (t == 9) e = "kernel.all.cpu.user + kernel.all.cpu.sys + " u
         if (t == 10) e = "kernel.all.load > " (k % 4) " && " m " > " k " ? kernel.all.load : -kernel.all.load"
-        if (t == 11) e = "defined(sample.long.one) ? sample.long.one * " k " : mkconst(" k ", type=u32, semantics=instant)"
+        if (t == 11) e = "defined(kernel.all.nprocs) ? kernel.all.nprocs + " k " : mkconst(" k ", type=u32, semantics=instant)"
         if (t == 12) e = "(" u " - kernel.all.cpu.idle) * " (k + 1)
         if (t == 13) e = "max(kernel.all.load) - min(kernel.all.load) + " k ".5"
         if (t == 14) e = "rate(" x ") / " (k + 2)
@@ -79,14 +80,17 @@ awk -v n="$count" 'BEGIN {
     }
 }' >"$cfg"
 
+# best wall time, its peak RSS and the least CPU time: "secs kb cpu"
 measure() {
-    local best="" kb="" s m
+    local best="" kb="" cpu="" s m u y c
     for _ in $(seq "$runs"); do
-        /usr/bin/time -o "$work/t" -f "%e %M" "$@" >/dev/null 2>&1 || true
-        read -r s m <"$work/t"
+        /usr/bin/time -o "$work/t" -f "%e %M %U %S" "$@" >/dev/null 2>&1 || true
+        read -r s m u y <"$work/t"
         if [ -z "$best" ] || awk "BEGIN{exit !($s < $best)}"; then best=$s; kb=$m; fi
+        c=$(awk -v u="$u" -v y="$y" 'BEGIN{printf "%.2f", u + y}')
+        if [ -z "$cpu" ] || awk "BEGIN{exit !($c < $cpu)}"; then cpu=$c; fi
     done
-    echo "$best $kb"
+    echo "$best $kb $cpu"
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b <= 0) b = 0.005; printf "%.1f", a / b }'; }
@@ -103,12 +107,13 @@ cmds=(
     "pmval -a @ --derived=$cfg -t $interval bench.m0004"
 )
 echo "$count derived metrics over $archive (config: awk generator in $0)"
-printf '%-44s %8s %8s %7s %10s %10s %5s\n' command "PCP s" "ours s" speed "PCP KB" "ours KB" mem
+printf '%-44s %8s %8s %7s %10s %10s %5s %8s %8s %7s\n' command "PCP s" "ours s" speed "PCP KB" "ours KB" mem \
+    "PCP cpu" "our cpu" "cpu x"
 for cmd in "${cmds[@]}"; do
     read -r -a args <<<"${cmd//@/$archive}"
     tool=${args[0]}
-    read -r cs ck < <(measure "$tool" "${args[@]:1}")
-    read -r os ok < <(measure "$ours/$tool" "${args[@]:1}")
+    read -r cs ck cc < <(measure "$tool" "${args[@]:1}")
+    read -r os ok oc < <(measure "$ours/$tool" "${args[@]:1}")
     if [ "$check" != 0 ]; then
         c=$("$tool" "${args[@]:1}" 2>&1 | cksum) || true
         o=$("$ours/$tool" "${args[@]:1}" 2>&1 | cksum) || true
@@ -123,6 +128,7 @@ for cmd in "${cmds[@]}"; do
         fi
     fi
     shown=${cmd//@/A}
-    printf '%-44s %8s %8s %6sx %10s %10s %5s\n' "${shown//$cfg/CFG}" "$cs" "$os" \
-        "$(ratio "$cs" "$os")" "$ck" "$ok" "$(awk -v a="$ok" -v b="$ck" 'BEGIN{printf "%.2f", a / b}')"
+    printf '%-44s %8s %8s %6sx %10s %10s %5s %8s %8s %6sx\n' "${shown//$cfg/CFG}" "$cs" "$os" \
+        "$(ratio "$cs" "$os")" "$ck" "$ok" "$(awk -v a="$ok" -v b="$ck" 'BEGIN{printf "%.2f", a / b}')" \
+        "$cc" "$oc" "$(ratio "$cc" "$oc")"
 done
