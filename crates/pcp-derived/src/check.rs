@@ -216,8 +216,25 @@ pub fn check(metric: &str, pmid: PmId, expr: &Expr, catalog: &mut dyn Catalog) -
     }
     // a guard's value, where constants and defined() alone decide it
     let mut known: Vec<Option<bool>> = vec![None; n];
+    // nodes over a name a ternary's branch needs but the context does not
+    // define: not checked (they have no metadata); the ternary reports the
+    // name, as pmRegisterDerived(3) says ("Unknown metric for ternary
+    // expression ... is a required operand")
+    let mut pending = vec![false; n];
     for (i, node) in nodes.iter().enumerate() {
         if !cx.info[i].used {
+            continue;
+        }
+        let missing = match node {
+            Node::Name(_) => {
+                cx.info[i].pmid == PmId::NULL
+                    && !matches!(cx.parent[i].map(|p| &nodes[p]), Some(Node::Func(Func::Defined, _)))
+            }
+            Node::Ternary(..) | Node::Func(Func::Defined, _) => false,
+            _ => node.children().any(|c| pending[c.index()]),
+        };
+        if missing {
+            pending[i] = true;
             continue;
         }
         cx.check_node(i, node)?;
@@ -859,6 +876,16 @@ mod tests {
         );
         assert_eq!(
             report("b > 0 ? a : nope"),
+            "Semantic error: derived metric m: operand nope: Unknown metric for ternary expression\n"
+        );
+        // the name is reported, not what its absence does to the operators
+        // above it (as iostat.conf's delta(x) == 0 ? ... : delta(y) / delta(x))
+        assert_eq!(
+            report("a > 0 ? a : delta(nope) / delta(a)"),
+            "Semantic error: derived metric m: operand nope: Unknown metric for ternary expression\n"
+        );
+        assert_eq!(
+            report("a > 0 ? (b > 1 ? nope * 2 : a) : a"),
             "Semantic error: derived metric m: operand nope: Unknown metric for ternary expression\n"
         );
     }
