@@ -19,6 +19,11 @@ same_as_c() {
     st=0; PCP_DERIVED_CONFIG=${derived_config-} TZ=UTC LC_ALL=C "$tool" "$@" >"$work/c.out" 2>"$work/c.err" || st=$?
     echo "status $st" >>"$work/c.err"
     st=0; PCP_DERIVED_CONFIG=${derived_config-} TZ=UTC LC_ALL=C "${ours:-target/debug}/$tool" "$@" >"$work/r.out" 2>"$work/r.err" || st=$?
+    if [ -n "${ours_only-}" ]; then
+        # lines only ours writes, where we follow the manual page and 6.0.3 does not
+        grep -v -- "$ours_only" "$work/r.err" >"$work/r.kept" || true
+        mv "$work/r.kept" "$work/r.err"
+    fi
     echo "status $st" >>"$work/r.err"
     if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
         echo "$tool $* differs" >&2
@@ -370,6 +375,10 @@ echo "== derived metrics: the stock configurations over PCP's QA archives"
 # $PCP_VAR_DIR/config/derived (cpu-util, iostat, proc, mssql, ...): names,
 # descriptors, help text and the first values, bound as libpcp binds them
 derived_config=${PCP_VAR_DIR:-/var/lib/pcp}/config/derived
+# pmRegisterDerived(3) reports a ternary's required operand that is not
+# defined (iostat.conf over archives without the *_rawactive metrics);
+# libpcp 6.0.3 fails the metric without a word
+ours_only=': Unknown metric for ternary expression$'
 runs=0
 for base in $archives; do
     same_as_c pminfo -a "$base" -dfmtT
@@ -382,7 +391,7 @@ for base in $archives; do
     done
     runs=$((runs + 6))
 done
-unset derived_config
+unset derived_config ours_only
 echo "derived metrics: $runs runs agree"
 
 echo "differential suite passed (seed $seed)"
