@@ -8,7 +8,10 @@ mkconst() and rescale(), over metrics of every type (and unknown ones).
 Left out: what PCP 6.0.3 cannot be compared on. `!` (it leaves half of a
 64-bit value as the heap had it), scalar() (it crashes on it inside
 expressions), max() and min() (pmval's first sample is uninitialised), and
-what 6.0.3 lacks (novalue(), delta() of an expression, meta=)."""
+what 6.0.3 lacks (novalue(), delta() of an expression, meta=, a guard known
+at binding choosing the operand bound: ternary guards are relational). An
+undefined operand of a ternary is reported by us only ("Unknown metric for
+ternary expression", differential.sh leaves that line out)."""
 
 import random
 import sys
@@ -65,7 +68,11 @@ def main():
         if c < 0.7:
             return '(%s)' % expr(depth - 1)
         if c < 0.78:
-            return '%s ? %s : %s' % (expr(depth - 1), expr(depth - 1), expr(depth - 1))
+            # a guard of a relational operator: never known at binding, so
+            # both operands are bound, in 6.0.3 and by the manual page's
+            # rule (i) alike
+            guard = '(%s) %s %s' % (expr(depth - 1), rnd.choice(['!=', '>', '<=']), rnd.choice(['0', '1']))
+            return '%s ? %s : %s' % (guard, expr(depth - 1), expr(depth - 1))
         if c < 0.9:
             f = rnd.choice(['avg', 'count', 'sum', 'delta', 'rate', 'instant', 'defined'])
             return '%s(%s)' % (f, rnd.choice(NAMES))

@@ -19,6 +19,11 @@ same_as_c() {
     st=0; PCP_DERIVED_CONFIG=${derived_config-} TZ=UTC LC_ALL=C "$tool" "$@" >"$work/c.out" 2>"$work/c.err" || st=$?
     echo "status $st" >>"$work/c.err"
     st=0; PCP_DERIVED_CONFIG=${derived_config-} TZ=UTC LC_ALL=C "${ours:-target/debug}/$tool" "$@" >"$work/r.out" 2>"$work/r.err" || st=$?
+    if [ -n "${ours_only-}" ]; then
+        # lines only ours writes, where we follow the manual page and 6.0.3 does not
+        grep -v -- "$ours_only" "$work/r.err" >"$work/r.kept" || true
+        mv "$work/r.kept" "$work/r.err"
+    fi
     echo "status $st" >>"$work/r.err"
     if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
         echo "$tool $* differs" >&2
@@ -396,6 +401,10 @@ echo "== derived metrics: the stock configurations over PCP's QA archives"
 # $PCP_VAR_DIR/config/derived (cpu-util, iostat, proc, mssql, ...): names,
 # descriptors, help text and the first values, bound as libpcp binds them
 derived_config=${PCP_VAR_DIR:-/var/lib/pcp}/config/derived
+# pmRegisterDerived(3) reports a ternary's required operand that is not
+# defined (iostat.conf over archives without the *_rawactive metrics);
+# libpcp 6.0.3 fails the metric without a word
+ours_only=': Unknown metric for ternary expression$'
 runs=0
 for base in $archives; do
     same_as_c pminfo -a "$base" -dfmtT
@@ -408,7 +417,7 @@ for base in $archives; do
     done
     runs=$((runs + 6))
 done
-unset derived_config
+unset derived_config ours_only
 echo "derived metrics: $runs runs agree"
 
 echo "== derived metrics: the stock configurations over the local context (committed /proc snapshot)"
@@ -455,6 +464,9 @@ echo "== derived metrics: the themed configurations, fresh against the C tools"
 # the live configurations against pmcd
 d=crates/pcp-tools/tests/derived
 fx=crates/pcp-archive/tests/fixtures
+# pmRegisterDerived(3)'s report of a ternary's undefined operand, which
+# 6.0.3 does not make (the rules 6.0.3 lacks are in spec-rules.conf)
+ours_only=': Unknown metric for ternary expression$'
 cargo build -q -p pcp-tools --bin pminfo --bin pmprobe --bin pmval
 # defs FILE: the names a configuration defines
 defs() { sed -n 's/^\([A-Za-z][A-Za-z0-9_.]*\) *=.*/\1/p' "$1" | sort -u; }
@@ -529,6 +541,7 @@ for m in $(defs "$d/live.conf" | grep -Ev 'max|min|scalar'); do
     same_as_c pmval -h localhost --derived="$d/live.conf" -s 2 -t 0.1 "$m"
     runs=$((runs + 1))
 done
+unset ours_only
 echo "derived metrics, themed configurations: $runs runs agree"
 
 echo "== derived metrics: random expressions, seed $seed"
@@ -553,6 +566,9 @@ while IFS= read -r line; do
         fi
         echo "status $st" >>"$work/c.err"
         st=0; PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C "${ours:-target/debug}/$tool" "$@" >"$work/r.out" 2>"$work/r.err" || st=$?
+        # the manual page's report of a ternary's undefined operand (6.0.3 is silent)
+        grep -v -- ': Unknown metric for ternary expression$' "$work/r.err" >"$work/r.kept" || true
+        mv "$work/r.kept" "$work/r.err"
         echo "status $st" >>"$work/r.err"
         if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
             echo "$tool differs on: $line" >&2

@@ -7,18 +7,19 @@
 //! keeps `x`'s descriptor; a relational operator skips the dimension check
 //! when either operand is of type U32 (6.0.3 compares a descriptor's type
 //! with a node kind); scale conversion of the left operand is decided by
-//! the right operand's time and space dimensions. What the manual page
-//! adds is done as PCP 6.3 does it: `novalue()` and `meta=` metadata, and
-//! a derived metric may not be an operand of another. Both branches of a
-//! ternary are bound and checked whatever its guard, as in 6.0.3 (6.3
-//! binds only the branch a guard known from `defined()` selects): a name
-//! may be undefined only as `defined()`'s operand, and one undefined
-//! elsewhere fails the metric without a report. A ternary with a
-//! `novalue()` branch, which 6.0.3 cannot parse, follows the manual page's
-//! rules (h) and (i) instead: a guard known at binding (constants,
-//! `defined()`) selects one branch, names in the other may be undefined,
-//! and `novalue()` takes its peer's metadata when the peer can be checked,
-//! else its own (a singular discrete integer with no units by default).
+//! the right operand's time and space dimensions.
+//!
+//! Where pmRegisterDerived(3) describes what 6.0.3 lacks (its manual page
+//! and its code have none of it), the manual page is followed, as PCP 6.3
+//! does it, with messages in 6.0.3's format: `novalue()` and `meta=`
+//! metadata; ternary rule (i), a guard known statically from `defined()`
+//! and constants binds only the branch it selects (names in either branch
+//! may be undefined, and one the selected branch needs is reported as
+//! "Unknown metric for ternary expression", where 6.0.3 binds both
+//! branches and fails quietly); and "A derived metric cannot be nested
+//! (i.e. used) in the definition of another derived metric" ("Illegal
+//! nested derived metric", where 6.0.3 takes a derived operand's
+//! descriptor and gives it no values).
 
 use crate::ast::{BinOp, Expr, Func, Metadata, Node, NodeId};
 use pcp_core::{Desc, InDom, MetricType, PmError, PmId, Semantics, Units};
@@ -206,52 +207,73 @@ pub fn check(metric: &str, pmid: PmId, expr: &Expr, catalog: &mut dyn Catalog) -
     for i in (0..n).rev() {
         for c in nodes[i].children() {
             cx.parent[c.index()] = Some(i);
-            // libpcp 6.0.3 lets a name be undefined only as defined()'s
-            // operand (6.3 also lets ternary branches off)
-            lazy[c.index()] = matches!(nodes[i], Node::Func(Func::Defined, _));
+            let branch = matches!(nodes[i], Node::Ternary(g, _, _) if g != c);
+            lazy[c.index()] = lazy[i] || branch || matches!(nodes[i], Node::Func(Func::Defined, _));
         }
-    }
-    // a ternary with a novalue() branch (which 6.0.3 cannot parse) follows
-    // the manual page's rules (h) and (i): a guard known at binding
-    // selects one branch, and names in the other may be undefined
-    let mut unchosen = Vec::new();
-    for i in (0..n).rev() {
-        let Node::Ternary(g, t, e) = nodes[i] else { continue };
-        let has_novalue = [t, e].iter().any(|x| matches!(nodes[x.index()], Node::NoValue(_)));
-        if !has_novalue || !cx.info[i].used {
-            continue;
-        }
-        let Some(v) = cx.static_value(g) else { continue };
-        let (choose, other) = if v != 0.0 { (Choose::Then, e) } else { (Choose::Else, t) };
-        cx.info[i].choose = choose;
-        for j in expr.subtree(other) {
-            lazy[j] = true;
-        }
-        unchosen.push(other);
     }
     for (i, node) in nodes.iter().enumerate() {
         cx.bind(i, node, lazy[i])?;
     }
-    // a branch not selected is checked only if its names are all defined
-    // (it then gives novalue() its metadata); it is never evaluated
-    for &other in &unchosen {
-        if cx.undefined(other).is_some() {
-            for j in expr.subtree(other) {
-                cx.info[j].used = false;
-            }
-        }
-    }
-    // libpcp 6.0.3 checks both branches of every ternary, whatever its
-    // guard (6.3 checks only the branch a guard known from constants and
-    // defined() selects)
+    // a guard's value, where constants and defined() alone decide it
+    let mut known: Vec<Option<bool>> = vec![None; n];
+    // nodes over a name a ternary's branch needs but the context does not
+    // define: not checked (they have no metadata); the ternary reports the
+    // name, as pmRegisterDerived(3) says ("Unknown metric for ternary
+    // expression ... is a required operand")
+    let mut pending = vec![false; n];
     for (i, node) in nodes.iter().enumerate() {
-        if cx.info[i].used {
-            cx.check_node(i, node)?;
+        if !cx.info[i].used {
+            continue;
         }
-    }
-    for &other in &unchosen {
-        for j in expr.subtree(other) {
-            cx.info[j].used = false;
+        let missing = match node {
+            Node::Name(_) => {
+                cx.info[i].pmid == PmId::NULL
+                    && !matches!(cx.parent[i].map(|p| &nodes[p]), Some(Node::Func(Func::Defined, _)))
+            }
+            Node::Ternary(..) | Node::Func(Func::Defined, _) => false,
+            _ => node.children().any(|c| pending[c.index()]),
+        };
+        if missing {
+            pending[i] = true;
+            continue;
+        }
+        cx.check_node(i, node)?;
+        known[i] = match *node {
+            Node::Func(Func::Defined, _) => Some(cx.info[i].defined),
+            Node::Integer(ref c) => Some(atoi(&c.text) != 0),
+            Node::Not(x) => known[x.index()].map(|v| !v),
+            Node::Binary(BinOp::Or, l, r) => match known[l.index()] {
+                Some(false) => known[r.index()],
+                v => v,
+            },
+            Node::Binary(BinOp::And, l, r) => match known[l.index()] {
+                Some(true) => known[r.index()],
+                v => v,
+            },
+            _ => None,
+        };
+        // a ternary's guard done: choose its branches
+        if let Some(p) = cx.parent[i] {
+            if let Node::Ternary(g, then, otherwise) = nodes[p] {
+                if g.index() == i {
+                    let choose = match known[i] {
+                        Some(true) => Choose::Then,
+                        Some(false) => Choose::Else,
+                        None => Choose::Both,
+                    };
+                    cx.info[p].choose = choose;
+                    let unused = match choose {
+                        Choose::Then => Some(otherwise),
+                        Choose::Else => Some(then),
+                        Choose::Both => None,
+                    };
+                    if let Some(u) = unused {
+                        for j in expr.subtree(u) {
+                            cx.info[j].used = false;
+                        }
+                    }
+                }
+            }
         }
     }
     let mut checked = Checked { info: cx.info };
@@ -284,20 +306,20 @@ impl Checker<'_> {
     }
 
     /// A metric name's PMID and descriptor. With `lazy`, a name that is
-    /// not defined gets no PMID rather than failing. `top` (the whole
-    /// expression is the name) and `meta_only` say where the name is:
-    /// 6.3 refuses a derived metric anywhere else, 6.0.3 (followed here)
-    /// does not.
+    /// not defined gets no PMID rather than failing. Unless `top` (the
+    /// whole expression is the name) or `meta_only`, a derived metric is
+    /// refused.
     fn lookup(&mut self, name: &str, lazy: bool, top: bool, meta_only: bool) -> Result<Desc, SemanticError> {
         let pmid = match self.catalog.lookup_name(name) {
             Ok(p) => p,
             Err(_) if lazy => return Ok(Desc { pmid: PmId::NULL, ..ZERO_DESC }),
             Err(_) => return Err(SemanticError { reason: Some("Unknown operand metric"), report: None }),
         };
-        // libpcp 6.0.3 takes a derived operand's descriptor as any other's
-        // (6.3 refuses it: "Illegal nested derived metric"); its values
-        // are not computed, so it has none
-        let _ = (top, meta_only);
+        if is_derived(pmid) && !top && !meta_only {
+            let why = "Illegal nested derived metric";
+            let r = format!("Semantic error: derived metric {}: operand {name}: {why}\n", self.metric).into_bytes();
+            return Err(SemanticError { reason: Some(why), report: Some(r) });
+        }
         self.catalog
             .lookup_desc(pmid)
             .map_err(|_| SemanticError { reason: Some("Metadata for operand metric not available"), report: None })
@@ -469,65 +491,13 @@ impl Checker<'_> {
         })
     }
 
-    /// The value of a guard known at binding: built of constants,
-    /// `defined()`, `!` and the binary operators (the names `defined()`
-    /// asks about are looked up here); `None` for any other guard.
-    fn static_value(&mut self, g: NodeId) -> Option<f64> {
-        let nodes = self.expr.nodes();
-        let range = self.expr.subtree(g);
-        let first = *range.start();
-        let mut vals: Vec<Option<f64>> = Vec::with_capacity(range.clone().count());
-        for j in range {
-            let at = |x: NodeId, vals: &[Option<f64>]| {
-                x.index().checked_sub(first).and_then(|k| vals.get(k).copied().flatten())
-            };
-            let v = match &nodes[j] {
-                Node::Integer(c) | Node::Double(c) if c.meta.is_none() => c.text.parse::<f64>().ok(),
-                Node::Name(_) => None,
-                Node::Func(Func::Defined, x) => match &nodes[x.index()] {
-                    Node::Name(name) => Some(if self.catalog.lookup_name(name).is_ok() { 1.0 } else { 0.0 }),
-                    _ => None,
-                },
-                Node::Not(x) => at(*x, &vals).map(|v| if v == 0.0 { 1.0 } else { 0.0 }),
-                Node::Neg(x) => at(*x, &vals).map(|v| -v),
-                Node::Binary(op, l, r) => match (at(*l, &vals), at(*r, &vals)) {
-                    (Some(a), Some(b)) => {
-                        let truth = |c: bool| if c { 1.0 } else { 0.0 };
-                        Some(match op {
-                            BinOp::Add => a + b,
-                            BinOp::Sub => a - b,
-                            BinOp::Mul => a * b,
-                            BinOp::Div => a / b,
-                            BinOp::Lt => truth(a < b),
-                            BinOp::Leq => truth(a <= b),
-                            BinOp::Eq => truth(a == b),
-                            BinOp::Geq => truth(a >= b),
-                            BinOp::Gt => truth(a > b),
-                            BinOp::Neq => truth(a != b),
-                            BinOp::And => truth(a != 0.0 && b != 0.0),
-                            BinOp::Or => truth(a != 0.0 || b != 0.0),
-                        })
-                    }
-                    _ => None,
-                },
-                _ => None,
-            };
-            vals.push(v);
-        }
-        vals.last().copied().flatten()
-    }
-
     fn check_ternary(&mut self, i: usize, g: NodeId, t: NodeId, e: NodeId) -> Result<(), SemanticError> {
         let choose = self.info[i].choose;
         let (td, ed) = (self.desc(t), self.desc(e));
         let nodes = self.expr.nodes();
         let novalue = (matches!(nodes[t.index()], Node::NoValue(_)), matches!(nodes[e.index()], Node::NoValue(_)));
-        // the ':' part's descriptor: a selected novalue() takes its peer's
-        // if the peer could be checked, else its own (by default a
-        // singular discrete integer with no units)
+        // the ':' part's descriptor
         let colon = match choose {
-            Choose::Then if novalue.0 && self.info[e.index()].used => ed,
-            Choose::Else if novalue.1 && self.info[t.index()].used => td,
             Choose::Then => td,
             Choose::Else => ed,
             Choose::Both => {
@@ -578,7 +548,7 @@ impl Checker<'_> {
         if !arithmetic(gd.ty) {
             return Err(self.error("Non-arithmetic operand for ternary guard", i));
         }
-        if choose == Choose::Both && td.indom == InDom::NULL && ed.indom == InDom::NULL && gd.indom != InDom::NULL {
+        if td.indom == InDom::NULL && ed.indom == InDom::NULL && gd.indom != InDom::NULL {
             return Err(self.error("Non-scalar ternary guard with scalar expressions", i));
         }
         self.info[i].desc = colon;
@@ -818,6 +788,13 @@ fn map_units(op: BinOp, d: Desc, lu: U, ru: U) -> (Units, MetricType, (i32, i32)
     (u.units(), ty, ls, rs)
 }
 
+/// C's atoi on digits: the value cut to an int.
+fn atoi(text: &str) -> i32 {
+    text.bytes()
+        .take_while(u8::is_ascii_digit)
+        .fold(0i64, |v, d| v.saturating_mul(10).saturating_add(i64::from(d - b'0'))) as i32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -867,53 +844,75 @@ mod tests {
         String::from_utf8_lossy(&err.report.unwrap_or_default()).into_owned()
     }
 
+    const NOVALUE: Desc = Desc {
+        pmid: PmId::NULL,
+        ty: MetricType::I32,
+        indom: InDom::NULL,
+        sem: Semantics::DISCRETE,
+        units: Units::NONE,
+    };
+
     #[test]
-    fn both_branches_are_bound_and_checked_whatever_the_guard() {
-        // as libpcp 6.0.3: a name may be unknown only as defined()'s
-        // operand; elsewhere the metric fails, quietly
-        assert!(desc("defined(nope) ? nope : b").is_err());
-        assert!(desc("defined(a) ? a : nope").is_err());
-        assert_eq!(report("defined(nope) ? 1 : nope2"), "");
-        assert_eq!(report("b > 0 ? a : nope"), "");
-        assert_eq!(desc("defined(nope) ? a : a").map(|d| d.ty), Ok(MetricType::U64));
-        // the branches must match even when the guard is known
-        assert!(report("!defined(a) || 0 ? b : a").contains("for ternary operands"));
+    fn a_guard_known_from_defined_binds_one_branch() {
+        // pmRegisterDerived(3), ternary rule (i): "if check is of the form
+        // defined(somemetric) then references to undefined metrics are
+        // allowed in whichever of foo or bar is not required once the
+        // existence if somemetric has been established ... this does mean
+        // rules (b) and (c) are relaxed in this case" and "A generalization
+        // of this construct is supported for any check that can be
+        // evaluated statically, so a boolean expression involving defined()
+        // predicates". (libpcp 6.0.3 lacks this: it binds both branches.)
+        assert_eq!(desc("defined(nope) ? nope : b"), Ok(Desc { pmid: PmId::NULL, ..B }));
+        assert_eq!(desc("!defined(a) || !defined(b) ? novalue() : a + a").map(|d| d.indom), Ok(A.indom));
+        assert_eq!(desc("defined(a) ? a : nope").map(|d| d.ty), Ok(MetricType::U64));
+        // the branches need not match when only one is used
+        assert_eq!(desc("!defined(a) || 0 ? b : a").map(|d| d.indom), Ok(A.indom));
+        // "Semantic error: derived metric <name>: operand <opname>: Unknown
+        // metric for ternary expression ... the metric <opname> was not in
+        // the PMNS of the new context and is a required operand"
+        assert_eq!(
+            report("defined(nope) ? 1 : nope2"),
+            "Semantic error: derived metric m: operand nope2: Unknown metric for ternary expression\n"
+        );
+        assert_eq!(
+            report("b > 0 ? a : nope"),
+            "Semantic error: derived metric m: operand nope: Unknown metric for ternary expression\n"
+        );
+        // the name is reported, not what its absence does to the operators
+        // above it (as iostat.conf's delta(x) == 0 ? ... : delta(y) / delta(x))
+        assert_eq!(
+            report("a > 0 ? a : delta(nope) / delta(a)"),
+            "Semantic error: derived metric m: operand nope: Unknown metric for ternary expression\n"
+        );
+        assert_eq!(
+            report("a > 0 ? (b > 1 ? nope * 2 : a) : a"),
+            "Semantic error: derived metric m: operand nope: Unknown metric for ternary expression\n"
+        );
     }
 
     #[test]
-    fn novalue_takes_its_peers_metadata() {
+    fn novalue_takes_its_peers_metadata_or_its_own() {
         assert_eq!(desc("b > 0 ? a : novalue()").map(|d| (d.ty, d.indom)), Ok((A.ty, A.indom)));
-        // both branches are checked, whatever the guard (libpcp 6.0.3)
-        assert_eq!(desc("defined(nope) ? 1 : novalue()").map(|d| d.ty), Ok(MetricType::U32));
-    }
-
-    #[test]
-    fn novalue_with_a_known_guard_lets_the_other_branch_be_undefined() {
-        // the manual page's rule (i): "bar = !defined(a) || !defined(b) ?
-        // novalue() : a + b" is valid when a is not defined
-        let none = Desc { pmid: PmId::NULL, ..constant_desc(MetricType::I32) };
-        assert_eq!(desc("!defined(nope) || !defined(b) ? novalue() : nope + b"), Ok(none));
-        assert_eq!(desc("defined(nope) ? nope : novalue()"), Ok(none));
-        // novalue()'s own metadata when its peer cannot be checked
-        let d = desc("defined(nope) ? nope : novalue(type=float, units=\"Kbyte/sec\")").expect("checks");
-        assert_eq!((d.ty, d.units, d.sem), (MetricType::FLOAT, Units::from_u32(0x1f01_3000), Semantics::DISCRETE));
-        // its peer's when the peer is defined, selected or not
-        assert_eq!(desc("defined(b) ? novalue() : b").map(|d| d.ty), Ok(B.ty));
-        assert_eq!(desc("!defined(a) ? novalue() : a").map(|d| (d.ty, d.indom)), Ok((A.ty, A.indom)));
-        // a guard not known at binding: both branches as before
-        assert!(desc("b > 0 ? nope : novalue()").is_err());
-        // and without novalue() 6.0.3's rule stands
-        assert!(desc("defined(nope) ? nope : b").is_err());
+        assert_eq!(desc("defined(nope) ? 1 : novalue()"), Ok(NOVALUE));
+        assert_eq!(
+            desc("defined(nope) ? 1 : novalue(type=double, units=\"Kbyte/sec\")").map(|d| (d.ty, d.units.to_string())),
+            Ok((MetricType::DOUBLE, "Kbyte / sec".to_string()))
+        );
     }
 
     #[test]
     fn meta_gives_a_constant_another_metrics_metadata() {
         assert_eq!(desc("mkconst(1, meta=a)").map(|d| (d.ty, d.sem, d.indom)), Ok((A.ty, A.sem, A.indom)));
         assert_eq!(desc("mkconst(1, meta=a, type=double)").map(|d| (d.ty, d.sem)), Ok((MetricType::DOUBLE, A.sem)));
-        // a derived metric is fine there, alone, and as an operand (6.0.3)
+        // a derived metric is fine there, as it is alone, but not as an
+        // operand: pmRegisterDerived(3), "Semantic error: derived metric
+        // <name>: operand <opname>: Illegal nested derived metric ... A
+        // derived metric (<opname>) cannot be nested (i.e. used) in the
+        // definition of another derived metric (<name>)". (libpcp 6.0.3
+        // takes the operand's descriptor and gives it no values.)
         assert!(desc("mkconst(1, meta=d.x)").is_ok());
         assert!(desc("d.x").is_ok());
-        assert!(desc("d.x + 1").is_ok());
+        assert_eq!(report("d.x + 1"), "Semantic error: derived metric m: operand d.x: Illegal nested derived metric\n");
     }
 
     #[test]
@@ -957,5 +956,26 @@ mod tests {
             scales("mkconst(1, units=Kbyte) + mkconst(2, units=byte)"),
             (1, 1, 1, 1024, MetricType::DOUBLE, "byte".into())
         );
+    }
+
+    #[test]
+    fn novalue_with_a_known_guard_lets_the_other_branch_be_undefined() {
+        // the manual page's rule (i): "bar = !defined(a) || !defined(b) ?
+        // novalue() : a + b" is valid when a is not defined
+        let none = Desc { pmid: PmId::NULL, ..constant_desc(MetricType::I32) };
+        assert_eq!(desc("!defined(nope) || !defined(b) ? novalue() : nope + b"), Ok(none));
+        assert_eq!(desc("defined(nope) ? nope : novalue()"), Ok(none));
+        // novalue()'s own metadata when its peer is not bound
+        let d = desc("defined(nope) ? nope : novalue(type=float, units=\"Kbyte/sec\")").expect("checks");
+        assert_eq!((d.ty, d.units, d.sem), (MetricType::FLOAT, Units::from_u32(0x1f01_3000), Semantics::DISCRETE));
+        // a guard known at binding binds only the branch it selects (as
+        // PCP 7's libpcp does): novalue() selected keeps its own metadata
+        assert_eq!(desc("defined(b) ? novalue() : b"), Ok(none));
+        // a guard not known at binding: both branches are required, and
+        // novalue() takes its peer's metadata
+        assert!(desc("b > 0 ? nope : novalue()").is_err());
+        assert_eq!(desc("b > 0 ? novalue() : b").map(|d| d.ty), Ok(B.ty));
+        // and rule (i) without novalue() too: the "fumble" example
+        assert_eq!(desc("defined(nope) ? nope : b").map(|d| d.ty), Ok(B.ty));
     }
 }

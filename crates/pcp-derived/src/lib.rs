@@ -58,4 +58,4 @@ pub use config::{ConfigFiles, Environment, PathKind};
 pub use eval::{postfetch, prefetch, Evaluator, Instances, NoInstances};
 pub use grammar::{Tok, Word};
 pub use parse::{parse, parse_bytes, parse_traced, ParseState, SyntaxError};
-pub use registry::{register_message, ContextTable, Definition, Registry};
+pub use registry::{add_message, register_message, AddError, ContextTable, Definition, Registry};

@@ -53,6 +53,8 @@ fn pmid(cluster: u32, item: u32) -> PmId {
 #[derive(Clone, Debug, Default)]
 pub struct Registry {
     metrics: Vec<Definition>,
+    /// Each metric's position in `metrics`, by name.
+    by_name: std::collections::HashMap<String, usize>,
     anon: usize,
     limit: Option<usize>,
     /// Cluster and item of the last global PMID handed out.
@@ -101,7 +103,7 @@ impl Registry {
 
     /// The metric of this name.
     pub fn get(&self, name: &str) -> Option<&Definition> {
-        self.metrics.iter().find(|m| m.name == name)
+        self.by_name.get(name).and_then(|&i| self.metrics.get(i))
     }
 
     /// The metric with this PMID.
@@ -145,7 +147,7 @@ impl Registry {
                 return refuse("Too many global derived metrics");
             }
         }
-        if self.metrics.iter().any(|m| m.name == name) {
+        if self.by_name.contains_key(&name) {
             return refuse("Duplicate global derived metric name");
         }
         let tree = parse_bytes(expr, &mut self.parse)?;
@@ -157,6 +159,7 @@ impl Registry {
         };
         self.last_global = Some((cluster, item));
         let id = pmid(cluster, item);
+        self.by_name.insert(name.clone(), self.metrics.len());
         self.metrics.push(Definition {
             name,
             pmid: id,
@@ -208,7 +211,8 @@ impl Registry {
 
     /// Sets a metric's `oneline` or `helptext` once.
     pub fn set_attribute(&mut self, name: &str, attr: &str, value: Vec<u8>) -> Result<(), AttributeError> {
-        let m = self.metrics.iter_mut().find(|m| m.name == name).ok_or(AttributeError::NoMetric)?;
+        let i = *self.by_name.get(name).ok_or(AttributeError::NoMetric)?;
+        let m = self.metrics.get_mut(i).ok_or(AttributeError::NoMetric)?;
         let slot = match attr {
             "oneline" => &mut m.oneline,
             "helptext" => &mut m.helptext,
@@ -301,11 +305,12 @@ pub enum AddError {
     Table(Vec<u8>),
     /// The expression does not parse.
     Syntax(SyntaxError),
+    /// The expression parses but breaks a semantic rule in the context
+    /// (`pmDerivedErrStr`'s explanation).
+    Semantic(Vec<u8>),
 }
 
-/// The message `pmAddDerivedMetric` returns for a failure found here.
-/// (Semantic errors, found when the metric is bound in its context, use
-/// [`add_semantic_message`].)
+/// The message `pmAddDerivedMetric` returns for a failure.
 #[doc(alias = "pmAddDerivedMetric")]
 pub fn add_message(name: &[u8], expr: &[u8], err: &AddError) -> Vec<u8> {
     match err {
@@ -318,6 +323,7 @@ pub fn add_message(name: &[u8], expr: &[u8], err: &AddError) -> Vec<u8> {
             m
         }
         AddError::Syntax(e) => add_form(b"Syntax", name, expr, e.offset, e.message.as_deref()),
+        AddError::Semantic(why) => add_semantic_message(name, expr, why),
     }
 }
 

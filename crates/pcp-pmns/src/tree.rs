@@ -284,6 +284,32 @@ impl Pmns {
         self.index();
     }
 
+    /// Remove a leaf by its full name, and the non-leaf nodes above it
+    /// left with no children; the order of the other names is kept.
+    /// Returns whether the name was there. (libpcp's per-context derived
+    /// metrics take the place of a global one of the same name this way.)
+    pub fn remove_name(&mut self, name: &str) -> bool {
+        let Some(mut n) = self.locate(name) else { return false };
+        if n == ROOT || !self.is_childless(n) {
+            return false;
+        }
+        while n != ROOT {
+            let parent = self.nodes[n as usize].parent;
+            let kept: Vec<NodeId> = self.kids[self.range(parent)].iter().copied().filter(|&c| c != n).collect();
+            let start = self.kids.len() as u32;
+            let p = &mut self.nodes[parent as usize];
+            p.first = start;
+            p.count = kept.len() as u32;
+            self.kids.extend_from_slice(&kept);
+            if !kept.is_empty() {
+                break;
+            }
+            n = parent;
+        }
+        self.index();
+        true
+    }
+
     /// The root's id.
     pub fn root(&self) -> NodeId {
         ROOT
@@ -480,6 +506,23 @@ impl Pmns {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn removing_a_name_keeps_the_order_and_drops_emptied_parents() {
+        let mut t = Pmns::new();
+        let (p1, p2, p3) = (PmId::new(1, 0, 1), PmId::new(1, 0, 2), PmId::new(1, 0, 3));
+        t.add_names([("a.b", p1), ("a.c", p2), ("x.y.z", p3), ("w", p1)]);
+        assert!(t.remove_name("a.b"));
+        assert!(!t.remove_name("a.b"));
+        assert!(!t.remove_name("x.y"), "a non-leaf is not removed");
+        assert_eq!(t.lookup("a.b"), Err(PmError::PM_ERR_NAME));
+        assert_eq!(t.name_of(p1).as_deref(), Ok("w"));
+        t.add_name("a.b", p3);
+        assert_eq!(t.traverse("a").unwrap(), ["a.c", "a.b"]);
+        assert!(t.remove_name("x.y.z"));
+        assert_eq!(t.lookup("x"), Err(PmError::PM_ERR_NAME));
+        assert_eq!(t.traverse("").unwrap(), ["a.c", "a.b", "w"]);
+    }
 
     #[test]
     fn later_archives_add_no_findable_non_leaf_nodes() {

@@ -162,6 +162,9 @@ fn main(
             return Ok(1);
         }
     };
+    // libpcp sets up its derived metrics at the first context
+    let (registry, report) = hooks.take_registry();
+    err.write_all(&report)?;
     let archive = &src.archive;
     // libpcp's label is the first data volume's (it checked it on opening)
     let label = first_volume_label(archive).unwrap_or_else(|| archive.label().clone());
@@ -186,9 +189,15 @@ fn main(
     };
     let Some(window) = settings.window else { return Ok(1) };
 
-    // metric name operands, in the archive's name space (or -n's)
-    let archive_names = src.names();
-    let names = names_ctx.as_ref().unwrap_or(&archive_names);
+    // metric name operands, in the archive's name space (or -n's), with
+    // the derived metrics libpcp registers at its first context
+    // ($PCP_DERIVED_CONFIG); pmdumplog finds them by name (and dumps
+    // nothing for them, as no record holds them)
+    let mut archive_names = src.names();
+    let mut names_ctx = names_ctx;
+    let names = names_ctx.as_mut().unwrap_or(&mut archive_names);
+    names.bind_derived(&registry);
+    let names = &*names;
     let mut pmids: Vec<PmId> = Vec::new();
     if !operands.is_empty() {
         for op in &operands {
@@ -341,16 +350,16 @@ impl Source {
     }
 }
 
-/// `pmLookupName` of one name. libpcp finds the anonymous derived
-/// metrics (`event.flags`, `event.missed`) by name but not their parent,
-/// so a non-leaf with nothing but those below it (or the root) is an
-/// unknown name.
+/// `pmLookupName` of one name. libpcp finds derived metrics (the
+/// anonymous `event.flags` and `event.missed`, and registered ones) by
+/// name but not their parents, so a non-leaf with nothing but those below
+/// it (or the root) is an unknown name.
 fn lookup_name(names: &Context, name: &str) -> Result<(Vec<PmId>, usize), PmError> {
     match names.lookup_names(&[name]) {
         Err(PmError::PM_ERR_NONLEAF) => {
             let mut real = false;
             let _ = names.traverse_with(name, |leaf| {
-                real |= !pcp::derived::ANON.iter().any(|a| a.name == leaf);
+                real |= !names.lookup_names(&[leaf]).is_ok_and(|(ids, _)| pcp::derived::is_derived(ids[0]));
             });
             if name.is_empty() || !real {
                 Err(PmError::PM_ERR_NAME)

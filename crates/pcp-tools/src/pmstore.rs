@@ -184,6 +184,12 @@ fn main(
     if let Some(ns) = hooks.loaded.take() {
         ctx.use_namespace_of(ns);
     }
+    // the derived metrics libpcp registers at the first context
+    // ($PCP_DERIVED_CONFIG): pmstore finds, describes and fetches them
+    // (pmcd refuses to store into them)
+    let (registry, report) = pcp::derived::startup_registry("pmstore");
+    err.write_all(&report)?;
+    ctx.bind_derived(&registry);
     let name = String::from_utf8_lossy(&opts.operands[0]).into_owned();
     let text = opts.operands[1].clone();
     match store(&mut ctx, &name, &text, &insts, force, fetch, out, err)? {
@@ -215,7 +221,9 @@ fn store(
             return Ok(Err(()));
         }
     };
-    let desc = match ctx.lookup_desc(pmid) {
+    let desc = ctx.lookup_desc(pmid);
+    err.write_all(&ctx.take_messages())?;
+    let desc = match desc {
         Ok(d) => d,
         Err(e) => {
             writeln!(out, "{name}: pmLookupDesc: {e}")?;
@@ -248,7 +256,9 @@ fn store(
             }
         }
     }
-    let old = match ctx.fetch(&[pmid]) {
+    let old = ctx.fetch(&[pmid]);
+    err.write_all(&ctx.take_messages())?;
+    let old = match old {
         Ok(r) => r,
         Err(e) => {
             writeln!(out, "{name}: pre pmFetch: {e}")?;

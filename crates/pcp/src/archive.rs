@@ -161,7 +161,7 @@ pub(crate) struct FirstEach {
     wanted: HashSet<PmId>,
     /// Derived metrics and their operands: a record that is not a mark
     /// and holds one of the operands (any, when there are none) answers
-    /// them, with all its value sets.
+    /// them, with its value sets of those operands.
     derived: Vec<(PmId, Vec<PmId>)>,
 }
 
@@ -205,8 +205,8 @@ impl FirstEach {
             self.derived.retain(|(pmid, ops)| {
                 let answers = ops.is_empty() || result.sets.iter().any(|s| ops.contains(&s.pmid));
                 if answers {
-                    let whole = FetchResult { timestamp: result.timestamp, sets: result.sets.clone() };
-                    found.insert(*pmid, Ok(whole));
+                    let sets = result.sets.iter().filter(|s| ops.contains(&s.pmid)).cloned().collect();
+                    found.insert(*pmid, Ok(FetchResult { timestamp: result.timestamp, sets }));
                 }
                 !answers
             });

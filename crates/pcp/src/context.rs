@@ -215,15 +215,108 @@ impl Context {
             .filter(|d| !d.anon && (remote || !pcp_derived::check::shadowed(&d.name, &mut ContextCatalog(self))))
             .collect();
         self.pmns.add_names(defs.iter().map(|d| (d.name.as_str(), d.pmid)));
-        self.derived.metrics.extend(defs.into_iter().map(|d| crate::derived::BoundMetric {
-            pmid: d.pmid,
-            name: d.name.clone(),
-            expr: d.expr.clone(),
-            oneline: d.oneline.clone(),
-            helptext: d.helptext.clone(),
-            binding: std::sync::Mutex::new(crate::derived::Binding::Unbound),
-            announced: std::sync::atomic::AtomicBool::new(false),
-        }));
+        let bound: Vec<crate::derived::BoundMetric> = defs
+            .into_iter()
+            .map(|d| crate::derived::BoundMetric {
+                pmid: d.pmid,
+                name: d.name.clone(),
+                expr: d.expr.clone(),
+                oneline: d.oneline.clone(),
+                helptext: d.helptext.clone(),
+                binding: std::sync::Mutex::new(crate::derived::Binding::Unbound),
+                announced: std::sync::atomic::AtomicBool::new(false),
+                local: false,
+                masked: false,
+            })
+            .collect();
+        for m in bound {
+            self.derived.push(m);
+        }
+        self.derived.limit = registry.limit();
+    }
+
+    /// `pmAddDerived`: a derived metric of this context alone. Its PMID
+    /// is the context's next from 511.2047.1023 downwards (with the
+    /// PMID's top bit set, as libpcp marks them); it masks a global
+    /// derived metric of the same name in this context, and it is bound
+    /// at once. Errors are libpcp's, in its order: too many per-context
+    /// metrics (the registry's limit when [`Context::bind_derived`] took
+    /// it), a name already added to this context, a syntax error, no
+    /// PMIDs left, then a semantic error. As in libpcp 6.0.3, a metric
+    /// whose operands are not all known here, or whose name is a real
+    /// metric's (the real one wins), is added without error but cannot be
+    /// used: its descriptor is `PM_ERR_BADDERIVE` and listings leave it
+    /// out. [`pcp_derived::add_message`] gives `pmAddDerivedMetric`'s
+    /// message for an error.
+    ///
+    /// libpcp counts the PMIDs with one counter shared by all contexts,
+    /// so that contexts adding metrics in turn may hand out a PMID twice
+    /// in one context; here each context counts its own.
+    #[doc(alias = "pmAddDerived")]
+    #[doc(alias = "pmAddDerivedMetric")]
+    pub fn add_derived(&mut self, name: &str, expr: &str) -> Result<PmId, pcp_derived::AddError> {
+        use crate::derived::{lock, Binding, BoundMetric};
+        use pcp_derived::AddError;
+        let name = cstr(name);
+        let text = cstr(expr);
+        let table = |why: &str| Err(AddError::Table(why.as_bytes().to_vec()));
+        let locals: Vec<PmId> = self.derived.metrics.iter().filter(|m| m.local).map(|m| m.pmid).collect();
+        if self.derived.limit.is_some_and(|limit| locals.len() >= limit) {
+            return table("Too many per-context derived metrics");
+        }
+        if self.derived.metrics.iter().any(|m| m.local && m.name == name) {
+            return table("Duplicate per-context derived metric name");
+        }
+        // a global metric of the name is masked, whatever happens next;
+        // the per-context one's name comes after the context's others
+        for m in self.derived.metrics.iter_mut().filter(|m| m.name == name) {
+            m.masked = true;
+            if self.pmns.lookup(name) == Ok(m.pmid) {
+                self.pmns.remove_name(name);
+            }
+        }
+        let tree = pcp_derived::parse_bytes(text.as_bytes(), &mut self.derived.parse).map_err(AddError::Syntax)?;
+        let pmid = match locals.last() {
+            None => PmId(0x8000_0000 | PmId::new(pcp_derived::registry::DERIVED_DOMAIN, 2047, 1023).0),
+            Some(last) if last.item() > 1 => PmId(last.0 - 1),
+            Some(last) if last.cluster() > 0 => PmId((last.0 & !0x3f_ffff) | ((last.cluster() - 1) << 10) | 1023),
+            Some(_) => return table("per-context PMID space exhausted"),
+        };
+        let shadowed = pcp_derived::check::shadowed(name, &mut ContextCatalog(self));
+        if !shadowed {
+            self.pmns.add_names([(name, pmid)]);
+        }
+        self.derived.push(BoundMetric {
+            pmid,
+            name: name.to_string(),
+            expr: tree,
+            oneline: None,
+            helptext: None,
+            binding: std::sync::Mutex::new(if shadowed { Binding::Failed(None) } else { Binding::Unbound }),
+            announced: std::sync::atomic::AtomicBool::new(true),
+            local: true,
+            masked: false,
+        });
+        if shadowed {
+            return Ok(pmid);
+        }
+        // bound at once, its error returned rather than reported
+        let Some(m) = self.derived.get(pmid) else { return Ok(pmid) };
+        *lock(&m.binding) = Binding::Failed(None);
+        let binding = match pcp_derived::check::check(&m.name, pmid, &m.expr, &mut ContextCatalog(self)) {
+            Ok(checked) => Binding::Bound(Box::new(Evaluator::new(m.expr.clone(), checked))),
+            Err(e) => {
+                *lock(&m.binding) = Binding::Failed(None);
+                // an operand that cannot be looked up is no error to
+                // libpcp here (it says nothing of it), only a broken rule
+                return match (e.report, e.reason) {
+                    (Some(_), Some(why)) => Err(AddError::Semantic(why.as_bytes().to_vec())),
+                    _ => Ok(pmid),
+                };
+            }
+        };
+        *lock(&m.binding) = binding;
+        Ok(pmid)
     }
 
     /// What libpcp would have written to standard error (`pmprintf` then
@@ -369,13 +462,13 @@ impl Context {
                 self.bind(p, true);
             }
             let list = {
-                let evaluators = self.derived.take_evaluators();
+                let evaluators = self.derived.take_evaluators(pmids);
                 let list = pcp_derived::prefetch(pmids, &evaluators);
                 self.derived.restore(evaluators);
                 list
             };
             let r = self.fetch_source(&list)?;
-            let mut evaluators = self.derived.take_evaluators();
+            let mut evaluators = self.derived.take_evaluators(pmids);
             let mut out = pcp_derived::postfetch(&r, pmids.len(), &mut evaluators, &mut ContextInstances(self));
             self.derived.restore(evaluators);
             // one that could not be bound keeps what the source said of it
@@ -571,7 +664,11 @@ impl Context {
     /// `pmLookupText`: a metric's help text.
     #[doc(alias = "pmLookupText")]
     pub fn lookup_text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
-        if let Some(m) = self.derived.get(pmid) {
+        // libpcp looks in the global table alone (masked metrics included)
+        if let Some(m) = self.derived.metrics.iter().find(|m| m.pmid == pmid) {
+            if m.local {
+                return Err(PmError::PM_ERR_PMID);
+            }
             let text = match level {
                 TextLevel::OneLine => m.oneline.as_ref(),
                 TextLevel::Help => m.helptext.as_ref().or(m.oneline.as_ref()),
@@ -749,7 +846,9 @@ impl Context {
     /// search (whole records) turned into their values.
     fn evaluate_found(&mut self, found: &mut HashMap<PmId, PmResult<FetchResult>>) {
         crate::archive::empty_anon_sets(found);
-        let mut evaluators = self.derived.take_evaluators();
+        let wanted: Vec<PmId> = found.keys().copied().collect();
+        let mut evaluators = self.derived.take_evaluators(&wanted);
+        let position: HashMap<PmId, usize> = evaluators.iter().enumerate().map(|(i, e)| (e.pmid(), i)).collect();
         for (pmid, r) in found.iter_mut() {
             let Ok(record) = r else { continue };
             match self.derived.get(*pmid) {
@@ -765,14 +864,15 @@ impl Context {
             sets.append(&mut record.sets);
             // as a fetch of the operands answers: no values for those the
             // record does not hold
-            let operands = evaluators.iter().find(|e| e.pmid() == *pmid).map(Evaluator::operands);
+            let operands = position.get(pmid).and_then(|&i| evaluators.get(i)).map(Evaluator::operands);
             for op in operands.unwrap_or_default() {
                 if !sets.iter().any(|s| s.pmid == op) {
                     sets.push(pcp_core::ValueSet { pmid: op, values: Ok(Vec::new()) });
                 }
             }
             let whole = FetchResult { timestamp: record.timestamp, sets };
-            *record = pcp_derived::postfetch(&whole, 1, &mut evaluators, &mut ContextInstances(self));
+            let own = position.get(pmid).and_then(|&i| evaluators.get_mut(i..=i)).unwrap_or_default();
+            *record = pcp_derived::postfetch(&whole, 1, own, &mut ContextInstances(self));
         }
         self.derived.restore(evaluators);
     }
@@ -791,7 +891,7 @@ impl Context {
     pub fn lookup_names(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
         if let Some(h) = self.remote_names() {
             // names pmcd does not know may be derived metrics'
-            let derived = |n: &str| self.derived.metrics.iter().find(|m| m.name == n).map(|m| m.pmid);
+            let derived = |n: &str| self.derived.by_name(n).map(|m| m.pmid);
             return match h.lookup_names(names) {
                 Ok((mut ids, mut count)) => {
                     for (id, n) in ids.iter_mut().zip(names) {
@@ -818,6 +918,14 @@ impl Context {
         }
     }
 
+    /// The name of a per-context derived metric (whose name may be a
+    /// masked global one's in the name space), or `PM_ERR_PMID` for a
+    /// masked global one; `None` for other PMIDs.
+    fn derived_name(&self, pmid: PmId) -> Option<PmResult<String>> {
+        let m = self.derived.metrics.iter().find(|m| m.pmid == pmid && (m.local || m.masked))?;
+        Some(if m.masked { Err(PmError::PM_ERR_PMID) } else { Ok(m.name.clone()) })
+    }
+
     /// `pmNameID`: a name of a PMID.
     #[doc(alias = "pmNameID")]
     pub fn name_of(&self, pmid: PmId) -> PmResult<String> {
@@ -826,6 +934,9 @@ impl Context {
                 Some(m) => Ok(m.name.clone()),
                 None => h.name_of(pmid),
             };
+        }
+        if let Some(r) = self.derived_name(pmid) {
+            return r;
         }
         self.pmns.name_of(pmid)
     }
@@ -839,17 +950,49 @@ impl Context {
                 None => h.names_of(pmid),
             };
         }
+        if let Some(r) = self.derived_name(pmid) {
+            return r.map(|n| vec![n]);
+        }
         self.pmns.names_of(pmid)
     }
 
     /// `pmGetChildrenStatus`: a node's children and their leaf status.
     #[doc(alias = "pmGetChildren")]
     #[doc(alias = "pmGetChildrenStatus")]
+    ///
+    /// Registered derived metrics are among them (after the source's,
+    /// as libpcp adds them), except those that failed to bind (libpcp's
+    /// `__dmchildren` leaves out a metric once binding it failed; it does
+    /// not bind one itself).
     pub fn children(&self, name: &str) -> PmResult<Vec<pcp_pmns::tree::Child>> {
         if let Some(h) = self.remote_names() {
-            return h.children(name);
+            let usable = self.derived.metrics.iter().filter(|m| !m.masked && !self.derived.failed(m.pmid));
+            let derived = crate::host::derived_children(name, usable.map(|m| m.name.as_str()));
+            return crate::host::stitch(h.children(name), derived);
         }
-        self.pmns.children(name)
+        let kids = self.pmns.children(name)?;
+        if !self.derived.metrics.iter().any(|m| self.derived.failed(m.pmid)) {
+            return Ok(kids);
+        }
+        let failed = |n: &str| self.pmns.lookup(n).is_ok_and(|p| self.derived.failed(p));
+        if kids.is_empty() {
+            // a leaf
+            return if failed(name) { Err(PmError::PM_ERR_NAME) } else { Ok(kids) };
+        }
+        // a child stays if some name at or below it is not a failed metric
+        let prefix = if name.is_empty() { String::new() } else { format!("{name}.") };
+        let kept: Vec<_> = kids
+            .into_iter()
+            .filter(|c| {
+                let mut keep = false;
+                let walked = self.pmns.traverse_with(&format!("{prefix}{}", c.name), |n| keep |= !failed(n));
+                keep || walked.is_err()
+            })
+            .collect();
+        if kept.is_empty() {
+            return Err(PmError::PM_ERR_NAME);
+        }
+        Ok(kept)
     }
 
     /// `pmTraversePMNS`: every metric name at or below `name`, in order.
@@ -874,7 +1017,7 @@ impl Context {
             // then the derived metrics under `name`, each bound as it is
             // met and left out if that fails (libpcp's __dmtraverse)
             let mut extra = false;
-            for m in &self.derived.metrics {
+            for m in self.derived.metrics.iter().filter(|m| !m.masked) {
                 let under = name.is_empty()
                     || m.name.strip_prefix(name).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
                 if !under {
@@ -925,6 +1068,11 @@ impl Context {
             Ok(()) => end,
         }
     }
+}
+
+/// A C string's text: up to the first NUL.
+fn cstr(s: &str) -> &str {
+    s.split('\0').next().unwrap_or(s)
 }
 
 /// A context as the derived-metric checker sees it.
@@ -999,6 +1147,7 @@ fn builtin_pmns() -> Pmns {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pcp_core::MetricType;
 
     fn fixture(name: &str) -> Context {
         let path = format!("{}/../pcp-archive/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -1046,6 +1195,155 @@ mod tests {
         names.clear();
         ctx.traverse_with("my", |n| names.push(n.to_string())).expect("walk");
         assert_eq!(names, ["my.ok"]);
+    }
+
+    /// `pmAddDerivedMetric`'s message for a failed [`Context::add_derived`].
+    fn add(ctx: &mut Context, name: &str, expr: &str) -> Result<PmId, String> {
+        ctx.add_derived(name, expr).map_err(|e| {
+            String::from_utf8(pcp_derived::add_message(name.as_bytes(), expr.as_bytes(), &e)).expect("text")
+        })
+    }
+
+    fn walk(ctx: &Context, name: &str) -> Vec<String> {
+        let mut names = Vec::new();
+        ctx.traverse_with(name, |n| names.push(n.to_string())).expect("walk");
+        names
+    }
+
+    fn kids(ctx: &Context, name: &str) -> PmResult<Vec<(String, bool)>> {
+        ctx.children(name).map(|k| k.into_iter().map(|c| (c.name, c.leaf)).collect())
+    }
+
+    fn desc_type(ctx: &Context, name: &str) -> PmResult<MetricType> {
+        let pmid = ctx.lookup_names(&[name])?.0[0];
+        ctx.lookup_desc(pmid).map(|d| d.ty)
+    }
+
+    // The expected values are what libpcp 6.0.3 gives for the same calls
+    // (pmAddDerivedMetric, pmLookupName, pmLookupDesc, pmNameID,
+    // pmLookupText, pmTraversePMNS, pmGetChildrenStatus) on this archive,
+    // but for a nested derived metric, refused as pmRegisterDerived(3)
+    // says (6.0.3 has no such rule).
+    #[test]
+    fn per_context_derived_metrics_are_added_as_libpcp_adds_them() {
+        let mut ctx = fixture("v2");
+        ctx.bind_derived(&registry(&[]));
+        let first = PmId(0x8000_0000 | PmId::new(511, 2047, 1023).0);
+        assert_eq!(add(&mut ctx, "my.a", "sample.long.one * 2"), Ok(first));
+        assert_eq!(desc_type(&ctx, "my.a"), Ok(MetricType::U32));
+        assert_eq!(ctx.name_of(first).as_deref(), Ok("my.a"));
+        assert_eq!(ctx.lookup_text(first, TextLevel::OneLine), Err(PmError::PM_ERR_PMID));
+        assert_eq!(
+            add(&mut ctx, "my.b", "sample.bin + sample.colour").unwrap_err(),
+            "Semantic Error: pmAddDerivedMetric(\"my.b\", ...)\nsample.bin + sample.colour\n^\n\
+             Operands should have the same instance domain\n"
+        );
+        // it keeps its name and PMID, and cannot be used
+        assert_eq!(ctx.lookup_names(&["my.b"]).map(|r| r.0[0]), Ok(PmId(first.0 - 1)));
+        assert_eq!(desc_type(&ctx, "my.b"), Err(PmError::PM_ERR_BADDERIVE));
+        assert_eq!(
+            add(&mut ctx, "my.c", "sample.long.one +").unwrap_err(),
+            "Syntax Error: pmAddDerivedMetric(\"my.c\", ...)\nsample.long.one +\n                ^\n\
+             Arithmetic expression expected to follow PLUS\n"
+        );
+        assert_eq!(ctx.lookup_names(&["my.c"]), Err(PmError::PM_ERR_NAME));
+        assert_eq!(
+            add(&mut ctx, "my.a", "3").unwrap_err(),
+            "Error: pmAddDerivedMetric(\"my.a\", ...): returns -12409\nDuplicate per-context derived metric name\n"
+        );
+        // unknown operands: added, but unusable
+        assert_eq!(add(&mut ctx, "my.d", "no.such.metric + 1"), Ok(PmId(first.0 - 2)));
+        assert_eq!(desc_type(&ctx, "my.d"), Err(PmError::PM_ERR_BADDERIVE));
+        // a real metric's name: added (a PMID used), the real one wins
+        assert_eq!(add(&mut ctx, "sample.bin", "sample.long.one"), Ok(PmId(first.0 - 3)));
+        assert_eq!(ctx.lookup_names(&["sample.bin"]).map(|r| r.0[0]), Ok(PmId::new(29, 0, 6)));
+        assert_eq!(add(&mut ctx, "my.glob", "sample.float.ten"), Ok(PmId(first.0 - 4)));
+        assert_eq!(desc_type(&ctx, "my.glob"), Ok(MetricType::FLOAT));
+        assert_eq!(add(&mut ctx, "my.e", "rate(sample.long.one)"), Ok(PmId(first.0 - 5)));
+        assert_eq!(desc_type(&ctx, "my.e"), Ok(MetricType::DOUBLE));
+        // another derived metric as an operand: pmRegisterDerived(3), "A
+        // derived metric (<opname>) cannot be nested (i.e. used) in the
+        // definition of another derived metric" (libpcp 6.0.3 accepts it)
+        assert_eq!(
+            add(&mut ctx, "my.f", "my.a + 1").unwrap_err(),
+            "Semantic Error: pmAddDerivedMetric(\"my.f\", ...)\nmy.a + 1\n^\nIllegal nested derived metric\n"
+        );
+        assert_eq!(ctx.lookup_names(&["my.f"]).map(|r| r.0[0]), Ok(PmId(first.0 - 6)));
+        assert_eq!(desc_type(&ctx, "my.f"), Err(PmError::PM_ERR_BADDERIVE));
+        assert_eq!(
+            add(&mut ctx, "my.h", "sample.bin > 100 ? sample.bin : 0").unwrap_err(),
+            "Semantic Error: pmAddDerivedMetric(\"my.h\", ...)\nsample.bin > 100 ? sample.bin : 0\n^\n\
+             Different types for ternary operands\n"
+        );
+        assert_eq!(add(&mut ctx, "my.i", "").unwrap_err(), "Syntax Error: pmAddDerivedMetric(\"my.i\", ...)\n\n ^\n");
+        assert_eq!(
+            add(&mut ctx, "my.j", "rescale(sample.long.one, \"sec\")").unwrap_err(),
+            "Semantic Error: pmAddDerivedMetric(\"my.j\", ...)\nrescale(sample.long.one, \"sec\")\n^\n\
+             Incompatible dimensions\n"
+        );
+        assert_eq!(desc_type(&ctx, "my.j"), Err(PmError::PM_ERR_BADDERIVE));
+        // a metric naming itself is nested too (libpcp 6.0.3 recurses until
+        // it crashes)
+        assert!(add(&mut ctx, "my.self", "my.self + 1").is_err_and(|e| e.ends_with("Illegal nested derived metric\n")));
+        // the ones that failed to bind are in no listing; nothing is said
+        assert_eq!(walk(&ctx, "my"), ["my.a", "my.glob", "my.e"]);
+        let leaf = |n: &str| (n.to_string(), true);
+        assert_eq!(kids(&ctx, "my"), Ok(vec![leaf("a"), leaf("glob"), leaf("e")]));
+        let node = |n: &str| (n.to_string(), false);
+        assert_eq!(kids(&ctx, ""), Ok(vec![node("sample"), node("pmcd"), node("event"), node("my")]));
+        assert_eq!(kids(&ctx, "my.b"), Err(PmError::PM_ERR_NAME));
+        assert_eq!(kids(&ctx, "my.a"), Ok(vec![]));
+        assert!(ctx.take_messages().is_empty());
+        // values
+        let ids = ctx.lookup_names(&["my.a", "sample.long.one"]).expect("names").0;
+        let r = ctx.fetch(&ids).expect("fetch");
+        let one = |i: usize| r.sets[i].values.as_ref().ok().and_then(|v| v.first()).map(|v| v.value.clone());
+        assert!(one(1).is_some());
+        assert_ne!(one(0), one(1));
+    }
+
+    #[test]
+    fn per_context_derived_metrics_mask_global_ones_in_that_context_alone() {
+        let globals = registry(&[("my.glob", "sample.long.one + 1"), ("my.gbad", "sample.bin + sample.colour")]);
+        let mut ctx = fixture("v2");
+        ctx.bind_derived(&globals);
+        let mut other = fixture("v2");
+        other.bind_derived(&globals);
+        let global = globals.get("my.glob").expect("registered").pmid;
+        assert_eq!(add(&mut ctx, "my.a", "sample.long.one * 2").map(|p| p.item()), Ok(1023));
+        let local = add(&mut ctx, "my.glob", "sample.float.ten").expect("added");
+        assert_eq!(add(&mut ctx, "my.e", "rate(sample.long.one)").map(|p| p.item()), Ok(1021));
+        assert_eq!(ctx.lookup_names(&["my.glob"]).map(|r| r.0[0]), Ok(local));
+        assert_eq!(desc_type(&ctx, "my.glob"), Ok(MetricType::FLOAT));
+        assert_eq!(ctx.name_of(global), Err(PmError::PM_ERR_PMID));
+        // the masking metric comes after the context's others, as in libpcp
+        assert_eq!(walk(&ctx, "my"), ["my.gbad", "my.a", "my.glob", "my.e"]);
+        // the other context still has the global metric, and none of these
+        assert_eq!(other.lookup_names(&["my.glob"]).map(|r| r.0[0]), Ok(global));
+        assert_eq!(desc_type(&other, "my.glob"), Ok(MetricType::U32));
+        assert_eq!(other.lookup_names(&["my.a"]), Err(PmError::PM_ERR_NAME));
+        assert_eq!(add(&mut other, "my.x", "1").map(|p| p.item()), Ok(1023));
+        // a failed addition masks the global metric all the same
+        assert!(add(&mut other, "my.glob", "1 +").is_err());
+        assert_eq!(other.lookup_names(&["my.glob"]), Err(PmError::PM_ERR_NAME));
+        // once my.gbad is bound (and fails), it leaves the listings
+        assert_eq!(desc_type(&ctx, "my.gbad"), Err(PmError::PM_ERR_BADDERIVE));
+        assert!(!ctx.take_messages().is_empty());
+        assert_eq!(walk(&ctx, "my"), ["my.a", "my.glob", "my.e"]);
+        assert_eq!(kids(&ctx, "my").map(|k| k.len()), Ok(3));
+    }
+
+    #[test]
+    fn the_limit_on_per_context_metrics_is_the_registrys() {
+        let mut r = registry(&[]);
+        r.set_limit(Some(1));
+        let mut ctx = fixture("v2");
+        ctx.bind_derived(&r);
+        assert!(add(&mut ctx, "my.a", "1").is_ok());
+        assert_eq!(
+            add(&mut ctx, "my.b", "2").unwrap_err(),
+            "Error: pmAddDerivedMetric(\"my.b\", ...): returns -12409\nToo many per-context derived metrics\n"
+        );
     }
 
     #[test]

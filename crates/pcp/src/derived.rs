@@ -13,6 +13,7 @@
 //! evaluator in the context.
 
 use pcp_core::{Desc, InDom, MetricType, PmError, PmId, Semantics, Units};
+pub use pcp_derived::check::is_derived;
 pub use pcp_derived::Registry;
 use pcp_derived::{ConfigFiles, Environment, Evaluator, PathKind};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -172,6 +173,10 @@ pub(crate) struct BoundMetric {
     /// name is left out of listings. (pcp-rs may bind earlier, to read an
     /// archive ahead.)
     pub(crate) announced: AtomicBool,
+    /// Added to this context alone (`pmAddDerived`).
+    pub(crate) local: bool,
+    /// A global metric masked by a per-context one of the same name.
+    pub(crate) masked: bool,
 }
 
 /// The registered derived metrics of one context.
@@ -181,11 +186,31 @@ pub(crate) struct Bound {
     /// What libpcp `pmprintf`s and flushes at once (semantic errors), not
     /// yet taken by [`crate::context::Context::take_messages`].
     pub(crate) messages: Mutex<Vec<u8>>,
+    /// The limit on per-context metrics (the registry's limit when the
+    /// context took its metrics, as libpcp copies it).
+    pub(crate) limit: Option<usize>,
+    /// The parser state per-context additions carry from one to the next.
+    pub(crate) parse: pcp_derived::ParseState,
+    /// Each metric's position in `metrics`, by PMID.
+    index: std::collections::HashMap<PmId, usize>,
 }
 
 impl Bound {
+    /// Append a metric.
+    pub(crate) fn push(&mut self, m: BoundMetric) {
+        self.index.insert(m.pmid, self.metrics.len());
+        self.metrics.push(m);
+    }
+
+    /// The derived metric with this PMID, masked ones left out.
     pub(crate) fn get(&self, pmid: PmId) -> Option<&BoundMetric> {
-        self.metrics.iter().find(|m| m.pmid == pmid)
+        let m = self.metrics.get(*self.index.get(&pmid)?)?;
+        (!m.masked).then_some(m)
+    }
+
+    /// The derived metric of this name, masked ones left out.
+    pub(crate) fn by_name(&self, name: &str) -> Option<&BoundMetric> {
+        self.metrics.iter().find(|m| m.name == name && !m.masked)
     }
 
     /// Whether `pmid` is a derived metric that failed to bind, as libpcp
@@ -200,10 +225,12 @@ impl Bound {
         matches!(*lock(&m.binding), Binding::Bound(_) | Binding::Lent)
     }
 
-    /// The evaluators of the metrics bound, lent out.
-    pub(crate) fn take_evaluators(&mut self) -> Vec<Evaluator> {
+    /// The evaluators of the metrics among `pmids` that are bound, lent
+    /// out (each once, however often it is asked for).
+    pub(crate) fn take_evaluators(&mut self, pmids: &[PmId]) -> Vec<Evaluator> {
         let mut out = Vec::new();
-        for m in &mut self.metrics {
+        for pmid in pmids {
+            let Some(m) = self.index.get(pmid).and_then(|&i| self.metrics.get_mut(i)) else { continue };
             let b = m.binding.get_mut().unwrap_or_else(PoisonError::into_inner);
             if matches!(b, Binding::Bound(_)) {
                 if let Binding::Bound(ev) = std::mem::replace(b, Binding::Lent) {
@@ -217,8 +244,10 @@ impl Bound {
     /// Put evaluators lent out back in their place.
     pub(crate) fn restore(&mut self, evaluators: Vec<Evaluator>) {
         for ev in evaluators {
-            if let Some(m) = self.metrics.iter_mut().find(|m| m.pmid == ev.pmid()) {
-                *m.binding.get_mut().unwrap_or_else(PoisonError::into_inner) = Binding::Bound(Box::new(ev));
+            if let Some(&i) = self.index.get(&ev.pmid()) {
+                if let Some(m) = self.metrics.get_mut(i) {
+                    *m.binding.get_mut().unwrap_or_else(PoisonError::into_inner) = Binding::Bound(Box::new(ev));
+                }
             }
         }
     }

@@ -235,11 +235,11 @@ fn derived_traverse(name: &str) -> Vec<&'static str> {
 }
 
 /// `__dmchildren`: the next name components below `name` among the
-/// derived metrics (none for a derived metric itself), or `PM_ERR_NAME`
-/// when no derived metric is at or below it.
-fn derived_children(name: &str) -> PmResult<Vec<Child>> {
+/// derived metrics named (none for a derived metric itself), or
+/// `PM_ERR_NAME` when no derived metric is at or below it.
+pub(crate) fn derived_children<'a>(name: &str, names: impl IntoIterator<Item = &'a str>) -> PmResult<Vec<Child>> {
     let mut out: Vec<Child> = Vec::new();
-    for full in ANON.iter().map(|a| a.name).filter(|n| below(name, n)) {
+    for full in names.into_iter().filter(|n| below(name, n)) {
         if full.len() == name.len() {
             return Ok(Vec::new());
         }
@@ -256,6 +256,25 @@ fn derived_children(name: &str) -> PmResult<Vec<Child>> {
         Err(PmError::PM_ERR_NAME)
     } else {
         Ok(out)
+    }
+}
+
+/// libpcp's `stitch_list` as `pmGetChildrenStatus` uses it: the children
+/// a name space gave (or its error), then those of derived metrics
+/// (`__dmchildren`'s answer) not already among them; a derived metric's
+/// own name is a leaf.
+pub(crate) fn stitch(base: PmResult<Vec<Child>>, derived: PmResult<Vec<Child>>) -> PmResult<Vec<Child>> {
+    match (base, derived) {
+        (Ok(mut list), Ok(extra)) if !extra.is_empty() => {
+            for c in extra {
+                if !list.iter().any(|l| l.name == c.name) {
+                    list.push(c);
+                }
+            }
+            Ok(list)
+        }
+        (Err(_), Ok(extra)) => Ok(extra),
+        (r, _) => r,
     }
 }
 
@@ -525,18 +544,7 @@ impl HostSource {
             Ok(_) => Err(PmError::PM_ERR_IPC),
             Err(e) => Err(e),
         };
-        match (remote, derived_children(name)) {
-            (Ok(mut list), Ok(extra)) if !extra.is_empty() => {
-                for c in extra {
-                    if !list.iter().any(|l| l.name == c.name) {
-                        list.push(c);
-                    }
-                }
-                Ok(list)
-            }
-            (Err(_), Ok(extra)) => Ok(extra),
-            (r, _) => r,
-        }
+        stitch(remote, derived_children(name, ANON.iter().map(|a| a.name)))
     }
 
     /// `pmTraversePMNS`: every metric name at or below `name`, pmcd's in
@@ -1005,11 +1013,11 @@ mod tests {
         assert_eq!(derived_traverse(""), ["event.flags", "event.missed"]);
         assert_eq!(derived_traverse("event"), ["event.flags", "event.missed"]);
         assert!(derived_traverse("even").is_empty());
-        let root = derived_children("").unwrap();
+        let root = derived_children("", ANON.iter().map(|a| a.name)).unwrap();
         assert_eq!((root.len(), root[0].name.as_str(), root[0].leaf), (1, "event", false));
-        assert_eq!(derived_children("event").unwrap().len(), 2);
-        assert_eq!(derived_children("event.flags"), Ok(Vec::new()));
-        assert_eq!(derived_children("sample"), Err(PmError::PM_ERR_NAME));
+        assert_eq!(derived_children("event", ANON.iter().map(|a| a.name)).unwrap().len(), 2);
+        assert_eq!(derived_children("event.flags", ANON.iter().map(|a| a.name)), Ok(Vec::new()));
+        assert_eq!(derived_children("sample", ANON.iter().map(|a| a.name)), Err(PmError::PM_ERR_NAME));
         assert_eq!(derived_pmid("event.missed"), Some(PmId::new(511, 0, 2)));
     }
 

@@ -1,0 +1,9 @@
+-z
+tests/golden/pmdumplog/arch/v3
+my.sub.x
+my.bad
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=tests/golden/pmdumplog/derived/names.conf
+TZ=UTC
+LC_ALL=C

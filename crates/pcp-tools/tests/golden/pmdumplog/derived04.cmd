@@ -1,0 +1,7 @@
+-z
+tests/golden/pmdumplog/arch/v3
+sample.long
+--env
+PCP_DERIVED_CONFIG=tests/golden/pmdumplog/derived/names.conf
+TZ=UTC
+LC_ALL=C

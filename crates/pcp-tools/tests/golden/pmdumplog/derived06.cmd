@@ -1,0 +1,7 @@
+-zd
+tests/golden/pmdumplog/arch/v3
+my.bad
+--env
+PCP_DERIVED_CONFIG=tests/golden/pmdumplog/derived/names.conf
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-c
+tests/derived/spec-rules.conf
+-df
+sr
+sample.long.one
+sample.float.ten
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
