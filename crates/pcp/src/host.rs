@@ -23,7 +23,7 @@ use pcp_core::{Desc, FetchResult, InDom, MetricType, PmError, PmId, PmResult, Se
 use pcp_pdu::handshake::{features, ClientOptions};
 use pcp_pdu::pmns::PMNS_LEAF_STATUS;
 use pcp_pdu::text::{PM_TEXT_HELP, PM_TEXT_INDOM, PM_TEXT_ONELINE, PM_TEXT_PMID};
-use pcp_pdu::{Fetch, InstanceReq, LabelReq, NameList, NameReq, Pdu, PduType, ResultPdu, TextReq};
+use pcp_pdu::{InstanceReq, LabelReq, NameList, NameReq, Pdu, PduType, ResultPdu, TextReq};
 use pcp_pmns::tree::Child;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -792,7 +792,7 @@ impl HostSource {
         let (r, changed) = {
             let mut st = self.lock();
             st.update_profile(profile)?;
-            st.conn()?.fetch(HANDLE, Fetch { ctxid: SLOT, pmids: pmids.to_vec() })?
+            st.conn()?.fetch(HANDLE, SLOT, pmids)?
         };
         let mut result = r.result;
         for set in &mut result.sets {

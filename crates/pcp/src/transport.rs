@@ -8,7 +8,7 @@
 
 use crate::config;
 use pcp_core::strtod::{is_c_space, strtol_prefix};
-use pcp_core::{PmError, PmResult};
+use pcp_core::{PmError, PmId, PmResult};
 use pcp_pdu::handshake::{self, ClientOptions, PduInfo};
 use pcp_pdu::{Framer, Pdu, PduType, ResultPdu};
 use std::io::{self, Read, Write};
@@ -289,6 +289,11 @@ pub struct PmcdConnection<S: PduStream> {
     counts: PduCounts,
     /// What each read from the stream goes into (kept, not made per PDU).
     rbuf: Box<[u8]>,
+    /// What each PDU sent is encoded into (kept, not made per PDU).
+    wbuf: Vec<u8>,
+    /// The read timeout last set on the stream (`None`: not set yet), so
+    /// that a loop of requests does not set the same one before each read.
+    read_timeout: Option<Option<Duration>>,
 }
 
 /// How many PDUs of each type went each way (libpcp's `__pmPDUCntOut`
@@ -348,6 +353,8 @@ impl<S: PduStream> PmcdConnection<S> {
             broken: false,
             counts: PduCounts::default(),
             rbuf: vec![0; 16384].into_boxed_slice(),
+            wbuf: Vec::with_capacity(256),
+            read_timeout: None,
         };
         let greeting = c.recv_within(timeouts.greeting)?;
         let accepted = handshake::client_answer(&greeting, opts)?;
@@ -403,11 +410,17 @@ impl<S: PduStream> PmcdConnection<S> {
         if self.broken {
             return Err(PmError::PM_ERR_IPC);
         }
-        let bytes = pdu.to_bytes(from)?;
-        if let Some(i) = PduCounts::slot(pdu.pdu_type()) {
+        self.wbuf.clear();
+        pdu.encode(from, &mut self.wbuf)?;
+        self.write_wbuf(pdu.pdu_type())
+    }
+
+    /// Write the PDU in `wbuf` (of type `ty`).
+    fn write_wbuf(&mut self, ty: PduType) -> PmResult<()> {
+        if let Some(i) = PduCounts::slot(ty) {
             self.counts.sent[i] += 1;
         }
-        if let Err(e) = self.stream.write_all(&bytes).and_then(|()| self.stream.flush()) {
+        if let Err(e) = self.stream.write_all(&self.wbuf).and_then(|()| self.stream.flush()) {
             return self.fail(io_error(&e));
         }
         Ok(())
@@ -426,8 +439,9 @@ impl<S: PduStream> PmcdConnection<S> {
             return Err(PmError::PM_ERR_IPC);
         }
         let deadline = limit.map(|l| Instant::now() + l);
+        let mut first = true;
         loop {
-            match self.framer.next_pdu() {
+            let len = match self.framer.peek() {
                 Ok(Some(bytes)) => {
                     if let Some(i) = bytes
                         .get(4..8)
@@ -435,23 +449,35 @@ impl<S: PduStream> PmcdConnection<S> {
                     {
                         self.counts.received[i] += 1;
                     }
-                    return match Pdu::decode(&bytes) {
+                    let pdu = Pdu::decode(bytes);
+                    let len = bytes.len();
+                    self.framer.consume(len);
+                    return match pdu {
                         Ok((_, pdu)) => Ok(pdu),
                         Err(e) => self.fail(e),
                     };
                 }
-                Ok(None) => {}
+                Ok(None) => self.framer.buffered(),
                 Err(e) => return self.fail(e),
-            }
-            let wait = match deadline {
-                None => None,
-                Some(d) => match d.checked_duration_since(Instant::now()).filter(|w| !w.is_zero()) {
+            };
+            // the first read of a PDU waits the whole limit (set once for
+            // a run of requests, not before every read); a PDU that comes
+            // in pieces waits only what is left of it for the rest
+            let wait = match (deadline, limit) {
+                (Some(_), Some(l)) if first && len == 0 && !l.is_zero() => Some(l),
+                (None, _) => None,
+                (Some(d), _) => match d.checked_duration_since(Instant::now()).filter(|w| !w.is_zero()) {
                     Some(w) => Some(w),
                     None => return self.fail(PmError::PM_ERR_TIMEOUT),
                 },
             };
-            if let Err(e) = self.stream.set_read_timeout(wait) {
-                return self.fail(io_error(&e));
+            first = false;
+            if self.read_timeout != Some(wait) {
+                if let Err(e) = self.stream.set_read_timeout(wait) {
+                    self.read_timeout = None;
+                    return self.fail(io_error(&e));
+                }
+                self.read_timeout = Some(wait);
             }
             // whatever has arrived, up to the buffer's size: usually a whole
             // PDU in one read (bytes past it stay in the framer for the next)
@@ -485,13 +511,16 @@ impl<S: PduStream> PmcdConnection<S> {
     /// (`PMCD_ADD_AGENT` and friends): their bits are returned with the
     /// result.
     #[doc(alias = "pmFetch")]
-    pub fn fetch(&mut self, from: i32, fetch: pcp_pdu::Fetch) -> PmResult<(ResultPdu, i32)> {
-        let (req, reply) = if self.highres() {
-            (Pdu::HighResFetch(fetch), PduType::HIGHRES_RESULT)
-        } else {
-            (Pdu::Fetch(fetch), PduType::RESULT)
-        };
-        self.send(&req, from)?;
+    pub fn fetch(&mut self, from: i32, ctxid: i32, pmids: &[PmId]) -> PmResult<(ResultPdu, i32)> {
+        if self.broken {
+            return Err(PmError::PM_ERR_IPC);
+        }
+        let highres = self.highres();
+        let (ty, reply) =
+            if highres { (PduType::HIGHRES_FETCH, PduType::HIGHRES_RESULT) } else { (PduType::FETCH, PduType::RESULT) };
+        self.wbuf.clear();
+        pcp_pdu::Fetch::encode_ids(ctxid, pmids, highres, from, &mut self.wbuf)?;
+        self.write_wbuf(ty)?;
         let mut changed = 0;
         loop {
             match self.recv()? {
