@@ -6,6 +6,9 @@
 //!                                         (T = 1: sequential); prints
 //!                                         "open_seconds round_seconds cpu_seconds"
 //!
+//! SPEC may be a comma-separated list of hosts (say `localhost:44400,
+//! localhost:44401`): context i then goes to the (i mod list length)th.
+//!
 //! The round is repeated five times: round_seconds is the best wall time,
 //! cpu_seconds this process's user+system CPU time per round (the mean,
 //! from /proc/self/stat in clock ticks taken as 1/100 s; 0 where that file
@@ -75,10 +78,11 @@ fn round(ctxs: &mut [Context], ids: &[PmId]) -> Result<(), PmError> {
 fn hosts(spec: &str, k: &str, t: &str, names: &[String]) -> Result<(), PmError> {
     let k = count(k)?;
     let t = count(t)?.max(1);
+    let specs: Vec<&str> = spec.split(',').collect();
     let start = Instant::now();
     let mut ctxs = Vec::with_capacity(k);
-    for _ in 0..k {
-        ctxs.push(Context::open_host(spec)?);
+    for i in 0..k {
+        ctxs.push(Context::open_host(specs[i % specs.len()])?);
     }
     let ids = match ctxs.first() {
         Some(c) => lookup(c, names)?,
