@@ -39,7 +39,7 @@ impl Hooks for NamespaceHooks {
 
 /// Why a value cannot be stored as the metric's type (`__pmStringValue`).
 #[derive(Debug, PartialEq, Eq)]
-enum ValueError {
+pub(crate) enum ValueError {
     /// `PM_ERR_TYPE`: not a number of the type, or more after it.
     Type,
     /// `-ERANGE`: out of range for the type.
@@ -48,7 +48,7 @@ enum ValueError {
 
 /// `__pmStringValue` then `__pmStuffValue`: the value `text` stores as,
 /// for a metric of type `ty`, at instance `inst`.
-fn stuff_value(text: &[u8], ty: MetricType, inst: i32) -> Result<InstValue, ValueError> {
+pub(crate) fn stuff_value(text: &[u8], ty: MetricType, inst: i32) -> Result<InstValue, ValueError> {
     // a hexadecimal number is "0x" then hex digits only, after white
     // space and a minus sign
     let ws = text.iter().take_while(|&&c| pcp_core::strtod::is_c_space(c)).count();
