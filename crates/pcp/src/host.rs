@@ -872,13 +872,25 @@ impl Context {
         Context::over_host(host)
     }
 
-    /// `pmStore`: change metrics' values in pmcd. Only host contexts
-    /// store (`PM_ERR_NOTHOST`).
+    /// `pmStore`: change metrics' values in pmcd, or in a local
+    /// context the agents' (see [`LocalSource::store`]); an archive
+    /// stores nothing (`PM_ERR_NOTHOST`). No sets is `PM_ERR_TOOSMALL`,
+    /// a set without values `PM_ERR_VALUE`.
+    ///
+    /// [`LocalSource::store`]: crate::local::LocalSource::store
     #[doc(alias = "pmStore")]
     pub fn store(&self, result: &FetchResult) -> PmResult<()> {
-        match self.host() {
-            Some(h) => h.store(result),
-            None if result.sets.is_empty() => Err(PmError::PM_ERR_TOOSMALL),
+        if let Some(h) = self.host() {
+            return h.store(result);
+        }
+        if result.sets.is_empty() {
+            return Err(PmError::PM_ERR_TOOSMALL);
+        }
+        if result.sets.iter().any(|s| s.values.as_ref().map_or(true, Vec::is_empty)) {
+            return Err(PmError::PM_ERR_VALUE);
+        }
+        match self.local() {
+            Some(l) => l.store(result),
             None => Err(PmError::PM_ERR_NOTHOST),
         }
     }
@@ -892,7 +904,8 @@ impl Context {
 
     /// `pmDupContext` of a host context: a new connection to the same
     /// pmcd with a copy of the profile (sent before the first fetch).
-    /// Other contexts are not duplicated yet (`PM_ERR_NOTHOST`).
+    /// Other contexts are `PM_ERR_NOTHOST` here; [`Context::dup`] takes
+    /// every kind.
     #[doc(alias = "pmDupContext")]
     pub fn dup_host(&self) -> PmResult<Context> {
         let h = self.host().ok_or(PmError::PM_ERR_NOTHOST)?;
