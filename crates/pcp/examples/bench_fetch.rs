@@ -3,7 +3,9 @@
 //!   bench_fetch fetch SPEC N NAME...      N fetches over one context; prints seconds
 //!   bench_fetch hosts SPEC K T NAME...    open K contexts to SPEC, then time one
 //!                                         fetch round over all K with T threads
-//!                                         (T = 1: sequential); prints
+//!                                         (T = 1: sequential; T = 0: one thread
+//!                                         sending every request before reading
+//!                                         any reply, Context::fetch_all); prints
 //!                                         "open_seconds round_seconds cpu_seconds"
 //!
 //! SPEC may be a comma-separated list of hosts (say `localhost:44400,
@@ -77,7 +79,7 @@ fn round(ctxs: &mut [Context], ids: &[PmId]) -> Result<(), PmError> {
 
 fn hosts(spec: &str, k: &str, t: &str, names: &[String]) -> Result<(), PmError> {
     let k = count(k)?;
-    let t = count(t)?.max(1);
+    let t = count(t)?;
     let specs: Vec<&str> = spec.split(',').collect();
     let start = Instant::now();
     let mut ctxs = Vec::with_capacity(k);
@@ -89,13 +91,19 @@ fn hosts(spec: &str, k: &str, t: &str, names: &[String]) -> Result<(), PmError> 
         None => return Err(PmError::PM_ERR_TOOSMALL),
     };
     let open = start.elapsed().as_secs_f64();
-    let chunk = k.div_ceil(t);
+    let chunk = k.div_ceil(t.max(1));
     let mut best = f64::INFINITY;
     let cpu0 = cpu_ticks();
     const ROUNDS: u32 = 5;
     for _ in 0..ROUNDS {
         let start = Instant::now();
-        if t == 1 {
+        if t == 0 {
+            for r in Context::fetch_all(&mut ctxs, &ids) {
+                if r?.sets.len() != ids.len() {
+                    return Err(PmError::PM_ERR_VALUE);
+                }
+            }
+        } else if t == 1 {
             round(&mut ctxs, &ids)?;
         } else {
             std::thread::scope(|s| {

@@ -223,6 +223,11 @@ impl Context {
         }));
     }
 
+    /// Whether `pmid` is one of this context's derived metrics.
+    pub(crate) fn is_derived_here(&self, pmid: PmId) -> bool {
+        self.derived.get(pmid).is_some()
+    }
+
     /// `pmDupContext`: a new context of the same kind over the same
     /// source, with a copy of this one's instance profile, current time,
     /// names (a name space loaded into it included) and derived metrics

@@ -512,15 +512,29 @@ impl<S: PduStream> PmcdConnection<S> {
     /// result.
     #[doc(alias = "pmFetch")]
     pub fn fetch(&mut self, from: i32, ctxid: i32, pmids: &[PmId]) -> PmResult<(ResultPdu, i32)> {
+        self.send_fetch(from, ctxid, pmids)?;
+        self.recv_fetch()
+    }
+
+    /// The first half of [`PmcdConnection::fetch`]: send the request.
+    /// Its reply is read by [`PmcdConnection::recv_fetch`], which must come
+    /// before any other request on this connection; meanwhile the caller
+    /// may send requests on other connections (many hosts asked at once).
+    pub fn send_fetch(&mut self, from: i32, ctxid: i32, pmids: &[PmId]) -> PmResult<()> {
         if self.broken {
             return Err(PmError::PM_ERR_IPC);
         }
         let highres = self.highres();
-        let (ty, reply) =
-            if highres { (PduType::HIGHRES_FETCH, PduType::HIGHRES_RESULT) } else { (PduType::FETCH, PduType::RESULT) };
+        let ty = if highres { PduType::HIGHRES_FETCH } else { PduType::FETCH };
         self.wbuf.clear();
         pcp_pdu::Fetch::encode_ids(ctxid, pmids, highres, from, &mut self.wbuf)?;
-        self.write_wbuf(ty)?;
+        self.write_wbuf(ty)
+    }
+
+    /// The second half of [`PmcdConnection::fetch`]: read the result of
+    /// the fetch sent last.
+    pub fn recv_fetch(&mut self) -> PmResult<(ResultPdu, i32)> {
+        let reply = if self.highres() { PduType::HIGHRES_RESULT } else { PduType::RESULT };
         let mut changed = 0;
         loop {
             match self.recv()? {
