@@ -1,6 +1,7 @@
 //! Host-context fetch benchmark (driven by scripts/bench-host.sh).
 //!
 //!   bench_fetch fetch SPEC N NAME...      N fetches over one context; prints seconds
+//!   bench_fetch latency SPEC N NAME...    the same, each fetch timed: percentiles
 //!   bench_fetch hosts SPEC K T NAME...    open K contexts to SPEC, then time one
 //!                                         fetch round over all K with T threads
 //!                                         (T = 1: sequential; T = 0: one thread
@@ -24,6 +25,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let r = match args.first().map(String::as_str) {
         Some("fetch") if args.len() >= 4 => fetch_loop(&args[1], &args[2], &args[3..]),
+        Some("latency") if args.len() >= 4 => latency(&args[1], &args[2], &args[3..]),
         Some("hosts") if args.len() >= 5 => hosts(&args[1], &args[2], &args[3], &args[4..]),
         _ => {
             eprintln!("usage: bench_fetch fetch SPEC N NAME... | hosts SPEC K T NAME...");
@@ -64,6 +66,33 @@ fn fetch_loop(spec: &str, n: &str, names: &[String]) -> Result<(), PmError> {
         return Err(PmError::PM_ERR_VALUE);
     }
     println!("{secs:.6}");
+    Ok(())
+}
+
+/// N fetches, each timed: prints the total and the 50th, 90th, 99th,
+/// 99.9th percentile and the longest fetch, in microseconds.
+fn latency(spec: &str, n: &str, names: &[String]) -> Result<(), PmError> {
+    let n = count(n)?.max(1);
+    let mut ctx = Context::open_host(spec)?;
+    let ids = lookup(&ctx, names)?;
+    let mut took = Vec::with_capacity(n);
+    for _ in 0..n {
+        let start = Instant::now();
+        ctx.fetch(&ids)?;
+        took.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    let total: f64 = took.iter().sum();
+    took.sort_by(f64::total_cmp);
+    let at = |q: f64| took[((n as f64 * q) as usize).min(n - 1)];
+    println!(
+        "total {:.3} s  p50 {:.0}  p90 {:.0}  p99 {:.0}  p99.9 {:.0}  max {:.0} us",
+        total / 1e6,
+        at(0.5),
+        at(0.9),
+        at(0.99),
+        at(0.999),
+        took[n - 1]
+    );
     Ok(())
 }
 

@@ -213,12 +213,38 @@ impl Backoff {
 pub trait PduStream: Read + Write {
     /// Limit how long the next reads wait (`None`: as long as it takes).
     fn set_read_timeout(&mut self, t: Option<Duration>) -> io::Result<()>;
+
+    /// Wait, apart from reading, until input arrives (`Ok(true)`) or `t`
+    /// passes (`Ok(false)`); `None` for a stream that does not wait this
+    /// way, whose reads wait instead (as [`PduStream::set_read_timeout`]
+    /// limits them). A Unix socket waits this way: a read blocked on one
+    /// is woken, for nothing, whenever the other end takes in what was
+    /// sent (pmcd reading the request), which costs a second sleep and
+    /// wake-up a request; waiting for input alone is not (libpcp's
+    /// select() before each read avoids it too).
+    fn wait_readable(&mut self, _t: Option<Duration>) -> Option<io::Result<bool>> {
+        None
+    }
 }
 
 impl<T: PduStream + ?Sized> PduStream for Box<T> {
     fn set_read_timeout(&mut self, t: Option<Duration>) -> io::Result<()> {
         (**self).set_read_timeout(t)
     }
+
+    fn wait_readable(&mut self, t: Option<Duration>) -> Option<io::Result<bool>> {
+        (**self).wait_readable(t)
+    }
+}
+
+/// poll(2) `fd` for input for up to `t` (`None`: no limit).
+#[cfg(unix)]
+fn poll_in(fd: &impl std::os::fd::AsFd, t: Option<Duration>) -> io::Result<bool> {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let limit = t
+        .map(|d| Timespec { tv_sec: i64::try_from(d.as_secs()).unwrap_or(i64::MAX), tv_nsec: d.subsec_nanos().into() });
+    let mut fds = [PollFd::new(fd, PollFlags::IN)];
+    Ok(poll(&mut fds, limit.as_ref())? > 0)
 }
 
 impl PduStream for TcpStream {
@@ -231,6 +257,10 @@ impl PduStream for TcpStream {
 impl PduStream for std::os::unix::net::UnixStream {
     fn set_read_timeout(&mut self, t: Option<Duration>) -> io::Result<()> {
         std::os::unix::net::UnixStream::set_read_timeout(self, t)
+    }
+
+    fn wait_readable(&mut self, t: Option<Duration>) -> Option<io::Result<bool>> {
+        Some(poll_in(self, t))
     }
 }
 
@@ -268,6 +298,14 @@ impl PduStream for Connection {
             Connection::Tcp(s) => TcpStream::set_read_timeout(s, t),
             #[cfg(unix)]
             Connection::Unix(s) => std::os::unix::net::UnixStream::set_read_timeout(s, t),
+        }
+    }
+
+    fn wait_readable(&mut self, t: Option<Duration>) -> Option<io::Result<bool>> {
+        match self {
+            Connection::Tcp(_) => None,
+            #[cfg(unix)]
+            Connection::Unix(s) => s.wait_readable(t),
         }
     }
 }
@@ -472,6 +510,14 @@ impl<S: PduStream> PmcdConnection<S> {
                 },
             };
             first = false;
+            match self.stream.wait_readable(wait) {
+                // input is there: the read below takes it at once
+                Some(Ok(true)) => {}
+                Some(Ok(false)) => return self.fail(PmError::PM_ERR_TIMEOUT),
+                Some(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Some(Err(e)) => return self.fail(io_error(&e)),
+                None => {}
+            }
             if self.read_timeout != Some(wait) {
                 if let Err(e) = self.stream.set_read_timeout(wait) {
                     self.read_timeout = None;
@@ -553,6 +599,28 @@ impl<S: PduStream> PmcdConnection<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_unix_socket_waits_for_input_apart_from_reading() {
+        let (mut a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+        let short = Some(Duration::from_millis(20));
+        assert!(matches!(a.wait_readable(short), Some(Ok(false))));
+        b.write_all(&[1]).unwrap();
+        assert!(matches!(a.wait_readable(short), Some(Ok(true))));
+        assert!(matches!(a.wait_readable(None), Some(Ok(true))));
+        // a peer that says nothing: the greeting times out in the wait
+        let t = Timeouts { connect: Duration::from_secs(1), greeting: short, request: short };
+        let (c, _peer) = std::os::unix::net::UnixStream::pair().unwrap();
+        let opts = ClientOptions { pid: 1, local: true, unix_socket: true, ..Default::default() };
+        assert_eq!(PmcdConnection::handshake(c, &opts, t).err(), Some(PmError::PM_ERR_TIMEOUT));
+        // one that hangs up: the stream ends, PM_ERR_IPC
+        let (c, peer) = std::os::unix::net::UnixStream::pair().unwrap();
+        drop(peer);
+        assert_eq!(PmcdConnection::handshake(c, &opts, t).err(), Some(PmError::PM_ERR_IPC));
+        let mut boxed: Box<dyn PduStream> = Box::new(Connection::Unix(a));
+        assert!(matches!(boxed.wait_readable(short), Some(Ok(true))));
+    }
 
     #[test]
     fn timeouts_follow_libpcp() {
