@@ -8,6 +8,10 @@
 #     PDUs, between two processes, no pmcd);
 #     with each client's own CPU time (user+system, GNU time) per fetch,
 #     which the machine's load disturbs less than the wall time;
+#     then each fetch timed on its own (bench_fetch latency against
+#     scripts/bench-host/latency.c): the median and the 99th percentile of
+#     RUNS runs' medians and tails, as the wall time of a loaded machine is
+#     mostly its slow tail (pmcd or the PMDA waiting for a CPU);
 #  2. many hosts: K contexts opened to the same pmcd (one pmcd K times, not
 #     K hosts), one fetch round over all K, sequential (T=1) or split over T
 #     threads; prints the best round's wall time and the client's own CPU
@@ -28,6 +32,7 @@ cargo build -q --release -p pcp --example bench_fetch
 ours=${CARGO_TARGET_DIR:-target}/release/examples/bench_fetch
 gcc -O2 -Wall -o "$work/cfetch" scripts/bench-host/fetch.c -lpcp
 gcc -O2 -Wall -o "$work/pingpong" scripts/bench-host/pingpong.c
+gcc -O2 -Wall -o "$work/clatency" scripts/bench-host/latency.c -lpcp
 pminfo "${metrics[@]}" >/dev/null
 
 min() { awk -v c="${1:-1}" 'NR==1||$c<m{m=$c} END{print m}'; }
@@ -57,6 +62,17 @@ for spec in localhost local:; do
     printf '%-10s Rust %6d fetch/s   libpcp %6d fetch/s   Rust/libpcp %4.2f   floor %6d round trips/s (Rust at %2.0f%% of it)   client CPU us/fetch: Rust %s libpcp %s\n' \
         "$spec" "$r" "$c" "$(awk -v a="$r" -v b="$c" 'BEGIN{print a/b}')" "$f" \
         "$(awk -v a="$r" -v b="$f" 'BEGIN{print 100*a/b}')" "$rc" "$cc"
+done
+
+for spec in localhost local:; do
+    : > "$work/rl"; : > "$work/cl"
+    for _ in $(seq "$runs"); do
+        "$ours" latency "$spec" "$n" "${metrics[@]}" >> "$work/rl"
+        "$work/clatency" "$spec" "$n" "${metrics[@]}" >> "$work/cl"
+    done
+    # fields: total T s p50 A p90 B p99 C ...: the best median and tail
+    printf '%-10s fetch round trip us, median / 99th percentile (best of %d): Rust %s / %s   libpcp %s / %s\n' "$spec" "$runs" \
+        "$(min 5 < "$work/rl")" "$(min 9 < "$work/rl")" "$(min 5 < "$work/cl")" "$(min 9 < "$work/cl")"
 done
 
 echo "many hosts: K contexts to the same pmcd (localhost), one fetch of ${metrics[*]} each per round"

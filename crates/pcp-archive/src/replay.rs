@@ -225,6 +225,28 @@ impl Replay {
         })
     }
 
+    /// `pmDupContext`: a second replay of the same archives in the same
+    /// state (archive, volume and offset reached, mode, current time,
+    /// step and direction), reading its own files from there on; the
+    /// interpolation caches start empty, as libpcp's copy starts them.
+    #[doc(alias = "pmDupContext")]
+    pub fn dup(&self) -> Result<Replay, PmError> {
+        let mut r = Replay::with_archives(self.archives.clone(), self.log.check_features)?;
+        r.change_archive(self.cur)?;
+        if self.ac_vol >= 0 && r.log.change_vol(self.ac_vol).is_ok() {
+            r.log.seek(self.ac_offset);
+        }
+        r.mode = self.mode;
+        r.origin = self.origin;
+        r.delta = self.delta;
+        r.direction = self.direction;
+        r.ac_vol = self.ac_vol;
+        r.ac_offset = self.ac_offset;
+        r.serial = self.serial;
+        r.counter_wrap = self.counter_wrap;
+        Ok(r)
+    }
+
     /// The history of instance domain `indom` (made on first use).
     pub(crate) fn indom_history(&mut self, indom: u32) -> Option<&InDomHistory> {
         if !self.indoms.contains_key(&indom) {

@@ -115,7 +115,7 @@ struct Snap {
 
 /// The Linux metrics of one system: its instance domains (numbered as
 /// the PMDA numbers them, remembered across fetches) and fetches.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct LinuxSource<F: Files = RootFiles> {
     files: F,
     opts: Options,

@@ -108,6 +108,18 @@ impl Framer {
     /// header is an error (see [`Header::parse`]); after an error the
     /// stream cannot be resynchronised and the framer should be dropped.
     pub fn next_pdu(&mut self) -> PmResult<Option<Vec<u8>>> {
+        let Some(len) = self.peek()?.map(<[u8]>::len) else {
+            return Ok(None);
+        };
+        let rest = self.buf.split_off(len);
+        Ok(Some(std::mem::replace(&mut self.buf, rest)))
+    }
+
+    /// The next whole PDU, header included, left in the framer's buffer
+    /// (checked as [`Framer::next_pdu`] checks it): decode it in place,
+    /// then [`Framer::consume`] its length. This copies and allocates
+    /// nothing, which is what a client's loop of requests wants.
+    pub fn peek(&self) -> PmResult<Option<&[u8]>> {
         if self.buf.len() < 4 {
             return Ok(None);
         }
@@ -122,8 +134,12 @@ impl Framer {
             return Ok(None);
         }
         Header::parse(&self.buf, self.limit)?;
-        let rest = self.buf.split_off(len);
-        Ok(Some(std::mem::replace(&mut self.buf, rest)))
+        Ok(self.buf.get(..len))
+    }
+
+    /// Drop the first `n` bytes held (the PDU [`Framer::peek`] showed).
+    pub fn consume(&mut self, n: usize) {
+        self.buf.drain(..n.min(self.buf.len()));
     }
 
     /// The stream ended: `Ok` if it ended between PDUs, else `PM_ERR_IPC`
@@ -190,5 +206,25 @@ mod tests {
         assert_eq!(f.wanted(), i32::MAX as usize - 12);
         assert!(f.buffered() == 12);
         assert_eq!(f.finish(), Err(IPC));
+    }
+
+    #[test]
+    fn peek_and_consume_give_the_pdus_next_pdu_gives() {
+        let mut stream = pdu(16, 0x7000, 4);
+        stream.extend(pdu(20, 0x7004, 8));
+        stream.extend(&pdu(24, 0x7001, 12)[..7]);
+        let mut f = Framer::for_client();
+        f.push(&stream);
+        let mut got = Vec::new();
+        while let Some(p) = f.peek().unwrap() {
+            let p = p.to_vec();
+            f.consume(p.len());
+            got.push(p);
+        }
+        assert_eq!(got, vec![stream[..16].to_vec(), stream[16..36].to_vec()]);
+        assert_eq!(f.buffered(), 7);
+        let mut f = Framer::for_client();
+        f.push(&pdu(12, -1, 0));
+        assert_eq!(f.peek(), Err(IPC));
     }
 }

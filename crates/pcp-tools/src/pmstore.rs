@@ -6,10 +6,13 @@
 //! reads it (decimal, or hexadecimal with `0x`; `strtod` for floating
 //! point, where a float must be a normal number; the text itself for
 //! strings), and refused with pmstore's messages when it does not fit.
-//! `-f` stores even where the metric has no value now. Local contexts
-//! (`-L`, `-K`) are not implemented.
+//! `-f` stores even where the metric has no value now. With `-L` (and
+//! `-K` specs) the store goes to the local context's agents, which are
+//! pcp-rs's built-in ones and take no stores (PCP's would load the DSO
+//! PMDAs, the sample PMDA's among them, which do).
 
 use crate::options::{self, tools, ContextKind, Hooks, Parser};
+use pcp::local::Agents;
 use pcp::Context;
 use pcp_core::{FetchResult, InstValue, MetricType, PmError, PmResult, Value, ValueBlock, ValueSet, PM_IN_NULL};
 use pcp_pmns::cpp::OsFiles;
@@ -21,11 +24,13 @@ pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     main(args, &options::process_env(), out, err).unwrap_or(1)
 }
 
-/// `-n`: the name space, loaded as the option is seen.
+/// `-n`: the name space, loaded as the option is seen; `-K`: the local
+/// context's agents.
 #[derive(Default)]
 struct NamespaceHooks {
     loaded: Option<Context>,
     diagnostics: Vec<u8>,
+    agents: Agents,
 }
 
 impl Hooks for NamespaceHooks {
@@ -35,11 +40,15 @@ impl Hooks for NamespaceHooks {
         self.loaded = Some(ctx.map_err(|e| e.to_string())?);
         Ok(())
     }
+
+    fn spec_local(&mut self, spec: &[u8]) -> Result<(), String> {
+        self.agents.apply_spec(&String::from_utf8_lossy(spec))
+    }
 }
 
 /// Why a value cannot be stored as the metric's type (`__pmStringValue`).
 #[derive(Debug, PartialEq, Eq)]
-enum ValueError {
+pub(crate) enum ValueError {
     /// `PM_ERR_TYPE`: not a number of the type, or more after it.
     Type,
     /// `-ERANGE`: out of range for the type.
@@ -48,7 +57,7 @@ enum ValueError {
 
 /// `__pmStringValue` then `__pmStuffValue`: the value `text` stores as,
 /// for a metric of type `ty`, at instance `inst`.
-fn stuff_value(text: &[u8], ty: MetricType, inst: i32) -> Result<InstValue, ValueError> {
+pub(crate) fn stuff_value(text: &[u8], ty: MetricType, inst: i32) -> Result<InstValue, ValueError> {
     // a hexadecimal number is "0x" then hex digits only, after white
     // space and a minus sign
     let ws = text.iter().take_while(|&&c| pcp_core::strtod::is_c_space(c)).count();
@@ -169,21 +178,28 @@ fn main(
         opts.usage_message(err)?;
         return Ok(status);
     }
-    if opts.context == Some(ContextKind::Local) {
-        writeln!(err, "pmstore: local contexts are not implemented in pcp-rs yet")?;
-        return Ok(1);
-    }
-    let source = opts.hosts.first().map_or_else(|| "local:".to_string(), |h| String::from_utf8_lossy(h).into_owned());
-    let mut ctx = match Context::open_host(&source) {
-        Ok(c) => c,
-        Err(e) => {
-            writeln!(err, "pmstore: Cannot connect to PMCD on host \"{source}\": {e}")?;
-            return Ok(1);
+    let mut ctx = if opts.context == Some(ContextKind::Local) {
+        let names = hooks.loaded.take().map(Context::into_namespace);
+        let failed = "pmstore: Cannot make standalone local connection";
+        match crate::local::open_reporting(env, &hooks.agents, names, failed, err)? {
+            Some(c) => c,
+            None => return Ok(1),
         }
+    } else {
+        let source =
+            opts.hosts.first().map_or_else(|| "local:".to_string(), |h| String::from_utf8_lossy(h).into_owned());
+        let mut ctx = match Context::open_host(&source) {
+            Ok(c) => c,
+            Err(e) => {
+                writeln!(err, "pmstore: Cannot connect to PMCD on host \"{source}\": {e}")?;
+                return Ok(1);
+            }
+        };
+        if let Some(ns) = hooks.loaded.take() {
+            ctx.use_namespace_of(ns);
+        }
+        ctx
     };
-    if let Some(ns) = hooks.loaded.take() {
-        ctx.use_namespace_of(ns);
-    }
     // the derived metrics libpcp registers at the first context
     // ($PCP_DERIVED_CONFIG): pmstore finds, describes and fetches them
     // (pmcd refuses to store into them)

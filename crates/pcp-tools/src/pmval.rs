@@ -17,10 +17,12 @@
 //! `-v`; and over local contexts (`-L`, with `-K` specs), sampling every
 //! interval as pmval samples pmcd. With no source named and no pmcd
 //! answering on the local host, pmval says so in one line and uses the
-//! local context (PCP's fails there). `-x` (a filter pmval stores to pmcd)
-//! does nothing for archives and local contexts, as in pmval; with pmcd it
-//! says it is not implemented yet, as do the GUI time control (`-g -p`),
-//! `--container` and `archive/metric` or `@:metric` specs. Derived
+//! local context (PCP's fails there). `-x` stores its value (a filter, for
+//! an event metric's PMDA) to the metric in pmcd before sampling, as a
+//! string for event metrics and as the metric's type otherwise, and does
+//! nothing for archives and local contexts, as in pmval. The GUI time
+//! control (`-g -p`), `--container` and `archive/metric` or `@:metric`
+//! specs say they are not implemented yet. Derived
 //! metrics come from `$PCP_DERIVED_CONFIG` and `--derived`.
 
 use crate::evrec;
@@ -112,7 +114,8 @@ fn main(
     let (mut fixed, mut cols, mut raw_counter, mut xflag) = (-1i32, 0i32, false, 0u32);
     let mut inames: Vec<Vec<u8>> = Vec::new();
     let mut iall = true;
-    let (mut uninterp, mut pause, mut verbose, mut filter) = (false, false, false, false);
+    let (mut uninterp, mut pause, mut verbose) = (false, false, false);
+    let mut filter: Option<Vec<u8>> = None;
     while let Some(o) = p.next_tool_opt() {
         let arg = o.arg.clone().unwrap_or_default();
         match o.opt {
@@ -143,8 +146,9 @@ fn main(
                     p.opts.errors += 1;
                 }
             }
-            // a filter stored to pmcd: nothing to do for an archive
-            b'x' => filter = true,
+            // a filter stored to pmcd (an archive or a local context has
+            // nothing to do with it)
+            b'x' => filter = Some(arg),
             b'X' => xflag += 1,
             _ => p.opts.errors += 1,
         }
@@ -237,10 +241,8 @@ fn main(
     }
     let (registry, report) = hooks.take_registry();
     err.write_all(&report)?;
-    // the filter is stored only in pmcd (an archive or local context
-    // ignores it)
-    if opts.guimode || opts.guiport_arg.is_some() || (filter && opts.context == Some(ContextKind::Host)) {
-        writeln!(err, "pmval: -g, -p and -x are not implemented in pcp-rs yet")?;
+    if opts.guimode || opts.guiport_arg.is_some() {
+        writeln!(err, "pmval: -g and -p are not implemented in pcp-rs yet")?;
         return Ok(1);
     }
     let is_archive = opts.context == Some(ContextKind::Archive);
@@ -397,6 +399,11 @@ fn main(
     };
     if let Err(code) = rep.init_insts(&mut ctx, err)? {
         return Ok(code);
+    }
+    if let (Some(text), Some(_)) = (&filter, ctx.host()) {
+        if let Err(code) = rep.store_filter(&mut ctx, pmid, text, err)? {
+            return Ok(code);
+        }
     }
 
     let amode = if uninterp { Mode::Forw } else { Mode::Interp };
@@ -707,6 +714,54 @@ impl Report {
         self.iorder.clone_from(&pairs);
         pairs.sort_by_key(|p| p.id);
         self.ipairs = pairs;
+        Ok(Ok(()))
+    }
+
+    /// pmval's `initfilters` (`-x`, host contexts only): store `text` to
+    /// the metric in pmcd before the first fetch, for each instance
+    /// pmval reports (the one null instance of a singular metric), as a
+    /// string for an event metric (a filter its PMDA may take), else as
+    /// the metric's own type, read as pmstore reads values.
+    fn store_filter(
+        &self,
+        ctx: &mut Context,
+        pmid: PmId,
+        text: &[u8],
+        err: &mut dyn Write,
+    ) -> std::io::Result<Result<(), i32>> {
+        let ty = if self.raw_events { MetricType::STRING } else { self.desc.ty };
+        // pmval's messages quote the filter as given, bytes and all
+        let say = |err: &mut dyn Write, head: &str, tail: &str| -> std::io::Result<()> {
+            err.write_all(head.as_bytes())?;
+            err.write_all(text)?;
+            err.write_all(tail.as_bytes())
+        };
+        let mut insts: Vec<i32> = self.iorder.iter().map(|p| p.id).collect();
+        if insts.is_empty() {
+            insts.push(PM_IN_NULL);
+        }
+        let mut values = Vec::with_capacity(insts.len());
+        for inst in insts {
+            match crate::pmstore::stuff_value(text, ty, inst) {
+                Ok(v) => values.push(v),
+                Err(crate::pmstore::ValueError::Type) => {
+                    let tail = format!("\" incompatible with metric type (PM_TYPE_{})\n", ty.name());
+                    say(err, "pmval: filter \"", &tail)?;
+                    return Ok(Err(1));
+                }
+                Err(crate::pmstore::ValueError::Range) => {
+                    let tail = format!("\" is out of range for metric data type (PM_TYPE_{})\n", ty.name());
+                    say(err, "pmval: filter value \"", &tail)?;
+                    return Ok(Err(1));
+                }
+            }
+        }
+        let request =
+            FetchResult { timestamp: Timestamp::default(), sets: vec![ValueSet { pmid, values: Ok(values) }] };
+        if let Err(e) = ctx.store(&request) {
+            say(err, "pmval: store value \"", &format!("\" failed: {e}\n"))?;
+            return Ok(Err(1));
+        }
         Ok(Ok(()))
     }
 

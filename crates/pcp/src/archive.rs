@@ -52,6 +52,24 @@ impl ArchiveSource {
         Ok(ArchiveSource { archives, replay: None, check_features, meta, labels })
     }
 
+    /// `pmDupContext`: the same archives opened again, replayed from
+    /// where this one has got to (see [`Replay::dup`]).
+    #[doc(alias = "pmDupContext")]
+    pub fn dup(&self) -> PmResult<ArchiveSource> {
+        let meta = MetaIndex::build_all(self.archives.meta_in_load_order())?;
+        let replay = match &self.replay {
+            Some(r) => Some(r.dup()?),
+            None => None,
+        };
+        Ok(ArchiveSource {
+            archives: self.archives.clone(),
+            replay,
+            check_features: self.check_features,
+            meta,
+            labels: self.labels.clone(),
+        })
+    }
+
     /// The archive on disk (the earliest, when there are several).
     pub fn archive(&self) -> &Archive {
         self.archives.first()

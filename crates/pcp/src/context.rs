@@ -319,6 +319,39 @@ impl Context {
         Ok(pmid)
     }
 
+    /// Whether `pmid` is one of this context's derived metrics.
+    pub(crate) fn is_derived_here(&self, pmid: PmId) -> bool {
+        self.derived.get(pmid).is_some()
+    }
+
+    /// `pmDupContext`: a new context of the same kind over the same
+    /// source, with a copy of this one's instance profile, current time,
+    /// names (a name space loaded into it included) and derived metrics
+    /// (bound afresh when first used, as in a new context). A host
+    /// context connects to the same pmcd again; an archive context opens
+    /// the same archives and goes on from where this one has got to (mode,
+    /// step and reading position included); a local context gets the same
+    /// agents in the same state. A context of names alone has no source
+    /// to duplicate (`PM_ERR_NOCONTEXT`).
+    #[doc(alias = "pmDupContext")]
+    pub fn dup(&self) -> PmResult<Context> {
+        let source = match &self.source {
+            Source::NameSpace => return Err(PmError::PM_ERR_NOCONTEXT),
+            Source::Archive(a) => Source::Archive(Box::new(a.dup()?)),
+            Source::Local(l) => Source::Local(Box::new(l.dup())),
+            Source::Host(h) => Source::Host(Box::new(h.dup()?)),
+        };
+        let derived = self.derived.dup();
+        Ok(Context {
+            pmns: self.pmns.clone(),
+            location: self.location,
+            source,
+            profile: self.profile.clone(),
+            origin: self.origin,
+            derived,
+        })
+    }
+
     /// What libpcp would have written to standard error (`pmprintf` then
     /// `pmflush`) since last asked: the semantic errors of derived metrics
     /// bound by descriptor lookups and fetches. A tool writes them out
@@ -635,7 +668,9 @@ impl Context {
         }
     }
 
-    /// `pmLookupInDom`: an instance by name at the current time.
+    /// `pmLookupInDom`: an instance by name at the current time (in a
+    /// local context, as the agents' `pmdaInstance` matches names: see
+    /// [`pmda_instance_by_name`]).
     #[doc(alias = "pmLookupInDom")]
     pub fn lookup_indom(&self, indom: InDom, name: &[u8]) -> PmResult<i32> {
         if indom.is_null() {
@@ -649,7 +684,7 @@ impl Context {
             }
             Source::Local(l) => {
                 let (ids, names) = l.instances(indom)?;
-                names.iter().position(|n| n == name).map(|k| ids[k]).ok_or(PmError::PM_ERR_INST)
+                pmda_instance_by_name(&names, name).map(|k| ids[k]).ok_or(PmError::PM_ERR_INST)
             }
             Source::Host(h) => h.lookup_indom(indom, name),
         }
@@ -1144,10 +1179,39 @@ fn builtin_pmns() -> Pmns {
     pmns
 }
 
+/// Which of an agent's instance `names` (in its order) a name given to
+/// `pmLookupInDom` picks, as libpcp_pmda's `pmdaInstance` matches it: the
+/// first one that is the name exactly, or, for a name without a space,
+/// whose first word (up to its first space) is the name, so "1" finds
+/// kernel.all.load's "1 minute".
+pub fn pmda_instance_by_name(names: &[Vec<u8>], name: &[u8]) -> Option<usize> {
+    if name.is_empty() {
+        return None;
+    }
+    let spaced = name.contains(&b' ');
+    names.iter().position(|n| {
+        n.as_slice() == name || (!spaced && n.iter().position(|&c| c == b' ').is_some_and(|sp| &n[..sp] == name))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use pcp_core::MetricType;
+
+    #[test]
+    fn local_instance_names_match_as_pmda_instance_matches_them() {
+        let names: Vec<Vec<u8>> =
+            ["1 minute", "5 minute", "15 minute", "1", "a b"].map(|n| n.as_bytes().to_vec()).into();
+        assert_eq!(pmda_instance_by_name(&names, b"1"), Some(0));
+        assert_eq!(pmda_instance_by_name(&names, b"15"), Some(2));
+        assert_eq!(pmda_instance_by_name(&names, b"5 minute"), Some(1));
+        assert_eq!(pmda_instance_by_name(&names, b"a b"), Some(4));
+        assert_eq!(pmda_instance_by_name(&names, b"a"), Some(4));
+        assert_eq!(pmda_instance_by_name(&names, b"5 min"), None);
+        assert_eq!(pmda_instance_by_name(&names, b"minute"), None);
+        assert_eq!(pmda_instance_by_name(&names, b""), None);
+    }
 
     fn fixture(name: &str) -> Context {
         let path = format!("{}/../pcp-archive/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -1344,6 +1408,63 @@ mod tests {
             add(&mut ctx, "my.b", "2").unwrap_err(),
             "Error: pmAddDerivedMetric(\"my.b\", ...): returns -12409\nToo many per-context derived metrics\n"
         );
+    }
+
+    /// Fetch `ids` `n` times from `a` and from `b`, which must agree.
+    fn fetches_agree(a: &mut Context, b: &mut Context, ids: &[PmId], n: usize) {
+        for i in 0..n {
+            let (x, y) = (a.fetch(ids), b.fetch(ids));
+            assert_eq!(x, y, "fetch {i}");
+        }
+    }
+
+    #[test]
+    fn a_duplicate_archive_context_goes_on_from_where_the_original_is() {
+        for (archive, mode, step) in [("v2", Mode::Forw, 0), ("v2", Mode::Interp, 700_000_000), ("dyn", Mode::Forw, 0)]
+        {
+            let mut ctx = fixture(archive);
+            ctx.bind_derived(&registry(&[("my.twice", "sample.long.one * 2")]));
+            let name = if archive == "dyn" { "sample.dynamic.counter" } else { "sample.bin" };
+            let (ids, _) = ctx.lookup_names(&[name, "my.twice"]).expect("names");
+            let indom = ctx.lookup_desc(ids[0]).expect("desc").indom;
+            let (insts, _) = ctx.get_indom_archive(indom).expect("instances");
+            ctx.del_profile(indom, &[]).expect("profile");
+            ctx.add_profile(indom, &insts[1..3]).expect("profile");
+            let start = ctx.archive().expect("archive").label().start;
+            ctx.set_mode(mode, start, step).expect("mode");
+            let first = ctx.fetch(&ids).expect("first fetch");
+            let mut dup = ctx.dup().expect("dup");
+            assert_eq!(dup.origin(), ctx.origin());
+            assert_eq!(dup.lookup_names(&["my.twice"]).expect("derived name").0[0], ids[1]);
+            fetches_agree(&mut ctx, &mut dup, &ids, 12);
+            // the profile came along: only the two instances chosen
+            if let Ok(values) = &first.sets[0].values {
+                assert!(values.iter().all(|v| insts[1..3].contains(&v.inst)), "{archive}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_duplicate_local_context_serves_the_same_metrics() {
+        let root = format!("{}/../pcp-linux/tests/snapshot/vm1", env!("CARGO_MANIFEST_DIR"));
+        let mut ctx = Context::open_local_at(&root).expect("local context");
+        let (ids, _) = ctx.lookup_names(&["hinv.ncpu", "kernel.all.load", "hinv.physmem"]).expect("names");
+        let indom = ctx.lookup_desc(ids[1]).expect("desc").indom;
+        let five = ctx.lookup_indom(indom, b"5").expect("5 minute");
+        ctx.del_profile(indom, &[]).expect("profile");
+        ctx.add_profile(indom, &[five]).expect("profile");
+        let mut dup = ctx.dup().expect("dup");
+        assert_eq!(dup.local().map(LocalSource::hostname), ctx.local().map(LocalSource::hostname));
+        let (a, b) = (ctx.fetch(&ids).expect("fetch"), dup.fetch(&ids).expect("fetch"));
+        assert_eq!(a.sets, b.sets);
+        assert_eq!(b.sets[1].values.as_ref().map(Vec::len), Ok(1));
+        assert_eq!(dup.store(&b), Err(PmError::PM_ERR_PERMISSION));
+    }
+
+    #[test]
+    fn a_context_of_names_alone_has_nothing_to_duplicate() {
+        let ctx = Context::with_namespace(Pmns::new());
+        assert_eq!(ctx.dup().err(), Some(PmError::PM_ERR_NOCONTEXT));
     }
 
     #[test]

@@ -196,6 +196,27 @@ pub(crate) struct Bound {
 }
 
 impl Bound {
+    /// A copy for a duplicated context (`pmDupContext`): the same metrics,
+    /// per-context ones and masks included, each to be bound afresh when
+    /// first used, as in a new context.
+    pub(crate) fn dup(&self) -> Bound {
+        let mut copy = Bound { limit: self.limit, parse: self.parse.clone(), ..Default::default() };
+        for m in &self.metrics {
+            copy.push(BoundMetric {
+                pmid: m.pmid,
+                name: m.name.clone(),
+                expr: m.expr.clone(),
+                oneline: m.oneline.clone(),
+                helptext: m.helptext.clone(),
+                binding: Mutex::new(Binding::Unbound),
+                announced: AtomicBool::new(false),
+                local: m.local,
+                masked: m.masked,
+            });
+        }
+        copy
+    }
+
     /// Append a metric.
     pub(crate) fn push(&mut self, m: BoundMetric) {
         self.index.insert(m.pmid, self.metrics.len());

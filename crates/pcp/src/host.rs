@@ -23,7 +23,7 @@ use pcp_core::{Desc, FetchResult, InDom, MetricType, PmError, PmId, PmResult, Se
 use pcp_pdu::handshake::{features, ClientOptions};
 use pcp_pdu::pmns::PMNS_LEAF_STATUS;
 use pcp_pdu::text::{PM_TEXT_HELP, PM_TEXT_INDOM, PM_TEXT_ONELINE, PM_TEXT_PMID};
-use pcp_pdu::{Fetch, InstanceReq, LabelReq, NameList, NameReq, Pdu, PduType, ResultPdu, TextReq};
+use pcp_pdu::{InstanceReq, LabelReq, NameList, NameReq, Pdu, PduType, ResultPdu, TextReq};
 use pcp_pmns::tree::Child;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -221,6 +221,17 @@ impl std::fmt::Debug for HostSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HostSource").field("spec", &self.spec).finish_non_exhaustive()
     }
+}
+
+/// A fetch's result with the anonymous derived metrics' sets emptied:
+/// they have no operands, so no values.
+fn without_anon_values(mut result: FetchResult) -> FetchResult {
+    for set in &mut result.sets {
+        if anon_by_pmid(set.pmid).is_some() {
+            set.values = Ok(Vec::new());
+        }
+    }
+    result
 }
 
 /// Is `full` at or below `prefix` in the name space ("" is the root)?
@@ -800,15 +811,39 @@ impl HostSource {
         let (r, changed) = {
             let mut st = self.lock();
             st.update_profile(profile)?;
-            st.conn()?.fetch(HANDLE, Fetch { ctxid: SLOT, pmids: pmids.to_vec() })?
+            st.conn()?.fetch(HANDLE, SLOT, pmids)?
         };
-        let mut result = r.result;
-        for set in &mut result.sets {
-            if anon_by_pmid(set.pmid).is_some() {
-                set.values = Ok(Vec::new());
-            }
+        Ok((without_anon_values(r.result), changed))
+    }
+
+    /// `pmFetch` from many hosts at once: every request is sent (each
+    /// source's profile first where pmcd does not hold it) before any
+    /// reply is read, so the round trips overlap and pmcds work in
+    /// parallel; then each reply is read in turn. One result (or error)
+    /// per source, in order, as [`HostSource::fetch`] gives it; a source
+    /// whose request could not be sent has that error and nothing to
+    /// read. Each source is locked for the whole exchange.
+    #[doc(alias = "pmFetch")]
+    pub fn fetch_many(sources: &[(&HostSource, &Profile)], pmids: &[PmId]) -> Vec<PmResult<(FetchResult, i32)>> {
+        if pmids.is_empty() {
+            return sources.iter().map(|_| Err(PmError::PM_ERR_TOOSMALL)).collect();
         }
-        Ok((result, changed))
+        let mut locked: Vec<(MutexGuard<'_, State>, PmResult<()>)> = sources
+            .iter()
+            .map(|(src, profile)| {
+                let mut st = src.lock();
+                let sent = st.update_profile(profile).and_then(|()| st.conn()?.send_fetch(HANDLE, SLOT, pmids));
+                (st, sent)
+            })
+            .collect();
+        locked
+            .iter_mut()
+            .map(|(st, sent)| {
+                (*sent)?;
+                let (r, changed) = st.conn()?.recv_fetch()?;
+                Ok((without_anon_values(r.result), changed))
+            })
+            .collect()
     }
 
     /// `pmStore`: ask pmcd to change the values in `result` (each set
@@ -880,13 +915,25 @@ impl Context {
         Context::over_host(host)
     }
 
-    /// `pmStore`: change metrics' values in pmcd. Only host contexts
-    /// store (`PM_ERR_NOTHOST`).
+    /// `pmStore`: change metrics' values in pmcd, or in a local
+    /// context the agents' (see [`LocalSource::store`]); an archive
+    /// stores nothing (`PM_ERR_NOTHOST`). No sets is `PM_ERR_TOOSMALL`,
+    /// a set without values `PM_ERR_VALUE`.
+    ///
+    /// [`LocalSource::store`]: crate::local::LocalSource::store
     #[doc(alias = "pmStore")]
     pub fn store(&self, result: &FetchResult) -> PmResult<()> {
-        match self.host() {
-            Some(h) => h.store(result),
-            None if result.sets.is_empty() => Err(PmError::PM_ERR_TOOSMALL),
+        if let Some(h) = self.host() {
+            return h.store(result);
+        }
+        if result.sets.is_empty() {
+            return Err(PmError::PM_ERR_TOOSMALL);
+        }
+        if result.sets.iter().any(|s| s.values.as_ref().map_or(true, Vec::is_empty)) {
+            return Err(PmError::PM_ERR_VALUE);
+        }
+        match self.local() {
+            Some(l) => l.store(result),
             None => Err(PmError::PM_ERR_NOTHOST),
         }
     }
@@ -900,13 +947,39 @@ impl Context {
 
     /// `pmDupContext` of a host context: a new connection to the same
     /// pmcd with a copy of the profile (sent before the first fetch).
-    /// Other contexts are not duplicated yet (`PM_ERR_NOTHOST`).
+    /// Other contexts are `PM_ERR_NOTHOST` here; [`Context::dup`] takes
+    /// every kind.
     #[doc(alias = "pmDupContext")]
     pub fn dup_host(&self) -> PmResult<Context> {
         let h = self.host().ok_or(PmError::PM_ERR_NOTHOST)?;
         let mut c = Context::over_host(h.dup()?);
         c.copy_profile_from(self);
         Ok(c)
+    }
+
+    /// `pmFetch` of the same metrics from many contexts, as a poller of
+    /// many hosts wants it: the host contexts' requests all go out before
+    /// any reply is read (see [`HostSource::fetch_many`]), so one thread
+    /// waits for the slowest pmcd rather than for the sum of them. Other
+    /// contexts, and host contexts for which `pmids` names a derived
+    /// metric, fetch one after another as [`Context::fetch`] does. One
+    /// result per context, in order.
+    #[doc(alias = "pmFetch")]
+    pub fn fetch_all(ctxs: &mut [Context], pmids: &[PmId]) -> Vec<PmResult<FetchResult>> {
+        let plain = |c: &Context| c.host().is_some() && !pmids.iter().any(|&p| c.is_derived_here(p));
+        let together: Vec<(&HostSource, &Profile)> =
+            ctxs.iter().filter(|c| plain(c)).filter_map(|c| Some((c.host()?, c.profile()))).collect();
+        let mut answers = HostSource::fetch_many(&together, pmids).into_iter();
+        drop(together);
+        let mut out = Vec::with_capacity(ctxs.len());
+        for c in ctxs.iter_mut() {
+            if plain(c) {
+                out.push(answers.next().unwrap_or(Err(PmError::PM_ERR_IPC)).map(|(r, _)| r));
+            } else {
+                out.push(c.fetch(pmids));
+            }
+        }
+        out
     }
 
     /// `pmFetch` with pmcd's state-change bits (`PMCD_ADD_AGENT`,

@@ -351,6 +351,19 @@ impl LocalSource {
         &self.hostname
     }
 
+    /// `pmDupContext`: the same agents with the same state (instance
+    /// numbering included), as a second local context of the process
+    /// shares libpcp's DSO agents.
+    #[doc(alias = "pmDupContext")]
+    pub fn dup(&self) -> LocalSource {
+        LocalSource {
+            linux: Mutex::new(self.linux().clone()),
+            served: self.served.clone(),
+            hostname: self.hostname.clone(),
+            context_labels: self.context_labels.clone(),
+        }
+    }
+
     /// Does an agent serve `domain`?
     pub fn serves(&self, domain: u32) -> bool {
         self.served.contains(&domain)
@@ -412,6 +425,20 @@ impl LocalSource {
             })
             .collect();
         FetchResult { timestamp: now, sets }
+    }
+
+    /// `pmStore` in a local context: libpcp hands each value set (its
+    /// first value only) to the agent of its domain in turn and stops at
+    /// the first failure; a domain without an agent is `PM_ERR_NOAGENT`.
+    /// The agents built in take no stores, as their PMDAs take none of
+    /// these metrics: `PM_ERR_PERMISSION`.
+    #[doc(alias = "pmStore")]
+    pub fn store(&self, result: &FetchResult) -> PmResult<()> {
+        // the first set decides: no agent here stores anything
+        match result.sets.first() {
+            Some(set) => self.agent(set.pmid.domain()).and(Err(PmError::PM_ERR_PERMISSION)),
+            None => Ok(()),
+        }
     }
 
     /// The label sets of `kind` (one of `pcp_core::labels::flags`'s level

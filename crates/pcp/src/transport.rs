@@ -8,7 +8,7 @@
 
 use crate::config;
 use pcp_core::strtod::{is_c_space, strtol_prefix};
-use pcp_core::{PmError, PmResult};
+use pcp_core::{PmError, PmId, PmResult};
 use pcp_pdu::handshake::{self, ClientOptions, PduInfo};
 use pcp_pdu::{Framer, Pdu, PduType, ResultPdu};
 use std::io::{self, Read, Write};
@@ -213,12 +213,38 @@ impl Backoff {
 pub trait PduStream: Read + Write {
     /// Limit how long the next reads wait (`None`: as long as it takes).
     fn set_read_timeout(&mut self, t: Option<Duration>) -> io::Result<()>;
+
+    /// Wait, apart from reading, until input arrives (`Ok(true)`) or `t`
+    /// passes (`Ok(false)`); `None` for a stream that does not wait this
+    /// way, whose reads wait instead (as [`PduStream::set_read_timeout`]
+    /// limits them). A Unix socket waits this way: a read blocked on one
+    /// is woken, for nothing, whenever the other end takes in what was
+    /// sent (pmcd reading the request), which costs a second sleep and
+    /// wake-up a request; waiting for input alone is not (libpcp's
+    /// select() before each read avoids it too).
+    fn wait_readable(&mut self, _t: Option<Duration>) -> Option<io::Result<bool>> {
+        None
+    }
 }
 
 impl<T: PduStream + ?Sized> PduStream for Box<T> {
     fn set_read_timeout(&mut self, t: Option<Duration>) -> io::Result<()> {
         (**self).set_read_timeout(t)
     }
+
+    fn wait_readable(&mut self, t: Option<Duration>) -> Option<io::Result<bool>> {
+        (**self).wait_readable(t)
+    }
+}
+
+/// poll(2) `fd` for input for up to `t` (`None`: no limit).
+#[cfg(unix)]
+fn poll_in(fd: &impl std::os::fd::AsFd, t: Option<Duration>) -> io::Result<bool> {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let limit = t
+        .map(|d| Timespec { tv_sec: i64::try_from(d.as_secs()).unwrap_or(i64::MAX), tv_nsec: d.subsec_nanos().into() });
+    let mut fds = [PollFd::new(fd, PollFlags::IN)];
+    Ok(poll(&mut fds, limit.as_ref())? > 0)
 }
 
 impl PduStream for TcpStream {
@@ -231,6 +257,10 @@ impl PduStream for TcpStream {
 impl PduStream for std::os::unix::net::UnixStream {
     fn set_read_timeout(&mut self, t: Option<Duration>) -> io::Result<()> {
         std::os::unix::net::UnixStream::set_read_timeout(self, t)
+    }
+
+    fn wait_readable(&mut self, t: Option<Duration>) -> Option<io::Result<bool>> {
+        Some(poll_in(self, t))
     }
 }
 
@@ -270,6 +300,14 @@ impl PduStream for Connection {
             Connection::Unix(s) => std::os::unix::net::UnixStream::set_read_timeout(s, t),
         }
     }
+
+    fn wait_readable(&mut self, t: Option<Duration>) -> Option<io::Result<bool>> {
+        match self {
+            Connection::Tcp(_) => None,
+            #[cfg(unix)]
+            Connection::Unix(s) => s.wait_readable(t),
+        }
+    }
 }
 
 /// A connection to pmcd that has been through the handshake: whole PDUs
@@ -289,6 +327,11 @@ pub struct PmcdConnection<S: PduStream> {
     counts: PduCounts,
     /// What each read from the stream goes into (kept, not made per PDU).
     rbuf: Box<[u8]>,
+    /// What each PDU sent is encoded into (kept, not made per PDU).
+    wbuf: Vec<u8>,
+    /// The read timeout last set on the stream (`None`: not set yet), so
+    /// that a loop of requests does not set the same one before each read.
+    read_timeout: Option<Option<Duration>>,
 }
 
 /// How many PDUs of each type went each way (libpcp's `__pmPDUCntOut`
@@ -348,6 +391,8 @@ impl<S: PduStream> PmcdConnection<S> {
             broken: false,
             counts: PduCounts::default(),
             rbuf: vec![0; 16384].into_boxed_slice(),
+            wbuf: Vec::with_capacity(256),
+            read_timeout: None,
         };
         let greeting = c.recv_within(timeouts.greeting)?;
         let accepted = handshake::client_answer(&greeting, opts)?;
@@ -403,11 +448,17 @@ impl<S: PduStream> PmcdConnection<S> {
         if self.broken {
             return Err(PmError::PM_ERR_IPC);
         }
-        let bytes = pdu.to_bytes(from)?;
-        if let Some(i) = PduCounts::slot(pdu.pdu_type()) {
+        self.wbuf.clear();
+        pdu.encode(from, &mut self.wbuf)?;
+        self.write_wbuf(pdu.pdu_type())
+    }
+
+    /// Write the PDU in `wbuf` (of type `ty`).
+    fn write_wbuf(&mut self, ty: PduType) -> PmResult<()> {
+        if let Some(i) = PduCounts::slot(ty) {
             self.counts.sent[i] += 1;
         }
-        if let Err(e) = self.stream.write_all(&bytes).and_then(|()| self.stream.flush()) {
+        if let Err(e) = self.stream.write_all(&self.wbuf).and_then(|()| self.stream.flush()) {
             return self.fail(io_error(&e));
         }
         Ok(())
@@ -426,8 +477,9 @@ impl<S: PduStream> PmcdConnection<S> {
             return Err(PmError::PM_ERR_IPC);
         }
         let deadline = limit.map(|l| Instant::now() + l);
+        let mut first = true;
         loop {
-            match self.framer.next_pdu() {
+            let len = match self.framer.peek() {
                 Ok(Some(bytes)) => {
                     if let Some(i) = bytes
                         .get(4..8)
@@ -435,23 +487,43 @@ impl<S: PduStream> PmcdConnection<S> {
                     {
                         self.counts.received[i] += 1;
                     }
-                    return match Pdu::decode(&bytes) {
+                    let pdu = Pdu::decode(bytes);
+                    let len = bytes.len();
+                    self.framer.consume(len);
+                    return match pdu {
                         Ok((_, pdu)) => Ok(pdu),
                         Err(e) => self.fail(e),
                     };
                 }
-                Ok(None) => {}
+                Ok(None) => self.framer.buffered(),
                 Err(e) => return self.fail(e),
-            }
-            let wait = match deadline {
-                None => None,
-                Some(d) => match d.checked_duration_since(Instant::now()).filter(|w| !w.is_zero()) {
+            };
+            // the first read of a PDU waits the whole limit (set once for
+            // a run of requests, not before every read); a PDU that comes
+            // in pieces waits only what is left of it for the rest
+            let wait = match (deadline, limit) {
+                (Some(_), Some(l)) if first && len == 0 && !l.is_zero() => Some(l),
+                (None, _) => None,
+                (Some(d), _) => match d.checked_duration_since(Instant::now()).filter(|w| !w.is_zero()) {
                     Some(w) => Some(w),
                     None => return self.fail(PmError::PM_ERR_TIMEOUT),
                 },
             };
-            if let Err(e) = self.stream.set_read_timeout(wait) {
-                return self.fail(io_error(&e));
+            first = false;
+            match self.stream.wait_readable(wait) {
+                // input is there: the read below takes it at once
+                Some(Ok(true)) => {}
+                Some(Ok(false)) => return self.fail(PmError::PM_ERR_TIMEOUT),
+                Some(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Some(Err(e)) => return self.fail(io_error(&e)),
+                None => {}
+            }
+            if self.read_timeout != Some(wait) {
+                if let Err(e) = self.stream.set_read_timeout(wait) {
+                    self.read_timeout = None;
+                    return self.fail(io_error(&e));
+                }
+                self.read_timeout = Some(wait);
             }
             // whatever has arrived, up to the buffer's size: usually a whole
             // PDU in one read (bytes past it stay in the framer for the next)
@@ -485,13 +557,30 @@ impl<S: PduStream> PmcdConnection<S> {
     /// (`PMCD_ADD_AGENT` and friends): their bits are returned with the
     /// result.
     #[doc(alias = "pmFetch")]
-    pub fn fetch(&mut self, from: i32, fetch: pcp_pdu::Fetch) -> PmResult<(ResultPdu, i32)> {
-        let (req, reply) = if self.highres() {
-            (Pdu::HighResFetch(fetch), PduType::HIGHRES_RESULT)
-        } else {
-            (Pdu::Fetch(fetch), PduType::RESULT)
-        };
-        self.send(&req, from)?;
+    pub fn fetch(&mut self, from: i32, ctxid: i32, pmids: &[PmId]) -> PmResult<(ResultPdu, i32)> {
+        self.send_fetch(from, ctxid, pmids)?;
+        self.recv_fetch()
+    }
+
+    /// The first half of [`PmcdConnection::fetch`]: send the request.
+    /// Its reply is read by [`PmcdConnection::recv_fetch`], which must come
+    /// before any other request on this connection; meanwhile the caller
+    /// may send requests on other connections (many hosts asked at once).
+    pub fn send_fetch(&mut self, from: i32, ctxid: i32, pmids: &[PmId]) -> PmResult<()> {
+        if self.broken {
+            return Err(PmError::PM_ERR_IPC);
+        }
+        let highres = self.highres();
+        let ty = if highres { PduType::HIGHRES_FETCH } else { PduType::FETCH };
+        self.wbuf.clear();
+        pcp_pdu::Fetch::encode_ids(ctxid, pmids, highres, from, &mut self.wbuf)?;
+        self.write_wbuf(ty)
+    }
+
+    /// The second half of [`PmcdConnection::fetch`]: read the result of
+    /// the fetch sent last.
+    pub fn recv_fetch(&mut self) -> PmResult<(ResultPdu, i32)> {
+        let reply = if self.highres() { PduType::HIGHRES_RESULT } else { PduType::RESULT };
         let mut changed = 0;
         loop {
             match self.recv()? {
@@ -510,6 +599,28 @@ impl<S: PduStream> PmcdConnection<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_unix_socket_waits_for_input_apart_from_reading() {
+        let (mut a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+        let short = Some(Duration::from_millis(20));
+        assert!(matches!(a.wait_readable(short), Some(Ok(false))));
+        b.write_all(&[1]).unwrap();
+        assert!(matches!(a.wait_readable(short), Some(Ok(true))));
+        assert!(matches!(a.wait_readable(None), Some(Ok(true))));
+        // a peer that says nothing: the greeting times out in the wait
+        let t = Timeouts { connect: Duration::from_secs(1), greeting: short, request: short };
+        let (c, _peer) = std::os::unix::net::UnixStream::pair().unwrap();
+        let opts = ClientOptions { pid: 1, local: true, unix_socket: true, ..Default::default() };
+        assert_eq!(PmcdConnection::handshake(c, &opts, t).err(), Some(PmError::PM_ERR_TIMEOUT));
+        // one that hangs up: the stream ends, PM_ERR_IPC
+        let (c, peer) = std::os::unix::net::UnixStream::pair().unwrap();
+        drop(peer);
+        assert_eq!(PmcdConnection::handshake(c, &opts, t).err(), Some(PmError::PM_ERR_IPC));
+        let mut boxed: Box<dyn PduStream> = Box::new(Connection::Unix(a));
+        assert!(matches!(boxed.wait_readable(short), Some(Ok(true))));
+    }
 
     #[test]
     fn timeouts_follow_libpcp() {

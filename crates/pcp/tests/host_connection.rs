@@ -9,7 +9,7 @@ use fake_pmcd::{start, Quirk, COLOUR_INDOM};
 use pcp::transport::{Backoff, PmcdConnection, Timeouts};
 use pcp_core::{PmError, PmId, Value};
 use pcp_pdu::handshake::{features, ClientOptions, PDU_VERSION};
-use pcp_pdu::{Fetch, InstanceReq, NameList, Pdu, PduType, ResultPdu, TextReq};
+use pcp_pdu::{InstanceReq, NameList, Pdu, PduType, ResultPdu, TextReq};
 use std::time::Duration;
 
 const HANDLE: i32 = 3;
@@ -49,7 +49,7 @@ fn handshake_and_round_trips() {
     assert_eq!(c.request(&Pdu::DescReq(PmId(7)), HANDLE, PduType::DESC), Err(PmError::PM_ERR_PMID));
 
     let colour = PmId::new(29, 0, 5);
-    let (r, changed) = c.fetch(HANDLE, Fetch { ctxid: 0, pmids: vec![one, colour, PmId(7)] }).unwrap();
+    let (r, changed) = c.fetch(HANDLE, 0, &[one, colour, PmId(7)]).unwrap();
     assert_eq!(changed, 0);
     let sets = &r.result.sets;
     assert_eq!(sets[0].values.as_ref().unwrap()[0].value, Value::Insitu(1));
@@ -85,7 +85,7 @@ fn a_pmcd_without_nanosecond_fetches_gets_the_old_ones() {
     let fake = std::thread::spawn(move || fake.serve(server));
     let mut c = PmcdConnection::handshake(client, &opts(), Timeouts::default()).unwrap();
     assert!(!c.highres());
-    let (r, _) = c.fetch(HANDLE, Fetch { ctxid: 0, pmids: vec![PmId::new(29, 0, 10)] }).unwrap();
+    let (r, _) = c.fetch(HANDLE, 0, &[PmId::new(29, 0, 10)]).unwrap();
     // a timeval keeps microseconds
     assert_eq!(r.result.timestamp.nsec, 123_456_000);
     drop(c);
@@ -110,10 +110,10 @@ fn no_greeting_times_out() {
 fn a_silent_pmcd_times_out_and_the_connection_is_broken() {
     let (stream, fake) = start(Quirk::Silent);
     let mut c = PmcdConnection::handshake(stream, &opts(), quick()).unwrap();
-    let fetch = Fetch { ctxid: 0, pmids: vec![PmId::new(29, 0, 10)] };
-    assert_eq!(c.fetch(HANDLE, fetch.clone()).err(), Some(PmError::PM_ERR_TIMEOUT));
+    let fetch = [PmId::new(29, 0, 10)];
+    assert_eq!(c.fetch(HANDLE, 0, &fetch).err(), Some(PmError::PM_ERR_TIMEOUT));
     assert!(c.is_broken());
-    assert_eq!(c.fetch(HANDLE, fetch).err(), Some(PmError::PM_ERR_IPC));
+    assert_eq!(c.fetch(HANDLE, 0, &fetch).err(), Some(PmError::PM_ERR_IPC));
     drop(c);
     fake.join().unwrap();
 }
@@ -122,7 +122,7 @@ fn a_silent_pmcd_times_out_and_the_connection_is_broken() {
 fn replies_arriving_a_byte_at_a_time_are_whole() {
     let (stream, fake) = start(Quirk::ByteAtATime);
     let mut c = PmcdConnection::handshake(stream, &opts(), Timeouts::default()).unwrap();
-    let (r, _) = c.fetch(HANDLE, Fetch { ctxid: 0, pmids: vec![PmId::new(29, 0, 5)] }).unwrap();
+    let (r, _) = c.fetch(HANDLE, 0, &[PmId::new(29, 0, 5)]).unwrap();
     assert_eq!(r.result.sets[0].values.as_ref().unwrap().len(), 3);
     drop(c);
     fake.join().unwrap();
@@ -143,7 +143,7 @@ fn bad_lengths_from_pmcd_are_refused_at_once() {
 fn state_changes_come_back_with_the_result() {
     let (stream, fake) = start(Quirk::StateChange(1));
     let mut c = PmcdConnection::handshake(stream, &opts(), Timeouts::default()).unwrap();
-    let (r, changed) = c.fetch(HANDLE, Fetch { ctxid: 0, pmids: vec![PmId::new(29, 0, 10)] }).unwrap();
+    let (r, changed) = c.fetch(HANDLE, 0, &[PmId::new(29, 0, 10)]).unwrap();
     assert_eq!((changed, r.result.sets.len()), (1, 1));
     drop(c);
     fake.join().unwrap();

@@ -461,3 +461,26 @@ fn archive_and_name_space_contexts_answer_the_host_only_services() {
     let (d, n) = ctx.lookup_descs(&[ONE, FLAGS]).unwrap();
     assert_eq!((n, d[0].pmid, d[1].pmid), (1, PmId::NULL, FLAGS));
 }
+
+#[test]
+fn fetch_all_answers_each_context_as_its_own_fetch_does() {
+    use pcp::Context;
+    let snapshot = format!("{}/../pcp-linux/tests/snapshot/vm1", env!("CARGO_MANIFEST_DIR"));
+    let mut ctxs: Vec<Context> = (0..5).map(|_| Context::with_host(open(fake).0)).collect();
+    // a local context among them fetches on its own
+    ctxs.insert(3, Context::open_local_at(&snapshot).unwrap());
+    let indom = ctxs[0].lookup_desc(COLOUR).unwrap().indom;
+    ctxs[2].add_profile(indom, &[1]).unwrap();
+    let pmids = [ONE, COLOUR, FLAGS];
+    for _ in 0..3 {
+        let want: Vec<_> = ctxs.iter_mut().map(|c| c.fetch(&pmids).map(|r| r.sets)).collect();
+        let got: Vec<_> = Context::fetch_all(&mut ctxs, &pmids).into_iter().map(|r| r.map(|r| r.sets)).collect();
+        assert_eq!(got, want);
+    }
+    let got = Context::fetch_all(&mut ctxs, &pmids);
+    let r = got[2].as_ref().unwrap();
+    assert_eq!(values(r, 1), [(1, 202)]);
+    assert_eq!(got[0].as_ref().unwrap().sets[2].values, Ok(Vec::new()));
+    assert_eq!(got[3].as_ref().unwrap().sets[0].values, Err(PmError::PM_ERR_NOAGENT));
+    assert!(Context::fetch_all(&mut ctxs, &[]).iter().all(|r| *r == Err(PmError::PM_ERR_TOOSMALL)));
+}

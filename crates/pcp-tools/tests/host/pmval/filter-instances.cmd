@@ -1,0 +1,11 @@
+-h
+localhost
+-s
+1
+-t
+0.01
+-x
+100
+-i
+bin-100
+sample.bin

@@ -1,0 +1,9 @@
+-h
+localhost
+-s
+1
+-t
+0.01
+-x
+99999999999
+sample.long.one

@@ -1,0 +1,9 @@
+-h
+localhost
+-s
+1
+-t
+0.01
+-x
+13
+sample.long.write_me

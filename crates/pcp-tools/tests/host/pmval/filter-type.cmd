@@ -1,0 +1,9 @@
+-h
+localhost
+-s
+1
+-t
+0.01
+-x
+abc
+sample.long.one
