@@ -1,8 +1,10 @@
 //! Where the files come from: the I/O edge, kept behind one trait so the
 //! rest reads a live system or a committed snapshot alike.
 
+use crate::parse::netlink::{self, Batch, NetLinks};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// What `statfs(2)` says about a mounted file system (the fields the
 /// PMDA uses).
@@ -27,6 +29,17 @@ pub struct FsStats {
 pub trait Files {
     /// A file's contents.
     fn read(&self, path: &str) -> io::Result<Vec<u8>>;
+    /// A file's contents into `buf`, replacing what it held and reusing
+    /// its memory.
+    fn read_into(&self, path: &str, buf: &mut Vec<u8>) -> io::Result<()> {
+        *buf = self.read(path)?;
+        Ok(())
+    }
+    /// How many names in a directory (without `.` and `..`) `keep`
+    /// accepts.
+    fn count(&self, dir: &str, keep: &dyn Fn(&[u8]) -> bool) -> io::Result<usize> {
+        Ok(self.list(dir)?.iter().filter(|n| keep(n.as_bytes())).count())
+    }
     /// The names in a directory (without `.` and `..`), in directory order.
     fn list(&self, dir: &str) -> io::Result<Vec<String>>;
     /// Does the path exist (`access(F_OK)`)?
@@ -37,6 +50,14 @@ pub trait Files {
     fn read_link(&self, path: &str) -> Option<String>;
     /// `statfs` of a mount point.
     fn statfs(&self, path: &str) -> io::Result<FsStats>;
+    /// The network interfaces as the kernel's network device interface
+    /// reports them (what the PMDA's `SIOCGIFMTU`, `SIOCGIFFLAGS` and
+    /// `SIOCETHTOOL` `ioctl()`s answer), or `None` where that cannot be
+    /// asked (a snapshot): the source then takes them from the sysfs files
+    /// that mirror them.
+    fn net_links(&self) -> Option<NetLinks> {
+        None
+    }
 }
 
 /// The files under a root directory: `/` for the running system, or a
@@ -48,19 +69,22 @@ pub trait Files {
 pub struct RootFiles {
     root: PathBuf,
     statfs_table: Option<Vec<(String, FsStats)>>,
+    /// The ethtool generic netlink family's identifier, asked once (the
+    /// kernel fixes it when the family registers).
+    ethtool_family: OnceLock<Option<u16>>,
 }
 
 impl RootFiles {
     /// The running system's files under `root` (normally `/`).
     pub fn new(root: impl Into<PathBuf>) -> RootFiles {
-        RootFiles { root: root.into(), statfs_table: None }
+        RootFiles { root: root.into(), statfs_table: None, ethtool_family: OnceLock::new() }
     }
 
     /// A snapshot directory, `statfs` answered from its `statfs` file.
     pub fn snapshot(root: impl Into<PathBuf>) -> RootFiles {
         let root = root.into();
         let table = std::fs::read(root.join("statfs")).map(|t| parse_statfs_table(&t)).unwrap_or_default();
-        RootFiles { root, statfs_table: Some(table) }
+        RootFiles { root, statfs_table: Some(table), ethtool_family: OnceLock::new() }
     }
 
     /// The root directory.
@@ -76,6 +100,36 @@ impl RootFiles {
         let root = std::fs::canonicalize(&self.root).ok()?;
         let rel = p.strip_prefix(&root).ok()?;
         Some(format!("/{}", rel.to_str()?))
+    }
+}
+
+/// A netlink socket of `protocol`, `request` sent on it, and each batch
+/// of the answer handed to `each` until it says the answer is complete;
+/// `false` when the socket, the kernel or the bytes fail.
+fn netlink_ask(protocol: Option<rustix::net::Protocol>, request: &[u8], mut each: impl FnMut(&[u8]) -> Batch) -> bool {
+    use rustix::net::{AddressFamily, RecvFlags, SendFlags, SocketFlags, SocketType};
+    let Ok(fd) = rustix::net::socket_with(AddressFamily::NETLINK, SocketType::RAW, SocketFlags::CLOEXEC, protocol)
+    else {
+        return false;
+    };
+    if rustix::net::send(&fd, request, SendFlags::empty()).ok() != Some(request.len()) {
+        return false;
+    }
+    // a dump arrives in batches of at most 32 KiB
+    let mut buf = vec![0u8; 32768];
+    loop {
+        let n = match rustix::net::recv(&fd, &mut buf[..], RecvFlags::empty()) {
+            Ok((n, full)) if n == full => n,
+            _ => return false,
+        };
+        if n == 0 {
+            return false;
+        }
+        match each(&buf[..n]) {
+            Batch::More => continue,
+            Batch::Done => return true,
+            Batch::Failed(_) => return false,
+        }
     }
 }
 
@@ -105,12 +159,39 @@ pub(crate) fn parse_statfs_table(text: &[u8]) -> Vec<(String, FsStats)> {
 
 impl Files for RootFiles {
     fn read(&self, path: &str) -> io::Result<Vec<u8>> {
-        // not fs::read: /proc and /sys files report no useful size, so
-        // skip its metadata call and read into a page-sized buffer
-        use std::io::Read;
         let mut buf = Vec::with_capacity(4096);
-        std::fs::File::open(self.at(path))?.read_to_end(&mut buf)?;
+        self.read_into(path, &mut buf)?;
         Ok(buf)
+    }
+
+    fn read_into(&self, path: &str, buf: &mut Vec<u8>) -> io::Result<()> {
+        // not fs::read nor File::read_to_end: /proc and /sys files report
+        // no useful size, and asking for it costs a statx and an lseek;
+        // a `Take` reads to the end without asking
+        use std::io::Read;
+        buf.clear();
+        if buf.capacity() < 4096 {
+            buf.reserve(4096);
+        }
+        std::fs::File::open(self.at(path))?.take(u64::MAX).read_to_end(buf)?;
+        Ok(())
+    }
+
+    fn count(&self, dir: &str, keep: &dyn Fn(&[u8]) -> bool) -> io::Result<usize> {
+        // getdents64 into one buffer on the stack, no name copied
+        use rustix::fs::{Mode, OFlags, RawDir};
+        let fd = rustix::fs::open(self.at(dir), OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+        let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 16384];
+        let mut entries = RawDir::new(&fd, &mut buf);
+        let mut n = 0;
+        while let Some(e) = entries.next() {
+            let e = e?;
+            let name = e.file_name().to_bytes();
+            if name != b"." && name != b".." && keep(name) {
+                n += 1;
+            }
+        }
+        Ok(n)
     }
 
     fn list(&self, dir: &str) -> io::Result<Vec<String>> {
@@ -152,6 +233,45 @@ impl Files for RootFiles {
             files: st.f_files as u64,
             ffree: st.f_ffree as u64,
         })
+    }
+
+    fn net_links(&self) -> Option<NetLinks> {
+        // the kernel answers for this process's network namespace: only
+        // the running system's root reads like that
+        if self.statfs_table.is_some() || self.root != Path::new("/") {
+            return None;
+        }
+        let mut links = Vec::new();
+        if !netlink_ask(
+            None, // NETLINK_ROUTE
+            &netlink::getlink_request(),
+            |b| netlink::links(b, &mut links),
+        ) {
+            return None;
+        }
+        let family = *self.ethtool_family.get_or_init(|| {
+            let mut id = None;
+            let ok = netlink_ask(Some(rustix::net::netlink::GENERIC), &netlink::family_request(), |b| {
+                id = netlink::family_id(b);
+                if id.is_some() {
+                    Batch::Done
+                } else {
+                    Batch::Failed(-2)
+                }
+            });
+            id.filter(|_| ok)
+        });
+        let ethtool_known = family.is_some_and(|f| {
+            netlink_ask(Some(rustix::net::netlink::GENERIC), &netlink::linkmodes_request(f), |b| {
+                netlink::linkmodes(b, f, &mut links)
+            })
+        });
+        if !ethtool_known {
+            for l in &mut links {
+                l.ethtool = None;
+            }
+        }
+        Some(NetLinks { links, ethtool_known })
     }
 }
 

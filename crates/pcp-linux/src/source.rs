@@ -131,6 +131,9 @@ pub struct LinuxSource<F: Files = RootFiles> {
     filesys: InstCache,
     /// The metric table by PMID, for lookups in fetches.
     by_pmid: HashMap<PmId, &'static MetricDef>,
+    /// The buffer each fetch reads the /proc files into, kept between
+    /// fetches.
+    scratch: Vec<u8>,
 }
 
 const IFF_UP: u64 = 0x1;
@@ -163,6 +166,7 @@ impl<F: Files> LinuxSource<F> {
             nets: InstCache::new(),
             filesys: InstCache::new(),
             by_pmid: crate::metrics().iter().map(|m| (m.pmid, m)).collect(),
+            scratch: Vec::new(),
         };
         s.load_saved_caches();
         s
@@ -303,6 +307,18 @@ impl<F: Files> LinuxSource<F> {
         self.files.read(path).ok()
     }
 
+    /// `f` of a file's contents, read into the scratch buffer; `None`
+    /// when the file cannot be read.
+    fn with_file<T>(&mut self, path: &str, f: impl FnOnce(&mut Self, &[u8]) -> T) -> Option<T> {
+        let mut buf = std::mem::take(&mut self.scratch);
+        let r = match self.files.read_into(path, &mut buf) {
+            Ok(()) => Some(f(self, &buf)),
+            Err(_) => None,
+        };
+        self.scratch = buf;
+        r
+    }
+
     fn refresh(&mut self, need: &Need) -> Snap {
         let mut snap = Snap::default();
         if need.diskstats || need.partitions {
@@ -312,10 +328,10 @@ impl<F: Files> LinuxSource<F> {
             self.refresh_stat(&mut snap);
         }
         if need.meminfo {
-            snap.meminfo = self.read("/proc/meminfo").map(|t| self.meminfo_with_available(&t));
+            snap.meminfo = self.with_file("/proc/meminfo", |s, t| s.meminfo_with_available(t));
         }
         if need.loadavg {
-            snap.loadavg = self.read("/proc/loadavg").map(|t| parse::loadavg(&t));
+            snap.loadavg = self.with_file("/proc/loadavg", |_, t| parse::loadavg(t));
         }
         if need.netdev {
             self.refresh_net(need, &mut snap);
@@ -324,16 +340,14 @@ impl<F: Files> LinuxSource<F> {
             self.refresh_filesys(&mut snap);
         }
         if need.uptime {
-            snap.uptime = self.read("/proc/uptime").map(|t| parse::uptime(&t));
+            snap.uptime = self.with_file("/proc/uptime", |_, t| parse::uptime(t));
         }
         if need.vmstat {
-            snap.vmstat = self.read("/proc/vmstat").map(|t| parse::vmstat_swap(&t));
+            snap.vmstat = self.with_file("/proc/vmstat", |_, t| parse::vmstat_swap(t));
         }
         if need.procs {
-            snap.nprocs = self.files.list("/proc").ok().map(|names| {
-                let n = names.iter().filter(|n| n.as_bytes().first().is_some_and(u8::is_ascii_digit)).count();
-                u32::try_from(n).unwrap_or(u32::MAX)
-            });
+            let pid = |n: &[u8]| n.first().is_some_and(u8::is_ascii_digit);
+            snap.nprocs = self.files.count("/proc", &pid).ok().map(count32);
         }
         snap
     }
@@ -392,8 +406,7 @@ impl<F: Files> LinuxSource<F> {
         }
         let size = self.cpus.len();
         self.cpus.deactivate_all();
-        let Some(text) = self.read("/proc/stat") else { return };
-        let mut st = parse::stat(&text);
+        let Some(mut st) = self.with_file("/proc/stat", |_, t| parse::stat(t)) else { return };
         if let Some(all) = st.all.as_mut() {
             if let Some(w) = all.wait {
                 all.wait = Some(monotone_wait(&mut self.prev_wait_all, w));
@@ -429,23 +442,21 @@ impl<F: Files> LinuxSource<F> {
         }
         let mut need_partitions = need.partitions;
         if need.diskstats {
-            match self.read("/proc/diskstats") {
-                Some(text) => {
-                    for line in parse::diskstats(&text) {
-                        if let Some(key) = self.disk_instance(&line.name, snap) {
-                            if let Some(e) = snap.disks.get_mut(&key) {
-                                e.counters = line.counters;
-                            }
+            let read = self.with_file("/proc/diskstats", |s, text| {
+                for line in parse::diskstats(text) {
+                    if let Some(key) = s.disk_instance(&line.name, snap) {
+                        if let Some(e) = snap.disks.get_mut(&key) {
+                            e.counters = line.counters;
                         }
                     }
                 }
-                None => need_partitions = true,
-            }
+            });
+            need_partitions |= read.is_none();
         }
         if need_partitions {
-            if let Some(text) = self.read("/proc/partitions") {
-                for line in parse::partitions(&text) {
-                    if let Some(key) = self.disk_instance(&line.name, snap) {
+            self.with_file("/proc/partitions", |s, text| {
+                for line in parse::partitions(text) {
+                    if let Some(key) = s.disk_instance(&line.name, snap) {
                         if let Some(e) = snap.disks.get_mut(&key) {
                             e.nr_blocks = line.blocks;
                             if e.counters.is_none() {
@@ -454,7 +465,7 @@ impl<F: Files> LinuxSource<F> {
                         }
                     }
                 }
-            }
+            });
         }
     }
 
@@ -487,6 +498,12 @@ impl<F: Files> LinuxSource<F> {
             DeviceClass::Partition | DeviceClass::Zram => return None,
         };
         let key = (serial, inst);
+        if let Some(e) = snap.disks.get_mut(&key) {
+            // seen earlier in this fetch (in /proc/diskstats, now in
+            // /proc/partitions): its names and WWID are known
+            e.nr_blocks = 0;
+            return Some(key);
+        }
         let mut wwid = None;
         if class == DeviceClass::Disk {
             wwid = self.scsi_id(&name);
@@ -520,14 +537,18 @@ impl<F: Files> LinuxSource<F> {
 
     fn refresh_net(&mut self, need: &Need, snap: &mut Snap) {
         self.nets.deactivate_all();
-        let Some(text) = self.read("/proc/net/dev") else { return };
-        for line in parse::net_dev(&text) {
-            if line.name.is_empty() {
-                continue;
+        let read = self.with_file("/proc/net/dev", |s, text| {
+            for line in parse::net_dev(text) {
+                if line.name.is_empty() {
+                    continue;
+                }
+                if let Some(inst) = s.nets.add(&line.name) {
+                    snap.nets.insert(inst, (line.counters, Ioc::default()));
+                }
             }
-            if let Some(inst) = self.nets.add(&line.name) {
-                snap.nets.insert(inst, (line.counters, Ioc::default()));
-            }
+        });
+        if read.is_none() {
+            return;
         }
         let wants_sysfs = need.net_mtu
             || need.net_speed
@@ -551,17 +572,29 @@ impl<F: Files> LinuxSource<F> {
             }
         }
         // then what the PMDA's ioctl()s give, for every interface: its
-        // sysfs walk always reports a failure, so this always runs
+        // sysfs walk always reports a failure, so this always runs; the
+        // kernel's netlink answers are what the ioctl()s would give, and
+        // without them the sysfs files that mirror them stand in
+        let links = self.files.net_links();
         for ((inst, _), m) in active.iter().zip(&mut memo) {
             let Some((_, ioc)) = snap.nets.get_mut(inst) else { continue };
-            ioctl_ioc(m, need, ioc);
+            match &links {
+                Some(nl) => netlink_ioc(nl, m, need, ioc),
+                None => ioctl_ioc(m, need, ioc),
+            }
         }
     }
 
     fn refresh_filesys(&mut self, snap: &mut Snap) {
         self.filesys.deactivate_all();
-        let Some(text) = self.read("/proc/self/mounts") else { return };
-        for m in parse::mounts(&text) {
+        let mut text = std::mem::take(&mut self.scratch);
+        let read = self.files.read_into("/proc/self/mounts", &mut text);
+        let mounts = if read.is_ok() { parse::mounts(&text) } else { Vec::new() };
+        self.scratch = text;
+        if read.is_err() {
+            return;
+        }
+        for m in mounts {
             const SKIP: [&str; 11] = [
                 "proc",
                 "nfs",
@@ -1096,16 +1129,51 @@ fn ioctl_ioc<F: Files>(m: &mut Memo<'_, F>, need: &Need, ioc: &mut Ioc) {
         }
     }
     if need.net_type || need.net_speed || need.net_duplex || need.net_wireless {
-        if let Some(speed) = m.word("speed") {
-            ioc.ty = 1;
-            ioc.speed = crate::scan::atoi(&speed) as u32;
-            ioc.duplex = duplex_code(m.word("duplex").as_deref());
-            ioc.wireless = false;
-        } else if m.exists(format!("/sys/class/net/{}/wireless", m.name)) {
-            ioc.ty = 0;
-            ioc.duplex = 1;
-            ioc.wireless = true;
+        let ethtool =
+            m.word("speed").map(|speed| (crate::scan::atoi(&speed) as u32, duplex_code(m.word("duplex").as_deref())));
+        ethtool_ioc(m, ethtool, ioc);
+    }
+}
+
+/// What the PMDA's `ioctl()`s set, from the kernel's netlink answers:
+/// the link dump's MTU and flags are `SIOCGIFMTU`'s and `SIOCGIFFLAGS`'s
+/// (both from the same device fields), the ethtool link modes' speed and
+/// duplex `ETHTOOL_GSET`'s (the duplex as the PMDA keeps it, one more in
+/// two bits); without an ethtool answer the sysfs files stand in.
+fn netlink_ioc<F: Files>(nl: &parse::NetLinks, m: &mut Memo<'_, F>, need: &Need, ioc: &mut Ioc) {
+    // an interface the kernel does not know fails every ioctl()
+    let Some(link) = nl.links.iter().find(|l| l.name == m.name) else { return };
+    if need.net_mtu {
+        if let Some(mtu) = link.mtu {
+            ioc.mtu = mtu;
         }
+    }
+    if need.net_linkup || need.net_running {
+        ioc.linkup = u64::from(link.flags) & IFF_UP != 0;
+        ioc.running = u64::from(link.flags) & IFF_RUNNING != 0;
+    }
+    if need.net_type || need.net_speed || need.net_duplex || need.net_wireless {
+        let ethtool = if nl.ethtool_known {
+            link.ethtool.map(|(speed, duplex)| (speed, (u32::from(duplex) + 1) & 3))
+        } else {
+            m.word("speed").map(|speed| (crate::scan::atoi(&speed) as u32, duplex_code(m.word("duplex").as_deref())))
+        };
+        ethtool_ioc(m, ethtool, ioc);
+    }
+}
+
+/// `SIOCETHTOOL`'s answer `(speed, duplex)` or, where it fails, the
+/// wireless interface's.
+fn ethtool_ioc<F: Files>(m: &Memo<'_, F>, ethtool: Option<(u32, u32)>, ioc: &mut Ioc) {
+    if let Some((speed, duplex)) = ethtool {
+        ioc.ty = 1;
+        ioc.speed = speed;
+        ioc.duplex = duplex;
+        ioc.wireless = false;
+    } else if m.exists(format!("/sys/class/net/{}/wireless", m.name)) {
+        ioc.ty = 0;
+        ioc.duplex = 1;
+        ioc.wireless = true;
     }
 }
 

@@ -9,6 +9,7 @@
 mod disk;
 mod misc;
 mod net;
+pub mod netlink;
 mod stat;
 
 pub use disk::{
@@ -20,4 +21,5 @@ pub use misc::{
     Meminfo, MountEntry, PmdaCacheEntry, Uptime, VmstatSwap,
 };
 pub use net::{net_dev, sysfs_oneline, NetDevLine, NET_DEV_COUNTERS};
+pub use netlink::{NetLink, NetLinks};
 pub use stat::{stat, CpuTimes, Stat};
