@@ -130,7 +130,7 @@ pub struct LinuxSource<F: Files = RootFiles> {
     nets: InstCache,
     filesys: InstCache,
     /// The metric table by PMID, for lookups in fetches.
-    by_pmid: HashMap<PmId, &'static MetricDef>,
+    by_pmid: Vec<(PmId, &'static MetricDef)>,
     /// The buffer each fetch reads the /proc files into, kept between
     /// fetches.
     scratch: Vec<u8>,
@@ -165,7 +165,11 @@ impl<F: Files> LinuxSource<F> {
             wwid: InstCache::new(),
             nets: InstCache::new(),
             filesys: InstCache::new(),
-            by_pmid: crate::metrics().iter().map(|m| (m.pmid, m)).collect(),
+            by_pmid: {
+                let mut v: Vec<_> = crate::metrics().iter().map(|m| (m.pmid, m)).collect();
+                v.sort_unstable_by_key(|(p, _)| *p);
+                v
+            },
             scratch: Vec::new(),
         };
         s.load_saved_caches();
@@ -253,7 +257,8 @@ impl<F: Files> LinuxSource<F> {
         let snap = self.refresh(&need);
         let mut sets = Vec::with_capacity(pmids.len());
         for &pmid in pmids {
-            let values = match self.by_pmid.get(&pmid).copied() {
+            let def = self.by_pmid.binary_search_by_key(&pmid, |(p, _)| *p).ok().map(|i| self.by_pmid[i].1);
+            let values = match def {
                 None => Err(PmError::PM_ERR_PMID),
                 Some(def) => self.metric_values(&snap, def, wanted),
             };
@@ -268,22 +273,12 @@ impl<F: Files> LinuxSource<F> {
         def: &MetricDef,
         wanted: &dyn Fn(InDom, i32) -> bool,
     ) -> Result<Vec<InstValue>, PmError> {
-        let indom = def.desc().indom;
-        let insts: Vec<i32> = if indom.is_null() {
-            vec![PM_IN_NULL]
-        } else if indom == LOADAVG_INDOM {
-            vec![1, 5, 15]
-        } else {
-            match self.cache(indom) {
-                Some(c) => c.active().map(|(i, _)| i).collect(),
-                None => Vec::new(),
-            }
-        };
+        let indom = def.indom.map_or(InDom::NULL, |s| InDom::new(crate::LINUX_DOMAIN, s));
         let mut out = Vec::new();
         let mut last = Ok(());
-        for inst in insts {
+        let mut one = |inst: i32| {
             if !indom.is_null() && !wanted(indom, inst) {
-                continue;
+                return;
             }
             match self.value(snap, def, inst) {
                 Ok(Some(atom)) => {
@@ -293,6 +288,13 @@ impl<F: Files> LinuxSource<F> {
                 Ok(None) => last = Ok(()),
                 Err(e) => last = Err(e),
             }
+        };
+        if indom.is_null() {
+            one(PM_IN_NULL);
+        } else if indom == LOADAVG_INDOM {
+            [1, 5, 15].into_iter().for_each(&mut one);
+        } else if let Some(c) = self.cache(indom) {
+            c.active().for_each(|(i, _)| one(i));
         }
         match (out.is_empty(), last) {
             (true, Err(e)) => Err(e),

@@ -206,20 +206,12 @@ pub struct VmstatSwap {
 
 /// Parse `pswpin` and `pswpout` out of /proc/vmstat.
 pub fn vmstat_swap(text: &[u8]) -> VmstatSwap {
-    let mut v = VmstatSwap::default();
-    for l in lines(text) {
-        let Some(sp) = l.iter().position(|&b| b == b' ') else { continue };
-        let slot = match &l[..sp] {
-            b"pswpin" => &mut v.pswpin,
-            b"pswpout" => &mut v.pswpout,
-            _ => continue,
-        };
-        let rest = &l[sp + 1..];
-        if let Some(d) = rest.iter().position(u8::is_ascii_digit) {
-            *slot = Scan::new(&rest[d..]).u64().filter(|&x| x != u64::MAX);
-        }
-    }
-    v
+    let field = |key: &[u8]| {
+        let rest = crate::scan::line_after(text, key)?;
+        let d = rest.iter().position(u8::is_ascii_digit)?;
+        Scan::new(&rest[d..]).u64().filter(|&x| x != u64::MAX)
+    };
+    VmstatSwap { pswpin: field(b"pswpin "), pswpout: field(b"pswpout ") }
 }
 
 /// One line of /proc/self/mounts: the first four space-separated fields
