@@ -3,8 +3,9 @@
 
 use crate::parse::netlink::{self, Batch, NetLinks};
 use std::io;
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
 /// What `statfs(2)` says about a mounted file system (the fields the
 /// PMDA uses).
@@ -65,26 +66,43 @@ pub trait Files {
 /// file `statfs` at the root (lines of `mountpoint bsize blocks bfree
 /// bavail files ffree`, as `stat -f -c '%n %s %b %f %a %c %d'` prints
 /// them) instead of the system call.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct RootFiles {
     root: PathBuf,
     statfs_table: Option<Vec<(String, FsStats)>>,
-    /// The ethtool generic netlink family's identifier, asked once (the
-    /// kernel fixes it when the family registers).
-    ethtool_family: OnceLock<Option<u16>>,
+    /// The netlink sockets, kept open between fetches as the PMDA keeps
+    /// its `ioctl()` socket, with the answer buffer and the ethtool
+    /// family's identifier (fixed by the kernel when the family
+    /// registers).
+    netlink: Mutex<Netlink>,
+}
+
+/// A copy reads the same files, with sockets of its own.
+impl Clone for RootFiles {
+    fn clone(&self) -> RootFiles {
+        RootFiles { root: self.root.clone(), statfs_table: self.statfs_table.clone(), netlink: Mutex::default() }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Netlink {
+    route: Option<OwnedFd>,
+    generic: Option<OwnedFd>,
+    ethtool_family: Option<Option<u16>>,
+    buf: Vec<u8>,
 }
 
 impl RootFiles {
     /// The running system's files under `root` (normally `/`).
     pub fn new(root: impl Into<PathBuf>) -> RootFiles {
-        RootFiles { root: root.into(), statfs_table: None, ethtool_family: OnceLock::new() }
+        RootFiles { root: root.into(), statfs_table: None, netlink: Mutex::default() }
     }
 
     /// A snapshot directory, `statfs` answered from its `statfs` file.
     pub fn snapshot(root: impl Into<PathBuf>) -> RootFiles {
         let root = root.into();
         let table = std::fs::read(root.join("statfs")).map(|t| parse_statfs_table(&t)).unwrap_or_default();
-        RootFiles { root, statfs_table: Some(table), ethtool_family: OnceLock::new() }
+        RootFiles { root, statfs_table: Some(table), netlink: Mutex::default() }
     }
 
     /// The root directory.
@@ -103,34 +121,39 @@ impl RootFiles {
     }
 }
 
-/// A netlink socket of `protocol`, `request` sent on it, and each batch
-/// of the answer handed to `each` until it says the answer is complete;
-/// `false` when the socket, the kernel or the bytes fail.
-fn netlink_ask(protocol: Option<rustix::net::Protocol>, request: &[u8], mut each: impl FnMut(&[u8]) -> Batch) -> bool {
+/// `request` sent on the netlink socket in `slot` (opened for `protocol`
+/// when there is none), and each batch of the answer handed to `each`
+/// until it says the answer is complete; `false` when the socket, the
+/// kernel or the bytes fail, and then the socket is closed (whatever was
+/// left unread goes with it).
+fn netlink_ask(
+    slot: &mut Option<OwnedFd>,
+    buf: &mut Vec<u8>,
+    protocol: Option<rustix::net::Protocol>,
+    request: &[u8],
+    mut each: impl FnMut(&[u8]) -> Batch,
+) -> bool {
     use rustix::net::{AddressFamily, RecvFlags, SendFlags, SocketFlags, SocketType};
-    let Ok(fd) = rustix::net::socket_with(AddressFamily::NETLINK, SocketType::RAW, SocketFlags::CLOEXEC, protocol)
-    else {
-        return false;
-    };
-    if rustix::net::send(&fd, request, SendFlags::empty()).ok() != Some(request.len()) {
-        return false;
+    if slot.is_none() {
+        *slot = rustix::net::socket_with(AddressFamily::NETLINK, SocketType::RAW, SocketFlags::CLOEXEC, protocol).ok();
     }
+    let Some(fd) = slot.as_ref() else { return false };
     // a dump arrives in batches of at most 32 KiB
-    let mut buf = vec![0u8; 32768];
-    loop {
-        let n = match rustix::net::recv(&fd, &mut buf[..], RecvFlags::empty()) {
-            Ok((n, full)) if n == full => n,
-            _ => return false,
+    buf.resize(32768, 0);
+    let mut ok = rustix::net::send(fd, request, SendFlags::empty()).ok() == Some(request.len());
+    while ok {
+        let n = match rustix::net::recv(fd, &mut buf[..], RecvFlags::empty()) {
+            Ok((n, full)) if n == full && n > 0 => n,
+            _ => break,
         };
-        if n == 0 {
-            return false;
-        }
         match each(&buf[..n]) {
             Batch::More => continue,
             Batch::Done => return true,
-            Batch::Failed(_) => return false,
+            Batch::Failed(_) => ok = false,
         }
     }
+    *slot = None;
+    false
 }
 
 /// This process's real user and group identifiers (`getuid`, `getgid`):
@@ -236,33 +259,38 @@ impl Files for RootFiles {
     }
 
     fn net_links(&self) -> Option<NetLinks> {
+        use rustix::net::netlink::GENERIC;
         // the kernel answers for this process's network namespace: only
         // the running system's root reads like that
         if self.statfs_table.is_some() || self.root != Path::new("/") {
             return None;
         }
+        let Ok(mut guard) = self.netlink.lock() else { return None };
+        let Netlink { route, generic, ethtool_family, buf } = &mut *guard;
         let mut links = Vec::new();
-        if !netlink_ask(
-            None, // NETLINK_ROUTE
-            &netlink::getlink_request(),
-            |b| netlink::links(b, &mut links),
-        ) {
+        let request = netlink::getlink_request();
+        // NETLINK_ROUTE is protocol 0
+        if !netlink_ask(route, buf, None, &request, |b| netlink::links(b, &mut links)) {
             return None;
         }
-        let family = *self.ethtool_family.get_or_init(|| {
-            let mut id = None;
-            let ok = netlink_ask(Some(rustix::net::netlink::GENERIC), &netlink::family_request(), |b| {
-                id = netlink::family_id(b);
-                if id.is_some() {
-                    Batch::Done
-                } else {
-                    Batch::Failed(-2)
-                }
-            });
-            id.filter(|_| ok)
-        });
+        let family = match *ethtool_family {
+            Some(f) => f,
+            None => {
+                let mut id = None;
+                let ok = netlink_ask(generic, buf, Some(GENERIC), &netlink::family_request(), |b| {
+                    id = netlink::family_id(b);
+                    if id.is_some() {
+                        Batch::Done
+                    } else {
+                        Batch::Failed(-2)
+                    }
+                });
+                // asked once: a kernel without the family has none later
+                *ethtool_family.insert(id.filter(|_| ok))
+            }
+        };
         let ethtool_known = family.is_some_and(|f| {
-            netlink_ask(Some(rustix::net::netlink::GENERIC), &netlink::linkmodes_request(f), |b| {
+            netlink_ask(generic, buf, Some(GENERIC), &netlink::linkmodes_request(f), |b| {
                 netlink::linkmodes(b, f, &mut links)
             })
         });
