@@ -76,12 +76,21 @@ PY
 else
     echo "bench: skipped (no C compiler or libpcp headers)"
 fi
-# the floor: what the kernel takes to produce the files a fetch of every
-# metric reads (as strace shows them; a path ending in / is a directory
-# listed), nothing parsed; the netlink answers and statfs are not in it
+# the floor: what the kernel takes to produce what a fetch of every metric
+# reads (as strace shows it: the files, nothing parsed; /proc listed; the
+# netlink dumps; statfs of each file system; the sysfs checks the PMDA
+# makes too: a disk's wwid, a wireless directory where ethtool has nothing)
 floor=(/proc/stat /proc/meminfo /proc/vmstat /proc/loadavg /proc/uptime /proc/diskstats /proc/partitions
-       /proc/net/dev /proc/self/mounts /proc/)
-for f in /sys/block/*/queue/scheduler; do [ -e "$f" ] && floor+=("$f"); done
+       /proc/net/dev /proc/self/mounts /proc/ netlink:)
+insts() { "$ours" fetch "$1" | sed -n 's/.*inst \[[0-9]* or "\(.*\)"\] value.*/\1/p'; }
+for d in $(insts disk.dev.read); do
+    floor+=("/sys/block/$d/queue/scheduler" "exists:/sys/block/$d/device/wwid")
+    [ -e "/sys/block/$d/device/wwid" ] || floor+=("/sys/block/$d/wwid")
+done
+for i in $(insts network.interface.mtu); do
+    insts network.interface.speed | grep -qx "$i" || floor+=("exists:/sys/class/net/$i/wireless")
+done
+for m in $("$ours" fetch filesys.mountdir | sed -n 's/.* value "\(.*\)"$/\1/p'); do floor+=("statfs:$m"); done
 "$target/release/examples/read_floor" "$n" "${floor[@]}" | sed 's/^/floor: /'
 
 # 3. values through the tools on local contexts, by shape (proc.nprocs is

@@ -4,8 +4,12 @@
 //!
 //! `read_floor N PATH...`: N rounds; per path the mean microseconds of
 //! one read, then the total of one round. A path ending in `/` is a
-//! directory, listed with `getdents64` into a reused buffer.
+//! directory, listed with `getdents64` into a reused buffer; `netlink:`
+//! is the two netlink dumps the interface values come from (through
+//! `RootFiles`, parsing included), `statfs:PATH` a `statfs`, and
+//! `exists:PATH` an `access` check.
 
+use pcp_linux::{Files, RootFiles};
 use std::io::Read;
 use std::mem::MaybeUninit;
 use std::time::Instant;
@@ -20,11 +24,18 @@ fn main() {
     let mut buf = Vec::with_capacity(1 << 16);
     let mut dbuf = vec![MaybeUninit::<u8>::uninit(); 1 << 16];
     let mut total = 0.0;
+    let root = RootFiles::new("/");
     for p in paths {
         let start = Instant::now();
         let mut bytes = 0usize;
         for _ in 0..n {
-            if p.ends_with('/') {
+            if p == "netlink:" {
+                bytes += root.net_links().map_or(0, |l| l.links.len());
+            } else if let Some(path) = p.strip_prefix("statfs:") {
+                bytes += usize::from(root.statfs(path).is_ok());
+            } else if let Some(path) = p.strip_prefix("exists:") {
+                bytes += usize::from(root.exists(path));
+            } else if p.ends_with('/') {
                 let Ok(fd) = rustix::fs::open(
                     p.as_str(),
                     rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
