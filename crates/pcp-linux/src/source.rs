@@ -8,7 +8,7 @@ use crate::{MetricDef, CPU_INDOM, DISK_INDOM, DM_INDOM, FILESYS_INDOM, LOADAVG_I
 use crate::{NET_DEV_INDOM, WWID_INDOM};
 use pcp_core::{AtomValue, FetchResult, InDom, InstValue, MetricType, PmError, PmId, PmResult, Timestamp, Value};
 use pcp_core::{ValueSet, PM_IN_NULL};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 /// Machine parameters the PMDA takes from the C library rather than from
@@ -104,12 +104,12 @@ struct Snap {
     loadavg: Option<LoadAvg>,
     uptime: Option<Uptime>,
     /// Per-CPU times by instance.
-    cpu: HashMap<i32, CpuTimes>,
+    cpu: BTreeMap<i32, CpuTimes>,
     /// Per block device, keyed by (indom serial, instance).
-    disks: HashMap<(u32, i32), DiskEntry>,
-    nets: HashMap<i32, ([Option<u64>; parse::NET_DEV_COUNTERS], Ioc)>,
-    fs: HashMap<i32, FsEntry>,
-    statfs: HashMap<i32, Option<FsStats>>,
+    disks: BTreeMap<(u32, i32), DiskEntry>,
+    nets: BTreeMap<i32, ([Option<u64>; parse::NET_DEV_COUNTERS], Ioc)>,
+    fs: BTreeMap<i32, FsEntry>,
+    statfs: BTreeMap<i32, Option<FsStats>>,
     nprocs: Option<u32>,
 }
 
