@@ -1348,3 +1348,118 @@ fn needs(pmids: &[PmId]) -> Need {
     }
     n
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{NetLink, NetLinks};
+    use std::io;
+
+    /// Files in memory, and the kernel's netlink answers when given.
+    #[derive(Default)]
+    struct Mem {
+        files: HashMap<String, Vec<u8>>,
+        links: Option<NetLinks>,
+    }
+
+    impl Files for Mem {
+        fn read(&self, path: &str) -> io::Result<Vec<u8>> {
+            self.files.get(path).cloned().ok_or_else(|| io::ErrorKind::NotFound.into())
+        }
+        fn list(&self, _: &str) -> io::Result<Vec<String>> {
+            Err(io::ErrorKind::NotFound.into())
+        }
+        fn exists(&self, path: &str) -> bool {
+            self.files.keys().any(|k| k == path || k.starts_with(&format!("{path}/")))
+        }
+        fn realpath(&self, _: &str) -> Option<String> {
+            None
+        }
+        fn read_link(&self, _: &str) -> Option<String> {
+            None
+        }
+        fn statfs(&self, _: &str) -> io::Result<FsStats> {
+            Err(io::ErrorKind::NotFound.into())
+        }
+        fn net_links(&self) -> Option<NetLinks> {
+            self.links.clone()
+        }
+    }
+
+    const NET_DEV: &str = "Inter-|   Receive |  Transmit\n face |bytes packets|bytes packets\n\
+        lo: 10 1 0 0 0 0 0 0 10 1 0 0 0 0 0 0\n  eth0: 20 2 0 0 0 0 0 0 30 3 0 0 0 0 0 0\n\
+        eth1: 40 4 0 0 0 0 0 0 50 5 0 0 0 0 0 0\n";
+
+    fn source(links: Option<NetLinks>) -> LinuxSource<Mem> {
+        let mut files = HashMap::new();
+        let mut put = |p: &str, v: &str| files.insert(p.to_owned(), v.as_bytes().to_vec());
+        put("/proc/net/dev", NET_DEV);
+        for (name, mtu, speed, duplex) in
+            [("lo", "65536", None, None), ("eth0", "1500", Some("-1"), Some("unknown")), ("eth1", "9000", None, None)]
+        {
+            put(&format!("/sys/class/net/{name}/mtu"), &format!("{mtu}\n"));
+            put(&format!("/sys/class/net/{name}/flags"), "0x1003\n");
+            put(&format!("/sys/class/net/{name}/operstate"), "up\n");
+            if let Some(s) = speed {
+                put(&format!("/sys/class/net/{name}/speed"), &format!("{s}\n"));
+            }
+            if let Some(d) = duplex {
+                put(&format!("/sys/class/net/{name}/duplex"), &format!("{d}\n"));
+            }
+        }
+        let opts = Options { hz: 100, page_size: 4096, ncpus: Some(1), pmda_cache_dir: None };
+        LinuxSource::with_files(Mem { files, links }, opts)
+    }
+
+    fn values(src: &mut LinuxSource<Mem>, name: &str) -> Vec<(i32, Value)> {
+        let pmid = crate::metric_by_name(name).map(|m| m.pmid).unwrap();
+        let r = src.fetch(&[pmid], Timestamp::default(), &|_, _| true);
+        r.sets[0].values.clone().unwrap().into_iter().map(|v| (v.inst, v.value)).collect()
+    }
+
+    fn u32s(v: &[(i32, u32)]) -> Vec<(i32, Value)> {
+        v.iter().map(|&(i, x)| (i, Value::from_atom(&AtomValue::U32(x)))).collect()
+    }
+
+    #[test]
+    fn interface_values_come_from_netlink_as_the_ioctls_give_them() {
+        let link = |name: &str, mtu, flags, ethtool| NetLink { name: name.into(), mtu: Some(mtu), flags, ethtool };
+        // eth1 is not in the dump (gone between the reads): every ioctl()
+        // fails for it, and it keeps what sysfs gave, as for the PMDA
+        let links = NetLinks {
+            links: vec![link("lo", 65536, 0x49, None), link("eth0", 1400, 0x1043, Some((u32::MAX, 0xff)))],
+            ethtool_known: true,
+        };
+        let mut src = source(Some(links));
+        assert_eq!(values(&mut src, "network.interface.mtu"), u32s(&[(0, 65536), (1, 1400), (2, 9000)]));
+        // IFF_RUNNING from the flags the kernel computes (sysfs lacks it)
+        assert_eq!(values(&mut src, "network.interface.running"), u32s(&[(0, 1), (1, 1), (2, 0)]));
+        assert_eq!(values(&mut src, "network.interface.up"), u32s(&[(0, 1), (1, 1), (2, 1)]));
+        // an unknown duplex (0xff) plus one is 0 in the PMDA's two bits:
+        // no value; the unknown speed is all ones
+        assert_eq!(values(&mut src, "network.interface.duplex"), vec![]);
+        assert_eq!(values(&mut src, "network.interface.type"), u32s(&[(0, 0), (1, 1), (2, 0)]));
+        let baud = values(&mut src, "network.interface.baudrate");
+        assert_eq!(baud, vec![(1, Value::from_atom(&AtomValue::U64(u64::from(u32::MAX) * 1_000_000 / 8)))]);
+        // full duplex: 1 + 1
+        let full = NetLinks { links: vec![link("eth0", 1500, 0x1003, Some((1000, 1)))], ethtool_known: true };
+        let mut src = source(Some(full));
+        assert_eq!(values(&mut src, "network.interface.duplex"), u32s(&[(1, 2)]));
+    }
+
+    #[test]
+    fn interface_values_without_netlink_come_from_sysfs() {
+        let mut src = source(None);
+        assert_eq!(values(&mut src, "network.interface.mtu"), u32s(&[(0, 65536), (1, 1500), (2, 9000)]));
+        assert_eq!(values(&mut src, "network.interface.running"), u32s(&[(0, 1), (1, 1), (2, 1)]));
+        assert_eq!(values(&mut src, "network.interface.type"), u32s(&[(0, 0), (1, 1), (2, 0)]));
+        // without an ethtool answer, the sysfs speed stands in
+        let links = ["lo", "eth0", "eth1"].map(|n| NetLink { name: n.into(), mtu: Some(1), flags: 1, ethtool: None });
+        let mut src = source(Some(NetLinks { links: links.to_vec(), ethtool_known: false }));
+        assert_eq!(values(&mut src, "network.interface.type"), u32s(&[(0, 0), (1, 1), (2, 0)]));
+        assert_eq!(values(&mut src, "network.interface.mtu"), u32s(&[(0, 1), (1, 1), (2, 1)]));
+        // an interface missing from the dump: no ioctl() answers for it
+        let mut src = source(Some(NetLinks { links: vec![], ethtool_known: true }));
+        assert_eq!(values(&mut src, "network.interface.type"), u32s(&[(0, 0), (1, 0), (2, 0)]));
+    }
+}
