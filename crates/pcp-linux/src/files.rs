@@ -38,6 +38,7 @@ pub trait Files {
     }
     /// How many names in a directory (without `.` and `..`) `keep`
     /// accepts.
+    #[doc(alias = "getdents64")]
     fn count(&self, dir: &str, keep: &dyn Fn(&[u8]) -> bool) -> io::Result<usize> {
         Ok(self.list(dir)?.iter().filter(|n| keep(n.as_bytes())).count())
     }
@@ -56,6 +57,9 @@ pub trait Files {
     /// `SIOCETHTOOL` `ioctl()`s answer), or `None` where that cannot be
     /// asked (a snapshot): the source then takes them from the sysfs files
     /// that mirror them.
+    #[doc(alias = "SIOCGIFMTU")]
+    #[doc(alias = "SIOCGIFFLAGS")]
+    #[doc(alias = "SIOCETHTOOL")]
     fn net_links(&self) -> Option<NetLinks> {
         None
     }

@@ -7,6 +7,9 @@
 //! [`crate::files`].
 
 /// One network interface as the link dump reports it.
+#[doc(alias = "SIOCGIFMTU")]
+#[doc(alias = "SIOCGIFFLAGS")]
+#[doc(alias = "SIOCETHTOOL")]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NetLink {
     /// The interface name (`IFLA_IFNAME`).
@@ -81,6 +84,7 @@ fn attr(out: &mut Vec<u8>, ty: u16, payload: &[u8]) {
 }
 
 /// The `RTM_GETLINK` dump request.
+#[doc(alias = "RTM_GETLINK")]
 pub fn getlink_request() -> Vec<u8> {
     let mut out = Vec::with_capacity(32);
     header(&mut out, RTM_GETLINK, NLM_F_REQUEST | NLM_F_DUMP);
@@ -90,6 +94,7 @@ pub fn getlink_request() -> Vec<u8> {
 }
 
 /// The controller request for the ethtool family's identifier.
+#[doc(alias = "CTRL_CMD_GETFAMILY")]
 pub fn family_request() -> Vec<u8> {
     let mut out = Vec::with_capacity(36);
     header(&mut out, GENL_ID_CTRL, NLM_F_REQUEST);
@@ -101,6 +106,7 @@ pub fn family_request() -> Vec<u8> {
 
 /// The ethtool link modes dump request, for family `family`, with
 /// compact bit sets (the link mode lists are not wanted).
+#[doc(alias = "ETHTOOL_MSG_LINKMODES_GET")]
 pub fn linkmodes_request(family: u16) -> Vec<u8> {
     let mut out = Vec::with_capacity(40);
     header(&mut out, family, NLM_F_REQUEST | NLM_F_DUMP);
