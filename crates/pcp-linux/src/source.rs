@@ -590,33 +590,40 @@ impl<F: Files> LinuxSource<F> {
     fn refresh_filesys(&mut self, snap: &mut Snap) {
         self.filesys.deactivate_all();
         let mut text = std::mem::take(&mut self.scratch);
-        let read = self.files.read_into("/proc/self/mounts", &mut text);
-        let mounts = if read.is_ok() { parse::mounts(&text) } else { Vec::new() };
-        self.scratch = text;
-        if read.is_err() {
-            return;
+        if self.files.read_into("/proc/self/mounts", &mut text).is_ok() {
+            self.filesys_mounts(&text, snap);
         }
-        for m in mounts {
-            const SKIP: [&str; 11] = [
-                "proc",
-                "nfs",
-                "devfs",
-                "devpts",
-                "devtmpfs",
-                "squashfs",
-                "selinuxfs",
-                "securityfs",
-                "configfs",
-                "cgroup",
-                "sysfs",
+        self.scratch = text;
+        for (inst, e) in &snap.fs {
+            snap.statfs.insert(*inst, self.files.statfs(&e.path).ok());
+        }
+    }
+
+    fn filesys_mounts(&mut self, text: &[u8], snap: &mut Snap) {
+        // (compared as bytes: what is not UTF-8 matches none of these
+        // names, as its lossy conversion would not)
+        for [dev, path, fstype, options] in parse::mount_fields(text) {
+            const SKIP: [&[u8]; 11] = [
+                b"proc",
+                b"nfs",
+                b"devfs",
+                b"devpts",
+                b"devtmpfs",
+                b"squashfs",
+                b"selinuxfs",
+                b"securityfs",
+                b"configfs",
+                b"cgroup",
+                b"sysfs",
             ];
-            if SKIP.contains(&m.fstype.as_str()) || m.fstype.starts_with("auto") || m.fstype == "tmpfs" {
+            if SKIP.contains(&fstype) || fstype.starts_with(b"auto") || fstype == b"tmpfs" {
                 continue;
             }
-            if !m.device.starts_with("/dev") && m.path != "/" {
+            if !dev.starts_with(b"/dev") && path != b"/" {
                 continue;
             }
-            let mut device = m.device.clone();
+            let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            let mut device = lossy(dev);
             if !device.starts_with("/dev/mapper") && !device.starts_with("/dev/md") {
                 if let Some(real) = self.files.realpath(&device) {
                     device = real;
@@ -627,11 +634,8 @@ impl<F: Files> LinuxSource<F> {
                 continue;
             }
             if let Some(inst) = self.filesys.add(&device) {
-                snap.fs.insert(inst, FsEntry { path: m.path, options: m.options });
+                snap.fs.insert(inst, FsEntry { path: lossy(path), options: lossy(options) });
             }
-        }
-        for (inst, e) in &snap.fs {
-            snap.statfs.insert(*inst, self.files.statfs(&e.path).ok());
         }
     }
 
