@@ -98,6 +98,14 @@ pub fn linux_proc_target(data: &[u8]) {
         let _ = parse::scsi_id(p);
         let _ = parse::sysfs_oneline(p);
         let _ = parse::pmda_cache(p);
+        // netlink answers: the whole part, and from its second byte (the
+        // headers' alignment)
+        for b in [*p, p.get(1..).unwrap_or_default()] {
+            let mut links = vec![parse::NetLink { name: "eth0".into(), ..parse::NetLink::default() }];
+            let _ = parse::netlink::links(b, &mut links);
+            let _ = parse::netlink::family_id(b);
+            let _ = parse::netlink::linkmodes(b, 0x15, &mut links);
+        }
         if let Ok(s) = std::str::from_utf8(p) {
             let _ = parse::classify_device(s);
         }

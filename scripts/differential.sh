@@ -73,6 +73,9 @@ for h in localhost local:; do
 done
 echo "ok"
 
+echo "== local contexts: pcp-linux against PCP's Linux PMDA, live"
+bash scripts/linux-ci.sh
+
 echo "== derived metrics against libpcp, seed $seed"
 oracle/gen-derived.sh "$work/derived1" 1 >/dev/null
 # (config.tsv holds directory listings, whose order depends on the file

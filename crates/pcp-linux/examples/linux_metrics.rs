@@ -6,7 +6,8 @@
 //!   metrics, `pminfo -f` style
 //! - `linux_metrics names`: every metric name, one a line
 //! - `linux_metrics table`: name, semantics and type, tab separated
-//! - `linux_metrics bench N [NAME...]`: N fetches, total seconds on stdout
+//! - `linux_metrics bench N [NAME...]`: N fetches; the seconds they took
+//!   and the CPU seconds (user and system) this process used, on stdout
 
 use pcp_core::{PmId, Timestamp};
 use pcp_linux::{metric_by_name, metrics, LinuxSource, MetricDef, Options, RootFiles};
@@ -22,6 +23,16 @@ fn defs(names: &[String]) -> Result<Vec<&'static MetricDef>, String> {
         return Ok(metrics().iter().collect());
     }
     names.iter().map(|n| metric_by_name(n).ok_or_else(|| format!("{n}: Unknown metric name"))).collect()
+}
+
+/// This process's user and system CPU time so far (/proc/self/stat's
+/// utime and stime, in clock ticks).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(") ").map_or("", |(_, rest)| rest);
+    let f: Vec<f64> = after.split(' ').skip(11).take(2).filter_map(|x| x.parse().ok()).collect();
+    let hz = rustix::param::clock_ticks_per_second() as f64;
+    f.iter().sum::<f64>() / hz
 }
 
 fn main() -> ExitCode {
@@ -74,12 +85,14 @@ fn main() -> ExitCode {
         }
         "bench" => {
             let pmids: Vec<PmId> = defs.iter().map(|d| d.pmid).collect();
+            let cpu0 = cpu_seconds();
             let start = std::time::Instant::now();
             for _ in 0..count {
                 let r = src.fetch(&pmids, Timestamp::default(), &|_, _| true);
                 std::hint::black_box(r);
             }
-            let _ = writeln!(out, "{:.6}", start.elapsed().as_secs_f64());
+            let wall = start.elapsed().as_secs_f64();
+            let _ = writeln!(out, "{wall:.6} {:.6}", cpu_seconds() - cpu0);
         }
         _ => {
             eprintln!("unknown mode {mode}");

@@ -1,8 +1,11 @@
 //! Where the files come from: the I/O edge, kept behind one trait so the
 //! rest reads a live system or a committed snapshot alike.
 
+use crate::parse::netlink::{self, Batch, NetLinks};
 use std::io;
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// What `statfs(2)` says about a mounted file system (the fields the
 /// PMDA uses).
@@ -27,6 +30,18 @@ pub struct FsStats {
 pub trait Files {
     /// A file's contents.
     fn read(&self, path: &str) -> io::Result<Vec<u8>>;
+    /// A file's contents into `buf`, replacing what it held and reusing
+    /// its memory.
+    fn read_into(&self, path: &str, buf: &mut Vec<u8>) -> io::Result<()> {
+        *buf = self.read(path)?;
+        Ok(())
+    }
+    /// How many names in a directory (without `.` and `..`) `keep`
+    /// accepts.
+    #[doc(alias = "getdents64")]
+    fn count(&self, dir: &str, keep: &dyn Fn(&[u8]) -> bool) -> io::Result<usize> {
+        Ok(self.list(dir)?.iter().filter(|n| keep(n.as_bytes())).count())
+    }
     /// The names in a directory (without `.` and `..`), in directory order.
     fn list(&self, dir: &str) -> io::Result<Vec<String>>;
     /// Does the path exist (`access(F_OK)`)?
@@ -37,6 +52,17 @@ pub trait Files {
     fn read_link(&self, path: &str) -> Option<String>;
     /// `statfs` of a mount point.
     fn statfs(&self, path: &str) -> io::Result<FsStats>;
+    /// The network interfaces as the kernel's network device interface
+    /// reports them (what the PMDA's `SIOCGIFMTU`, `SIOCGIFFLAGS` and
+    /// `SIOCETHTOOL` `ioctl()`s answer), or `None` where that cannot be
+    /// asked (a snapshot): the source then takes them from the sysfs files
+    /// that mirror them.
+    #[doc(alias = "SIOCGIFMTU")]
+    #[doc(alias = "SIOCGIFFLAGS")]
+    #[doc(alias = "SIOCETHTOOL")]
+    fn net_links(&self) -> Option<NetLinks> {
+        None
+    }
 }
 
 /// The files under a root directory: `/` for the running system, or a
@@ -44,23 +70,43 @@ pub trait Files {
 /// file `statfs` at the root (lines of `mountpoint bsize blocks bfree
 /// bavail files ffree`, as `stat -f -c '%n %s %b %f %a %c %d'` prints
 /// them) instead of the system call.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct RootFiles {
     root: PathBuf,
     statfs_table: Option<Vec<(String, FsStats)>>,
+    /// The netlink sockets, kept open between fetches as the PMDA keeps
+    /// its `ioctl()` socket, with the answer buffer and the ethtool
+    /// family's identifier (fixed by the kernel when the family
+    /// registers).
+    netlink: Mutex<Netlink>,
+}
+
+/// A copy reads the same files, with sockets of its own.
+impl Clone for RootFiles {
+    fn clone(&self) -> RootFiles {
+        RootFiles { root: self.root.clone(), statfs_table: self.statfs_table.clone(), netlink: Mutex::default() }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Netlink {
+    route: Option<OwnedFd>,
+    generic: Option<OwnedFd>,
+    ethtool_family: Option<Option<u16>>,
+    buf: Vec<u8>,
 }
 
 impl RootFiles {
     /// The running system's files under `root` (normally `/`).
     pub fn new(root: impl Into<PathBuf>) -> RootFiles {
-        RootFiles { root: root.into(), statfs_table: None }
+        RootFiles { root: root.into(), statfs_table: None, netlink: Mutex::default() }
     }
 
     /// A snapshot directory, `statfs` answered from its `statfs` file.
     pub fn snapshot(root: impl Into<PathBuf>) -> RootFiles {
         let root = root.into();
         let table = std::fs::read(root.join("statfs")).map(|t| parse_statfs_table(&t)).unwrap_or_default();
-        RootFiles { root, statfs_table: Some(table) }
+        RootFiles { root, statfs_table: Some(table), netlink: Mutex::default() }
     }
 
     /// The root directory.
@@ -77,6 +123,41 @@ impl RootFiles {
         let rel = p.strip_prefix(&root).ok()?;
         Some(format!("/{}", rel.to_str()?))
     }
+}
+
+/// `request` sent on the netlink socket in `slot` (opened for `protocol`
+/// when there is none), and each batch of the answer handed to `each`
+/// until it says the answer is complete; `false` when the socket, the
+/// kernel or the bytes fail, and then the socket is closed (whatever was
+/// left unread goes with it).
+fn netlink_ask(
+    slot: &mut Option<OwnedFd>,
+    buf: &mut Vec<u8>,
+    protocol: Option<rustix::net::Protocol>,
+    request: &[u8],
+    mut each: impl FnMut(&[u8]) -> Batch,
+) -> bool {
+    use rustix::net::{AddressFamily, RecvFlags, SendFlags, SocketFlags, SocketType};
+    if slot.is_none() {
+        *slot = rustix::net::socket_with(AddressFamily::NETLINK, SocketType::RAW, SocketFlags::CLOEXEC, protocol).ok();
+    }
+    let Some(fd) = slot.as_ref() else { return false };
+    // a dump arrives in batches of at most 32 KiB
+    buf.resize(32768, 0);
+    let mut ok = rustix::net::send(fd, request, SendFlags::empty()).ok() == Some(request.len());
+    while ok {
+        let n = match rustix::net::recv(fd, &mut buf[..], RecvFlags::empty()) {
+            Ok((n, full)) if n == full && n > 0 => n,
+            _ => break,
+        };
+        match each(&buf[..n]) {
+            Batch::More => continue,
+            Batch::Done => return true,
+            Batch::Failed(_) => ok = false,
+        }
+    }
+    *slot = None;
+    false
 }
 
 /// This process's real user and group identifiers (`getuid`, `getgid`):
@@ -105,12 +186,39 @@ pub(crate) fn parse_statfs_table(text: &[u8]) -> Vec<(String, FsStats)> {
 
 impl Files for RootFiles {
     fn read(&self, path: &str) -> io::Result<Vec<u8>> {
-        // not fs::read: /proc and /sys files report no useful size, so
-        // skip its metadata call and read into a page-sized buffer
-        use std::io::Read;
         let mut buf = Vec::with_capacity(4096);
-        std::fs::File::open(self.at(path))?.read_to_end(&mut buf)?;
+        self.read_into(path, &mut buf)?;
         Ok(buf)
+    }
+
+    fn read_into(&self, path: &str, buf: &mut Vec<u8>) -> io::Result<()> {
+        // not fs::read nor File::read_to_end: /proc and /sys files report
+        // no useful size, and asking for it costs a statx and an lseek;
+        // a `Take` reads to the end without asking
+        use std::io::Read;
+        buf.clear();
+        if buf.capacity() < 4096 {
+            buf.reserve(4096);
+        }
+        std::fs::File::open(self.at(path))?.take(u64::MAX).read_to_end(buf)?;
+        Ok(())
+    }
+
+    fn count(&self, dir: &str, keep: &dyn Fn(&[u8]) -> bool) -> io::Result<usize> {
+        // getdents64 into one buffer on the stack, no name copied
+        use rustix::fs::{Mode, OFlags, RawDir};
+        let fd = rustix::fs::open(self.at(dir), OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+        let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 16384];
+        let mut entries = RawDir::new(&fd, &mut buf);
+        let mut n = 0;
+        while let Some(e) = entries.next() {
+            let e = e?;
+            let name = e.file_name().to_bytes();
+            if name != b"." && name != b".." && keep(name) {
+                n += 1;
+            }
+        }
+        Ok(n)
     }
 
     fn list(&self, dir: &str) -> io::Result<Vec<String>> {
@@ -152,6 +260,50 @@ impl Files for RootFiles {
             files: st.f_files as u64,
             ffree: st.f_ffree as u64,
         })
+    }
+
+    fn net_links(&self) -> Option<NetLinks> {
+        use rustix::net::netlink::GENERIC;
+        // the kernel answers for this process's network namespace: only
+        // the running system's root reads like that
+        if self.statfs_table.is_some() || self.root != Path::new("/") {
+            return None;
+        }
+        let Ok(mut guard) = self.netlink.lock() else { return None };
+        let Netlink { route, generic, ethtool_family, buf } = &mut *guard;
+        let mut links = Vec::new();
+        let request = netlink::getlink_request();
+        // NETLINK_ROUTE is protocol 0
+        if !netlink_ask(route, buf, None, &request, |b| netlink::links(b, &mut links)) {
+            return None;
+        }
+        let family = match *ethtool_family {
+            Some(f) => f,
+            None => {
+                let mut id = None;
+                let ok = netlink_ask(generic, buf, Some(GENERIC), &netlink::family_request(), |b| {
+                    id = netlink::family_id(b);
+                    if id.is_some() {
+                        Batch::Done
+                    } else {
+                        Batch::Failed(-2)
+                    }
+                });
+                // asked once: a kernel without the family has none later
+                *ethtool_family.insert(id.filter(|_| ok))
+            }
+        };
+        let ethtool_known = family.is_some_and(|f| {
+            netlink_ask(generic, buf, Some(GENERIC), &netlink::linkmodes_request(f), |b| {
+                netlink::linkmodes(b, f, &mut links)
+            })
+        });
+        if !ethtool_known {
+            for l in &mut links {
+                l.ethtool = None;
+            }
+        }
+        Some(NetLinks { links, ethtool_known })
     }
 }
 

@@ -198,7 +198,36 @@ impl<'a> Scan<'a> {
 /// The lines of a file, without their newlines.
 pub(crate) fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     let text = text.strip_suffix(b"\n").unwrap_or(text);
-    text.split(|&b| b == b'\n').filter(move |_| !text.is_empty())
+    let mut rest = (!text.is_empty()).then_some(text);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match memchr::memchr(b'\n', r) {
+            Some(i) => {
+                rest = Some(&r[i + 1..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
+/// The rest of the first line of `text` that starts with `key`, after
+/// the key.
+pub(crate) fn line_after<'a>(text: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
+    let mut from = 0;
+    while let Some(i) = memchr::memmem::find(text.get(from..)?, key) {
+        let at = from + i;
+        if at == 0 || text[at - 1] == b'\n' {
+            let rest = &text[at + key.len()..];
+            let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+            return Some(&rest[..end]);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// Does `s` start with `prefix`?
@@ -253,5 +282,16 @@ mod tests {
         assert_eq!(lines(b"a\nb\n").collect::<Vec<_>>(), vec![&b"a"[..], b"b"]);
         assert_eq!(lines(b"").count(), 0);
         assert_eq!(lines(b"a").count(), 1);
+        assert_eq!(lines(b"a\n\nb").collect::<Vec<_>>(), vec![&b"a"[..], b"", b"b"]);
+    }
+
+    #[test]
+    fn line_after_finds_keys_at_line_starts_only() {
+        let text = b"xpswpin 9\npswpin 1\npswpout 2";
+        assert_eq!(line_after(text, b"pswpin "), Some(&b"1"[..]));
+        assert_eq!(line_after(text, b"pswpout "), Some(&b"2"[..]));
+        assert_eq!(line_after(text, b"xpswpin "), Some(&b"9"[..]));
+        assert_eq!(line_after(text, b"nosuch "), None);
+        assert_eq!(line_after(b"", b"k"), None);
     }
 }

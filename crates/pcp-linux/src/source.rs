@@ -8,7 +8,7 @@ use crate::{MetricDef, CPU_INDOM, DISK_INDOM, DM_INDOM, FILESYS_INDOM, LOADAVG_I
 use crate::{NET_DEV_INDOM, WWID_INDOM};
 use pcp_core::{AtomValue, FetchResult, InDom, InstValue, MetricType, PmError, PmId, PmResult, Timestamp, Value};
 use pcp_core::{ValueSet, PM_IN_NULL};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 /// Machine parameters the PMDA takes from the C library rather than from
@@ -104,12 +104,12 @@ struct Snap {
     loadavg: Option<LoadAvg>,
     uptime: Option<Uptime>,
     /// Per-CPU times by instance.
-    cpu: HashMap<i32, CpuTimes>,
+    cpu: BTreeMap<i32, CpuTimes>,
     /// Per block device, keyed by (indom serial, instance).
-    disks: HashMap<(u32, i32), DiskEntry>,
-    nets: HashMap<i32, ([Option<u64>; parse::NET_DEV_COUNTERS], Ioc)>,
-    fs: HashMap<i32, FsEntry>,
-    statfs: HashMap<i32, Option<FsStats>>,
+    disks: BTreeMap<(u32, i32), DiskEntry>,
+    nets: BTreeMap<i32, ([Option<u64>; parse::NET_DEV_COUNTERS], Ioc)>,
+    fs: BTreeMap<i32, FsEntry>,
+    statfs: BTreeMap<i32, Option<FsStats>>,
     nprocs: Option<u32>,
 }
 
@@ -130,7 +130,10 @@ pub struct LinuxSource<F: Files = RootFiles> {
     nets: InstCache,
     filesys: InstCache,
     /// The metric table by PMID, for lookups in fetches.
-    by_pmid: HashMap<PmId, &'static MetricDef>,
+    by_pmid: Vec<(PmId, &'static MetricDef)>,
+    /// The buffer each fetch reads the /proc files into, kept between
+    /// fetches.
+    scratch: Vec<u8>,
 }
 
 const IFF_UP: u64 = 0x1;
@@ -162,7 +165,12 @@ impl<F: Files> LinuxSource<F> {
             wwid: InstCache::new(),
             nets: InstCache::new(),
             filesys: InstCache::new(),
-            by_pmid: crate::metrics().iter().map(|m| (m.pmid, m)).collect(),
+            by_pmid: {
+                let mut v: Vec<_> = crate::metrics().iter().map(|m| (m.pmid, m)).collect();
+                v.sort_unstable_by_key(|(p, _)| *p);
+                v
+            },
+            scratch: Vec::new(),
         };
         s.load_saved_caches();
         s
@@ -249,7 +257,8 @@ impl<F: Files> LinuxSource<F> {
         let snap = self.refresh(&need);
         let mut sets = Vec::with_capacity(pmids.len());
         for &pmid in pmids {
-            let values = match self.by_pmid.get(&pmid).copied() {
+            let def = self.by_pmid.binary_search_by_key(&pmid, |(p, _)| *p).ok().map(|i| self.by_pmid[i].1);
+            let values = match def {
                 None => Err(PmError::PM_ERR_PMID),
                 Some(def) => self.metric_values(&snap, def, wanted),
             };
@@ -264,22 +273,12 @@ impl<F: Files> LinuxSource<F> {
         def: &MetricDef,
         wanted: &dyn Fn(InDom, i32) -> bool,
     ) -> Result<Vec<InstValue>, PmError> {
-        let indom = def.desc().indom;
-        let insts: Vec<i32> = if indom.is_null() {
-            vec![PM_IN_NULL]
-        } else if indom == LOADAVG_INDOM {
-            vec![1, 5, 15]
-        } else {
-            match self.cache(indom) {
-                Some(c) => c.active().map(|(i, _)| i).collect(),
-                None => Vec::new(),
-            }
-        };
+        let indom = def.indom.map_or(InDom::NULL, |s| InDom::new(crate::LINUX_DOMAIN, s));
         let mut out = Vec::new();
         let mut last = Ok(());
-        for inst in insts {
+        let mut one = |inst: i32| {
             if !indom.is_null() && !wanted(indom, inst) {
-                continue;
+                return;
             }
             match self.value(snap, def, inst) {
                 Ok(Some(atom)) => {
@@ -289,6 +288,13 @@ impl<F: Files> LinuxSource<F> {
                 Ok(None) => last = Ok(()),
                 Err(e) => last = Err(e),
             }
+        };
+        if indom.is_null() {
+            one(PM_IN_NULL);
+        } else if indom == LOADAVG_INDOM {
+            [1, 5, 15].into_iter().for_each(&mut one);
+        } else if let Some(c) = self.cache(indom) {
+            c.active().for_each(|(i, _)| one(i));
         }
         match (out.is_empty(), last) {
             (true, Err(e)) => Err(e),
@@ -303,6 +309,18 @@ impl<F: Files> LinuxSource<F> {
         self.files.read(path).ok()
     }
 
+    /// `f` of a file's contents, read into the scratch buffer; `None`
+    /// when the file cannot be read.
+    fn with_file<T>(&mut self, path: &str, f: impl FnOnce(&mut Self, &[u8]) -> T) -> Option<T> {
+        let mut buf = std::mem::take(&mut self.scratch);
+        let r = match self.files.read_into(path, &mut buf) {
+            Ok(()) => Some(f(self, &buf)),
+            Err(_) => None,
+        };
+        self.scratch = buf;
+        r
+    }
+
     fn refresh(&mut self, need: &Need) -> Snap {
         let mut snap = Snap::default();
         if need.diskstats || need.partitions {
@@ -312,10 +330,10 @@ impl<F: Files> LinuxSource<F> {
             self.refresh_stat(&mut snap);
         }
         if need.meminfo {
-            snap.meminfo = self.read("/proc/meminfo").map(|t| self.meminfo_with_available(&t));
+            snap.meminfo = self.with_file("/proc/meminfo", |s, t| s.meminfo_with_available(t));
         }
         if need.loadavg {
-            snap.loadavg = self.read("/proc/loadavg").map(|t| parse::loadavg(&t));
+            snap.loadavg = self.with_file("/proc/loadavg", |_, t| parse::loadavg(t));
         }
         if need.netdev {
             self.refresh_net(need, &mut snap);
@@ -324,16 +342,14 @@ impl<F: Files> LinuxSource<F> {
             self.refresh_filesys(&mut snap);
         }
         if need.uptime {
-            snap.uptime = self.read("/proc/uptime").map(|t| parse::uptime(&t));
+            snap.uptime = self.with_file("/proc/uptime", |_, t| parse::uptime(t));
         }
         if need.vmstat {
-            snap.vmstat = self.read("/proc/vmstat").map(|t| parse::vmstat_swap(&t));
+            snap.vmstat = self.with_file("/proc/vmstat", |_, t| parse::vmstat_swap(t));
         }
         if need.procs {
-            snap.nprocs = self.files.list("/proc").ok().map(|names| {
-                let n = names.iter().filter(|n| n.as_bytes().first().is_some_and(u8::is_ascii_digit)).count();
-                u32::try_from(n).unwrap_or(u32::MAX)
-            });
+            let pid = |n: &[u8]| n.first().is_some_and(u8::is_ascii_digit);
+            snap.nprocs = self.files.count("/proc", &pid).ok().map(count32);
         }
         snap
     }
@@ -392,8 +408,7 @@ impl<F: Files> LinuxSource<F> {
         }
         let size = self.cpus.len();
         self.cpus.deactivate_all();
-        let Some(text) = self.read("/proc/stat") else { return };
-        let mut st = parse::stat(&text);
+        let Some(mut st) = self.with_file("/proc/stat", |_, t| parse::stat(t)) else { return };
         if let Some(all) = st.all.as_mut() {
             if let Some(w) = all.wait {
                 all.wait = Some(monotone_wait(&mut self.prev_wait_all, w));
@@ -429,23 +444,21 @@ impl<F: Files> LinuxSource<F> {
         }
         let mut need_partitions = need.partitions;
         if need.diskstats {
-            match self.read("/proc/diskstats") {
-                Some(text) => {
-                    for line in parse::diskstats(&text) {
-                        if let Some(key) = self.disk_instance(&line.name, snap) {
-                            if let Some(e) = snap.disks.get_mut(&key) {
-                                e.counters = line.counters;
-                            }
+            let read = self.with_file("/proc/diskstats", |s, text| {
+                for line in parse::diskstats(text) {
+                    if let Some(key) = s.disk_instance(&line.name, snap) {
+                        if let Some(e) = snap.disks.get_mut(&key) {
+                            e.counters = line.counters;
                         }
                     }
                 }
-                None => need_partitions = true,
-            }
+            });
+            need_partitions |= read.is_none();
         }
         if need_partitions {
-            if let Some(text) = self.read("/proc/partitions") {
-                for line in parse::partitions(&text) {
-                    if let Some(key) = self.disk_instance(&line.name, snap) {
+            self.with_file("/proc/partitions", |s, text| {
+                for line in parse::partitions(text) {
+                    if let Some(key) = s.disk_instance(&line.name, snap) {
                         if let Some(e) = snap.disks.get_mut(&key) {
                             e.nr_blocks = line.blocks;
                             if e.counters.is_none() {
@@ -454,7 +467,7 @@ impl<F: Files> LinuxSource<F> {
                         }
                     }
                 }
-            }
+            });
         }
     }
 
@@ -487,6 +500,12 @@ impl<F: Files> LinuxSource<F> {
             DeviceClass::Partition | DeviceClass::Zram => return None,
         };
         let key = (serial, inst);
+        if let Some(e) = snap.disks.get_mut(&key) {
+            // seen earlier in this fetch (in /proc/diskstats, now in
+            // /proc/partitions): its names and WWID are known
+            e.nr_blocks = 0;
+            return Some(key);
+        }
         let mut wwid = None;
         if class == DeviceClass::Disk {
             wwid = self.scsi_id(&name);
@@ -520,14 +539,18 @@ impl<F: Files> LinuxSource<F> {
 
     fn refresh_net(&mut self, need: &Need, snap: &mut Snap) {
         self.nets.deactivate_all();
-        let Some(text) = self.read("/proc/net/dev") else { return };
-        for line in parse::net_dev(&text) {
-            if line.name.is_empty() {
-                continue;
+        let read = self.with_file("/proc/net/dev", |s, text| {
+            for line in parse::net_dev(text) {
+                if line.name.is_empty() {
+                    continue;
+                }
+                if let Some(inst) = s.nets.add(&line.name) {
+                    snap.nets.insert(inst, (line.counters, Ioc::default()));
+                }
             }
-            if let Some(inst) = self.nets.add(&line.name) {
-                snap.nets.insert(inst, (line.counters, Ioc::default()));
-            }
+        });
+        if read.is_none() {
+            return;
         }
         let wants_sysfs = need.net_mtu
             || need.net_speed
@@ -551,37 +574,56 @@ impl<F: Files> LinuxSource<F> {
             }
         }
         // then what the PMDA's ioctl()s give, for every interface: its
-        // sysfs walk always reports a failure, so this always runs
+        // sysfs walk always reports a failure, so this always runs; the
+        // kernel's netlink answers are what the ioctl()s would give, and
+        // without them the sysfs files that mirror them stand in
+        let links = self.files.net_links();
         for ((inst, _), m) in active.iter().zip(&mut memo) {
             let Some((_, ioc)) = snap.nets.get_mut(inst) else { continue };
-            ioctl_ioc(m, need, ioc);
+            match &links {
+                Some(nl) => netlink_ioc(nl, m, need, ioc),
+                None => ioctl_ioc(m, need, ioc),
+            }
         }
     }
 
     fn refresh_filesys(&mut self, snap: &mut Snap) {
         self.filesys.deactivate_all();
-        let Some(text) = self.read("/proc/self/mounts") else { return };
-        for m in parse::mounts(&text) {
-            const SKIP: [&str; 11] = [
-                "proc",
-                "nfs",
-                "devfs",
-                "devpts",
-                "devtmpfs",
-                "squashfs",
-                "selinuxfs",
-                "securityfs",
-                "configfs",
-                "cgroup",
-                "sysfs",
+        let mut text = std::mem::take(&mut self.scratch);
+        if self.files.read_into("/proc/self/mounts", &mut text).is_ok() {
+            self.filesys_mounts(&text, snap);
+        }
+        self.scratch = text;
+        for (inst, e) in &snap.fs {
+            snap.statfs.insert(*inst, self.files.statfs(&e.path).ok());
+        }
+    }
+
+    fn filesys_mounts(&mut self, text: &[u8], snap: &mut Snap) {
+        // (compared as bytes: what is not UTF-8 matches none of these
+        // names, as its lossy conversion would not)
+        for [dev, path, fstype, options] in parse::mount_fields(text) {
+            const SKIP: [&[u8]; 11] = [
+                b"proc",
+                b"nfs",
+                b"devfs",
+                b"devpts",
+                b"devtmpfs",
+                b"squashfs",
+                b"selinuxfs",
+                b"securityfs",
+                b"configfs",
+                b"cgroup",
+                b"sysfs",
             ];
-            if SKIP.contains(&m.fstype.as_str()) || m.fstype.starts_with("auto") || m.fstype == "tmpfs" {
+            if SKIP.contains(&fstype) || fstype.starts_with(b"auto") || fstype == b"tmpfs" {
                 continue;
             }
-            if !m.device.starts_with("/dev") && m.path != "/" {
+            if !dev.starts_with(b"/dev") && path != b"/" {
                 continue;
             }
-            let mut device = m.device.clone();
+            let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            let mut device = lossy(dev);
             if !device.starts_with("/dev/mapper") && !device.starts_with("/dev/md") {
                 if let Some(real) = self.files.realpath(&device) {
                     device = real;
@@ -592,11 +634,8 @@ impl<F: Files> LinuxSource<F> {
                 continue;
             }
             if let Some(inst) = self.filesys.add(&device) {
-                snap.fs.insert(inst, FsEntry { path: m.path, options: m.options });
+                snap.fs.insert(inst, FsEntry { path: lossy(path), options: lossy(options) });
             }
-        }
-        for (inst, e) in &snap.fs {
-            snap.statfs.insert(*inst, self.files.statfs(&e.path).ok());
         }
     }
 
@@ -1096,16 +1135,51 @@ fn ioctl_ioc<F: Files>(m: &mut Memo<'_, F>, need: &Need, ioc: &mut Ioc) {
         }
     }
     if need.net_type || need.net_speed || need.net_duplex || need.net_wireless {
-        if let Some(speed) = m.word("speed") {
-            ioc.ty = 1;
-            ioc.speed = crate::scan::atoi(&speed) as u32;
-            ioc.duplex = duplex_code(m.word("duplex").as_deref());
-            ioc.wireless = false;
-        } else if m.exists(format!("/sys/class/net/{}/wireless", m.name)) {
-            ioc.ty = 0;
-            ioc.duplex = 1;
-            ioc.wireless = true;
+        let ethtool =
+            m.word("speed").map(|speed| (crate::scan::atoi(&speed) as u32, duplex_code(m.word("duplex").as_deref())));
+        ethtool_ioc(m, ethtool, ioc);
+    }
+}
+
+/// What the PMDA's `ioctl()`s set, from the kernel's netlink answers:
+/// the link dump's MTU and flags are `SIOCGIFMTU`'s and `SIOCGIFFLAGS`'s
+/// (both from the same device fields), the ethtool link modes' speed and
+/// duplex `ETHTOOL_GSET`'s (the duplex as the PMDA keeps it, one more in
+/// two bits); without an ethtool answer the sysfs files stand in.
+fn netlink_ioc<F: Files>(nl: &parse::NetLinks, m: &mut Memo<'_, F>, need: &Need, ioc: &mut Ioc) {
+    // an interface the kernel does not know fails every ioctl()
+    let Some(link) = nl.links.iter().find(|l| l.name == m.name) else { return };
+    if need.net_mtu {
+        if let Some(mtu) = link.mtu {
+            ioc.mtu = mtu;
         }
+    }
+    if need.net_linkup || need.net_running {
+        ioc.linkup = u64::from(link.flags) & IFF_UP != 0;
+        ioc.running = u64::from(link.flags) & IFF_RUNNING != 0;
+    }
+    if need.net_type || need.net_speed || need.net_duplex || need.net_wireless {
+        let ethtool = if nl.ethtool_known {
+            link.ethtool.map(|(speed, duplex)| (speed, (u32::from(duplex) + 1) & 3))
+        } else {
+            m.word("speed").map(|speed| (crate::scan::atoi(&speed) as u32, duplex_code(m.word("duplex").as_deref())))
+        };
+        ethtool_ioc(m, ethtool, ioc);
+    }
+}
+
+/// `SIOCETHTOOL`'s answer `(speed, duplex)` or, where it fails, the
+/// wireless interface's.
+fn ethtool_ioc<F: Files>(m: &Memo<'_, F>, ethtool: Option<(u32, u32)>, ioc: &mut Ioc) {
+    if let Some((speed, duplex)) = ethtool {
+        ioc.ty = 1;
+        ioc.speed = speed;
+        ioc.duplex = duplex;
+        ioc.wireless = false;
+    } else if m.exists(format!("/sys/class/net/{}/wireless", m.name)) {
+        ioc.ty = 0;
+        ioc.duplex = 1;
+        ioc.wireless = true;
     }
 }
 
@@ -1277,4 +1351,119 @@ fn needs(pmids: &[PmId]) -> Need {
         }
     }
     n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{NetLink, NetLinks};
+    use std::io;
+
+    /// Files in memory, and the kernel's netlink answers when given.
+    #[derive(Default)]
+    struct Mem {
+        files: HashMap<String, Vec<u8>>,
+        links: Option<NetLinks>,
+    }
+
+    impl Files for Mem {
+        fn read(&self, path: &str) -> io::Result<Vec<u8>> {
+            self.files.get(path).cloned().ok_or_else(|| io::ErrorKind::NotFound.into())
+        }
+        fn list(&self, _: &str) -> io::Result<Vec<String>> {
+            Err(io::ErrorKind::NotFound.into())
+        }
+        fn exists(&self, path: &str) -> bool {
+            self.files.keys().any(|k| k == path || k.starts_with(&format!("{path}/")))
+        }
+        fn realpath(&self, _: &str) -> Option<String> {
+            None
+        }
+        fn read_link(&self, _: &str) -> Option<String> {
+            None
+        }
+        fn statfs(&self, _: &str) -> io::Result<FsStats> {
+            Err(io::ErrorKind::NotFound.into())
+        }
+        fn net_links(&self) -> Option<NetLinks> {
+            self.links.clone()
+        }
+    }
+
+    const NET_DEV: &str = "Inter-|   Receive |  Transmit\n face |bytes packets|bytes packets\n\
+        lo: 10 1 0 0 0 0 0 0 10 1 0 0 0 0 0 0\n  eth0: 20 2 0 0 0 0 0 0 30 3 0 0 0 0 0 0\n\
+        eth1: 40 4 0 0 0 0 0 0 50 5 0 0 0 0 0 0\n";
+
+    fn source(links: Option<NetLinks>) -> LinuxSource<Mem> {
+        let mut files = HashMap::new();
+        let mut put = |p: &str, v: &str| files.insert(p.to_owned(), v.as_bytes().to_vec());
+        put("/proc/net/dev", NET_DEV);
+        for (name, mtu, speed, duplex) in
+            [("lo", "65536", None, None), ("eth0", "1500", Some("-1"), Some("unknown")), ("eth1", "9000", None, None)]
+        {
+            put(&format!("/sys/class/net/{name}/mtu"), &format!("{mtu}\n"));
+            put(&format!("/sys/class/net/{name}/flags"), "0x1003\n");
+            put(&format!("/sys/class/net/{name}/operstate"), "up\n");
+            if let Some(s) = speed {
+                put(&format!("/sys/class/net/{name}/speed"), &format!("{s}\n"));
+            }
+            if let Some(d) = duplex {
+                put(&format!("/sys/class/net/{name}/duplex"), &format!("{d}\n"));
+            }
+        }
+        let opts = Options { hz: 100, page_size: 4096, ncpus: Some(1), pmda_cache_dir: None };
+        LinuxSource::with_files(Mem { files, links }, opts)
+    }
+
+    fn values(src: &mut LinuxSource<Mem>, name: &str) -> Vec<(i32, Value)> {
+        let pmid = crate::metric_by_name(name).map(|m| m.pmid).unwrap();
+        let r = src.fetch(&[pmid], Timestamp::default(), &|_, _| true);
+        r.sets[0].values.clone().unwrap().into_iter().map(|v| (v.inst, v.value)).collect()
+    }
+
+    fn u32s(v: &[(i32, u32)]) -> Vec<(i32, Value)> {
+        v.iter().map(|&(i, x)| (i, Value::from_atom(&AtomValue::U32(x)))).collect()
+    }
+
+    #[test]
+    fn interface_values_come_from_netlink_as_the_ioctls_give_them() {
+        let link = |name: &str, mtu, flags, ethtool| NetLink { name: name.into(), mtu: Some(mtu), flags, ethtool };
+        // eth1 is not in the dump (gone between the reads): every ioctl()
+        // fails for it, and it keeps what sysfs gave, as for the PMDA
+        let links = NetLinks {
+            links: vec![link("lo", 65536, 0x49, None), link("eth0", 1400, 0x1043, Some((u32::MAX, 0xff)))],
+            ethtool_known: true,
+        };
+        let mut src = source(Some(links));
+        assert_eq!(values(&mut src, "network.interface.mtu"), u32s(&[(0, 65536), (1, 1400), (2, 9000)]));
+        // IFF_RUNNING from the flags the kernel computes (sysfs lacks it)
+        assert_eq!(values(&mut src, "network.interface.running"), u32s(&[(0, 1), (1, 1), (2, 0)]));
+        assert_eq!(values(&mut src, "network.interface.up"), u32s(&[(0, 1), (1, 1), (2, 1)]));
+        // an unknown duplex (0xff) plus one is 0 in the PMDA's two bits:
+        // no value; the unknown speed is all ones
+        assert_eq!(values(&mut src, "network.interface.duplex"), vec![]);
+        assert_eq!(values(&mut src, "network.interface.type"), u32s(&[(0, 0), (1, 1), (2, 0)]));
+        let baud = values(&mut src, "network.interface.baudrate");
+        assert_eq!(baud, vec![(1, Value::from_atom(&AtomValue::U64(u64::from(u32::MAX) * 1_000_000 / 8)))]);
+        // full duplex: 1 + 1
+        let full = NetLinks { links: vec![link("eth0", 1500, 0x1003, Some((1000, 1)))], ethtool_known: true };
+        let mut src = source(Some(full));
+        assert_eq!(values(&mut src, "network.interface.duplex"), u32s(&[(1, 2)]));
+    }
+
+    #[test]
+    fn interface_values_without_netlink_come_from_sysfs() {
+        let mut src = source(None);
+        assert_eq!(values(&mut src, "network.interface.mtu"), u32s(&[(0, 65536), (1, 1500), (2, 9000)]));
+        assert_eq!(values(&mut src, "network.interface.running"), u32s(&[(0, 1), (1, 1), (2, 1)]));
+        assert_eq!(values(&mut src, "network.interface.type"), u32s(&[(0, 0), (1, 1), (2, 0)]));
+        // without an ethtool answer, the sysfs speed stands in
+        let links = ["lo", "eth0", "eth1"].map(|n| NetLink { name: n.into(), mtu: Some(1), flags: 1, ethtool: None });
+        let mut src = source(Some(NetLinks { links: links.to_vec(), ethtool_known: false }));
+        assert_eq!(values(&mut src, "network.interface.type"), u32s(&[(0, 0), (1, 1), (2, 0)]));
+        assert_eq!(values(&mut src, "network.interface.mtu"), u32s(&[(0, 1), (1, 1), (2, 1)]));
+        // an interface missing from the dump: no ioctl() answers for it
+        let mut src = source(Some(NetLinks { links: vec![], ethtool_known: true }));
+        assert_eq!(values(&mut src, "network.interface.type"), u32s(&[(0, 0), (1, 0), (2, 0)]));
+    }
 }

@@ -206,20 +206,12 @@ pub struct VmstatSwap {
 
 /// Parse `pswpin` and `pswpout` out of /proc/vmstat.
 pub fn vmstat_swap(text: &[u8]) -> VmstatSwap {
-    let mut v = VmstatSwap::default();
-    for l in lines(text) {
-        let Some(sp) = l.iter().position(|&b| b == b' ') else { continue };
-        let slot = match &l[..sp] {
-            b"pswpin" => &mut v.pswpin,
-            b"pswpout" => &mut v.pswpout,
-            _ => continue,
-        };
-        let rest = &l[sp + 1..];
-        if let Some(d) = rest.iter().position(u8::is_ascii_digit) {
-            *slot = Scan::new(&rest[d..]).u64().filter(|&x| x != u64::MAX);
-        }
-    }
-    v
+    let field = |key: &[u8]| {
+        let rest = crate::scan::line_after(text, key)?;
+        let d = rest.iter().position(u8::is_ascii_digit)?;
+        Scan::new(&rest[d..]).u64().filter(|&x| x != u64::MAX)
+    };
+    VmstatSwap { pswpin: field(b"pswpin "), pswpout: field(b"pswpout ") }
 }
 
 /// One line of /proc/self/mounts: the first four space-separated fields
@@ -239,15 +231,21 @@ pub struct MountEntry {
 /// Parse /proc/self/mounts; lines with fewer than three fields are
 /// skipped (a missing options field reads as empty).
 pub fn mounts(text: &[u8]) -> Vec<MountEntry> {
-    let mut out = Vec::new();
-    for l in lines(text) {
+    let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    mount_fields(text)
+        .map(|[d, p, t, o]| MountEntry { device: s(d), path: s(p), fstype: s(t), options: s(o) })
+        .collect()
+}
+
+/// The lines of /proc/self/mounts as [`mounts`] reads them, each as its
+/// device, mount point, type and options, borrowed (nothing copied for
+/// the lines a caller skips).
+pub fn mount_fields(text: &[u8]) -> impl Iterator<Item = [&[u8]; 4]> {
+    lines(text).filter_map(|l| {
         let mut f = l.split(|&b| b == b' ').filter(|w| !w.is_empty());
-        let (Some(d), Some(p), Some(t)) = (f.next(), f.next(), f.next()) else { continue };
-        let o = f.next().unwrap_or_default();
-        let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        out.push(MountEntry { device: s(d), path: s(p), fstype: s(t), options: s(o) });
-    }
-    out
+        let (d, p, t) = (f.next()?, f.next()?, f.next()?);
+        Some([d, p, t, f.next().unwrap_or_default()])
+    })
 }
 
 /// How many CPUs a sysfs CPU list such as `0-3,8,10-11` names; `None` if
