@@ -230,7 +230,11 @@ pub fn check(metric: &str, pmid: PmId, expr: &Expr, catalog: &mut dyn Catalog) -
                 cx.info[i].pmid == PmId::NULL
                     && !matches!(cx.parent[i].map(|p| &nodes[p]), Some(Node::Func(Func::Defined, _)))
             }
-            Node::Ternary(..) | Node::Func(Func::Defined, _) => false,
+            // a ternary whose guard needs an undefined name cannot be
+            // checked either; one with an undefined name in a branch it
+            // needs reports it
+            Node::Ternary(g, ..) => pending[g.index()],
+            Node::Func(Func::Defined, _) => false,
             _ => node.children().any(|c| pending[c.index()]),
         };
         if missing {
@@ -956,6 +960,17 @@ mod tests {
             scales("mkconst(1, units=Kbyte) + mkconst(2, units=byte)"),
             (1, 1, 1, 1024, MetricType::DOUBLE, "byte".into())
         );
+    }
+
+    #[test]
+    fn an_undefined_name_in_a_nested_guard_is_a_required_operand() {
+        // the inner ternary's guard is needed whenever the outer guard
+        // holds: its name is reported, not the guard's metadata
+        assert_eq!(
+            report("b > 0 ? (nope > 50 ? 4 : 5) : 6"),
+            "Semantic error: derived metric m: operand nope: Unknown metric for ternary expression\n"
+        );
+        assert_eq!(desc("defined(nope) ? (nope > 50 ? 4 : 5) : 6").map(|d| d.ty), Ok(MetricType::U32));
     }
 
     #[test]
