@@ -44,42 +44,45 @@ def main():
             specs.append('units="%s"' % rnd.choice(UNITS))
         return 'mkconst(%s, %s)' % (value, ', '.join(specs))
 
-    def leaf():
+    def leaf(known):
         if rnd.random() < 0.55:
-            m = rnd.choice(NAMES)
+            m = rnd.choice([n for n in NAMES if n != 'sample.nosuch'] if known else NAMES)
             if m in SETS and rnd.random() < 0.2:
                 return '%s[%s]' % (m, rnd.choice(SETS[m]))
             return m
         return const()
 
-    def expr(depth):
+    def expr(depth, known=False):
+        # known: inside a ternary, where an undefined name binds lazily by
+        # the manual page's rule (i), so our checks go on where 6.0.3
+        # stops at the name; no unknown names there
         if depth <= 0 or rnd.random() < 0.25:
-            return leaf()
+            return leaf(known)
         c = rnd.random()
         if c < 0.35:
-            return '%s %s %s' % (expr(depth - 1), rnd.choice('+-*/'), expr(depth - 1))
+            return '%s %s %s' % (expr(depth - 1, known), rnd.choice('+-*/'), expr(depth - 1, known))
         if c < 0.5:
             op = rnd.choice(['<', '<=', '==', '>=', '>', '!='])
-            return '%s %s %s' % (expr(depth - 1), op, expr(depth - 1))
+            return '%s %s %s' % (expr(depth - 1, known), op, expr(depth - 1, known))
         if c < 0.57:
-            return '%s %s %s' % (expr(depth - 1), rnd.choice(['&&', '||']), expr(depth - 1))
+            return '%s %s %s' % (expr(depth - 1, known), rnd.choice(['&&', '||']), expr(depth - 1, known))
         if c < 0.63:
-            return '-' + expr(depth - 1)
+            return '-' + expr(depth - 1, known)
         if c < 0.7:
-            return '(%s)' % expr(depth - 1)
+            return '(%s)' % expr(depth - 1, known)
         if c < 0.78:
             # a guard of a relational operator: never known at binding, so
             # both operands are bound, in 6.0.3 and by the manual page's
             # rule (i) alike
-            guard = '(%s) %s %s' % (expr(depth - 1), rnd.choice(['!=', '>', '<=']), rnd.choice(['0', '1']))
-            return '%s ? %s : %s' % (guard, expr(depth - 1), expr(depth - 1))
+            guard = '(%s) %s %s' % (expr(depth - 1, True), rnd.choice(['!=', '>', '<=']), rnd.choice(['0', '1']))
+            return '(%s ? %s : %s)' % (guard, expr(depth - 1, True), expr(depth - 1, True))
         if c < 0.9:
             f = rnd.choice(['avg', 'count', 'sum', 'delta', 'rate', 'instant', 'defined'])
-            return '%s(%s)' % (f, rnd.choice(NAMES))
+            return '%s(%s)' % (f, rnd.choice([n for n in NAMES if n != 'sample.nosuch'] if known and f != 'defined' else NAMES))
         if c < 0.95:
             return 'matchinst(%s/%s/, %s)' % (rnd.choice(['', '!']), rnd.choice(['bin-[1-4]', 'red|blue', '^5', '9']),
                                                rnd.choice(list(SETS) + ['sample.bin * 2']))
-        return 'rescale(%s, "%s")' % (expr(depth - 1), rnd.choice(UNITS))
+        return 'rescale(%s, "%s")' % (expr(depth - 1, known), rnd.choice(UNITS))
 
     for i in range(n):
         print('z.e%d = %s' % (i, expr(rnd.randint(1, 4))))
