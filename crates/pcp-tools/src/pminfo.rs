@@ -383,6 +383,7 @@ impl<'a> Pminfo<'a> {
                     self.open_local(agents, names)
                 }
                 _ => {
+                    self.err.write_all(&pcp::host::spec_report(&host))?;
                     writeln!(self.err, "{}: Cannot connect to PMCD on host \"{host}\": {e}", self.prog)?;
                     Ok(None)
                 }

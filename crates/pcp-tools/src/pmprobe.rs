@@ -400,6 +400,7 @@ fn open_live(
                 // no source named and no pmcd here: the local context
                 (false, Err(why)) => err.write_all(crate::local::fallback_note(prog, why).as_bytes())?,
                 _ => {
+                    err.write_all(&pcp::host::spec_report(&host))?;
                     writeln!(err, "{prog}: Cannot connect to PMCD on host \"{host}\": {e}")?;
                     return Ok(None);
                 }

@@ -191,6 +191,7 @@ fn main(
         let mut ctx = match Context::open_host(&source) {
             Ok(c) => c,
             Err(e) => {
+                err.write_all(&pcp::host::spec_report(&source))?;
                 writeln!(err, "pmstore: Cannot connect to PMCD on host \"{source}\": {e}")?;
                 return Ok(1);
             }

@@ -260,6 +260,7 @@ fn main(
                 c
             }
             Err(e) => {
+                err.write_all(&pcp::host::spec_report(&host))?;
                 writeln!(err, "pmval: Cannot connect to PMCD on host \"{host}\": {e}")?;
                 return Ok(1);
             }

@@ -74,47 +74,140 @@ pub struct HostSpec {
 
 impl HostSpec {
     /// Parse a host specification. A malformed one (an unclosed `[`, a
-    /// port that is not a number or is missing) or one naming a proxy
-    /// (`host@proxy`, not supported) is `PM_ERR_GENERIC`; one naming no
-    /// host is `PM_ERR_NOTHOST`.
+    /// port that is not a number or is missing, characters after the
+    /// host) or one naming a proxy (`host@proxy`, not supported) is
+    /// `PM_ERR_GENERIC`; one naming no host is `PM_ERR_NOTHOST`.
+    /// [`HostSpec::parse_reporting`] also gives libpcp's message.
     #[doc(alias = "__pmParseHostAttrsSpec")]
     pub fn parse(spec: &str) -> PmResult<HostSpec> {
-        let spec = spec.split('?').next().unwrap_or_default();
-        let spec = spec.strip_prefix("pcp://").unwrap_or(spec);
-        for (prefix, kind) in [("local:", HostKind::Local), ("unix:", HostKind::Unix)] {
-            if let Some(path) = spec.strip_prefix(prefix) {
-                return Ok(HostSpec { name: path.to_string(), ports: Vec::new(), kind });
-            }
-        }
-        let (name, rest) = if let Some(inner) = spec.strip_prefix('[') {
-            let close = inner.find(']').ok_or(PmError::PM_ERR_GENERIC)?;
-            (&inner[..close], &inner[close + 1..])
-        } else {
-            let end = spec.find([':', '@', '/']).unwrap_or(spec.len());
-            (&spec[..end], &spec[end..])
+        HostSpec::parse_reporting(spec).map_err(|(e, _)| e)
+    }
+
+    /// Parse a host specification as `__pmParseHostAttrsSpec` does; a
+    /// malformed one also gives the message `pmNewContext` writes to
+    /// standard error for it (`pmNewContext: bad host specification`, the
+    /// text, and a caret under the problem).
+    pub fn parse_reporting(spec: &str) -> Result<HostSpec, (PmError, Option<Vec<u8>>)> {
+        let b = spec.as_bytes();
+        let at = |i: usize| b.get(i).copied().unwrap_or(0);
+        let fail = |point: usize, msg: &str| {
+            let mut m = b"pmNewContext: bad host specification\n".to_vec();
+            m.extend_from_slice(crate::timeparse::lex::caret(b, point, msg).as_bytes());
+            Err((PmError::PM_ERR_GENERIC, Some(m)))
         };
-        if name.is_empty() {
-            return Err(PmError::PM_ERR_NOTHOST);
-        }
-        let mut ports = Vec::new();
-        let rest = match rest.strip_prefix(':') {
-            Some(list) => {
-                let end = list.find(['@', '/']).unwrap_or(list.len());
-                for p in list[..end].split(',') {
-                    if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
-                        return Err(PmError::PM_ERR_GENERIC);
-                    }
-                    // atoi, kept in an int and then a socket's short
-                    ports.push(p.parse::<u64>().map_or(u16::MAX, |v| v as i32 as u16));
+        // an optional protocol, then any '/' after it
+        let mut s = 0;
+        let mut kind = HostKind::Inet;
+        for (prefix, k) in
+            [("pcp:", None), ("pcps:", None), ("local:", Some(HostKind::Local)), ("unix:", Some(HostKind::Unix))]
+        {
+            if spec.starts_with(prefix) {
+                s = prefix.len();
+                while at(s) == b'/' {
+                    s += 1;
                 }
-                &list[end..]
+                if let Some(k) = k {
+                    kind = k;
+                }
+                break;
             }
-            None => rest,
-        };
-        if rest.starts_with('@') {
-            return Err(PmError::PM_ERR_GENERIC);
         }
-        Ok(HostSpec { name: name.to_string(), ports, kind: HostKind::Inet })
+        let mut hosts: Vec<(String, Vec<u16>)> = Vec::new();
+        if kind != HostKind::Inet {
+            // a socket path: up to ':', '?' or the end, made absolute
+            let start = s;
+            while s < b.len() && b[s] != b':' && b[s] != b'?' {
+                s += 1;
+            }
+            let delimited = s < b.len();
+            let name = if s == start || (delimited && s == start + 1) {
+                String::new()
+            } else {
+                format!("/{}", &spec[start..s])
+            };
+            hosts.push((name, Vec::new()));
+        } else {
+            let delim = |c: u8| matches!(c, b':' | b'@' | 0 | b'/' | b'?');
+            let position = s;
+            let mut start = s;
+            while s <= b.len() {
+                let next;
+                if s == start && at(s) == b'[' {
+                    s += 1;
+                    while at(s) != b']' && at(s) != 0 {
+                        s += 1;
+                    }
+                    if at(s) != b']' {
+                        return fail(s, "missing closing ']' for host spec");
+                    }
+                    next = s + 1;
+                    if !delim(at(next)) {
+                        return fail(next, "extra characters after host spec");
+                    }
+                    start += 1;
+                } else {
+                    next = s;
+                }
+                if !delim(at(next)) {
+                    s += 1;
+                    continue;
+                }
+                if s == position {
+                    break;
+                }
+                if s == start {
+                    s += 1;
+                    continue;
+                }
+                hosts.push((String::from_utf8_lossy(&b[start..s]).into_owned(), Vec::new()));
+                s = next;
+                if at(s) == b':' {
+                    s += 1;
+                    start = s;
+                    loop {
+                        let c = at(s);
+                        if matches!(c, b',' | b'@' | 0 | b'/' | b'?') {
+                            if s == start {
+                                return fail(s, "missing port");
+                            }
+                            // atoi, kept in an int and then a socket's short
+                            let port = spec[start..s].parse::<u64>().map_or(u16::MAX, |v| v as i32 as u16);
+                            if let Some(h) = hosts.last_mut() {
+                                h.1.push(port);
+                            }
+                            start = s + 1;
+                            if c == b',' {
+                                s += 1;
+                                continue;
+                            }
+                            break;
+                        }
+                        if !c.is_ascii_digit() {
+                            return fail(s, "non-numeric port");
+                        }
+                        s += 1;
+                    }
+                }
+                if at(s) == b'@' {
+                    start = s + 1;
+                    s += 1;
+                    continue;
+                }
+                break;
+            }
+        }
+        // attributes may follow a '?' (they are not used)
+        let end = at(s);
+        if end != b'?' && end != 0 && end != b'/' {
+            return fail(s, "unexpected terminal character");
+        }
+        let mut hosts = hosts.into_iter();
+        let Some((name, ports)) = hosts.next() else { return Err((PmError::PM_ERR_NOTHOST, None)) };
+        if hosts.next().is_some() || spec[..s.min(spec.len())].ends_with('@') {
+            // through a proxy: not supported
+            return Err((PmError::PM_ERR_GENERIC, None));
+        }
+        Ok(HostSpec { name, ports, kind })
     }
 
     /// The Unix socket path a `local:` or `unix:` specification uses:
@@ -128,6 +221,16 @@ impl HostSpec {
             Some(p) => p.into(),
             None => crate::config::run_dir().join("pmcd.socket"),
         }
+    }
+}
+
+/// What `pmNewContext(PM_CONTEXT_HOST, spec)` writes to standard error
+/// before it fails on a malformed host specification (empty for a
+/// well-formed one): tools write it ahead of their own message.
+pub fn spec_report(spec: &str) -> Vec<u8> {
+    match HostSpec::parse_reporting(spec) {
+        Err((_, Some(message))) => message,
+        _ => Vec::new(),
     }
 }
 
@@ -1075,10 +1178,16 @@ mod tests {
         assert_eq!(HostSpec::parse("pcp://box?compress"), Ok(inet("box", vec![])));
         assert_eq!(HostSpec::parse("local:").map(|s| s.kind), Ok(HostKind::Local));
         assert_eq!(HostSpec::parse("unix:/tmp/s").map(|s| (s.kind, s.name)), Ok((HostKind::Unix, "/tmp/s".into())));
-        for bad in ["box:", "box:x", "[::1", "box@proxy"] {
+        for bad in ["box:", "box:x", "[::1", "box@proxy", "::1", "[::1]x", "local:/s:"] {
             assert_eq!(HostSpec::parse(bad), Err(PmError::PM_ERR_GENERIC), "{bad}");
         }
         assert_eq!(HostSpec::parse(""), Err(PmError::PM_ERR_NOTHOST));
+        assert_eq!(HostSpec::parse("unix:run/s").map(|s| s.name), Ok("/run/s".into()));
+        assert_eq!(HostSpec::parse("pcp:box:7").map(|s| (s.name, s.ports)), Ok(("box".into(), vec![7])));
+        let said = |spec: &str| String::from_utf8(HostSpec::parse_reporting(spec).unwrap_err().1.unwrap()).unwrap();
+        assert_eq!(said("::1"), "pmNewContext: bad host specification\n::1\n^ -- unexpected terminal character\n");
+        assert_eq!(said("a:b:c"), "pmNewContext: bad host specification\na:b:c\n  ^ -- non-numeric port\n");
+        assert_eq!(said("box:1,"), "pmNewContext: bad host specification\nbox:1,\n      ^ -- missing port\n");
     }
 
     #[test]

@@ -1,0 +1,3 @@
+-h
+::1
+sample.long.one

@@ -1,0 +1,3 @@
+-h
+a:b:c
+sample.long.one

@@ -1,0 +1,3 @@
+-h
+localhost:
+sample.long.one

@@ -1,0 +1,3 @@
+-h
+local:/run/pcp/pmcd.socket:
+sample.long.one

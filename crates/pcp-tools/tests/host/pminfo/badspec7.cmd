@@ -1,0 +1,3 @@
+-h
+fe80::1%lo
+sample.long.one

@@ -1,0 +1,4 @@
+-h
+localhost:44321,
+-v
+sample.long.one

@@ -1,0 +1,5 @@
+-h
+box:x
+-s
+1
+sample.long.one
