@@ -35,6 +35,9 @@ impl Archive {
         while let Some(payload) = records.next_record()? {
             meta.push(MetaRecord::decode(payload, label.version)?);
         }
+        // held as long as the archive is open: without the slack growing
+        // left (up to half of it)
+        meta.shrink_to_fit();
         let volumes = volumes(&base).map_err(|e| PmError::from_errno(e.raw_os_error().unwrap_or(2)))?;
         if volumes.is_empty() {
             return Err(PmError::PM_ERR_LOGFILE);

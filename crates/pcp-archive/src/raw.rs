@@ -169,7 +169,12 @@ pub struct Label {
 }
 
 fn c_string(field: &[u8]) -> Vec<u8> {
-    field[..field.iter().position(|&b| b == 0).unwrap_or(field.len())].to_vec()
+    c_str(field).to_vec()
+}
+
+/// `field` up to its first NUL (all of it without one).
+fn c_str(field: &[u8]) -> &[u8] {
+    &field[..field.iter().position(|&b| b == 0).unwrap_or(field.len())]
 }
 
 impl Label {
@@ -269,8 +274,8 @@ pub enum MetaRecord {
         kind: u32,
         /// PMID or instance domain.
         ident: u32,
-        /// The text.
-        text: Vec<u8>,
+        /// The text (shared with the indexes built from the record).
+        text: std::sync::Arc<[u8]>,
     },
 }
 
@@ -369,7 +374,7 @@ impl MetaRecord {
             meta_type::TEXT => {
                 let tkind = r.u32(LOGREC)?;
                 let ident = r.u32(LOGREC)?;
-                Ok(MetaRecord::Text { kind: tkind, ident, text: c_string(r.rest()) })
+                Ok(MetaRecord::Text { kind: tkind, ident, text: c_str(r.rest()).into() })
             }
             _ => Err(PmError::PM_ERR_RECTYPE),
         }
