@@ -56,6 +56,14 @@ impl Archive {
         &self.meta
     }
 
+    /// Give up the metadata records (this copy's: clones share them):
+    /// [`Archive::meta`] is empty afterwards. For a reader that has indexed
+    /// them and needs nothing more of them; they are most of an open
+    /// archive's memory.
+    pub fn forget_meta(&mut self) {
+        self.meta = std::sync::Arc::new(Vec::new());
+    }
+
     /// The data volume numbers.
     pub fn volumes(&self) -> &[u32] {
         &self.volumes
