@@ -12,7 +12,7 @@ use std::sync::{Arc, OnceLock};
 /// it: an archive logs the same names over and over (whole sets, or
 /// deltas resolved against the set before), and one copy of each is
 /// enough.
-pub type InstName = Arc<[u8]>;
+pub type InstName = crate::raw::InstName;
 
 /// One instance set of an instance domain, valid from `when` on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,7 +153,7 @@ impl MetaIndex {
                     }
                     let mut insts: Vec<(i32, Option<InstName>)> = instances
                         .iter()
-                        .map(|(id, n): &Instance| (*id, n.as_deref().map(|n| intern(interned, c_str(n)))))
+                        .map(|(id, n): &Instance| (*id, n.as_ref().map(|n| share(interned, n))))
                         .collect();
                     insts.sort_by_key(|i| i.0);
                     let raw = Raw { when: *when, delta: *delta, insts };
@@ -289,12 +289,15 @@ impl MetaIndex {
     }
 }
 
-/// The shared copy of instance name `name`, made on first sight.
-fn intern(interned: &mut HashSet<InstName>, name: &[u8]) -> InstName {
-    if let Some(n) = interned.get(name) {
+/// The shared copy of instance name `name` (as a C string), `name` itself
+/// when it is one and the first seen: records decoded together share
+/// their names already (see [`MetaRecord::decode_sharing`]).
+fn share(interned: &mut HashSet<InstName>, name: &InstName) -> InstName {
+    let c = c_str(name);
+    if let Some(n) = interned.get(c) {
         return Arc::clone(n);
     }
-    let n: InstName = Arc::from(name);
+    let n: InstName = if c.len() == name.len() { Arc::clone(name) } else { Arc::from(c) };
     interned.insert(Arc::clone(&n));
     n
 }
@@ -477,7 +480,7 @@ mod tests {
         MetaRecord::InDom {
             when: t(when),
             indom: InDom(7),
-            instances: insts.iter().map(|(i, n)| (*i, n.map(|n| n.as_bytes().to_vec()))).collect(),
+            instances: insts.iter().map(|(i, n)| (*i, n.map(|n| n.as_bytes().into()))).collect(),
             delta,
         }
     }

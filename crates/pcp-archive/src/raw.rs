@@ -222,7 +222,12 @@ impl Label {
 
 /// One instance in an instance-domain record: its id and name, or `None`
 /// for an instance a delta record deletes.
-pub type Instance = (i32, Option<Vec<u8>>);
+pub type Instance = (i32, Option<InstName>);
+
+/// An instance name as the records hold it: shared by the records an
+/// archive is opened with (see [`MetaRecord::decode_sharing`]), and by the
+/// indexes built from them.
+pub type InstName = std::sync::Arc<[u8]>;
 
 /// One label set of a label record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -293,6 +298,17 @@ fn count(n: i32, bytes_each: usize, r: &Reader) -> Result<usize, PmError> {
 impl MetaRecord {
     /// Decode a `.meta` record's payload.
     pub fn decode(payload: &[u8], version: Version) -> Result<MetaRecord, PmError> {
+        MetaRecord::decode_sharing(payload, version, &mut std::collections::HashSet::new())
+    }
+
+    /// [`MetaRecord::decode`], an instance name seen before (in `names`)
+    /// shared rather than copied: an archive logs the same names over and
+    /// over.
+    pub fn decode_sharing(
+        payload: &[u8],
+        version: Version,
+        names: &mut std::collections::HashSet<InstName>,
+    ) -> Result<MetaRecord, PmError> {
         let mut r = Reader::new(payload);
         let kind = r.u32(LOGREC)?;
         match kind {
@@ -336,7 +352,15 @@ impl MetaRecord {
                     }
                     let s = table.get(usize::try_from(off).map_err(|_| LOGREC)?..).ok_or(LOGREC)?;
                     let end = s.iter().position(|&b| b == 0).ok_or(LOGREC)?;
-                    instances.push((id, Some(s[..end].to_vec())));
+                    let name = match names.get(&s[..end]) {
+                        Some(n) => n.clone(),
+                        None => {
+                            let n = InstName::from(&s[..end]);
+                            names.insert(n.clone());
+                            n
+                        }
+                    };
+                    instances.push((id, Some(name)));
                 }
                 Ok(MetaRecord::InDom { when, indom, instances, delta: kind == meta_type::INDOM_DELTA })
             }
