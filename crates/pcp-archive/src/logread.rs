@@ -8,9 +8,7 @@
 //! are decompressed into memory a piece at a time as reading reaches them
 //! (libpcp decompresses a whole `.xz` block, and `gzip`/`bzip2` volumes into
 //! a temporary file), keeping only the pieces reading is likely to come
-//! back to. Decompressing runs on threads of its own, ahead of the reading:
-//! of the volume being read, and of the one after it, so that on two cores
-//! a volume is decompressed while the one before it is. A record is checked as it is read but its values stay in the
+//! back to. A record is checked as it is read but its values stay in the
 //! bytes read until asked for ([`Record`]), so reading through an archive
 //! for a few metrics costs little more than the reading.
 
@@ -95,10 +93,6 @@ const CHUNK: usize = 1 << 20;
 /// a few records now and then); more are kept once reading has gone back
 /// further than that twice.
 const BEHIND: usize = 3;
-/// How many pieces a volume's decompressing thread gets ahead of the
-/// reading (the next volume's is decompressed this far while the one
-/// before it is read).
-const AHEAD: usize = 32;
 /// A compressed volume up to this size is kept whole once decompressed.
 const KEEP_WHOLE: u64 = 8 << 20;
 /// How many compressed volumes to keep (in part, see [`Inflate::trim`]; the
@@ -148,8 +142,8 @@ impl Bytes {
 /// whole `.xz` block).
 struct Inflate {
     path: PathBuf,
-    /// The decompressing thread, and how far reading its pieces has got.
-    feed: Option<Feed>,
+    /// The decompressor, and how far it has got.
+    input: Option<Box<dyn Read + Send>>,
     done: u64,
     /// The whole file has been decompressed.
     ended: bool,
@@ -162,58 +156,6 @@ struct Inflate {
     spare: Vec<Vec<u8>>,
     /// Where the last cursor on it stopped.
     last_pos: i64,
-    /// Pieces have been asked for (a volume decompressed ahead of reading
-    /// keeps its thread until then).
-    used: bool,
-}
-
-/// A thread decompressing a file into pieces of [`CHUNK`] bytes (the last
-/// shorter, possibly empty), up to [`AHEAD`] pieces ahead of the reader;
-/// pieces the reader is done with go back to it to be filled again. It
-/// stops at the end of the file, at an error, or once the reader is gone.
-struct Feed {
-    pieces: std::sync::mpsc::Receiver<Result<Vec<u8>, PmError>>,
-    spent: std::sync::mpsc::Sender<Vec<u8>>,
-}
-
-impl Feed {
-    fn start(path: PathBuf) -> Result<Feed, PmError> {
-        let (tx, pieces) = std::sync::mpsc::sync_channel(AHEAD);
-        let (spent, back) = std::sync::mpsc::channel::<Vec<u8>>();
-        let work = move || {
-            let mut input = match crate::files::open(&path) {
-                Ok(input) => input,
-                Err(e) => {
-                    let _ = tx.send(Err(io_err(&e)));
-                    return;
-                }
-            };
-            loop {
-                let mut piece = back.try_recv().unwrap_or_default();
-                piece.resize(CHUNK, 0);
-                let mut got = 0;
-                while got < CHUNK {
-                    match input.read(&mut piece[got..]) {
-                        Ok(0) => break,
-                        Ok(n) => got += n,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        // a stream that does not decompress is what libpcp
-                        // reports for a volume its decompressor rejects
-                        Err(_) => {
-                            let _ = tx.send(Err(LOGREC));
-                            return;
-                        }
-                    }
-                }
-                piece.truncate(got);
-                if tx.send(Ok(piece)).is_err() || got < CHUNK {
-                    return;
-                }
-            }
-        };
-        std::thread::Builder::new().name("pcp-inflate".into()).spawn(work).map_err(|e| io_err(&e))?;
-        Ok(Feed { pieces, spent })
-    }
 }
 
 impl std::fmt::Debug for Inflate {
@@ -226,7 +168,7 @@ impl Inflate {
     fn new(path: PathBuf) -> Inflate {
         Inflate {
             path,
-            feed: None,
+            input: None,
             done: 0,
             ended: false,
             pieces: Vec::new(),
@@ -234,7 +176,6 @@ impl Inflate {
             small: false,
             spare: Vec::new(),
             last_pos: 0,
-            used: false,
         }
     }
 
@@ -243,28 +184,30 @@ impl Inflate {
         if self.ended {
             return Ok(false);
         }
-        self.start()?;
-        let Some(feed) = self.feed.as_ref() else { return Ok(false) };
-        for spare in self.spare.drain(..) {
-            let _ = feed.spent.send(spare);
+        if self.input.is_none() {
+            self.input = Some(crate::files::open(&self.path).map_err(|e| io_err(&e))?);
+            self.done = 0;
         }
-        let piece = match feed.pieces.recv() {
-            Ok(Ok(piece)) => piece,
-            // the next step starts again (and fails again)
-            Ok(Err(e)) => {
-                self.feed = None;
-                return Err(e);
+        let Some(input) = self.input.as_mut() else { return Ok(false) };
+        let mut piece = self.spare.pop().unwrap_or_default();
+        piece.resize(CHUNK, 0);
+        let mut got = 0;
+        while got < CHUNK {
+            match input.read(&mut piece[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // a stream that does not decompress is what libpcp reports
+                // for a volume its decompressor rejects
+                Err(_) => return Err(LOGREC),
             }
-            Err(_) => {
-                self.feed = None;
-                return Err(LOGREC);
-            }
-        };
+        }
+        piece.truncate(got);
         let i = (self.done / CHUNK as u64) as usize;
         self.done += piece.len() as u64;
         if piece.len() < CHUNK {
             self.ended = true;
-            self.feed = None;
+            self.input = None;
         }
         if piece.is_empty() {
             return Ok(false);
@@ -276,15 +219,6 @@ impl Inflate {
             self.pieces[i] = Some(Arc::new(piece));
         }
         Ok(true)
-    }
-
-    /// Start decompressing (from the start) if that is not under way.
-    fn start(&mut self) -> Result<(), PmError> {
-        if self.feed.is_none() && !self.ended {
-            self.feed = Some(Feed::start(self.path.clone())?);
-            self.done = 0;
-        }
-        Ok(())
     }
 
     /// Drop the pieces between the first and those just before `i`.
@@ -303,14 +237,13 @@ impl Inflate {
 
     /// Piece `i` (`None` past the end).
     fn piece(&mut self, i: usize) -> Result<Option<Arc<Vec<u8>>>, PmError> {
-        self.used = true;
         if let Some(Some(p)) = self.pieces.get(i) {
             return Ok(Some(Arc::clone(p)));
         }
         if (i as u64) < self.done / CHUNK as u64 {
             // dropped: decompress again from the start
             self.again += 1;
-            self.feed = None;
+            self.input = None;
             self.ended = false;
             self.done = 0;
         }
@@ -339,9 +272,9 @@ impl Inflate {
     /// Keep only the first and last pieces and those around where reading
     /// stopped (all of a small volume); with `decompressor`, keep that too.
     fn trim(&mut self, decompressor: bool) {
-        if !decompressor && self.used {
+        if !decompressor {
             // (decompressing again starts from the beginning)
-            self.feed = None;
+            self.input = None;
         }
         if self.small {
             return;
@@ -388,12 +321,6 @@ impl VolData {
     fn piece(&self, i: usize) -> Result<Option<Arc<Vec<u8>>>, PmError> {
         let Store::Inflated(m) = &self.store else { return Ok(None) };
         m.lock().map_err(|_| PmError::from_errno(5))?.piece(i)
-    }
-
-    /// Start decompressing ahead of any reading.
-    fn start(&self) -> Result<(), PmError> {
-        let Store::Inflated(m) = &self.store else { return Ok(()) };
-        m.lock().map_err(|_| PmError::from_errno(5))?.start()
     }
 
     fn trim(&self, decompressor: bool) {
@@ -712,30 +639,8 @@ impl Log {
         }
         let data = Arc::new(VolData::inflated(path)?);
         self.decompressed.insert(0, (vol, Arc::clone(&data)));
-        self.decompress_ahead(vol + 1);
         self.decompressed.truncate(KEEP_DECOMPRESSED);
         Ok(data)
-    }
-
-    /// Start decompressing volume `vol` (the one after a volume just
-    /// opened), if it is an `.xz` volume (whose size its index gives: others
-    /// are decompressed whole to count) not held already: reading usually
-    /// goes on into it. Failures are left for opening it to find.
-    fn decompress_ahead(&mut self, vol: i32) {
-        if vol > self.maxvol || self.decompressed.iter().any(|(v, _)| *v == vol) {
-            return;
-        }
-        let Some(path) = find_file(&self.base, &format!(".{vol}")) else { return };
-        if crate::files::indexed_size(&path).is_none() {
-            return;
-        }
-        if let Ok(data) = VolData::inflated(path) {
-            if data.start().is_ok() {
-                // behind the volume being read
-                let at = self.decompressed.len().min(1);
-                self.decompressed.insert(at, (vol, Arc::new(data)));
-            }
-        }
     }
 
     pub fn cursor(&mut self, w: Which) -> Option<&mut Cursor> {
@@ -1711,38 +1616,6 @@ mod tests {
                 assert_eq!(b.as_slice(), &data[*at..*at + b.len()]);
             }
         }
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    /// Pieces of a compressed volume come out the same whatever order
-    /// they are asked for in, decompressed on the thread started ahead of
-    /// reading or again after being dropped and trimmed.
-    #[test]
-    fn pieces_decompressed_on_a_thread_are_the_file() {
-        let dir = std::env::temp_dir().join(format!("pcp-rs-inflate-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let data: Vec<u8> = (0..CHUNK * 5 + 1234).map(|i| (i * 7 / 3 % 251) as u8).collect();
-        let path = dir.join("v.0.xz");
-        let mut e = liblzma::write::XzEncoder::new(Vec::new(), 1);
-        std::io::Write::write_all(&mut e, &data).unwrap();
-        std::fs::write(&path, e.finish().unwrap()).unwrap();
-        let want = |i: usize| &data[i * CHUNK..((i + 1) * CHUNK).min(data.len())];
-        let vol = VolData::inflated(path.clone()).unwrap();
-        assert_eq!(vol.size, data.len() as u64);
-        vol.start().unwrap();
-        // a volume decompressed ahead keeps its thread when trimmed unread
-        vol.trim(false);
-        for i in [0, 1, 4, 5, 2, 1, 3, 0, 5] {
-            assert_eq!(vol.piece(i).unwrap().unwrap().as_slice(), want(i), "piece {i}");
-        }
-        assert!(vol.piece(6).unwrap().is_none());
-        vol.trim(false);
-        for i in [3, 2, 5] {
-            assert_eq!(vol.piece(i).unwrap().unwrap().as_slice(), want(i), "piece {i} after trimming");
-        }
-        std::fs::write(&path, b"not xz at all").unwrap();
-        let bad = Inflate::new(path).piece(0);
-        assert_eq!(bad, Err(LOGREC));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
