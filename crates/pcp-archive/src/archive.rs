@@ -32,9 +32,13 @@ impl Archive {
         let meta_path = find_file(&base, ".meta").ok_or(PmError::from_errno(2))?;
         let (label, mut records) = open_records(&meta_path)?;
         let mut meta = Vec::new();
+        let mut names = std::collections::HashSet::new();
         while let Some(payload) = records.next_record()? {
-            meta.push(MetaRecord::decode(payload, label.version)?);
+            meta.push(MetaRecord::decode_sharing(payload, label.version, &mut names)?);
         }
+        // held as long as the archive is open: without the slack growing
+        // left (up to half of it)
+        meta.shrink_to_fit();
         let volumes = volumes(&base).map_err(|e| PmError::from_errno(e.raw_os_error().unwrap_or(2)))?;
         if volumes.is_empty() {
             return Err(PmError::PM_ERR_LOGFILE);
@@ -51,6 +55,14 @@ impl Archive {
     /// The metadata records, in file order.
     pub fn meta(&self) -> &[MetaRecord] {
         &self.meta
+    }
+
+    /// Give up the metadata records (this copy's: clones share them):
+    /// [`Archive::meta`] is empty afterwards. For a reader that has indexed
+    /// them and needs nothing more of them; they are most of an open
+    /// archive's memory.
+    pub fn forget_meta(&mut self) {
+        self.meta = std::sync::Arc::new(Vec::new());
     }
 
     /// The data volume numbers.

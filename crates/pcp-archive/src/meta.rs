@@ -5,7 +5,14 @@
 
 use crate::raw::{Instance, MetaRecord};
 use pcp_core::{Desc, InDom, PmError, PmId, PmResult, Timestamp};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
+
+/// An instance name, shared by every set of an instance domain that has
+/// it: an archive logs the same names over and over (whole sets, or
+/// deltas resolved against the set before), and one copy of each is
+/// enough.
+pub type InstName = crate::raw::InstName;
 
 /// One instance set of an instance domain, valid from `when` on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,20 +21,21 @@ pub struct InDomSet {
     pub when: Timestamp,
     /// Instance identifiers, ascending.
     pub ids: Vec<i32>,
-    /// Their names (a C string each: up to the first NUL).
-    pub names: Vec<Vec<u8>>,
+    /// Their names (a C string each: up to the first NUL), shared with
+    /// the other sets that have them.
+    pub names: Vec<InstName>,
 }
 
 impl InDomSet {
     /// The name of instance `inst`, if the set has it.
     pub fn name_of(&self, inst: i32) -> Option<&[u8]> {
-        self.ids.binary_search(&inst).ok().map(|i| self.names[i].as_slice())
+        self.ids.binary_search(&inst).ok().map(|i| &*self.names[i])
     }
 
     /// The instance named `name`: a whole-name match first, else a match
     /// of the name up to its first space (libpcp's rule).
     pub fn lookup(&self, name: &[u8]) -> Option<i32> {
-        if let Some(i) = self.names.iter().position(|n| n == name) {
+        if let Some(i) = self.names.iter().position(|n| **n == *name) {
             return Some(self.ids[i]);
         }
         self.names
@@ -47,13 +55,14 @@ pub struct MetaIndex {
     names: Vec<(Vec<u8>, PmId)>,
     /// Where each archive's names end in `names`, archive by archive.
     name_ends: Vec<usize>,
-    /// Each instance domain's sets, oldest first, deltas resolved.
-    indoms: HashMap<InDom, Vec<InDomSet>>,
+    /// Each instance domain's sets, oldest first (deltas resolved when
+    /// first asked for).
+    indoms: HashMap<InDom, History>,
     /// Instance domains in the order they were first added.
     indom_order: Vec<InDom>,
     /// Help text by (`PM_TEXT_*` kind without `PM_TEXT_DIRECT`, ident):
     /// the last text logged wins.
-    text: HashMap<(u32, u32), Vec<u8>>,
+    text: HashMap<(u32, u32), Arc<[u8]>>,
 }
 
 /// `PM_TEXT_ONELINE`, `PM_TEXT_HELP`, `PM_TEXT_PMID`, `PM_TEXT_INDOM`,
@@ -81,7 +90,7 @@ struct Raw {
     when: Timestamp,
     delta: bool,
     /// Sorted by id (stable); `None` names are deletions (deltas only).
-    insts: Vec<(i32, Option<Vec<u8>>)>,
+    insts: Vec<(i32, Option<InstName>)>,
 }
 
 impl MetaIndex {
@@ -105,17 +114,25 @@ impl MetaIndex {
         let mut m = MetaIndex::default();
         // per indom, libpcp's chain (newest first), held in reverse
         let mut chains: HashMap<InDom, Vec<Raw>> = HashMap::new();
+        // one copy of each instance name
+        let mut interned: HashSet<InstName> = HashSet::new();
         for records in archives {
-            m.load(records, &mut chains)?;
+            m.load(records, &mut chains, &mut interned)?;
         }
+        drop(interned);
         for (indom, chain) in chains {
-            m.indoms.insert(indom, undelta(chain));
+            m.indoms.insert(indom, History::new(chain));
         }
         Ok(m)
     }
 
     /// Load one archive's records on top of what is indexed already.
-    fn load(&mut self, records: &[MetaRecord], chains: &mut HashMap<InDom, Vec<Raw>>) -> PmResult<()> {
+    fn load(
+        &mut self,
+        records: &[MetaRecord],
+        chains: &mut HashMap<InDom, Vec<Raw>>,
+        interned: &mut HashSet<InstName>,
+    ) -> PmResult<()> {
         let m = self;
         let mut ndesc = 0usize;
         for rec in records {
@@ -134,9 +151,9 @@ impl MetaIndex {
                     if instances.is_empty() {
                         continue;
                     }
-                    let mut insts: Vec<(i32, Option<Vec<u8>>)> = instances
+                    let mut insts: Vec<(i32, Option<InstName>)> = instances
                         .iter()
-                        .map(|(id, n): &Instance| (*id, n.as_deref().map(|n| c_str(n).to_vec())))
+                        .map(|(id, n): &Instance| (*id, n.as_ref().map(|n| share(interned, n))))
                         .collect();
                     insts.sort_by_key(|i| i.0);
                     let raw = Raw { when: *when, delta: *delta, insts };
@@ -151,7 +168,7 @@ impl MetaIndex {
                 MetaRecord::Text { kind, ident, text } => {
                     let both = text_kind::ONELINE | text_kind::HELP;
                     if kind & both != 0 && kind & (text_kind::PMID | text_kind::INDOM) != 0 {
-                        m.text.insert((kind & !text_kind::DIRECT, *ident), text.clone());
+                        m.text.insert((kind & !text_kind::DIRECT, *ident), Arc::clone(text));
                     }
                 }
                 MetaRecord::Labels { .. } => {}
@@ -193,8 +210,10 @@ impl MetaIndex {
     }
 
     /// The whole history of `indom`, oldest first.
-    pub fn indom_history(&self, indom: InDom) -> &[InDomSet] {
-        self.indoms.get(&indom).map_or(&[], Vec::as_slice)
+    pub fn indom_history(&self, indom: InDom) -> impl DoubleEndedIterator<Item = &InDomSet> + ExactSizeIterator {
+        static NONE: History = History { entries: Vec::new(), first_full: None };
+        let hist = self.indoms.get(&indom).unwrap_or(&NONE);
+        (0..hist.len()).map(move |k| hist.set(k))
     }
 
     /// `__pmLogGetInDom`: the set of `indom` in force at `when` (the latest
@@ -203,11 +222,11 @@ impl MetaIndex {
     #[doc(alias = "__pmLogGetInDom")]
     pub fn indom_at(&self, indom: InDom, when: Option<Timestamp>) -> PmResult<&InDomSet> {
         let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
-        let found = match when {
-            None => hist.last(),
-            Some(t) => hist[..hist.partition_point(|s| s.when <= t)].last(),
+        let upto = match when {
+            None => hist.len(),
+            Some(t) => hist.entries.partition_point(|e| e.when <= t),
         };
-        found.ok_or(PmError::PM_ERR_INDOM_LOG)
+        upto.checked_sub(1).map(|k| hist.set(k)).ok_or(PmError::PM_ERR_INDOM_LOG)
     }
 
     /// `pmGetInDomArchive`: every instance `indom` ever had, each once,
@@ -220,11 +239,11 @@ impl MetaIndex {
         let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
         let mut seen = std::collections::HashSet::new();
         let (mut ids, mut names) = (Vec::new(), Vec::new());
-        for set in hist.iter().rev() {
+        for set in hist.newest_first() {
             for (id, name) in set.ids.iter().zip(&set.names) {
                 if seen.insert(*id) {
                     ids.push(*id);
-                    names.push(name.clone());
+                    names.push(name.to_vec());
                 }
             }
         }
@@ -238,7 +257,7 @@ impl MetaIndex {
             return Err(PmError::PM_ERR_INDOM);
         }
         let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
-        hist.iter().rev().find_map(|s| s.lookup(name)).ok_or(PmError::PM_ERR_INST_LOG)
+        hist.newest_first().find_map(|s| s.lookup(name)).ok_or(PmError::PM_ERR_INST_LOG)
     }
 
     /// `pmNameInDomArchive`: an instance's name from the newest set having it.
@@ -248,13 +267,13 @@ impl MetaIndex {
             return Err(PmError::PM_ERR_INDOM);
         }
         let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
-        hist.iter().rev().find_map(|s| s.name_of(inst)).ok_or(PmError::PM_ERR_INST_LOG)
+        hist.newest_first().find_map(|s| s.name_of(inst)).ok_or(PmError::PM_ERR_INST_LOG)
     }
 
     /// Every help text: its kind (`PM_TEXT_*` bits without
     /// `PM_TEXT_DIRECT`), identifier and text, in no particular order.
     pub fn texts(&self) -> impl Iterator<Item = (u32, u32, &[u8])> {
-        self.text.iter().map(|(&(kind, ident), t)| (kind, ident, t.as_slice()))
+        self.text.iter().map(|(&(kind, ident), t)| (kind, ident, &**t))
     }
 
     /// `__pmLogLookupText`: help text of `kind` (`PM_TEXT_ONELINE` or
@@ -266,8 +285,21 @@ impl MetaIndex {
             // libpcp's answer when no text of this kind was logged at all
             return Err(PmError::PM_ERR_NOTHOST);
         }
-        self.text.get(&(kind, ident)).map(Vec::as_slice).ok_or(PmError::PM_ERR_TEXT)
+        self.text.get(&(kind, ident)).map(|t| &**t).ok_or(PmError::PM_ERR_TEXT)
     }
+}
+
+/// The shared copy of instance name `name` (as a C string), `name` itself
+/// when it is one and the first seen: records decoded together share
+/// their names already (see [`MetaRecord::decode_sharing`]).
+fn share(interned: &mut HashSet<InstName>, name: &InstName) -> InstName {
+    let c = c_str(name);
+    if let Some(n) = interned.get(c) {
+        return Arc::clone(n);
+    }
+    let n: InstName = if c.len() == name.len() { Arc::clone(name) } else { Arc::from(c) };
+    interned.insert(Arc::clone(&n));
+    n
 }
 
 /// `__pmLogAddDesc`'s check of a descriptor logged again for a PMID
@@ -309,35 +341,90 @@ fn add_to_chain(chain: &mut Vec<Raw>, new: Raw) {
     chain.insert(hi, new);
 }
 
-/// Resolve delta sets against the set before them (libpcp's
-/// `__pmLogUndeltaInDom`), returning the history oldest first (`chain` as
-/// [`add_to_chain`] keeps it).
-fn undelta(chain: Vec<Raw>) -> Vec<InDomSet> {
-    let mut out: Vec<InDomSet> = Vec::with_capacity(chain.len());
-    let mut have_full = false;
-    for raw in chain {
-        let insts: Vec<(i32, Vec<u8>)> = if !raw.delta {
-            have_full = true;
-            raw.insts.into_iter().map(|(id, n)| (id, n.unwrap_or_default())).collect()
-        } else if !have_full {
-            // no full set before it: libpcp leaves it unresolved; keep
-            // what it adds
-            raw.insts.into_iter().filter_map(|(id, n)| n.map(|n| (id, n))).collect()
-        } else {
-            let prev = out.last().map_or((&[][..], &[][..]), |s| (s.ids.as_slice(), s.names.as_slice()));
-            merge_delta(prev, &raw.insts)
-        };
-        let (ids, names) = insts.into_iter().unzip();
-        out.push(InDomSet { when: raw.when, ids, names });
+/// One instance domain's history, oldest first: whole sets as logged,
+/// delta sets resolved against the set before them (libpcp's
+/// `__pmLogUndeltaInDom`) when first asked for, so that tools asking for
+/// a few instance domains, or one time, do not resolve them all.
+#[derive(Debug, Default)]
+struct History {
+    entries: Vec<Entry>,
+    /// The first whole set: deltas before it have nothing to resolve
+    /// against (libpcp leaves them unresolved; their additions are kept).
+    first_full: Option<usize>,
+}
+
+/// A set of a [`History`].
+#[derive(Debug)]
+struct Entry {
+    when: Timestamp,
+    /// A delta set as logged (sorted by id; `None` names are deletions);
+    /// empty for a whole set.
+    delta: Box<[(i32, Option<InstName>)]>,
+    /// The set (made at once for a whole set, on first use for a delta;
+    /// boxed: most entries of a long history are never resolved).
+    set: OnceLock<Box<InDomSet>>,
+}
+
+impl History {
+    /// `chain` as [`add_to_chain`] keeps it.
+    fn new(chain: Vec<Raw>) -> History {
+        let mut entries = Vec::with_capacity(chain.len());
+        let mut first_full = None;
+        for raw in chain {
+            let entry = if raw.delta {
+                Entry { when: raw.when, delta: raw.insts.into_boxed_slice(), set: OnceLock::new() }
+            } else {
+                first_full.get_or_insert(entries.len());
+                let (ids, names) =
+                    raw.insts.into_iter().map(|(id, n)| (id, n.unwrap_or_else(|| Arc::from(&[][..])))).unzip();
+                let set = Box::new(InDomSet { when: raw.when, ids, names });
+                Entry { when: raw.when, delta: Box::default(), set: OnceLock::from(set) }
+            };
+            entries.push(entry);
+        }
+        History { entries, first_full }
     }
-    out
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The `k`th set (`k < len()`), resolved.
+    fn set(&self, k: usize) -> &InDomSet {
+        let entry = &self.entries[k];
+        if let Some(set) = entry.set.get() {
+            return set;
+        }
+        let delta = &entry.delta[..];
+        let (ids, names) = match self.first_full {
+            Some(full) if full < k => {
+                // resolve from the nearest resolved set before it on
+                // (each step then resolves against a resolved set)
+                let from = (full..k).rev().find(|&j| self.entries[j].set.get().is_some()).unwrap_or(full);
+                for j in from + 1..k {
+                    self.set(j);
+                }
+                let prev = self.set(k - 1);
+                merge_delta((&prev.ids, &prev.names), delta)
+            }
+            _ => delta.iter().filter_map(|(id, n)| n.clone().map(|n| (*id, n))).unzip(),
+        };
+        entry.set.get_or_init(|| Box::new(InDomSet { when: entry.when, ids, names }))
+    }
+
+    /// The sets, newest first (resolving them all).
+    fn newest_first(&self) -> impl Iterator<Item = &InDomSet> {
+        (0..self.len()).rev().map(|k| self.set(k))
+    }
 }
 
 /// Apply a sorted delta to a sorted full set: deletions remove a matching
 /// instance, additions go in sorted position (before an instance with a
 /// larger id).
-fn merge_delta((ids, names): (&[i32], &[Vec<u8>]), delta: &[(i32, Option<Vec<u8>>)]) -> Vec<(i32, Vec<u8>)> {
-    let mut out = Vec::with_capacity(ids.len() + delta.len());
+fn merge_delta((ids, names): (&[i32], &[InstName]), delta: &[(i32, Option<InstName>)]) -> (Vec<i32>, Vec<InstName>) {
+    // at most: the old set and every addition
+    let most = ids.len() + delta.iter().filter(|d| d.1.is_some()).count();
+    let mut out = Merged(Vec::with_capacity(most), Vec::with_capacity(most));
     let (mut i, mut j) = (0, 0);
     while i < ids.len() || j < delta.len() {
         if i < ids.len() && j < delta.len() {
@@ -348,7 +435,7 @@ fn merge_delta((ids, names): (&[i32], &[Vec<u8>]), delta: &[(i32, Option<Vec<u8>
                     continue;
                 }
                 (id, Some(name)) if ids[i] > *id => {
-                    out.push((*id, name.clone()));
+                    out.push(*id, name);
                     j += 1;
                     continue;
                 }
@@ -356,18 +443,28 @@ fn merge_delta((ids, names): (&[i32], &[Vec<u8>]), delta: &[(i32, Option<Vec<u8>
             }
         }
         if i < ids.len() {
-            out.push((ids[i], names[i].clone()));
+            out.push(ids[i], &names[i]);
             i += 1;
         } else {
             // past the old set: additions append; a deletion of an
             // instance that was not there removes nothing
             if let (id, Some(name)) = &delta[j] {
-                out.push((*id, name.clone()));
+                out.push(*id, name);
             }
             j += 1;
         }
     }
-    out
+    (out.0, out.1)
+}
+
+/// A set being merged: ids and their names, index for index.
+struct Merged(Vec<i32>, Vec<InstName>);
+
+impl Merged {
+    fn push(&mut self, id: i32, name: &InstName) {
+        self.0.push(id);
+        self.1.push(Arc::clone(name));
+    }
 }
 
 #[cfg(test)]
@@ -383,7 +480,7 @@ mod tests {
         MetaRecord::InDom {
             when: t(when),
             indom: InDom(7),
-            instances: insts.iter().map(|(i, n)| (*i, n.map(|n| n.as_bytes().to_vec()))).collect(),
+            instances: insts.iter().map(|(i, n)| (*i, n.map(|n| n.as_bytes().into()))).collect(),
             delta,
         }
     }
@@ -410,11 +507,14 @@ mod tests {
             indom(30, true, &[(3, None)]),
         ];
         let m = MetaIndex::build(&recs).unwrap();
-        let h = m.indom_history(InDom(7));
+        let h: Vec<&InDomSet> = m.indom_history(InDom(7)).collect();
         assert_eq!(h.len(), 3);
         assert_eq!(h[0].ids, [1, 3]);
         assert_eq!(h[1].ids, [2, 3, 9]);
-        assert_eq!(h[1].names, [b"b".to_vec(), b"c".to_vec(), b"z".to_vec()]);
+        let names: Vec<&[u8]> = h[1].names.iter().map(|n| &**n).collect();
+        assert_eq!(names, [b"b", b"c", b"z"]);
+        // one copy of a name, whichever sets have it
+        assert!(Arc::ptr_eq(&h[0].names[1], &h[1].names[1]));
         assert_eq!(h[2].ids, [2, 9]);
         assert_eq!(m.indom_at(InDom(7), Some(t(25))).unwrap().ids, [2, 3, 9]);
         assert_eq!(m.indom_at(InDom(7), Some(t(9))), Err(PmError::PM_ERR_INDOM_LOG));
@@ -423,6 +523,42 @@ mod tests {
         assert_eq!(m.indom_union(InDom(7)).unwrap().0, [2, 9, 3, 1]);
         assert_eq!(m.name_inst_any(InDom(7), 1).unwrap(), b"a");
         assert_eq!(m.names()[0].0, b"a.b");
+    }
+
+    /// Deltas are resolved when first asked for: asking for a late set
+    /// first, or for one time only, gives the sets resolving them all in
+    /// order gives.
+    #[test]
+    fn deltas_resolve_the_same_in_any_order() {
+        let recs = [
+            desc(1, 3),
+            indom(5, true, &[(8, Some("h")), (4, None)]),
+            indom(10, false, &[(3, Some("c")), (1, Some("a"))]),
+            indom(20, true, &[(1, None), (2, Some("b"))]),
+            indom(30, true, &[(4, Some("d"))]),
+            indom(40, true, &[(3, None), (5, Some("e"))]),
+            indom(50, false, &[(7, Some("g"))]),
+            indom(60, true, &[(6, Some("f"))]),
+        ];
+        let in_order = MetaIndex::build(&recs).unwrap();
+        let all: Vec<(Vec<i32>, Vec<Vec<u8>>)> = in_order
+            .indom_history(InDom(7))
+            .map(|s| (s.ids.clone(), s.names.iter().map(|n| n.to_vec()).collect()))
+            .collect();
+        assert_eq!(all.len(), 7);
+        assert_eq!(all[0].0, [8]);
+        assert_eq!(all[3].0, [2, 3, 4]);
+        assert_eq!(all[4].0, [2, 4, 5]);
+        assert_eq!(all[6].0, [6, 7]);
+        for when in [45, 35, 5, 60, 25] {
+            let late_first = MetaIndex::build(&recs).unwrap();
+            let set = late_first.indom_at(InDom(7), Some(t(when))).unwrap();
+            let k =
+                recs[1..].iter().filter(|r| matches!(r, MetaRecord::InDom { when: w, .. } if w.sec <= when)).count();
+            assert_eq!(set.ids, all[k - 1].0, "at {when}");
+            let names: Vec<Vec<u8>> = set.names.iter().map(|n| n.to_vec()).collect();
+            assert_eq!(names, all[k - 1].1, "at {when}");
+        }
     }
 
     #[test]
@@ -436,7 +572,7 @@ mod tests {
             indom(30, false, &[]),
         ];
         let m = MetaIndex::build(&recs).unwrap();
-        let h: Vec<_> = m.indom_history(InDom(7)).iter().map(|s| (s.when.sec, s.ids.clone())).collect();
+        let h: Vec<_> = m.indom_history(InDom(7)).map(|s| (s.when.sec, s.ids.clone())).collect();
         // oldest first; within t=20 the newest added is at the chain head,
         // so it comes last here
         assert_eq!(h, [(10, vec![2]), (20, vec![1]), (20, vec![5])]);
@@ -444,14 +580,13 @@ mod tests {
 
     #[test]
     fn several_archives_load_one_on_top_of_another() {
-        let text =
-            |t: &[u8]| MetaRecord::Text { kind: text_kind::ONELINE | text_kind::PMID, ident: 1, text: t.to_vec() };
+        let text = |t: &[u8]| MetaRecord::Text { kind: text_kind::ONELINE | text_kind::PMID, ident: 1, text: t.into() };
         let a = [desc(1, 3), text(b"old"), indom(20, false, &[(1, Some("a"))])];
         let b = [desc(1, 3), desc(2, 3), text(b"new"), indom(10, false, &[(2, Some("b"))])];
         let m = MetaIndex::build_all([&a[..], &b[..]]).unwrap();
         // the last text loaded wins; instance sets sort by time across them
         assert_eq!(m.text(text_kind::ONELINE | text_kind::PMID, 1).unwrap(), b"new");
-        let h: Vec<_> = m.indom_history(InDom(7)).iter().map(|s| s.when.sec).collect();
+        let h: Vec<_> = m.indom_history(InDom(7)).map(|s| s.when.sec).collect();
         assert_eq!(h, [10, 20]);
         let by_archive: Vec<usize> = m.names_by_archive().map(<[_]>::len).collect();
         assert_eq!(by_archive, [1, 2]);
@@ -468,7 +603,11 @@ mod tests {
 
     #[test]
     fn instance_lookup_by_name_falls_back_to_first_word() {
-        let s = InDomSet { when: t(0), ids: vec![1, 2], names: vec![b"cpu0".to_vec(), b"12 /bin/sh -c".to_vec()] };
+        let s = InDomSet {
+            when: t(0),
+            ids: vec![1, 2],
+            names: vec![Arc::from(&b"cpu0"[..]), Arc::from(&b"12 /bin/sh -c"[..])],
+        };
         assert_eq!(s.lookup(b"cpu0"), Some(1));
         assert_eq!(s.lookup(b"12"), Some(2));
         assert_eq!(s.lookup(b"12 /bin/sh"), Some(2));

@@ -169,7 +169,12 @@ pub struct Label {
 }
 
 fn c_string(field: &[u8]) -> Vec<u8> {
-    field[..field.iter().position(|&b| b == 0).unwrap_or(field.len())].to_vec()
+    c_str(field).to_vec()
+}
+
+/// `field` up to its first NUL (all of it without one).
+fn c_str(field: &[u8]) -> &[u8] {
+    &field[..field.iter().position(|&b| b == 0).unwrap_or(field.len())]
 }
 
 impl Label {
@@ -217,7 +222,12 @@ impl Label {
 
 /// One instance in an instance-domain record: its id and name, or `None`
 /// for an instance a delta record deletes.
-pub type Instance = (i32, Option<Vec<u8>>);
+pub type Instance = (i32, Option<InstName>);
+
+/// An instance name as the records hold it: shared by the records an
+/// archive is opened with (see [`MetaRecord::decode_sharing`]), and by the
+/// indexes built from them.
+pub type InstName = std::sync::Arc<[u8]>;
 
 /// One label set of a label record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -269,8 +279,8 @@ pub enum MetaRecord {
         kind: u32,
         /// PMID or instance domain.
         ident: u32,
-        /// The text.
-        text: Vec<u8>,
+        /// The text (shared with the indexes built from the record).
+        text: std::sync::Arc<[u8]>,
     },
 }
 
@@ -288,6 +298,17 @@ fn count(n: i32, bytes_each: usize, r: &Reader) -> Result<usize, PmError> {
 impl MetaRecord {
     /// Decode a `.meta` record's payload.
     pub fn decode(payload: &[u8], version: Version) -> Result<MetaRecord, PmError> {
+        MetaRecord::decode_sharing(payload, version, &mut std::collections::HashSet::new())
+    }
+
+    /// [`MetaRecord::decode`], an instance name seen before (in `names`)
+    /// shared rather than copied: an archive logs the same names over and
+    /// over.
+    pub fn decode_sharing(
+        payload: &[u8],
+        version: Version,
+        names: &mut std::collections::HashSet<InstName>,
+    ) -> Result<MetaRecord, PmError> {
         let mut r = Reader::new(payload);
         let kind = r.u32(LOGREC)?;
         match kind {
@@ -331,7 +352,15 @@ impl MetaRecord {
                     }
                     let s = table.get(usize::try_from(off).map_err(|_| LOGREC)?..).ok_or(LOGREC)?;
                     let end = s.iter().position(|&b| b == 0).ok_or(LOGREC)?;
-                    instances.push((id, Some(s[..end].to_vec())));
+                    let name = match names.get(&s[..end]) {
+                        Some(n) => n.clone(),
+                        None => {
+                            let n = InstName::from(&s[..end]);
+                            names.insert(n.clone());
+                            n
+                        }
+                    };
+                    instances.push((id, Some(name)));
                 }
                 Ok(MetaRecord::InDom { when, indom, instances, delta: kind == meta_type::INDOM_DELTA })
             }
@@ -369,7 +398,7 @@ impl MetaRecord {
             meta_type::TEXT => {
                 let tkind = r.u32(LOGREC)?;
                 let ident = r.u32(LOGREC)?;
-                Ok(MetaRecord::Text { kind: tkind, ident, text: c_string(r.rest()) })
+                Ok(MetaRecord::Text { kind: tkind, ident, text: c_str(r.rest()).into() })
             }
             _ => Err(PmError::PM_ERR_RECTYPE),
         }

@@ -15,7 +15,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// An instance as an archive logs it.
-type Inst = (i32, Option<Vec<u8>>);
+type Inst = pcp_archive::raw::Instance;
 
 /// An archive's metrics and instance domains, with the registered derived
 /// metrics' names.
@@ -61,7 +61,7 @@ impl Meta<'_> {
 
 impl Instances for Meta<'_> {
     fn inst_name(&mut self, indom: InDom, inst: i32, at: Timestamp) -> Option<Vec<u8>> {
-        self.indom(indom, at)?.iter().find(|i| i.0 == inst).and_then(|i| i.1.clone())
+        self.indom(indom, at)?.iter().find(|i| i.0 == inst).and_then(|i| i.1.as_deref().map(<[u8]>::to_vec))
     }
     fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Option<i32> {
         let list = self.indom(indom, at)?;

@@ -155,7 +155,7 @@ fn main(
         writeln!(err, "pmdumplog: Multiple archives are not supported")?;
         return Ok(1);
     }
-    let (src, mut reader) = match Source::open(&name, err)? {
+    let (src, mut reader) = match Source::open(&name, f.disk_indoms, err)? {
         Ok(x) => x,
         Err(e) => {
             writeln!(err, "pmdumplog: Cannot open archive \"{name}\": {e}")?;
@@ -300,9 +300,14 @@ struct Source {
 impl Source {
     /// Open the archive `name` as `pmNewContext` does, and a reader of its
     /// results. Feature bits 6.0.3 does not know make pmdumplog warn (and
-    /// open the archive without checking them).
-    fn open(name: &str, err: &mut dyn Write) -> std::io::Result<Result<(Source, LogReader), PmError>> {
-        let archive = match Archive::open(name) {
+    /// open the archive without checking them). The metadata records are
+    /// kept once indexed only with `keep_records` (for `-I`).
+    fn open(
+        name: &str,
+        keep_records: bool,
+        err: &mut dyn Write,
+    ) -> std::io::Result<Result<(Source, LogReader), PmError>> {
+        let mut archive = match Archive::open(name) {
             Ok(a) => a,
             Err(e) => return Ok(Err(e)),
         };
@@ -324,6 +329,9 @@ impl Source {
             Ok(l) => l,
             Err(e) => return Ok(Err(e)),
         };
+        if !keep_records {
+            archive.forget_meta();
+        }
         let label = archive.label();
         let index = archive.index().unwrap_or_default();
         Ok(LogReader::open(archive.base(), label.version, index, label.start)

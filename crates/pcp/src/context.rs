@@ -640,7 +640,7 @@ impl Context {
             Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
             Source::Archive(a) => {
                 let set = a.meta().indom_at(indom, Some(self.origin))?;
-                Ok((set.ids.clone(), set.names.clone()))
+                Ok((set.ids.clone(), set.names.iter().map(|n| n.to_vec()).collect()))
             }
             Source::Local(l) => l.instances(indom),
             Source::Host(h) => h.get_indom(indom),
@@ -1137,7 +1137,11 @@ impl ContextInstances<'_> {
     /// being evaluated).
     fn archive_set(&self, indom: InDom, at: Timestamp) -> Option<PmResult<Instances>> {
         let a = self.0.archive()?;
-        Some(a.meta().indom_at(indom, Some(at)).map(|set| (set.ids.clone(), set.names.clone())))
+        Some(
+            a.meta()
+                .indom_at(indom, Some(at))
+                .map(|set| (set.ids.clone(), set.names.iter().map(|n| n.to_vec()).collect())),
+        )
     }
 }
 
