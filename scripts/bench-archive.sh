@@ -34,24 +34,10 @@ make_big() {
 if [ $# -eq 0 ]; then
     set -- /var/lib/pcp/testsuite/archives/20180416.10.00,disk.dev.read,10 "$(make_big),kernel.all.load,1"
 fi
-ours=${OURS:-}
-if [ -z "$ours" ]; then
-    cargo build -q --release -p pcp-tools
-    ours=${CARGO_TARGET_DIR:-target}/release
-fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-# best wall time and its peak RSS over $runs runs: "secs kb"
-measure() {
-    local best="" kb="" s m
-    for _ in $(seq "$runs"); do
-        /usr/bin/time -o "$work/t" -f "%e %M" "$@" >/dev/null 2>&1 || true
-        read -r s m <"$work/t"
-        if [ -z "$best" ] || awk "BEGIN{exit !($s < $best)}"; then best=$s; kb=$m; fi
-    done
-    echo "$best $kb"
-}
+# $ours and measure()
+. scripts/bench-lib.sh
 
 # every file of archive $1, decompressed
 read_files() {
@@ -82,8 +68,8 @@ for spec in "$@"; do
     for cmd in "${cmds[@]}"; do
         read -r -a args <<<"${cmd//@/$archive}"
         tool=${args[0]}
-        read -r cs ck < <(measure "$tool" "${args[@]:1}")
-        read -r os ok < <(measure "$ours/$tool" "${args[@]:1}")
+        read -r cs ck _ < <(measure "$tool" "${args[@]:1}")
+        read -r os ok _ < <(measure "$ours/$tool" "${args[@]:1}")
         if [ "$check" != 0 ]; then
             c=$("$tool" "${args[@]:1}" 2>&1 | cksum) || true
             o=$("$ours/$tool" "${args[@]:1}" 2>&1 | cksum) || true

@@ -34,13 +34,10 @@ archive=${1:-/tmp/pcp-rs-bench/big}
 if [ ! -f "$archive.meta" ] && [ ! -f "$archive.meta.xz" ]; then
     CHECK=0 RUNS=1 scripts/bench-archive.sh /tmp/pcp-rs-bench/big >/dev/null 2>&1 || true
 fi
-ours=${OURS:-}
-if [ -z "$ours" ]; then
-    cargo build -q --release -p pcp-tools
-    ours=${CARGO_TARGET_DIR:-target}/release
-fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# $ours and measure()
+. scripts/bench-lib.sh
 cfg=$work/derived.conf
 
 # $count definitions bench.NNNN = ..., cycling through the templates below
@@ -79,19 +76,6 @@ awk -v n="$count" 'BEGIN {
         printf "bench.m%04d = %s\n", i, e
     }
 }' >"$cfg"
-
-# best wall time, its peak RSS and the least CPU time: "secs kb cpu"
-measure() {
-    local best="" kb="" cpu="" s m u y c
-    for _ in $(seq "$runs"); do
-        /usr/bin/time -o "$work/t" -f "%e %M %U %S" "$@" >/dev/null 2>&1 || true
-        read -r s m u y <"$work/t"
-        if [ -z "$best" ] || awk "BEGIN{exit !($s < $best)}"; then best=$s; kb=$m; fi
-        c=$(awk -v u="$u" -v y="$y" 'BEGIN{printf "%.2f", u + y}')
-        if [ -z "$cpu" ] || awk "BEGIN{exit !($c < $cpu)}"; then cpu=$c; fi
-    done
-    echo "$best $kb $cpu"
-}
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b <= 0) b = 0.005; printf "%.1f", a / b }'; }
 
