@@ -18,6 +18,15 @@ same_as_c() {
     shift
     st=0; PCP_DERIVED_CONFIG=${derived_config-} TZ=UTC LC_ALL=C "$tool" "$@" >"$work/c.out" 2>"$work/c.err" || st=$?
     echo "status $st" >>"$work/c.err"
+    ours_same_as_c "$tool $*" "$tool" "$@"
+}
+
+# ours_same_as_c WHAT TOOL ARGS...: our tool run as same_as_c runs it prints
+# what the C tool's run left in $work/c.out and c.err (WHAT names the run
+# when they differ); lines matching $ours_only are left out of ours
+ours_same_as_c() {
+    local what=$1 tool=$2 st
+    shift 2
     st=0; PCP_DERIVED_CONFIG=${derived_config-} TZ=UTC LC_ALL=C "${ours:-target/debug}/$tool" "$@" >"$work/r.out" 2>"$work/r.err" || st=$?
     if [ -n "${ours_only-}" ]; then
         # lines only ours writes, where we follow the manual page and 6.0.3 does not
@@ -26,7 +35,7 @@ same_as_c() {
     fi
     echo "status $st" >>"$work/r.err"
     if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
-        echo "$tool $* differs" >&2
+        echo "$what differs" >&2
         diff "$work/c.out" "$work/r.out" | head -20 >&2 || true
         diff "$work/c.err" "$work/r.err" | head -20 >&2 || true
         exit 1
@@ -138,28 +147,31 @@ done
 echo "== pmval metric specs (pmParseMetricSpec) from seed $seed"
 cargo build -q -p pcp-tools --bin pmval
 fixture=crates/pcp-archive/tests/fixtures
-runs=0
+runs=0 crashed=0
 while IFS= read -r spec; do
-    # -a keeps host specs off the network ("only one host or archive")
-    same_as_c pmval -s 1 -a "$fixture/v2" "$spec"
+    # -a keeps host specs off the network ("only one host or archive");
+    # libpcp 6.0.3 crashes opening some archive lists ("," and "/,,", as
+    # "pminfo -a ," does too), where ours says the archive is missing:
+    # those are counted, not compared
+    set -- -s 1 -a "$fixture/v2" "$spec"
+    st=0; PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C pmval "$@" >"$work/c.out" 2>"$work/c.err" || st=$?
+    if [ "$st" -ge 128 ]; then
+        crashed=$((crashed + 1))
+        continue
+    fi
+    echo "status $st" >>"$work/c.err"
+    ours_same_as_c "pmval $*" pmval "$@"
     runs=$((runs + 1))
 done < <(python3 - "$seed" "$fixture" <<'PY'
 import random, sys
 r = random.Random(int(sys.argv[1]))
 parts = ["sample.bin", "sample.seconds", "sample.colour", sys.argv[2] + "/v3", sys.argv[2] + "/v2",
          ":", "/", "[", "]", "\"", "\\", " ", ",", "bin-100", "bin-300", "@", "a"]
-n = 0
-while n < 300:
-    spec = "".join(r.choice(parts) for _ in range(r.randint(1, 6)))
-    # libpcp 6.0.3 crashes opening an archive list with two commas in a
-    # row ("pminfo -a /,, x" too); ours says the archive is missing
-    if ",," in spec.split("[")[0]:
-        continue
-    print(spec)
-    n += 1
+for _ in range(300):
+    print("".join(r.choice(parts) for _ in range(r.randint(1, 6))))
 PY
 )
-echo "pmval metric specs: $runs runs agree"
+echo "pmval metric specs: $runs runs agree ($crashed left out: PCP crashed)"
 
 echo "== archive record decoders over PCP's QA archives"
 cargo build -q --release -p pcp-archive --example scan
@@ -568,17 +580,8 @@ while IFS= read -r line; do
             continue
         fi
         echo "status $st" >>"$work/c.err"
-        st=0; PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C "${ours:-target/debug}/$tool" "$@" >"$work/r.out" 2>"$work/r.err" || st=$?
         # the manual page's report of a ternary's undefined operand (6.0.3 is silent)
-        grep -v -- ': Unknown metric for ternary expression$' "$work/r.err" >"$work/r.kept" || true
-        mv "$work/r.kept" "$work/r.err"
-        echo "status $st" >>"$work/r.err"
-        if ! cmp -s "$work/c.out" "$work/r.out" || ! cmp -s "$work/c.err" "$work/r.err"; then
-            echo "$tool differs on: $line" >&2
-            diff "$work/c.out" "$work/r.out" | head -20 >&2 || true
-            diff "$work/c.err" "$work/r.err" | head -20 >&2 || true
-            exit 1
-        fi
+        ours_only=': Unknown metric for ternary expression$' ours_same_as_c "$tool on: $line" "$tool" "$@"
         runs=$((runs + 1))
     done
 done <"$work/random.conf"
