@@ -211,7 +211,9 @@ pub(crate) fn put(pdu: &ResultPdu, highres: bool, w: &mut Writer) -> PmResult<()
 /// the blocks (each padded to 4 bytes) exactly filling the rest. Beyond
 /// libpcp's checks, a timestamp's microseconds or nanoseconds must be in
 /// range (a value libpcp would carry as an impossible time), and no two
-/// values may point at the same block.
+/// value blocks may overlap (libpcp turns the bytes of each block around
+/// in place as it meets it, so a block inside another, such as one inside
+/// an event array, is read half turned; pmcd never sends such a thing).
 pub(crate) fn get(r: &mut Reader, highres: bool) -> PmResult<ResultPdu> {
     let pdulen = r.pdu_len();
     if pdulen < preamble(highres) {
@@ -233,9 +235,9 @@ pub(crate) fn get(r: &mut Reader, highres: bool) -> PmResult<ResultPdu> {
     let mut sptr_sets = Vec::new();
     let mut vsplit = pdulen;
     let mut vbsize = 0usize;
-    // where each value block starts: two values sharing one block are
-    // refused (libpcp converts a shared block's byte order twice)
-    let mut starts = Vec::new();
+    // where each value block starts and how much it takes, to refuse
+    // overlaps (libpcp converts the shared bytes' order twice)
+    let mut spans = Vec::new();
     for i in 0..numpmid {
         let pmid = PmId(r.u32()?);
         let numval = r.i32()?;
@@ -269,11 +271,11 @@ pub(crate) fn get(r: &mut Reader, highres: bool) -> PmResult<ResultPdu> {
             let at = usize::try_from(word).ok().filter(|&v| v <= pdulen).ok_or(IPC)? * 4;
             let head = r.word_at(at)?;
             vsplit = vsplit.min(at);
-            starts.push(at);
             let vlen = (head & 0x00ff_ffff) as usize;
             if vlen < 4 || vlen > pdulen - at {
                 return Err(IPC);
             }
+            spans.push((at, padded(vlen)));
             vbsize += padded(vlen);
             let block = block_from_network((head >> 24) as u8, r.slice_at(at + 4, padded(vlen) - 4)?, vlen - 4)?;
             values.push(InstValue { inst, value: Value::Block(block) });
@@ -284,8 +286,8 @@ pub(crate) fn get(r: &mut Reader, highres: bool) -> PmResult<ResultPdu> {
     if offset != vsplit || offset + vbsize != pdulen {
         return Err(IPC);
     }
-    starts.sort_unstable();
-    if starts.windows(2).any(|w| w[0] == w[1]) {
+    spans.sort_unstable();
+    if spans.windows(2).any(|w| w[0].0 + w[0].1 > w[1].0) {
         return Err(IPC);
     }
     r.seek(pdulen)?;
@@ -334,5 +336,26 @@ mod tests {
         let mut good = bytes.clone();
         good[95] = 0x1c;
         assert!(crate::Pdu::decode(&good).is_ok());
+    }
+
+    #[test]
+    fn a_block_inside_an_event_array_is_refused() {
+        // found by CI's fresh oracle seed 1795320896: the third set's
+        // first value points at the last parameter of the second set's
+        // event array (word 0x42, inside the block at word 0x34), and an
+        // unused 8 bytes after the array keep the lengths adding up;
+        // libpcp turns the parameter around as part of the array, then
+        // reads it again as a block and refuses it
+        let hex = "0000012400007015000000000000000448bde6a98c3a0830000000003af88bed26225eed00000002\
+                   0000000100000154000000260000003d00000028f0a4b8570000000300000001000001cd0000002b\
+                   0000007400000031ffffffff00000034016d77180000000200000002ffffffff00000042000000ea\
+                   000000460815c218000000020000000000000306dd5defee00000267a61b90ad040000082d78429c\
+                   0600000cad91e58250af3c00070000182d26c51c16a62e377f822d182dcfe9eb9897a0960500000c\
+                   efc74f0e2896c1d1090000400000000125718c65000a75890000001d00000003fa9c9a640200000c\
+                   3e5d851141ef9d7b07400871010000085dbfb0fe074018a90400000838b124c704000008e6c3e6df\
+                   0500000c9207686e7ea4a2e6";
+        let bytes: Vec<u8> =
+            (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+        assert_eq!(crate::Pdu::decode(&bytes).map(|_| ()), Err(IPC));
     }
 }
