@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod ahead;
 pub mod archive;
 pub mod dumpread;
 pub mod files;

@@ -345,6 +345,12 @@ pub(crate) struct Cursor {
     /// Windows to read a plain file into again (reused once no record
     /// refers to them).
     spare: Vec<Arc<Vec<u8>>>,
+    /// A plain file read ahead, once reading goes on forwards through it.
+    ahead: Option<crate::ahead::Ahead>,
+    /// How many windows running on from the one before were filled.
+    onwards: u32,
+    /// Where a record starts, reading forwards ([`Cursor::record_here`]).
+    record_at: Option<u64>,
 }
 
 impl Drop for Cursor {
@@ -359,7 +365,17 @@ impl Drop for Cursor {
 
 impl Cursor {
     fn new(data: Arc<VolData>) -> Cursor {
-        Cursor { data, pos: 0, win: Arc::new(Vec::new()), win_off: 0, win_len: 0, spare: Vec::new() }
+        Cursor {
+            data,
+            pos: 0,
+            win: Arc::new(Vec::new()),
+            win_off: 0,
+            win_len: 0,
+            spare: Vec::new(),
+            ahead: None,
+            onwards: 0,
+            record_at: None,
+        }
     }
 
     pub fn tell(&self) -> i64 {
@@ -390,6 +406,9 @@ impl Cursor {
     /// Make `len` bytes at `off` (all within the volume) part of the
     /// window; going `backwards`, a new window ends with them.
     fn fill(&mut self, off: u64, len: usize, backwards: bool) -> Result<(), PmError> {
+        if !backwards && self.fill_ahead(off, len) {
+            return Ok(());
+        }
         match &self.data.store {
             Store::Plain(file) => {
                 let start =
@@ -479,6 +498,40 @@ impl Cursor {
             }
         }
         Ok(())
+    }
+
+    /// Reading forwards, a record starts at the position (its length
+    /// word is read next): where reading ahead may start.
+    pub fn record_here(&mut self) {
+        self.record_at = Some(self.pos as u64);
+    }
+
+    /// [`Cursor::fill`] from a plain file read ahead: started at a record
+    /// once two windows in a row ran on from the one before (and much of
+    /// the file is left), and again where reading jumped ahead of it.
+    /// `false` where reading went back before it, the window it read does
+    /// not hold the bytes whole (or the file is not plain).
+    fn fill_ahead(&mut self, off: u64, len: usize) -> bool {
+        use crate::ahead::{Ahead, WINDOW};
+        let data = Arc::clone(&self.data);
+        let Store::Plain(file) = &data.store else { return false };
+        let runs_on = self.win_len > 0 && off >= self.win_off && off <= self.win_off + self.win_len as u64;
+        self.onwards = if runs_on { self.onwards.saturating_add(1) } else { 0 };
+        let record = self.record_at.take().filter(|&r| r <= off && off <= r + 4);
+        if self.ahead.as_ref().is_none_or(|a| off > a.from() + 2 * WINDOW as u64) {
+            self.ahead = None;
+            let Some(from) = record else { return false };
+            if self.onwards < 2 || data.size - from < 8 * WINDOW as u64 {
+                return false;
+            }
+            // (no thread to be had: read as before)
+            self.ahead = Ahead::start(file, from, data.size).ok();
+        }
+        let Some((at, window)) = self.ahead.as_mut().and_then(|a| a.get(off, len)) else { return false };
+        self.win_len = window.len();
+        self.win = window;
+        self.win_off = at;
+        true
     }
 
     /// `fread` without the copy: up to `n` bytes from the position (fewer
@@ -773,6 +826,9 @@ impl Log {
         }
         let head = loop {
             let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
+            if dir == Dir::Forw {
+                f.record_here();
+            }
             let eof = match f.read_word()? {
                 Ok(word) => break word as i32,
                 Err(eof) => eof,

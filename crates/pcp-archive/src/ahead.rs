@@ -1,0 +1,223 @@
+//! Reading a plain volume ahead of a reader going forwards through it.
+//!
+//! Replaying an archive reads every record in order, and for a large
+//! uncompressed volume a third of the time is the kernel copying the
+//! file in. A thread of its own does that copying a few windows ahead,
+//! by `pread` (so the cursor's own file position is never touched),
+//! while the reader checks the records before.
+//!
+//! Each window holds whole records: the thread starts at a record and
+//! follows the records' length words, cutting a window after the last
+//! record that fits in [`WINDOW`] bytes (a longer record gets a window of
+//! its own). Nothing is checked here: where the lengths stop making sense
+//! the thread stops, and the reader reads what is left itself, as it
+//! does wherever a window does not hold what it wants.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+
+/// The most a window holds, unless one record is longer.
+pub(crate) const WINDOW: usize = 1 << 17;
+/// How many windows may wait for the reader.
+const QUEUED: usize = 2;
+/// How many windows handed over are watched for reuse.
+const WATCHED: usize = 16;
+
+/// Windows of whole records from some record on, read by a thread of
+/// their own.
+#[derive(Debug)]
+pub(crate) struct Ahead {
+    /// (In a mutex only so that contexts can be shared between threads:
+    /// reading takes `&mut self`, which needs no locking.)
+    windows: Mutex<Receiver<(u64, Vec<u8>)>>,
+    /// Windows no record refers to any more go back to be read into again.
+    spent: Sender<Vec<u8>>,
+    /// Where the window after those held starts (`u64::MAX` once the
+    /// thread has stopped).
+    next: u64,
+    /// Windows arrived and not yet passed, in order: (offset, bytes).
+    held: VecDeque<(u64, Arc<Vec<u8>>)>,
+    /// Windows passed, until no record refers to them.
+    passed: Vec<Arc<Vec<u8>>>,
+}
+
+/// Read `want` bytes at `at` into `buf` (fewer at the end of the file).
+fn read_full(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], at + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// How many bytes of `buf` whole records fill, from its start, and the
+/// length of the record after them (`None` where the length words stop
+/// making sense, or the buffer ends inside the next length word).
+fn whole_records(buf: &[u8]) -> (usize, Option<usize>) {
+    let mut at = 0;
+    while let Some(w) = buf.get(at..at + 4) {
+        let len = u32::from_be_bytes([w[0], w[1], w[2], w[3]]) as usize;
+        // a record has its length twice and a timestamp at least
+        if len < 16 || len % 4 != 0 {
+            return (at, None);
+        }
+        if at + len > buf.len() {
+            return (at, Some(len));
+        }
+        at += len;
+    }
+    (at, None)
+}
+
+impl Ahead {
+    /// Start reading `file` (`size` bytes long) from the record at `from`.
+    pub fn start(file: &File, from: u64, size: u64) -> io::Result<Ahead> {
+        let file = file.try_clone()?;
+        let (tx, windows) = sync_channel(QUEUED);
+        let (spent, back) = channel::<Vec<u8>>();
+        std::thread::Builder::new().name("pcp-read-ahead".into()).spawn(move || {
+            let mut at = from;
+            while at < size {
+                let mut buf = back.try_recv().unwrap_or_default();
+                buf.resize((size - at).min(WINDOW as u64) as usize, 0);
+                let Ok(got) = read_full(&file, &mut buf, at) else { return };
+                buf.truncate(got);
+                let (mut whole, next) = whole_records(&buf);
+                if whole == 0 {
+                    // one record longer than a window
+                    let Some(len) = next.filter(|&n| at + n as u64 <= size) else { return };
+                    buf.resize(len, 0);
+                    match read_full(&file, &mut buf[got..], at + got as u64) {
+                        Ok(n) if got + n == len => whole = len,
+                        _ => return,
+                    }
+                }
+                buf.truncate(whole);
+                // (the reader has gone away: stop)
+                if tx.send((at, buf)).is_err() {
+                    return;
+                }
+                at += whole as u64;
+            }
+        })?;
+        Ok(Ahead { windows: Mutex::new(windows), spent, next: from, held: VecDeque::new(), passed: Vec::new() })
+    }
+
+    /// Where the windows still to come (held or on their way) start.
+    pub fn from(&self) -> u64 {
+        self.held.front().map_or(self.next, |w| w.0)
+    }
+
+    /// A window holding the `len` bytes at `off` whole, and its offset.
+    /// `None` where `off` lies before what is read ahead, no window holds
+    /// them whole, or the thread has stopped.
+    pub fn get(&mut self, off: u64, len: usize) -> Option<(u64, Arc<Vec<u8>>)> {
+        if off < self.from() {
+            return None;
+        }
+        loop {
+            match self.held.front() {
+                Some((at, w)) if at + w.len() as u64 <= off => {
+                    if let Some((_, w)) = self.held.pop_front() {
+                        self.pass(w);
+                    }
+                }
+                Some(_) => break,
+                None => {
+                    let windows = self.windows.get_mut().ok()?;
+                    let (at, w) = windows.recv().ok()?;
+                    self.next = at + w.len() as u64;
+                    self.held.push_back((at, Arc::new(w)));
+                }
+            }
+        }
+        let (at, w) = self.held.front()?;
+        (*at <= off && off + len as u64 <= at + w.len() as u64).then(|| (*at, Arc::clone(w)))
+    }
+
+    /// A window passed: give it back for reading into once no record
+    /// refers to it.
+    fn pass(&mut self, window: Arc<Vec<u8>>) {
+        self.passed.push(window);
+        let mut i = 0;
+        while i < self.passed.len() {
+            if Arc::strong_count(&self.passed[i]) == 1 {
+                if let Ok(v) = Arc::try_unwrap(self.passed.swap_remove(i)) {
+                    let _ = self.spent.send(v);
+                }
+            } else {
+                i += 1;
+            }
+        }
+        if self.passed.len() > WATCHED {
+            self.passed.remove(0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// Records of the given lengths (length word at each end), after a
+    /// 100-byte preamble.
+    fn records(lens: &[usize]) -> Vec<u8> {
+        let mut v = vec![7u8; 100];
+        for (i, &n) in lens.iter().enumerate() {
+            let w = (n as u32).to_be_bytes();
+            v.extend_from_slice(&w);
+            v.extend((0..n - 8).map(|j| (i + j) as u8));
+            v.extend_from_slice(&w);
+        }
+        v
+    }
+
+    fn file_of(data: &[u8]) -> File {
+        let path = std::env::temp_dir().join(format!("pcp-rs-ahead-{}-{}", std::process::id(), data.len()));
+        File::create(&path).unwrap().write_all(data).unwrap();
+        let file = File::open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        file
+    }
+
+    #[test]
+    fn windows_hold_whole_records() {
+        let lens = [40, WINDOW - 40, 16, WINDOW * 2 + 4, 1000, 64];
+        let data = records(&lens);
+        let mut a = Ahead::start(&file_of(&data), 100, data.len() as u64).unwrap();
+        assert!(a.get(99, 1).is_none());
+        let mut off = 100u64;
+        for n in lens {
+            // the record's length word, its body, and its trailing length
+            for (o, l) in [(off, 4), (off + 4, n - 8), (off + n as u64 - 4, 4)] {
+                let (at, w) = a.get(o, l).unwrap();
+                let s = (o - at) as usize;
+                assert_eq!(&w[s..s + l], &data[o as usize..o as usize + l]);
+            }
+            off += n as u64;
+        }
+        assert!(a.get(off, 1).is_none());
+    }
+
+    #[test]
+    fn nonsense_lengths_stop_the_thread() {
+        let mut data = records(&[40, 40, 40]);
+        // the second record claims to run past the end of the file
+        data[140..144].copy_from_slice(&1_000_000u32.to_be_bytes());
+        let mut a = Ahead::start(&file_of(&data), 100, data.len() as u64).unwrap();
+        assert!(a.get(100, 40).is_some());
+        assert!(a.get(140, 4).is_none());
+        assert_eq!(whole_records(&[0, 0, 0, 3]), (0, None));
+        assert_eq!(whole_records(&[0, 0, 0, 16, 1]), (0, Some(16)));
+    }
+}
