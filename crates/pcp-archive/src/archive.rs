@@ -32,7 +32,7 @@ impl Archive {
         let meta_path = find_file(&base, ".meta").ok_or(PmError::from_errno(2))?;
         let (label, mut records) = open_records(&meta_path)?;
         let mut meta = Vec::new();
-        let mut names = std::collections::HashSet::new();
+        let mut names = crate::raw::NameSet::default();
         while let Some(payload) = records.next_record()? {
             meta.push(MetaRecord::decode_sharing(payload, label.version, &mut names)?);
         }

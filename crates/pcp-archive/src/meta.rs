@@ -3,9 +3,9 @@
 //! and help text, with libpcp's rules for duplicates, conflicts and
 //! version 3 delta instance domains.
 
-use crate::raw::{Instance, MetaRecord};
+use crate::raw::{Instance, MetaRecord, NameSet};
 use pcp_core::{Desc, InDom, PmError, PmId, PmResult, Timestamp};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 /// An instance name, shared by every set of an instance domain that has
@@ -82,7 +82,7 @@ pub mod text_kind {
 
 /// Up to the first NUL: libpcp holds names as C strings.
 fn c_str(b: &[u8]) -> &[u8] {
-    &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
+    &b[..memchr::memchr(0, b).unwrap_or(b.len())]
 }
 
 /// A raw instance-domain record on libpcp's per-indom chain.
@@ -114,10 +114,13 @@ impl MetaIndex {
         let mut m = MetaIndex::default();
         // per indom, libpcp's chain (newest first), held in reverse
         let mut chains: HashMap<InDom, Vec<Raw>> = HashMap::new();
-        // one copy of each instance name
-        let mut interned: HashSet<InstName> = HashSet::new();
+        // one copy of each instance name: the records of one archive share
+        // theirs already (decoded together), those of several are merged
+        let archives: Vec<&[MetaRecord]> = archives.into_iter().collect();
+        let merge = archives.windows(2).any(|w| !std::ptr::eq(w[0], w[1]));
+        let mut interned = merge.then(NameSet::default);
         for records in archives {
-            m.load(records, &mut chains, &mut interned)?;
+            m.load(records, &mut chains, interned.as_mut())?;
         }
         drop(interned);
         for (indom, chain) in chains {
@@ -131,7 +134,7 @@ impl MetaIndex {
         &mut self,
         records: &[MetaRecord],
         chains: &mut HashMap<InDom, Vec<Raw>>,
-        interned: &mut HashSet<InstName>,
+        mut interned: Option<&mut NameSet>,
     ) -> PmResult<()> {
         let m = self;
         let mut ndesc = 0usize;
@@ -153,7 +156,7 @@ impl MetaIndex {
                     }
                     let mut insts: Vec<(i32, Option<InstName>)> = instances
                         .iter()
-                        .map(|(id, n): &Instance| (*id, n.as_ref().map(|n| share(interned, n))))
+                        .map(|(id, n): &Instance| (*id, n.as_ref().map(|n| share(interned.as_deref_mut(), n))))
                         .collect();
                     insts.sort_by_key(|i| i.0);
                     let raw = Raw { when: *when, delta: *delta, insts };
@@ -289,11 +292,15 @@ impl MetaIndex {
     }
 }
 
-/// The shared copy of instance name `name` (as a C string), `name` itself
-/// when it is one and the first seen: records decoded together share
-/// their names already (see [`MetaRecord::decode_sharing`]).
-fn share(interned: &mut HashSet<InstName>, name: &InstName) -> InstName {
+/// Instance name `name` as a C string: `name` itself when it is one,
+/// and with `interned`, the copy there (the first seen). Records decoded
+/// together share their names already (see
+/// [`MetaRecord::decode_sharing`]).
+fn share(interned: Option<&mut NameSet>, name: &InstName) -> InstName {
     let c = c_str(name);
+    let Some(interned) = interned else {
+        return if c.len() == name.len() { Arc::clone(name) } else { Arc::from(c) };
+    };
     if let Some(n) = interned.get(c) {
         return Arc::clone(n);
     }

@@ -174,7 +174,7 @@ fn c_string(field: &[u8]) -> Vec<u8> {
 
 /// `field` up to its first NUL (all of it without one).
 fn c_str(field: &[u8]) -> &[u8] {
-    &field[..field.iter().position(|&b| b == 0).unwrap_or(field.len())]
+    &field[..memchr::memchr(0, field).unwrap_or(field.len())]
 }
 
 impl Label {
@@ -228,6 +228,10 @@ pub type Instance = (i32, Option<InstName>);
 /// archive is opened with (see [`MetaRecord::decode_sharing`]), and by the
 /// indexes built from them.
 pub type InstName = std::sync::Arc<[u8]>;
+
+/// Instance names seen, for sharing: hashed by `foldhash`, seeded afresh
+/// in every process (the names come from files that may be hostile).
+pub type NameSet = foldhash::HashSet<InstName>;
 
 /// One label set of a label record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -298,17 +302,13 @@ fn count(n: i32, bytes_each: usize, r: &Reader) -> Result<usize, PmError> {
 impl MetaRecord {
     /// Decode a `.meta` record's payload.
     pub fn decode(payload: &[u8], version: Version) -> Result<MetaRecord, PmError> {
-        MetaRecord::decode_sharing(payload, version, &mut std::collections::HashSet::new())
+        MetaRecord::decode_sharing(payload, version, &mut NameSet::default())
     }
 
     /// [`MetaRecord::decode`], an instance name seen before (in `names`)
     /// shared rather than copied: an archive logs the same names over and
     /// over.
-    pub fn decode_sharing(
-        payload: &[u8],
-        version: Version,
-        names: &mut std::collections::HashSet<InstName>,
-    ) -> Result<MetaRecord, PmError> {
+    pub fn decode_sharing(payload: &[u8], version: Version, names: &mut NameSet) -> Result<MetaRecord, PmError> {
         let mut r = Reader::new(payload);
         let kind = r.u32(LOGREC)?;
         match kind {
@@ -351,7 +351,7 @@ impl MetaRecord {
                         continue;
                     }
                     let s = table.get(usize::try_from(off).map_err(|_| LOGREC)?..).ok_or(LOGREC)?;
-                    let end = s.iter().position(|&b| b == 0).ok_or(LOGREC)?;
+                    let end = memchr::memchr(0, s).ok_or(LOGREC)?;
                     let name = match names.get(&s[..end]) {
                         Some(n) => n.clone(),
                         None => {
