@@ -128,6 +128,27 @@ PCP_RS_LIVE=1 cargo test -q -p pcp-tools --test golden
 echo "== tools against pmcd: the host cases, C tool and ours on the running pmcd"
 PCP_RS_LIVE=1 cargo test -q -p pcp-tools --test host_golden
 
+echo "== host specifications through pmproxy, live"
+cargo build -q -p pcp-tools --bin pminfo --bin pmprobe
+runs=0
+for h in localhost@localhost localhost@127.0.0.1:44322 localhost:44321@localhost localhost:44399,44321@localhost \
+    localhost@ localhost@localhost:44399 local:@localhost; do
+    same_as_c pminfo -h "$h" -f sample.long.one sample.string.hullo
+    same_as_c pmprobe -h "$h" -v sample.ulong.ten
+    runs=$((runs + 2))
+done
+# $PMPROXY_HOST sends every host connection through pmproxy (and refuses
+# socket paths); pmproxy itself is told apart from pmcd by its greeting
+for env in PMPROXY_HOST=localhost "PMPROXY_HOST=localhost PMPROXY_PORT=44399" \
+    "PMPROXY_HOST=localhost PMPROXY_PORT=x,44322" PMPROXY_HOST=; do
+    for h in localhost local: unix: localhost@localhost:44399; do
+        # shellcheck disable=SC2086
+        (export $env; same_as_c pminfo -h "$h" -f sample.long.one) || exit 1
+        runs=$((runs + 1))
+    done
+done
+echo "pminfo/pmprobe through pmproxy: $runs runs agree"
+
 echo "== pminfo on the system name space"
 cargo build -q -p pcp-tools --bin pminfo
 root=/var/lib/pcp/pmns/root

@@ -51,6 +51,17 @@ if ! pminfo -h localhost pmcd.version >/dev/null 2>&1; then
 fi
 pminfo -h localhost pmcd.version >/dev/null || { echo "setup: pmcd is not answering" >&2; exit 1; }
 
+# pmproxy, for host specifications that name a proxy (host@proxy)
+if ! pminfo -h localhost@localhost pmcd.version >/dev/null 2>&1; then
+    echo "setup: starting pmproxy"
+    $sudo /etc/init.d/pmproxy start >/dev/null
+    for _ in $(seq 1 30); do
+        pminfo -h localhost@localhost pmcd.version >/dev/null 2>&1 && break
+        sleep 1
+    done
+fi
+pminfo -h localhost@localhost pmcd.version >/dev/null || { echo "setup: pmproxy is not relaying" >&2; exit 1; }
+
 if ! pminfo -h localhost sample.control >/dev/null 2>&1; then
     echo "setup: installing the sample PMDA"
     (cd /var/lib/pcp/pmdas/sample && $sudo ./Install </dev/null >/dev/null)

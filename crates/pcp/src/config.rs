@@ -51,6 +51,12 @@ pub fn pmcd_ports() -> Vec<u16> {
     std::env::var("PMCD_PORT").ok().and_then(|v| parse_ports(v.as_bytes())).unwrap_or_else(|| vec![44321])
 }
 
+/// The ports pmproxy is tried on when `$PMPROXY_HOST` names it
+/// (`__pmProxyAddPorts`): `$PMPROXY_PORT`'s list, else 44322.
+pub fn pmproxy_ports() -> Vec<u16> {
+    std::env::var("PMPROXY_PORT").ok().and_then(|v| parse_ports(v.as_bytes())).unwrap_or_else(|| vec![44322])
+}
+
 fn parse_ports(mut s: &[u8]) -> Option<Vec<u16>> {
     let mut ports = Vec::new();
     loop {

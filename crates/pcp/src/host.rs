@@ -60,8 +60,9 @@ pub enum HostKind {
 
 /// A host specification as `pmNewContext(PM_CONTEXT_HOST, spec)` takes it
 /// (`__pmParseHostAttrsSpec`): `host`, `host:port[,port...]`, `[addr]:port`,
-/// `local:[path]`, `unix:[path]`, optionally `pcp://` in front and
-/// `?attributes` after (attributes are not used).
+/// `local:[path]`, `unix:[path]`, optionally `pcp://` in front,
+/// `@proxy[:port]` after the host and `?attributes` at the end (attributes
+/// are not used).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostSpec {
     /// The host name, or the socket's path (empty: pmcd's default).
@@ -70,13 +71,27 @@ pub struct HostSpec {
     pub ports: Vec<u16>,
     /// How to reach pmcd.
     pub kind: HostKind,
+    /// The pmproxy to reach pmcd through (`host@proxy`); without one,
+    /// `$PMPROXY_HOST` names it.
+    pub proxy: Option<Proxy>,
+}
+
+/// A pmproxy that relays a connection to pmcd: its host, and the ports
+/// it is tried on (empty: 44322).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proxy {
+    /// pmproxy's host (empty: one that cannot be reached).
+    pub name: String,
+    /// Its ports; the first is used.
+    pub ports: Vec<u16>,
 }
 
 impl HostSpec {
     /// Parse a host specification. A malformed one (an unclosed `[`, a
     /// port that is not a number or is missing, characters after the
-    /// host) or one naming a proxy (`host@proxy`, not supported) is
-    /// `PM_ERR_GENERIC`; one naming no host is `PM_ERR_NOTHOST`.
+    /// host) is `PM_ERR_GENERIC`; one naming no host is `PM_ERR_NOTHOST`.
+    /// Of `host@proxy@...`, the second host is the proxy (an empty one
+    /// after a final `@`) and any after it go unused, as in libpcp.
     /// [`HostSpec::parse_reporting`] also gives libpcp's message.
     #[doc(alias = "__pmParseHostAttrsSpec")]
     pub fn parse(spec: &str) -> PmResult<HostSpec> {
@@ -203,11 +218,13 @@ impl HostSpec {
         }
         let mut hosts = hosts.into_iter();
         let Some((name, ports)) = hosts.next() else { return Err((PmError::PM_ERR_NOTHOST, None)) };
-        if hosts.next().is_some() || spec[..s.min(spec.len())].ends_with('@') {
-            // through a proxy: not supported
-            return Err((PmError::PM_ERR_GENERIC, None));
-        }
-        Ok(HostSpec { name, ports, kind })
+        let proxy = match hosts.next() {
+            Some((name, ports)) => Some(Proxy { name, ports }),
+            // (`host@`: a proxy with no name, which cannot be reached)
+            None if spec[..s.min(spec.len())].ends_with('@') => Some(Proxy { name: String::new(), ports: Vec::new() }),
+            None => None,
+        };
+        Ok(HostSpec { name, ports, kind, proxy })
     }
 
     /// The Unix socket path a `local:` or `unix:` specification uses:
@@ -246,6 +263,19 @@ pub fn connect_spec(spec: &HostSpec, timeouts: Timeouts, ctxflags: u32) -> PmRes
         unix_socket,
         container: None,
     };
+    let env_proxy = || {
+        let name = std::env::var("PMPROXY_HOST").ok()?;
+        Some(Proxy { name, ports: crate::config::pmproxy_ports() })
+    };
+    if spec.kind == HostKind::Inet {
+        if let Some(proxy) = spec.proxy.clone().or_else(env_proxy) {
+            return connect_via(&proxy, spec, timeouts, &opts(proxy.name.contains("localhost"), false));
+        }
+    } else if env_proxy().is_some() {
+        // libpcp tries a socket path's (negative) count of ports through
+        // the proxy: none, and its -1 reads as EPERM
+        return Err(PmError::from_errno(1));
+    }
     let mut name = spec.name.as_str();
     let mut last = PmError::from_errno(111);
     if spec.kind != HostKind::Inet {
@@ -279,6 +309,67 @@ pub fn connect_spec(spec: &HostSpec, timeouts: Timeouts, ctxflags: u32) -> PmRes
         }
     }
     Err(last)
+}
+
+/// Connect to pmcd through pmproxy, as `__pmConnectPMCD` does: for each
+/// of pmcd's ports in turn, a connection to the proxy's (first) port,
+/// which must answer the client's version line with its own, then the
+/// host and port pmcd is on, then the handshake, relayed. Failing to
+/// reach the proxy at all ends the attempts.
+fn connect_via(
+    proxy: &Proxy,
+    spec: &HostSpec,
+    timeouts: Timeouts,
+    opts: &ClientOptions,
+) -> PmResult<PmcdConnection<BoxStream>> {
+    let ports = if spec.ports.is_empty() { crate::config::pmcd_ports() } else { spec.ports.clone() };
+    let proxy_port = proxy.ports.first().copied().unwrap_or(44322);
+    let mut last = PmError::from_errno(111);
+    for port in ports {
+        let mut stream = transport::connect_port(&proxy.name, proxy_port, timeouts.connect)?;
+        let relayed = negotiate_proxy(&mut stream, &spec.name, port, timeouts.greeting)
+            .and_then(|()| PmcdConnection::handshake(Box::new(stream) as BoxStream, opts, timeouts));
+        match relayed {
+            Ok(c) => return Ok(c),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
+/// pmproxy's version exchange, then the host and port to relay to. A
+/// reply line that is not `pmproxy-server 1` (or none, in time) is
+/// `PM_ERR_IPC`.
+fn negotiate_proxy(
+    stream: &mut transport::Connection,
+    host: &str,
+    port: u16,
+    wait: Option<std::time::Duration>,
+) -> PmResult<()> {
+    use std::io::{Read, Write};
+    let ipc = |_| PmError::PM_ERR_IPC;
+    if let transport::Connection::Tcp(s) = stream {
+        s.set_read_timeout(wait).map_err(ipc)?;
+    }
+    stream.write_all(b"pmproxy-client 1\n").map_err(ipc)?;
+    // libpcp reads the line a byte at a time, up to a host name's length
+    // and some
+    let mut line = Vec::new();
+    let mut byte = [0u8];
+    while line.len() < 74 {
+        match stream.read(&mut byte) {
+            Ok(1) if byte[0] != b'\n' && byte[0] != b'\r' => line.push(byte[0]),
+            Ok(1) => break,
+            _ => return Err(PmError::PM_ERR_IPC),
+        }
+    }
+    if line != b"pmproxy-server 1" {
+        return Err(PmError::PM_ERR_IPC);
+    }
+    if let transport::Connection::Tcp(s) = stream {
+        s.set_read_timeout(None).map_err(ipc)?;
+    }
+    stream.write_all(format!("{host} {port}\n").as_bytes()).map_err(ipc)
 }
 
 /// What changes between requests.
@@ -1169,18 +1260,64 @@ fn text_level(level: TextLevel) -> i32 {
 mod tests {
     use super::*;
 
+    /// A pmproxy stand-in that answers the version line with `reply` and
+    /// hands back the line the client sends after it.
+    fn fake_proxy(reply: &'static [u8]) -> (u16, std::thread::JoinHandle<Vec<u8>>) {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let t = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut hello = [0u8; 17];
+            s.read_exact(&mut hello).unwrap();
+            assert_eq!(&hello, b"pmproxy-client 1\n");
+            s.write_all(reply).unwrap();
+            // (nothing more comes from the proxy)
+            s.shutdown(std::net::Shutdown::Write).unwrap();
+            let mut rest = Vec::new();
+            let _ = s.read_to_end(&mut rest);
+            rest
+        });
+        (port, t)
+    }
+
+    #[test]
+    fn the_proxy_is_told_where_pmcd_is() {
+        let (port, t) = fake_proxy(b"pmproxy-server 1\n");
+        let mut c = transport::connect_port("127.0.0.1", port, std::time::Duration::from_secs(5)).unwrap();
+        negotiate_proxy(&mut c, "box", 4321, Some(std::time::Duration::from_secs(5))).unwrap();
+        drop(c);
+        assert_eq!(t.join().unwrap(), b"box 4321\n");
+        // anything else from the proxy is a protocol failure
+        for reply in [&b"pmproxy-server 2\n"[..], b"", b"pmproxy-server 1"] {
+            let (port, t) = fake_proxy(reply);
+            let mut c = transport::connect_port("127.0.0.1", port, std::time::Duration::from_secs(5)).unwrap();
+            let got = negotiate_proxy(&mut c, "box", 4321, Some(std::time::Duration::from_secs(5)));
+            assert_eq!(got, Err(PmError::PM_ERR_IPC), "{reply:?}");
+            drop(c);
+            assert_eq!(t.join().unwrap(), b"");
+        }
+    }
+
     #[test]
     fn host_specifications_parse_as_libpcp_parses_them() {
-        let inet = |name: &str, ports: Vec<u16>| HostSpec { name: name.to_string(), ports, kind: HostKind::Inet };
+        let inet =
+            |name: &str, ports: Vec<u16>| HostSpec { name: name.to_string(), ports, kind: HostKind::Inet, proxy: None };
         assert_eq!(HostSpec::parse("localhost"), Ok(inet("localhost", vec![])));
         assert_eq!(HostSpec::parse("box:1,44321"), Ok(inet("box", vec![1, 44321])));
         assert_eq!(HostSpec::parse("[::1]:7"), Ok(inet("::1", vec![7])));
         assert_eq!(HostSpec::parse("pcp://box?compress"), Ok(inet("box", vec![])));
         assert_eq!(HostSpec::parse("local:").map(|s| s.kind), Ok(HostKind::Local));
         assert_eq!(HostSpec::parse("unix:/tmp/s").map(|s| (s.kind, s.name)), Ok((HostKind::Unix, "/tmp/s".into())));
-        for bad in ["box:", "box:x", "[::1", "box@proxy", "::1", "[::1]x", "local:/s:"] {
+        for bad in ["box:", "box:x", "[::1", "@proxy", "::1", "[::1]x", "local:/s:"] {
             assert_eq!(HostSpec::parse(bad), Err(PmError::PM_ERR_GENERIC), "{bad}");
         }
+        // a proxy: the second host (a third goes unused); an empty one
+        let via = |spec: &str| HostSpec::parse(spec).unwrap().proxy.map(|p| (p.name, p.ports));
+        assert_eq!(via("box@proxy"), Some(("proxy".to_string(), vec![])));
+        assert_eq!(via("box:1@proxy:2,3@other"), Some(("proxy".to_string(), vec![2, 3])));
+        assert_eq!(via("box@"), Some((String::new(), vec![])));
+        assert_eq!(HostSpec::parse("box:1@proxy").unwrap().ports, [1]);
         assert_eq!(HostSpec::parse(""), Err(PmError::PM_ERR_NOTHOST));
         assert_eq!(HostSpec::parse("unix:run/s").map(|s| s.name), Ok("/run/s".into()));
         assert_eq!(HostSpec::parse("pcp:box:7").map(|s| (s.name, s.ports)), Ok(("box".into(), vec![7])));
