@@ -93,6 +93,7 @@ struct Need {
     net_virtual: bool,
     filesys: bool,
     procs: bool,
+    uname: bool,
 }
 
 /// What one fetch read.
@@ -134,6 +135,21 @@ pub struct LinuxSource<F: Files = RootFiles> {
     /// The buffer each fetch reads the /proc files into, kept between
     /// fetches.
     scratch: Vec<u8>,
+    /// `kernel.uname.*`, read when first asked for (the PMDA reads them
+    /// when it starts).
+    uname: Option<Uname>,
+}
+
+/// `kernel.uname.*` (cluster 12): uname(2)'s fields as /proc/sys/kernel
+/// gives them, and the distribution's name.
+#[derive(Clone, Debug, Default)]
+struct Uname {
+    release: Option<Vec<u8>>,
+    version: Option<Vec<u8>>,
+    sysname: Option<Vec<u8>>,
+    machine: Option<Vec<u8>>,
+    nodename: Option<Vec<u8>>,
+    distro: Vec<u8>,
 }
 
 const IFF_UP: u64 = 0x1;
@@ -171,6 +187,7 @@ impl<F: Files> LinuxSource<F> {
                 v
             },
             scratch: Vec::new(),
+            uname: None,
         };
         s.load_saved_caches();
         s
@@ -347,11 +364,60 @@ impl<F: Files> LinuxSource<F> {
         if need.vmstat {
             snap.vmstat = self.with_file("/proc/vmstat", |_, t| parse::vmstat_swap(t));
         }
+        if need.uname && self.uname.is_none() {
+            self.uname = Some(self.read_uname());
+        }
         if need.procs {
             let pid = |n: &[u8]| n.first().is_some_and(u8::is_ascii_digit);
             snap.nprocs = self.files.count("/proc", &pid).ok().map(count32);
         }
         snap
+    }
+
+    /// uname(2)'s fields from /proc/sys/kernel (one line each), and the
+    /// distribution as the PMDA guesses it: the first of its release files
+    /// in /etc that opens, up to its first newline (`Debian ` before
+    /// debian_version's, lsb-release's `DISTRIB_ID=` dropped), else `?`.
+    fn read_uname(&self) -> Uname {
+        let line = |t: Vec<u8>| t[..memchr::memchr(b'\n', &t).unwrap_or(t.len())].to_vec();
+        let sysctl = |name: &str| self.read(&format!("/proc/sys/kernel/{name}")).map(line);
+        const RELEASE_FILES: [&str; 7] = [
+            "debian_version",
+            "oracle-release",
+            "fedora-release",
+            "redhat-release",
+            "slackware-version",
+            "SuSE-release",
+            "lsb-release",
+        ];
+        let distro = RELEASE_FILES
+            .iter()
+            .find_map(|f| Some((*f, self.read(&format!("/etc/{f}"))?)))
+            .and_then(|(f, text)| {
+                let mut d = match f {
+                    "debian_version" => [b"Debian ".as_slice(), &text].concat(),
+                    "lsb-release" => {
+                        let t = text.strip_prefix(b"DISTRIB_ID = ").unwrap_or(&text);
+                        t.strip_prefix(b"DISTRIB_ID=").unwrap_or(t).to_vec()
+                    }
+                    _ => text,
+                };
+                // (an empty file reads as nothing)
+                if d.len() <= usize::from(f == "debian_version") * 7 {
+                    return None;
+                }
+                d.truncate(memchr::memchr(b'\n', &d).unwrap_or(d.len()));
+                Some(d)
+            })
+            .unwrap_or_else(|| b"?".to_vec());
+        Uname {
+            release: sysctl("osrelease"),
+            version: sysctl("version"),
+            sysname: sysctl("ostype"),
+            machine: sysctl("arch"),
+            nodename: sysctl("hostname"),
+            distro,
+        }
     }
 
     fn meminfo_with_available(&self, text: &[u8]) -> Meminfo {
@@ -680,6 +746,19 @@ impl<F: Files> LinuxSource<F> {
             }
             54 | 59 => self.dmmd_value(snap, ty, cluster, item, inst),
             92 => self.wwid_value(snap, ty, item, inst),
+            12 => {
+                let Some(u) = &self.uname else { return Ok(None) };
+                let field = match item {
+                    0 => &u.release,
+                    1 => &u.version,
+                    2 => &u.sysname,
+                    3 => &u.machine,
+                    4 => &u.nodename,
+                    7 => return Ok(Some(AtomValue::String(u.distro.clone()))),
+                    _ => return Err(PmError::PM_ERR_PMID),
+                };
+                Ok(field.clone().map(AtomValue::String))
+            }
             _ => Err(PmError::PM_ERR_PMID),
         }
     }
@@ -1346,6 +1425,7 @@ fn needs(pmids: &[PmId]) -> Need {
                 }
             }
             5 => n.filesys = true,
+            12 => n.uname = true,
             26 => n.uptime = true,
             _ => {}
         }
@@ -1465,5 +1545,39 @@ mod tests {
         // an interface missing from the dump: no ioctl() answers for it
         let mut src = source(Some(NetLinks { links: vec![], ethtool_known: true }));
         assert_eq!(values(&mut src, "network.interface.type"), u32s(&[(0, 0), (1, 0), (2, 0)]));
+    }
+
+    #[test]
+    fn uname_comes_from_proc_sys_kernel_and_the_release_files() {
+        let string = |s: &str| vec![(-1, Value::from_atom(&AtomValue::String(s.as_bytes().to_vec())))];
+        let with = |extra: &[(&str, &str)]| {
+            let mut src = source(None);
+            for (p, v) in extra {
+                src.files.files.insert(p.to_string(), v.as_bytes().to_vec());
+            }
+            src
+        };
+        let mut src = with(&[
+            ("/proc/sys/kernel/osrelease", "6.1.0-9\n"),
+            ("/proc/sys/kernel/ostype", "Linux\n"),
+            ("/proc/sys/kernel/hostname", "box\n"),
+            ("/etc/debian_version", "12.11\n"),
+            ("/etc/lsb-release", "DISTRIB_ID=Ubuntu\n"),
+        ]);
+        assert_eq!(values(&mut src, "kernel.uname.release"), string("6.1.0-9"));
+        assert_eq!(values(&mut src, "kernel.uname.sysname"), string("Linux"));
+        assert_eq!(values(&mut src, "kernel.uname.nodename"), string("box"));
+        // no /proc/sys/kernel/arch (before Linux 6.1): no value
+        assert_eq!(values(&mut src, "kernel.uname.machine"), vec![]);
+        // debian_version comes first, with a prefix
+        assert_eq!(values(&mut src, "kernel.uname.distro"), string("Debian 12.11"));
+        // read once, as the PMDA reads them when it starts
+        src.files.files.insert("/proc/sys/kernel/hostname".into(), b"other\n".to_vec());
+        assert_eq!(values(&mut src, "kernel.uname.nodename"), string("box"));
+        let mut src = with(&[("/etc/lsb-release", "DISTRIB_ID=Ubuntu\nDISTRIB_RELEASE=24.04\n")]);
+        assert_eq!(values(&mut src, "kernel.uname.distro"), string("Ubuntu"));
+        // an empty release file, or none: "?"
+        assert_eq!(values(&mut with(&[("/etc/debian_version", "")]), "kernel.uname.distro"), string("?"));
+        assert_eq!(values(&mut with(&[]), "kernel.uname.distro"), string("?"));
     }
 }
