@@ -21,7 +21,8 @@ copy() { # copy a readable file, keeping its path
 for f in /proc/stat /proc/meminfo /proc/loadavg /proc/uptime /proc/vmstat \
          /proc/diskstats /proc/partitions /proc/net/dev /proc/zoneinfo \
          /sys/devices/system/cpu/possible \
-         /proc/sys/kernel/hostname /proc/sys/kernel/domainname; do
+         /proc/sys/kernel/hostname /proc/sys/kernel/domainname \
+         /proc/sys/kernel/osrelease /proc/sys/kernel/version /proc/sys/kernel/ostype /proc/sys/kernel/arch; do
     copy "$f"
 done
 mkdir -p "$dir/proc/self"

@@ -140,7 +140,7 @@ mod tests {
     #[test]
     fn table_is_consistent() {
         let all = metrics();
-        assert_eq!(all.len(), 286);
+        assert_eq!(all.len(), 465);
         for (i, m) in all.iter().enumerate() {
             assert!(all[..i].iter().all(|o| o.pmid != m.pmid && o.name != m.name), "{} repeated", m.name);
             let d = m.desc();

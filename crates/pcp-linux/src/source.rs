@@ -94,6 +94,7 @@ struct Need {
     filesys: bool,
     procs: bool,
     uname: bool,
+    vmstat_all: bool,
 }
 
 /// What one fetch read.
@@ -112,6 +113,8 @@ struct Snap {
     fs: BTreeMap<i32, FsEntry>,
     statfs: BTreeMap<i32, Option<FsStats>>,
     nprocs: Option<u32>,
+    /// `mem.vmstat.*` by item (`u64::MAX`: no value, as in the PMDA).
+    vmstat_all: Option<Vec<u64>>,
 }
 
 /// The Linux metrics of one system: its instance domains (numbered as
@@ -138,6 +141,9 @@ pub struct LinuxSource<F: Files = RootFiles> {
     /// `kernel.uname.*`, read when first asked for (the PMDA reads them
     /// when it starts).
     uname: Option<Uname>,
+    /// The /proc/vmstat fields `mem.vmstat.*` serves, sorted, with their
+    /// items.
+    vmstat_items: Vec<(&'static [u8], u32)>,
 }
 
 /// `kernel.uname.*` (cluster 12): uname(2)'s fields as /proc/sys/kernel
@@ -151,6 +157,9 @@ struct Uname {
     nodename: Option<Vec<u8>>,
     distro: Vec<u8>,
 }
+
+/// `mem.vmstat.*`.
+const VMSTAT_CLUSTER: u32 = 28;
 
 const IFF_UP: u64 = 0x1;
 const IFF_RUNNING: u64 = 0x40;
@@ -188,6 +197,15 @@ impl<F: Files> LinuxSource<F> {
             },
             scratch: Vec::new(),
             uname: None,
+            vmstat_items: {
+                let mut v: Vec<_> = crate::metrics()
+                    .iter()
+                    .filter(|m| m.pmid.cluster() == VMSTAT_CLUSTER)
+                    .filter_map(|m| Some((m.name.strip_prefix("mem.vmstat.")?.as_bytes(), m.pmid.item())))
+                    .collect();
+                v.sort_unstable();
+                v
+            },
         };
         s.load_saved_caches();
         s
@@ -361,8 +379,14 @@ impl<F: Files> LinuxSource<F> {
         if need.uptime {
             snap.uptime = self.with_file("/proc/uptime", |_, t| parse::uptime(t));
         }
-        if need.vmstat {
-            snap.vmstat = self.with_file("/proc/vmstat", |_, t| parse::vmstat_swap(t));
+        if need.vmstat || need.vmstat_all {
+            let (swap, all) = self
+                .with_file("/proc/vmstat", |s, t| {
+                    (need.vmstat.then(|| parse::vmstat_swap(t)), need.vmstat_all.then(|| s.vmstat_all(t)))
+                })
+                .unwrap_or_default();
+            snap.vmstat = swap;
+            snap.vmstat_all = all;
         }
         if need.uname && self.uname.is_none() {
             self.uname = Some(self.read_uname());
@@ -372,6 +396,51 @@ impl<F: Files> LinuxSource<F> {
             snap.nprocs = self.files.count("/proc", &pid).ok().map(count32);
         }
         snap
+    }
+
+    /// `mem.vmstat.*` from /proc/vmstat as `refresh_proc_vmstat` takes
+    /// them: each field the PMDA knows, by item (`u64::MAX` where the kernel
+    /// has none); the totals of the `pgsteal_*`, `pgscan_kswapd*` and
+    /// `pgscan_direct*` fields read; `nr_slab` and `thp_split`, where the
+    /// kernel has split them, the sums of their parts (missing parts
+    /// counting as `u64::MAX`, as the PMDA's -1).
+    fn vmstat_all(&self, text: &[u8]) -> Vec<u64> {
+        let items = &self.vmstat_items;
+        let item = |name: &[u8]| items.binary_search_by(|(f, _)| (*f).cmp(name)).ok().map(|i| items[i].1 as usize);
+        let mut v = vec![u64::MAX; items.iter().map(|(_, i)| *i as usize + 1).max().unwrap_or(0)];
+        let (mut steal, mut kswapd, mut direct) = (0u64, 0u64, 0u64);
+        for (name, value) in parse::vmstat_lines(text) {
+            let (Some(i), Some(x)) = (item(name), value) else { continue };
+            v[i] = x;
+            if name.starts_with(b"pgsteal_") {
+                steal = steal.wrapping_add(x);
+            } else if name.starts_with(b"pgscan_kswapd") {
+                kswapd = kswapd.wrapping_add(x);
+            } else if name.starts_with(b"pgscan_direct") {
+                direct = direct.wrapping_add(x);
+            }
+        }
+        let mut set = |name: &[u8], x: u64| {
+            if let Some(i) = item(name) {
+                v[i] = x;
+            }
+        };
+        set(b"pgsteal_total", steal);
+        set(b"pgscan_kswapd_total", kswapd);
+        set(b"pgscan_direct_total", direct);
+        let get = |v: &[u64], name: &[u8]| item(name).map_or(u64::MAX, |i| v[i]);
+        for (whole, a, b) in [
+            (&b"nr_slab"[..], &b"nr_slab_reclaimable"[..], &b"nr_slab_unreclaimable"[..]),
+            (b"thp_split", b"thp_split_page", b"thp_split_page_failed"),
+        ] {
+            if get(&v, whole) == u64::MAX {
+                let sum = get(&v, a).wrapping_add(get(&v, b));
+                if let Some(i) = item(whole) {
+                    v[i] = sum;
+                }
+            }
+        }
+        v
     }
 
     /// uname(2)'s fields from /proc/sys/kernel (one line each), and the
@@ -746,6 +815,11 @@ impl<F: Files> LinuxSource<F> {
             }
             54 | 59 => self.dmmd_value(snap, ty, cluster, item, inst),
             92 => self.wwid_value(snap, ty, item, inst),
+            VMSTAT_CLUSTER => {
+                let Some(v) = &snap.vmstat_all else { return Ok(None) };
+                let x = *v.get(item as usize).ok_or(PmError::PM_ERR_PMID)?;
+                Ok((x != u64::MAX).then_some(AtomValue::U64(x)))
+            }
             12 => {
                 let Some(u) = &self.uname else { return Ok(None) };
                 let field = match item {
@@ -1426,6 +1500,7 @@ fn needs(pmids: &[PmId]) -> Need {
             }
             5 => n.filesys = true,
             12 => n.uname = true,
+            VMSTAT_CLUSTER => n.vmstat_all = true,
             26 => n.uptime = true,
             _ => {}
         }
@@ -1579,5 +1654,32 @@ mod tests {
         // an empty release file, or none: "?"
         assert_eq!(values(&mut with(&[("/etc/debian_version", "")]), "kernel.uname.distro"), string("?"));
         assert_eq!(values(&mut with(&[]), "kernel.uname.distro"), string("?"));
+    }
+
+    #[test]
+    fn vmstat_fields_totals_and_split_counters() {
+        let u64s = |x: u64| vec![(-1, Value::from_atom(&AtomValue::U64(x)))];
+        let mut src = source(None);
+        src.files.files.insert(
+            "/proc/vmstat".into(),
+            b"nr_free_pages 12\npgsteal_kswapd 5\npgsteal_direct 7\npgscan_kswapd 100\npgscan_direct 1\n\
+              pgscan_direct_throttle 2\nnr_slab_reclaimable 3\nnr_slab_unreclaimable 4\nthp_split_page 9\n\
+              nosuch_field 1\nnr_dirty\nnr_mapped x-8y\n"
+                .to_vec(),
+        );
+        assert_eq!(values(&mut src, "mem.vmstat.nr_free_pages"), u64s(12));
+        assert_eq!(values(&mut src, "mem.vmstat.pgsteal_total"), u64s(12));
+        assert_eq!(values(&mut src, "mem.vmstat.pgscan_kswapd_total"), u64s(100));
+        assert_eq!(values(&mut src, "mem.vmstat.pgscan_direct_total"), u64s(3));
+        // split in 2.6.18: the parts' sum
+        assert_eq!(values(&mut src, "mem.vmstat.nr_slab"), u64s(7));
+        // a part missing counts as the PMDA's -1
+        assert_eq!(values(&mut src, "mem.vmstat.thp_split"), u64s(8));
+        // no number on the line: no value; the first digits after the name
+        assert_eq!(values(&mut src, "mem.vmstat.nr_dirty"), vec![]);
+        assert_eq!(values(&mut src, "mem.vmstat.nr_mapped"), u64s(8));
+        assert_eq!(values(&mut src, "mem.vmstat.compact_stall"), vec![]);
+        // and the swap metrics still read the same file
+        assert_eq!(values(&mut src, "swap.pagesin"), vec![]);
     }
 }

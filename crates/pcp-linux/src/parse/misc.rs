@@ -214,6 +214,18 @@ pub fn vmstat_swap(text: &[u8]) -> VmstatSwap {
     VmstatSwap { pswpin: field(b"pswpin "), pswpout: field(b"pswpout ") }
 }
 
+/// /proc/vmstat's lines as the PMDA reads them: the name up to the line's
+/// first space (lines without one are skipped), and the number `%llu`
+/// reads from the first digit after it (`None` without a digit).
+pub fn vmstat_lines(text: &[u8]) -> impl Iterator<Item = (&[u8], Option<u64>)> {
+    text.split(|&b| b == b'\n').filter_map(|line| {
+        let sp = memchr::memchr(b' ', line)?;
+        let rest = &line[sp + 1..];
+        let value = rest.iter().position(u8::is_ascii_digit).and_then(|d| Scan::new(&rest[d..]).u64());
+        Some((&line[..sp], value))
+    })
+}
+
 /// One line of /proc/self/mounts: the first four space-separated fields
 /// (escapes such as `\040` are kept, as the PMDA keeps them).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -17,8 +17,8 @@ pub use disk::{
     DiskStatsLine, PartitionsLine,
 };
 pub use misc::{
-    cpu_list_count, loadavg, meminfo, mount_fields, mounts, pmda_cache, uptime, vmstat_swap, zoneinfo_low_pages,
-    LoadAvg, MemField, Meminfo, MountEntry, PmdaCacheEntry, Uptime, VmstatSwap,
+    cpu_list_count, loadavg, meminfo, mount_fields, mounts, pmda_cache, uptime, vmstat_lines, vmstat_swap,
+    zoneinfo_low_pages, LoadAvg, MemField, Meminfo, MountEntry, PmdaCacheEntry, Uptime, VmstatSwap,
 };
 pub use net::{net_dev, sysfs_oneline, NetDevLine, NET_DEV_COUNTERS};
 pub use netlink::{NetLink, NetLinks};
