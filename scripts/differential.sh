@@ -27,7 +27,7 @@ same_as_c() {
 ours_same_as_c() {
     local what=$1 tool=$2 st
     shift 2
-    st=0; PCP_DERIVED_CONFIG=${derived_config-} TZ=UTC LC_ALL=C "${ours:-target/debug}/$tool" "$@" >"$work/r.out" 2>"$work/r.err" || st=$?
+    st=0; PCP_DERIVED_CONFIG=${derived_config-} TZ=UTC LC_ALL=C "${ours:-${CARGO_TARGET_DIR:-target}/debug}/$tool" "$@" >"$work/r.out" 2>"$work/r.err" || st=$?
     if [ -n "${ours_only-}" ]; then
         # lines only ours writes, where we follow the manual page and 6.0.3 does not
         grep -v -- "$ours_only" "$work/r.err" >"$work/r.kept" || true
