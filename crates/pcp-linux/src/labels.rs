@@ -4,7 +4,7 @@
 //! libpcp's and the PMDA library's, not the PMDA's (see the `pcp` crate's
 //! local context).
 
-use crate::{CPU_INDOM, DISK_INDOM, DM_INDOM, LINUX_DOMAIN, MD_INDOM, NET_DEV_INDOM};
+use crate::{CPU_INDOM, DISK_INDOM, DM_INDOM, LINUX_DOMAIN, MD_INDOM, NET_DEV_INDOM, PARTITIONS_INDOM};
 use pcp_core::{InDom, PmId};
 
 /// The labels of an instance domain (`PM_LABEL_INDOM`), as one JSON
@@ -16,6 +16,7 @@ pub fn indom(indom: InDom) -> Option<&'static str> {
         MD_INDOM => r#"{"device_type":"block","indom_name":"per md device"}"#,
         DM_INDOM => r#"{"device_type":"block","indom_name":"per dm device"}"#,
         DISK_INDOM => r#"{"device_type":"block","indom_name":"per disk"}"#,
+        PARTITIONS_INDOM => r#"{"device_type":"block","indom_name":"per partition"}"#,
         NET_DEV_INDOM => r#"{"device_type":"interface","indom_name":"per interface"}"#,
         _ => return None,
     })
@@ -45,7 +46,7 @@ pub fn item(pmid: PmId) -> Option<&'static str> {
 pub fn instance(indom: InDom, inst: i32, name: Option<&str>) -> Option<String> {
     match indom {
         CPU_INDOM => Some(format!(r#"{{"cpu":{}}}"#, inst as u32)),
-        DISK_INDOM | DM_INDOM | MD_INDOM => name.map(|n| format!(r#"{{"device_name":"{n}"}}"#)),
+        DISK_INDOM | DM_INDOM | MD_INDOM | PARTITIONS_INDOM => name.map(|n| format!(r#"{{"device_name":"{n}"}}"#)),
         NET_DEV_INDOM => name.map(|n| format!(r#"{{"interface":"{n}"}}"#)),
         _ => None,
     }

@@ -40,6 +40,8 @@ pub const DISK_INDOM: InDom = InDom::new(LINUX_DOMAIN, 1);
 pub const LOADAVG_INDOM: InDom = InDom::new(LINUX_DOMAIN, 2);
 /// `NET_DEV_INDOM` (60.3): network interfaces of /proc/net/dev.
 pub const NET_DEV_INDOM: InDom = InDom::new(LINUX_DOMAIN, 3);
+/// `PARTITIONS_INDOM` (60.10): disk partitions by kernel name.
+pub const PARTITIONS_INDOM: InDom = InDom::new(LINUX_DOMAIN, 10);
 /// `FILESYS_INDOM` (60.5): mounted block-device file systems.
 pub const FILESYS_INDOM: InDom = InDom::new(LINUX_DOMAIN, 5);
 /// `DM_INDOM` (60.24): device-mapper devices by persistent name.
@@ -50,8 +52,17 @@ pub const MD_INDOM: InDom = InDom::new(LINUX_DOMAIN, 25);
 pub const WWID_INDOM: InDom = InDom::new(LINUX_DOMAIN, 42);
 
 /// The instance domains served, with their serials.
-pub const INDOMS: [InDom; 8] =
-    [CPU_INDOM, DISK_INDOM, LOADAVG_INDOM, NET_DEV_INDOM, FILESYS_INDOM, DM_INDOM, MD_INDOM, WWID_INDOM];
+pub const INDOMS: [InDom; 9] = [
+    CPU_INDOM,
+    DISK_INDOM,
+    LOADAVG_INDOM,
+    NET_DEV_INDOM,
+    FILESYS_INDOM,
+    PARTITIONS_INDOM,
+    DM_INDOM,
+    MD_INDOM,
+    WWID_INDOM,
+];
 
 /// One metric: its name, descriptor and help texts, as the PMDA serves
 /// them (`pminfo -dmtT` prints these).
@@ -126,6 +137,7 @@ pub fn indom_text(indom: InDom) -> Option<&'static str> {
         LOADAVG_INDOM => "load averages for 1, 5, and 15 minutes",
         NET_DEV_INDOM => "set of network interfaces",
         FILESYS_INDOM => "mounted block-device-backed filesystem",
+        PARTITIONS_INDOM => "set of all disk partitions",
         DM_INDOM => "device mapper driver devices",
         MD_INDOM => "multi-device driver devices",
         WWID_INDOM => "scsi devices identified by unique WWID",
@@ -140,7 +152,7 @@ mod tests {
     #[test]
     fn table_is_consistent() {
         let all = metrics();
-        assert_eq!(all.len(), 465);
+        assert_eq!(all.len(), 490);
         for (i, m) in all.iter().enumerate() {
             assert!(all[..i].iter().all(|o| o.pmid != m.pmid && o.name != m.name), "{} repeated", m.name);
             let d = m.desc();

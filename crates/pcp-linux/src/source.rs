@@ -4,7 +4,7 @@
 use crate::cache::InstCache;
 use crate::files::{Files, FsStats, RootFiles};
 use crate::parse::{self, CpuTimes, DeviceClass, DiskCounters, LoadAvg, MemField, Meminfo, Stat, Uptime, VmstatSwap};
-use crate::{MetricDef, CPU_INDOM, DISK_INDOM, DM_INDOM, FILESYS_INDOM, LOADAVG_INDOM, MD_INDOM};
+use crate::{MetricDef, CPU_INDOM, DISK_INDOM, DM_INDOM, FILESYS_INDOM, LOADAVG_INDOM, MD_INDOM, PARTITIONS_INDOM};
 use crate::{NET_DEV_INDOM, WWID_INDOM};
 use pcp_core::{AtomValue, FetchResult, InDom, InstValue, MetricType, PmError, PmId, PmResult, Timestamp, Value};
 use pcp_core::{ValueSet, PM_IN_NULL};
@@ -128,6 +128,7 @@ pub struct LinuxSource<F: Files = RootFiles> {
     prev_wait_all: u64,
     prev_wait: HashMap<i32, u64>,
     disks: InstCache,
+    parts: InstCache,
     dm: InstCache,
     md: InstCache,
     wwid: InstCache,
@@ -160,6 +161,8 @@ struct Uname {
 
 /// `mem.vmstat.*`.
 const VMSTAT_CLUSTER: u32 = 28;
+/// `disk.partitions.*`.
+const PARTITIONS_CLUSTER: u32 = 10;
 
 const IFF_UP: u64 = 0x1;
 const IFF_RUNNING: u64 = 0x40;
@@ -185,6 +188,7 @@ impl<F: Files> LinuxSource<F> {
             prev_wait_all: 0,
             prev_wait: HashMap::new(),
             disks: InstCache::new(),
+            parts: InstCache::new(),
             dm: InstCache::new(),
             md: InstCache::new(),
             wwid: InstCache::new(),
@@ -241,6 +245,7 @@ impl<F: Files> LinuxSource<F> {
             DM_INDOM => &self.dm,
             MD_INDOM => &self.md,
             WWID_INDOM => &self.wwid,
+            PARTITIONS_INDOM => &self.parts,
             NET_DEV_INDOM => &self.nets,
             FILESYS_INDOM => &self.filesys,
             _ => return None,
@@ -257,7 +262,7 @@ impl<F: Files> LinuxSource<F> {
         let mut need = Need::default();
         match indom {
             CPU_INDOM => need.stat = true,
-            DISK_INDOM | DM_INDOM | MD_INDOM => need.diskstats = true,
+            DISK_INDOM | DM_INDOM | MD_INDOM | PARTITIONS_INDOM => need.diskstats = true,
             NET_DEV_INDOM => need.netdev = true,
             FILESYS_INDOM => need.filesys = true,
             WWID_INDOM => need.diskstats = true,
@@ -574,7 +579,7 @@ impl<F: Files> LinuxSource<F> {
     }
 
     fn refresh_disks(&mut self, need: &Need, snap: &mut Snap) {
-        for c in [&mut self.disks, &mut self.dm, &mut self.md, &mut self.wwid] {
+        for c in [&mut self.disks, &mut self.parts, &mut self.dm, &mut self.md, &mut self.wwid] {
             c.deactivate_all();
         }
         let mut need_partitions = need.partitions;
@@ -631,8 +636,9 @@ impl<F: Files> LinuxSource<F> {
             DeviceClass::Md => (MD_INDOM.serial(), self.md.add(&name)?),
             DeviceClass::Disk => (DISK_INDOM.serial(), self.disks.add(&name)?),
             DeviceClass::Wwid => (WWID_INDOM.serial(), self.wwid.add(&name)?),
-            // partitions and zram devices are not served here
-            DeviceClass::Partition | DeviceClass::Zram => return None,
+            DeviceClass::Partition => (PARTITIONS_INDOM.serial(), self.parts.add(&name)?),
+            // zram devices are not served here
+            DeviceClass::Zram => return None,
         };
         let key = (serial, inst);
         if let Some(e) = snap.disks.get_mut(&key) {
@@ -814,6 +820,11 @@ impl<F: Files> LinuxSource<F> {
                 .map(AtomValue::Double))
             }
             54 | 59 => self.dmmd_value(snap, ty, cluster, item, inst),
+            // disk.partitions: disk.dm's items without its item 13
+            PARTITIONS_CLUSTER => {
+                let e = self.disk_entry(snap, PARTITIONS_INDOM.serial(), inst)?;
+                self.block_value(e, ty, if item < 13 { item } else { item + 1 })
+            }
             92 => self.wwid_value(snap, ty, item, inst),
             VMSTAT_CLUSTER => {
                 let Some(v) = &snap.vmstat_all else { return Ok(None) };
@@ -976,6 +987,12 @@ impl<F: Files> LinuxSource<F> {
         if item == 13 {
             return Ok(e.kname.clone().map(|k| AtomValue::String(k.into_bytes())));
         }
+        self.block_value(e, ty, item)
+    }
+
+    /// Item `item` of disk.dm (or disk.md, or disk.partitions renumbered)
+    /// for one device: the capacity, or disk.dev's twin of the counter.
+    fn block_value(&self, e: &DiskEntry, ty: MetricType, item: u32) -> Result<Option<AtomValue>, PmError> {
         if item == 17 {
             return Ok((e.nr_blocks != 0).then_some(AtomValue::U64(e.nr_blocks)));
         }
@@ -1478,6 +1495,10 @@ fn needs(pmids: &[PmId]) -> Need {
                 n.diskstats = true;
                 n.partitions |= item == 17;
             }
+            PARTITIONS_CLUSTER => {
+                n.diskstats = true;
+                n.partitions |= item == 16;
+            }
             92 => {
                 n.diskstats = true;
                 n.partitions |= item == 87;
@@ -1681,5 +1702,32 @@ mod tests {
         assert_eq!(values(&mut src, "mem.vmstat.compact_stall"), vec![]);
         // and the swap metrics still read the same file
         assert_eq!(values(&mut src, "swap.pagesin"), vec![]);
+    }
+
+    #[test]
+    fn partitions_have_their_own_instance_domain() {
+        let u = |v: &[(i32, u64)]| -> Vec<(i32, Value)> {
+            v.iter().map(|&(i, x)| (i, Value::from_atom(&AtomValue::U64(x)))).collect()
+        };
+        let mut src = source(None);
+        src.files.files.insert(
+            "/proc/diskstats".into(),
+            [
+                " 253 0 vda 100 2 3000 40 200 5 6000 70 0 90 110 7 0 80 8 1 9\n",
+                " 253 1 vda1 10 0 300 4 20 1 600 7 0 9 11 0 0 0 0 0 0\n",
+                " 253 2 vda2 30 0 500 4 20 1 600 7 0 9 11 0 0 0 0 0 0\n",
+            ]
+            .concat()
+            .into_bytes(),
+        );
+        src.files.files.insert("/proc/partitions".into(), b"major minor #blocks name\n\n 253 1 1024 vda1\n".to_vec());
+        assert_eq!(src.instances(PARTITIONS_INDOM).unwrap(), [(0, "vda1".to_string()), (1, "vda2".to_string())]);
+        assert_eq!(src.instances(DISK_INDOM).unwrap(), [(0, "vda".to_string())]);
+        assert_eq!(values(&mut src, "disk.partitions.read"), u(&[(0, 10), (1, 30)]));
+        assert_eq!(values(&mut src, "disk.partitions.blkread"), u(&[(0, 300), (1, 500)]));
+        assert_eq!(values(&mut src, "disk.partitions.capacity"), u(&[(0, 1024)]));
+        // partitions count in neither the disks nor their totals
+        assert_eq!(values(&mut src, "disk.all.read"), u(&[(-1, 100)]));
+        assert_eq!(values(&mut src, "disk.dev.read"), u(&[(0, 100)]));
     }
 }
