@@ -57,7 +57,7 @@ impl Files for MemFiles {
 }
 
 /// The files the fuzzed bytes become, in order.
-pub const FILES: [&str; 16] = [
+pub const FILES: [&str; 19] = [
     "/proc/stat",
     "/proc/meminfo",
     "/proc/loadavg",
@@ -74,6 +74,9 @@ pub const FILES: [&str; 16] = [
     "/sys/class/net/eth0/flags",
     "/sys/block/sda/device/wwid",
     "/sys/block/dm-0/dm/name",
+    "/proc/sys/kernel/osrelease",
+    "/etc/debian_version",
+    "/etc/lsb-release",
 ];
 
 /// Split at 0xff bytes into file contents, parse each with every parser,
@@ -88,6 +91,7 @@ pub fn linux_proc_target(data: &[u8]) {
         let _ = parse::loadavg(p);
         let _ = parse::uptime(p);
         let _ = parse::vmstat_swap(p);
+        let _ = parse::vmstat_lines(p).count();
         let _ = parse::diskstats(p);
         let _ = parse::partitions(p);
         let _ = parse::net_dev(p);
