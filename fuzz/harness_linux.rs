@@ -57,7 +57,7 @@ impl Files for MemFiles {
 }
 
 /// The files the fuzzed bytes become, in order.
-pub const FILES: [&str; 19] = [
+pub const FILES: [&str; 20] = [
     "/proc/stat",
     "/proc/meminfo",
     "/proc/loadavg",
@@ -77,6 +77,7 @@ pub const FILES: [&str; 19] = [
     "/proc/sys/kernel/osrelease",
     "/etc/debian_version",
     "/etc/lsb-release",
+    "/proc/net/snmp",
 ];
 
 /// Split at 0xff bytes into file contents, parse each with every parser,
@@ -92,6 +93,7 @@ pub fn linux_proc_target(data: &[u8]) {
         let _ = parse::uptime(p);
         let _ = parse::vmstat_swap(p);
         let _ = parse::vmstat_lines(p).count();
+        let _ = parse::snmp(p);
         let _ = parse::diskstats(p);
         let _ = parse::partitions(p);
         let _ = parse::net_dev(p);

@@ -18,7 +18,7 @@ copy() { # copy a readable file, keeping its path
     mkdir -p "$dir$(dirname "$f")"
     cat "$f" > "$dir$f" 2>/dev/null || rm -f "$dir$f"
 }
-for f in /proc/stat /proc/meminfo /proc/loadavg /proc/uptime /proc/vmstat \
+for f in /proc/stat /proc/meminfo /proc/loadavg /proc/uptime /proc/vmstat /proc/net/snmp \
          /proc/diskstats /proc/partitions /proc/net/dev /proc/zoneinfo \
          /sys/devices/system/cpu/possible \
          /proc/sys/kernel/hostname /proc/sys/kernel/domainname \

@@ -44,6 +44,9 @@ pub const NET_DEV_INDOM: InDom = InDom::new(LINUX_DOMAIN, 3);
 pub const PARTITIONS_INDOM: InDom = InDom::new(LINUX_DOMAIN, 10);
 /// `FILESYS_INDOM` (60.5): mounted block-device file systems.
 pub const FILESYS_INDOM: InDom = InDom::new(LINUX_DOMAIN, 5);
+/// `ICMPMSG_INDOM` (60.23): the 256 ICMP message types, `TypeN`,
+/// instance N.
+pub const ICMPMSG_INDOM: InDom = InDom::new(LINUX_DOMAIN, 23);
 /// `DM_INDOM` (60.24): device-mapper devices by persistent name.
 pub const DM_INDOM: InDom = InDom::new(LINUX_DOMAIN, 24);
 /// `MD_INDOM` (60.25): multi-device (software RAID) devices.
@@ -52,13 +55,14 @@ pub const MD_INDOM: InDom = InDom::new(LINUX_DOMAIN, 25);
 pub const WWID_INDOM: InDom = InDom::new(LINUX_DOMAIN, 42);
 
 /// The instance domains served, with their serials.
-pub const INDOMS: [InDom; 9] = [
+pub const INDOMS: [InDom; 10] = [
     CPU_INDOM,
     DISK_INDOM,
     LOADAVG_INDOM,
     NET_DEV_INDOM,
     FILESYS_INDOM,
     PARTITIONS_INDOM,
+    ICMPMSG_INDOM,
     DM_INDOM,
     MD_INDOM,
     WWID_INDOM,
@@ -138,6 +142,7 @@ pub fn indom_text(indom: InDom) -> Option<&'static str> {
         NET_DEV_INDOM => "set of network interfaces",
         FILESYS_INDOM => "mounted block-device-backed filesystem",
         PARTITIONS_INDOM => "set of all disk partitions",
+        ICMPMSG_INDOM => "internet control message protocol (ICMP) message types",
         DM_INDOM => "device mapper driver devices",
         MD_INDOM => "multi-device driver devices",
         WWID_INDOM => "scsi devices identified by unique WWID",
@@ -152,7 +157,7 @@ mod tests {
     #[test]
     fn table_is_consistent() {
         let all = metrics();
-        assert_eq!(all.len(), 490);
+        assert_eq!(all.len(), 571);
         for (i, m) in all.iter().enumerate() {
             assert!(all[..i].iter().all(|o| o.pmid != m.pmid && o.name != m.name), "{} repeated", m.name);
             let d = m.desc();

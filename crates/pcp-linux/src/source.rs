@@ -4,7 +4,9 @@
 use crate::cache::InstCache;
 use crate::files::{Files, FsStats, RootFiles};
 use crate::parse::{self, CpuTimes, DeviceClass, DiskCounters, LoadAvg, MemField, Meminfo, Stat, Uptime, VmstatSwap};
-use crate::{MetricDef, CPU_INDOM, DISK_INDOM, DM_INDOM, FILESYS_INDOM, LOADAVG_INDOM, MD_INDOM, PARTITIONS_INDOM};
+use crate::{
+    MetricDef, CPU_INDOM, DISK_INDOM, DM_INDOM, FILESYS_INDOM, ICMPMSG_INDOM, LOADAVG_INDOM, MD_INDOM, PARTITIONS_INDOM,
+};
 use crate::{NET_DEV_INDOM, WWID_INDOM};
 use pcp_core::{AtomValue, FetchResult, InDom, InstValue, MetricType, PmError, PmId, PmResult, Timestamp, Value};
 use pcp_core::{ValueSet, PM_IN_NULL};
@@ -95,6 +97,7 @@ struct Need {
     procs: bool,
     uname: bool,
     vmstat_all: bool,
+    snmp: bool,
 }
 
 /// What one fetch read.
@@ -115,6 +118,8 @@ struct Snap {
     nprocs: Option<u32>,
     /// `mem.vmstat.*` by item (`u64::MAX`: no value, as in the PMDA).
     vmstat_all: Option<Vec<u64>>,
+    /// /proc/net/snmp (read or not, the PMDA's values start as none).
+    snmp: Option<parse::Snmp>,
 }
 
 /// The Linux metrics of one system: its instance domains (numbered as
@@ -163,6 +168,20 @@ struct Uname {
 const VMSTAT_CLUSTER: u32 = 28;
 /// `disk.partitions.*`.
 const PARTITIONS_CLUSTER: u32 = 10;
+/// `network.{ip,icmp,icmpmsg,tcp,udp,udplite}.*` from /proc/net/snmp.
+const SNMP_CLUSTER: u32 = 14;
+/// How many ICMP message types `network.icmpmsg.*` counts.
+const ICMPMSG_TYPES: i32 = 256;
+
+/// The instances of an instance domain that does not change: the load
+/// averages' and the ICMP message types'.
+fn fixed_instances(indom: InDom) -> Option<Vec<(i32, String)>> {
+    match indom {
+        LOADAVG_INDOM => Some(vec![(1, "1 minute".into()), (5, "5 minute".into()), (15, "15 minute".into())]),
+        ICMPMSG_INDOM => Some((0..ICMPMSG_TYPES).map(|i| (i, format!("Type{i}"))).collect()),
+        _ => None,
+    }
+}
 
 const IFF_UP: u64 = 0x1;
 const IFF_RUNNING: u64 = 0x40;
@@ -256,8 +275,8 @@ impl<F: Files> LinuxSource<F> {
     /// order, after refreshing it as the PMDA does.
     #[doc(alias = "pmGetInDom")]
     pub fn instances(&mut self, indom: InDom) -> PmResult<Vec<(i32, String)>> {
-        if indom == LOADAVG_INDOM {
-            return Ok(vec![(1, "1 minute".into()), (5, "5 minute".into()), (15, "15 minute".into())]);
+        if let Some(fixed) = fixed_instances(indom) {
+            return Ok(fixed);
         }
         let mut need = Need::default();
         match indom {
@@ -279,8 +298,9 @@ impl<F: Files> LinuxSource<F> {
     /// an instance without labels), in the order the PMDA walks them.
     #[doc(alias = "pmGetInstancesLabels")]
     pub fn instance_labels(&self, indom: InDom) -> PmResult<Vec<(i32, Option<String>)>> {
-        let insts: Vec<(i32, Option<&str>)> = if indom == LOADAVG_INDOM {
-            vec![(1, None), (5, None), (15, None)]
+        let fixed = fixed_instances(indom);
+        let insts: Vec<(i32, Option<&str>)> = if let Some(fixed) = &fixed {
+            fixed.iter().map(|(i, n)| (*i, (indom != LOADAVG_INDOM).then_some(n.as_str()))).collect()
         } else {
             self.cache(indom).ok_or(PmError::PM_ERR_INDOM)?.active().map(|(i, n)| (i, Some(n))).collect()
         };
@@ -333,6 +353,8 @@ impl<F: Files> LinuxSource<F> {
             one(PM_IN_NULL);
         } else if indom == LOADAVG_INDOM {
             [1, 5, 15].into_iter().for_each(&mut one);
+        } else if indom == ICMPMSG_INDOM {
+            (0..ICMPMSG_TYPES).for_each(&mut one);
         } else if let Some(c) = self.cache(indom) {
             c.active().for_each(|(i, _)| one(i));
         }
@@ -392,6 +414,9 @@ impl<F: Files> LinuxSource<F> {
                 .unwrap_or_default();
             snap.vmstat = swap;
             snap.vmstat_all = all;
+        }
+        if need.snmp {
+            snap.snmp = Some(self.with_file("/proc/net/snmp", |_, t| parse::snmp(t)).unwrap_or_default());
         }
         if need.uname && self.uname.is_none() {
             self.uname = Some(self.read_uname());
@@ -826,6 +851,20 @@ impl<F: Files> LinuxSource<F> {
                 self.block_value(e, ty, if item < 13 { item } else { item + 1 })
             }
             92 => self.wwid_value(snap, ty, item, inst),
+            SNMP_CLUSTER => {
+                let Some(snmp) = &snap.snmp else { return Ok(None) };
+                let x = match def.name.strip_prefix("network.icmpmsg.") {
+                    Some(dir) => {
+                        let types = if dir == "intype" { &snmp.icmpmsg_in } else { &snmp.icmpmsg_out };
+                        *types
+                            .get(usize::try_from(inst).map_err(|_| PmError::PM_ERR_INST)?)
+                            .ok_or(PmError::PM_ERR_INST)?
+                    }
+                    None => snmp.get(def.name.strip_prefix("network.").unwrap_or_default()),
+                };
+                // (tcp.maxconn is -1 on Linux: the PMDA shows it whatever)
+                Ok((x != u64::MAX || item == 53).then_some(AtomValue::U64(x)))
+            }
             VMSTAT_CLUSTER => {
                 let Some(v) = &snap.vmstat_all else { return Ok(None) };
                 let x = *v.get(item as usize).ok_or(PmError::PM_ERR_PMID)?;
@@ -1521,6 +1560,7 @@ fn needs(pmids: &[PmId]) -> Need {
             }
             5 => n.filesys = true,
             12 => n.uname = true,
+            SNMP_CLUSTER => n.snmp = true,
             VMSTAT_CLUSTER => n.vmstat_all = true,
             26 => n.uptime = true,
             _ => {}
