@@ -4,8 +4,8 @@
 //! version 3 delta instance domains.
 
 use crate::raw::{Instance, MetaRecord, NameSet};
+use foldhash::{HashMap, HashMapExt};
 use pcp_core::{Desc, InDom, PmError, PmId, PmResult, Timestamp};
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 /// An instance name, shared by every set of an instance domain that has

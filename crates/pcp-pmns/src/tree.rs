@@ -234,7 +234,7 @@ impl Pmns {
     /// the tree is indexed once. Existing names are left as they are.
     /// With `hide`, the non-leaf nodes it creates stay hidden.
     fn insert_names<'a>(&mut self, names: impl IntoIterator<Item = (&'a str, PmId)>, front: bool, hide: bool) {
-        use std::collections::HashMap;
+        use foldhash::{HashMap, HashMapExt};
         /// A touched node's children in order, and their ids by name.
         type Working = (Vec<NodeId>, HashMap<Vec<u8>, NodeId>);
         let mut touched: HashMap<NodeId, Working> = HashMap::new();
