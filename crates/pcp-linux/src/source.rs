@@ -140,7 +140,7 @@ pub struct LinuxSource<F: Files = RootFiles> {
     nets: InstCache,
     filesys: InstCache,
     /// The metric table by PMID, for lookups in fetches.
-    by_pmid: Vec<(PmId, &'static MetricDef)>,
+    by_pmid: PmidIndex,
     /// The buffer each fetch reads the /proc files into, kept between
     /// fetches.
     scratch: Vec<u8>,
@@ -150,6 +150,9 @@ pub struct LinuxSource<F: Files = RootFiles> {
     /// The /proc/vmstat fields `mem.vmstat.*` serves, sorted, with their
     /// items.
     vmstat_items: Vec<(&'static [u8], u32)>,
+    /// Each /proc/vmstat line's field and item as last read (the kernel
+    /// writes them in the same order every time).
+    vmstat_lines: Vec<(Box<[u8]>, Option<u32>)>,
 }
 
 /// `kernel.uname.*` (cluster 12): uname(2)'s fields as /proc/sys/kernel
@@ -162,6 +165,42 @@ struct Uname {
     machine: Option<Vec<u8>>,
     nodename: Option<Vec<u8>>,
     distro: Vec<u8>,
+}
+
+/// The metric table by PMID: the Linux metrics by cluster and item, the
+/// others (`proc.nprocs`) apart.
+#[derive(Clone, Debug)]
+struct PmidIndex {
+    linux: Vec<Vec<Option<&'static MetricDef>>>,
+    other: Vec<&'static MetricDef>,
+}
+
+impl PmidIndex {
+    fn new() -> PmidIndex {
+        let mut idx = PmidIndex { linux: Vec::new(), other: Vec::new() };
+        for m in crate::metrics() {
+            if m.pmid.domain() != crate::LINUX_DOMAIN {
+                idx.other.push(m);
+                continue;
+            }
+            let (c, i) = (m.pmid.cluster() as usize, m.pmid.item() as usize);
+            if idx.linux.len() <= c {
+                idx.linux.resize(c + 1, Vec::new());
+            }
+            if idx.linux[c].len() <= i {
+                idx.linux[c].resize(i + 1, None);
+            }
+            idx.linux[c][i] = Some(m);
+        }
+        idx
+    }
+
+    fn get(&self, pmid: PmId) -> Option<&'static MetricDef> {
+        if pmid.domain() != crate::LINUX_DOMAIN {
+            return self.other.iter().copied().find(|m| m.pmid == pmid);
+        }
+        self.linux.get(pmid.cluster() as usize)?.get(pmid.item() as usize).copied().flatten()
+    }
 }
 
 /// `mem.vmstat.*`.
@@ -213,13 +252,10 @@ impl<F: Files> LinuxSource<F> {
             wwid: InstCache::new(),
             nets: InstCache::new(),
             filesys: InstCache::new(),
-            by_pmid: {
-                let mut v: Vec<_> = crate::metrics().iter().map(|m| (m.pmid, m)).collect();
-                v.sort_unstable_by_key(|(p, _)| *p);
-                v
-            },
+            by_pmid: PmidIndex::new(),
             scratch: Vec::new(),
             uname: None,
+            vmstat_lines: Vec::new(),
             vmstat_items: {
                 let mut v: Vec<_> = crate::metrics()
                     .iter()
@@ -317,7 +353,7 @@ impl<F: Files> LinuxSource<F> {
         let snap = self.refresh(&need);
         let mut sets = Vec::with_capacity(pmids.len());
         for &pmid in pmids {
-            let def = self.by_pmid.binary_search_by_key(&pmid, |(p, _)| *p).ok().map(|i| self.by_pmid[i].1);
+            let def = self.by_pmid.get(pmid);
             let values = match def {
                 None => Err(PmError::PM_ERR_PMID),
                 Some(def) => self.metric_values(&snap, def, wanted),
@@ -434,13 +470,26 @@ impl<F: Files> LinuxSource<F> {
     /// `pgscan_direct*` fields read; `nr_slab` and `thp_split`, where the
     /// kernel has split them, the sums of their parts (missing parts
     /// counting as `u64::MAX`, as the PMDA's -1).
-    fn vmstat_all(&self, text: &[u8]) -> Vec<u64> {
+    fn vmstat_all(&mut self, text: &[u8]) -> Vec<u64> {
         let items = &self.vmstat_items;
         let item = |name: &[u8]| items.binary_search_by(|(f, _)| (*f).cmp(name)).ok().map(|i| items[i].1 as usize);
         let mut v = vec![u64::MAX; items.iter().map(|(_, i)| *i as usize + 1).max().unwrap_or(0)];
         let (mut steal, mut kswapd, mut direct) = (0u64, 0u64, 0u64);
-        for (name, value) in parse::vmstat_lines(text) {
-            let (Some(i), Some(x)) = (item(name), value) else { continue };
+        for (k, (name, value)) in parse::vmstat_lines(text).enumerate() {
+            // the field at this line last time, or looked up afresh
+            let known = match self.vmstat_lines.get(k) {
+                Some((seen, i)) if **seen == *name => i.map(|i| i as usize),
+                _ => {
+                    let i = item(name);
+                    let entry = (name.into(), i.map(|i| i as u32));
+                    match self.vmstat_lines.get_mut(k) {
+                        Some(e) => *e = entry,
+                        None => self.vmstat_lines.push(entry),
+                    }
+                    i
+                }
+            };
+            let (Some(i), Some(x)) = (known, value) else { continue };
             v[i] = x;
             if name.starts_with(b"pgsteal_") {
                 steal = steal.wrapping_add(x);
