@@ -298,13 +298,12 @@ impl MetaIndex {
 /// [`MetaRecord::decode_sharing`]).
 fn share(interned: Option<&mut NameSet>, name: &InstName) -> InstName {
     let c = c_str(name);
-    let Some(interned) = interned else {
-        return if c.len() == name.len() { Arc::clone(name) } else { Arc::from(c) };
-    };
+    let own = || if c.len() == name.len() { Arc::clone(name) } else { Arc::from(c) };
+    let Some(interned) = interned else { return own() };
     if let Some(n) = interned.get(c) {
         return Arc::clone(n);
     }
-    let n: InstName = if c.len() == name.len() { Arc::clone(name) } else { Arc::from(c) };
+    let n = own();
     interned.insert(Arc::clone(&n));
     n
 }

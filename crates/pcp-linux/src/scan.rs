@@ -214,22 +214,6 @@ pub(crate) fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
-/// The rest of the first line of `text` that starts with `key`, after
-/// the key.
-pub(crate) fn line_after<'a>(text: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
-    let mut from = 0;
-    while let Some(i) = memchr::memmem::find(text.get(from..)?, key) {
-        let at = from + i;
-        if at == 0 || text[at - 1] == b'\n' {
-            let rest = &text[at + key.len()..];
-            let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
-            return Some(&rest[..end]);
-        }
-        from = at + 1;
-    }
-    None
-}
-
 /// Does `s` start with `prefix`?
 pub(crate) fn starts(s: &[u8], prefix: &[u8]) -> bool {
     s.starts_with(prefix)
@@ -283,15 +267,5 @@ mod tests {
         assert_eq!(lines(b"").count(), 0);
         assert_eq!(lines(b"a").count(), 1);
         assert_eq!(lines(b"a\n\nb").collect::<Vec<_>>(), vec![&b"a"[..], b"", b"b"]);
-    }
-
-    #[test]
-    fn line_after_finds_keys_at_line_starts_only() {
-        let text = b"xpswpin 9\npswpin 1\npswpout 2";
-        assert_eq!(line_after(text, b"pswpin "), Some(&b"1"[..]));
-        assert_eq!(line_after(text, b"pswpout "), Some(&b"2"[..]));
-        assert_eq!(line_after(text, b"xpswpin "), Some(&b"9"[..]));
-        assert_eq!(line_after(text, b"nosuch "), None);
-        assert_eq!(line_after(b"", b"k"), None);
     }
 }

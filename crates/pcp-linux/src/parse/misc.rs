@@ -206,12 +206,10 @@ pub struct VmstatSwap {
 
 /// Parse `pswpin` and `pswpout` out of /proc/vmstat.
 pub fn vmstat_swap(text: &[u8]) -> VmstatSwap {
-    let field = |key: &[u8]| {
-        let rest = crate::scan::line_after(text, key)?;
-        let d = rest.iter().position(u8::is_ascii_digit)?;
-        Scan::new(&rest[d..]).u64().filter(|&x| x != u64::MAX)
-    };
-    VmstatSwap { pswpin: field(b"pswpin "), pswpout: field(b"pswpout ") }
+    // the first line of the field, as the /proc/vmstat walk reads it
+    let field =
+        |key: &[u8]| vmstat_lines(text).find(|(name, _)| *name == key).and_then(|(_, v)| v).filter(|&x| x != u64::MAX);
+    VmstatSwap { pswpin: field(b"pswpin"), pswpout: field(b"pswpout") }
 }
 
 /// /proc/vmstat's lines as the PMDA reads them: the name up to the line's
@@ -358,6 +356,11 @@ mod tests {
         assert_eq!(uptime(b"x"), Uptime::default());
         let v = vmstat_swap(b"nr_free_pages 5\npswpin 3\npswpout 4\n");
         assert_eq!((v.pswpin, v.pswpout), (Some(3), Some(4)));
+        // fields at line starts only, the first of a repeated one
+        let v = vmstat_swap(b"xpswpin 9\npswpin 1\npswpin 7\npswpout 2");
+        assert_eq!((v.pswpin, v.pswpout), (Some(1), Some(2)));
+        assert_eq!(vmstat_swap(b"xpswpin 9\n"), VmstatSwap { pswpin: None, pswpout: None });
+        assert_eq!(vmstat_swap(b""), VmstatSwap { pswpin: None, pswpout: None });
         assert_eq!(zoneinfo_low_pages(b"  pages free 1\n        low      10\n        low 5\n"), 15);
         assert_eq!(cpu_list_count(b"0-1\n"), Some(2));
         assert_eq!(cpu_list_count(b"0-3,8,10-11"), Some(7));
