@@ -65,6 +65,18 @@ impl Archive {
         self.meta = std::sync::Arc::new(Vec::new());
     }
 
+    /// Keep only the metadata records `keep` accepts (in this copy: clones
+    /// made before keep theirs). For a reader that has indexed the rest.
+    pub fn retain_meta(&mut self, mut keep: impl FnMut(&MetaRecord) -> bool) {
+        match std::sync::Arc::get_mut(&mut self.meta) {
+            Some(records) => {
+                records.retain(|r| keep(r));
+                records.shrink_to_fit();
+            }
+            None => self.meta = std::sync::Arc::new(self.meta.iter().filter(|r| keep(r)).cloned().collect()),
+        }
+    }
+
     /// The data volume numbers.
     pub fn volumes(&self) -> &[u32] {
         &self.volumes
@@ -247,6 +259,13 @@ impl ArchiveSet {
     /// [`crate::labels::LabelIndex::build_all`].
     pub fn meta_in_load_order(&self) -> impl Iterator<Item = &[MetaRecord]> + Clone {
         self.load_order.iter().map(|&i| self.members[i].meta())
+    }
+
+    /// [`Archive::retain_meta`] for each archive.
+    pub fn retain_meta(&mut self, mut keep: impl FnMut(&MetaRecord) -> bool) {
+        for archive in &mut self.members {
+            archive.retain_meta(&mut keep);
+        }
     }
 }
 

@@ -46,7 +46,7 @@ impl InDomSet {
 }
 
 /// Metadata indexed for lookups: what `__pmLogLoadMeta` builds.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct MetaIndex {
     descs: HashMap<PmId, Desc>,
     /// PMIDs in the order their first descriptor appeared.
@@ -351,7 +351,7 @@ fn add_to_chain(chain: &mut Vec<Raw>, new: Raw) {
 /// delta sets resolved against the set before them (libpcp's
 /// `__pmLogUndeltaInDom`) when first asked for, so that tools asking for
 /// a few instance domains, or one time, do not resolve them all.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct History {
     entries: Vec<Entry>,
     /// The first whole set: deltas before it have nothing to resolve
@@ -360,7 +360,7 @@ struct History {
 }
 
 /// A set of a [`History`].
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Entry {
     when: Timestamp,
     /// A delta set as logged (sorted by id; `None` names are deletions);

@@ -6,7 +6,7 @@ use pcp_archive::archive::{Archive, ArchiveSet};
 use pcp_archive::files::{find_file, open_records};
 use pcp_archive::labels::LabelIndex;
 use pcp_archive::meta::MetaIndex;
-use pcp_archive::raw::{decode_result, Label};
+use pcp_archive::raw::{decode_result, Label, MetaRecord};
 use pcp_archive::replay::{Mode, Replay};
 use pcp_core::{FetchResult, PmError, PmId, PmResult, Timestamp, ValueSet};
 use std::collections::{HashMap, HashSet};
@@ -38,7 +38,7 @@ impl ArchiveSource {
     pub fn open_checking(name: &str, check_features: bool) -> PmResult<ArchiveSource> {
         // libpcp refuses labels with feature bits it does not know when the
         // context opens (the replay, set up later, checks each volume's)
-        let archives = if name.contains(',') || std::fs::metadata(name).is_ok_and(|m| m.is_dir()) {
+        let mut archives = if name.contains(',') || std::fs::metadata(name).is_ok_and(|m| m.is_dir()) {
             ArchiveSet::open(name, check_features)?
         } else {
             let archive = Archive::open(name)?;
@@ -49,6 +49,9 @@ impl ArchiveSource {
         };
         let meta = MetaIndex::build_all(archives.meta_in_load_order())?;
         let labels = LabelIndex::build_all(archives.meta_in_load_order())?;
+        // the indexes hold the help text and label sets; the replay reads
+        // only descriptors and instance domains from the records
+        archives.retain_meta(|r| matches!(r, MetaRecord::Desc { .. } | MetaRecord::InDom { .. }));
         Ok(ArchiveSource { archives, replay: None, check_features, meta, labels })
     }
 
@@ -56,7 +59,7 @@ impl ArchiveSource {
     /// where this one has got to (see [`Replay::dup`]).
     #[doc(alias = "pmDupContext")]
     pub fn dup(&self) -> PmResult<ArchiveSource> {
-        let meta = MetaIndex::build_all(self.archives.meta_in_load_order())?;
+        let meta = self.meta.clone();
         let replay = match &self.replay {
             Some(r) => Some(r.dup()?),
             None => None,

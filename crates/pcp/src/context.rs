@@ -1441,6 +1441,11 @@ mod tests {
             assert_eq!(dup.origin(), ctx.origin());
             assert_eq!(dup.lookup_names(&["my.twice"]).expect("derived name").0[0], ids[1]);
             fetches_agree(&mut ctx, &mut dup, &ids, 12);
+            // the help text came along (the copy's records have none left)
+            assert!(dup.lookup_text(ids[0], TextLevel::OneLine).is_ok(), "{archive}");
+            for level in [TextLevel::OneLine, TextLevel::Help] {
+                assert_eq!(dup.lookup_text(ids[0], level), ctx.lookup_text(ids[0], level), "{archive}");
+            }
             // the profile came along: only the two instances chosen
             if let Ok(values) = &first.sets[0].values {
                 assert!(values.iter().all(|v| insts[1..3].contains(&v.inst)), "{archive}");
