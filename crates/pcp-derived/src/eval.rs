@@ -123,7 +123,8 @@ pub struct Evaluator {
 impl Evaluator {
     /// An evaluator for a metric's expression and what [`crate::check::check`]
     /// found for it.
-    pub fn new(expr: Expr, checked: Checked) -> Evaluator {
+    pub fn new(expr: impl Into<Arc<Expr>>, checked: Checked) -> Evaluator {
+        let expr: Arc<Expr> = expr.into();
         let n = expr.nodes().len();
         let mut save_last = vec![false; n];
         let mut parent = vec![None; n];
@@ -144,7 +145,7 @@ impl Evaluator {
                 _ => {}
             }
         }
-        Evaluator { expr: Arc::new(expr), checked, state: vec![State::default(); n], save_last, regex, parent }
+        Evaluator { expr, checked, state: vec![State::default(); n], save_last, regex, parent }
     }
 
     /// The derived metric's PMID.

@@ -101,7 +101,8 @@ impl<'a> Lexer<'a> {
     /// The next token. `in_matchinst` says whether a `matchinst(` is
     /// open, so that `/` starts a pattern.
     pub fn next_token(&mut self, in_matchinst: bool) -> Token {
-        let mut buf: Vec<u8> = Vec::new();
+        // (most tokens fit: one allocation)
+        let mut buf: Vec<u8> = Vec::with_capacity(32);
         let mut partial: Option<Partial> = None;
         let mut start: isize = -1;
         let mut first = true;

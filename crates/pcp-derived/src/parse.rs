@@ -204,8 +204,7 @@ impl Parser<'_, '_> {
                     let rule = &RULES[r];
                     let keep = states.len().checked_sub(rule.rhs.len())?;
                     states.truncate(keep);
-                    let args = vals.split_off(keep);
-                    match self.act(rule.act, args) {
+                    match self.act(rule.act, vals.drain(keep..)) {
                         Ok(v) => {
                             let from = *states.last()?;
                             let &(_, to) = STATES[from].gotos.iter().find(|(n, _)| *n == rule.lhs)?;
@@ -258,8 +257,7 @@ impl Parser<'_, '_> {
         Val::Expr(self.tree.push(n))
     }
 
-    fn act(&mut self, act: Act, args: Vec<Val>) -> Result<Val, Stop> {
-        let mut args = args.into_iter();
+    fn act(&mut self, act: Act, mut args: std::vec::Drain<'_, Val>) -> Result<Val, Stop> {
         let mut next = || args.next().unwrap_or(Val::None);
         // (the grammar puts an expression wherever one is taken)
         let expr = |v: Val| match v {

@@ -34,8 +34,8 @@ pub struct Definition {
     pub pmid: PmId,
     /// The expression as given.
     pub text: Vec<u8>,
-    /// The expression parsed.
-    pub expr: Expr,
+    /// The expression parsed (shared with the contexts that bind it).
+    pub expr: std::sync::Arc<Expr>,
     /// An anonymous metric (`__pmRegisterAnon`), such as `event.flags`.
     pub anon: bool,
     /// One-line help (`name(oneline) = ...` in a configuration file).
@@ -164,7 +164,7 @@ impl Registry {
             name,
             pmid: id,
             text: expr.to_vec(),
-            expr: tree,
+            expr: tree.into(),
             anon,
             oneline: None,
             helptext: None,
@@ -437,7 +437,7 @@ impl ContextTable {
             name,
             pmid: id,
             text: text.to_vec(),
-            expr: tree,
+            expr: tree.into(),
             anon: false,
             oneline: None,
             helptext: None,

@@ -191,6 +191,7 @@ impl<'a> Pminfo<'a> {
             }
         }
         let (registry, report) = hooks.take_registry();
+        let registry = crate::DropAside::new(registry);
         self.err.write_all(&report)?;
         if opts.errors > 0 || opts.exit {
             let status = i32::from(!opts.exit);
@@ -226,7 +227,7 @@ impl<'a> Pminfo<'a> {
             },
         };
         let mut status = 0;
-        let mut ctx = ctx;
+        let mut ctx = crate::DropAside::new(ctx);
         ctx.bind_derived(&registry);
         let operands = std::mem::take(&mut opts.operands);
         if self.p.value || self.p.label || self.p.verify {

@@ -96,10 +96,11 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         return Ok(status);
     }
     let (registry, report) = hooks.take_registry();
+    let registry = crate::DropAside::new(registry);
     err.write_all(&report)?;
     let names = hooks.namespace.take();
     let agents = std::mem::take(&mut hooks.agents);
-    let (mut ctx, zone, origin) = if opts.context == Some(ContextKind::Archive) {
+    let (ctx, zone, origin) = if opts.context == Some(ContextKind::Archive) {
         match open_archive(&prog, &mut opts, names, out, err)? {
             Ok(opened) => opened,
             Err(status) => return Ok(status),
@@ -110,6 +111,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
             None => return Ok(1),
         }
     };
+    let mut ctx = crate::DropAside::new(ctx);
     ctx.bind_derived(&registry);
     let parsed_operands = std::mem::take(&mut opts.operands);
 

@@ -240,6 +240,7 @@ fn main(
         return Ok(1);
     }
     let (registry, report) = hooks.take_registry();
+    let registry = crate::DropAside::new(registry);
     err.write_all(&report)?;
     if opts.guimode || opts.guiport_arg.is_some() {
         writeln!(err, "pmval: -g and -p are not implemented in pcp-rs yet")?;
@@ -250,7 +251,7 @@ fn main(
     let source = spec_source.as_ref().or(named).map(|s| String::from_utf8_lossy(s).into_owned()).unwrap_or_default();
     // pmval keeps the loaded names whole (no pmTrimNameSpace)
     let names = hooks.namespace.take();
-    let mut ctx = if opts.context == Some(ContextKind::Host) {
+    let mut ctx = crate::DropAside::new(if opts.context == Some(ContextKind::Host) {
         let host = source.clone();
         match Context::open_host(&host) {
             Ok(mut c) => {
@@ -289,7 +290,7 @@ fn main(
             Some(c) => c,
             None => return Ok(1),
         }
-    };
+    });
     ctx.bind_derived(&registry);
     let hostname = ctx.host_name().unwrap_or_default();
     // pmcd is asked for its zone only when it is wanted

@@ -289,7 +289,7 @@ impl Context {
         self.derived.push(BoundMetric {
             pmid,
             name: name.to_string(),
-            expr: tree,
+            expr: tree.into(),
             oneline: None,
             helptext: None,
             binding: std::sync::Mutex::new(if shadowed { Binding::Failed(None) } else { Binding::Unbound }),

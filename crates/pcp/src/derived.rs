@@ -164,7 +164,7 @@ pub(crate) enum Binding {
 pub(crate) struct BoundMetric {
     pub(crate) pmid: PmId,
     pub(crate) name: String,
-    pub(crate) expr: pcp_derived::Expr,
+    pub(crate) expr: std::sync::Arc<pcp_derived::Expr>,
     pub(crate) oneline: Option<Vec<u8>>,
     pub(crate) helptext: Option<Vec<u8>>,
     pub(crate) binding: Mutex<Binding>,
