@@ -129,6 +129,11 @@ pub struct Builder {
 impl Builder {
     /// Adds a node whose operands were added before it.
     pub fn push(&mut self, node: Node) -> NodeId {
+        if self.nodes.capacity() == 0 {
+            // most expressions have a few nodes: room for them at once
+            self.nodes.reserve(8);
+            self.first.reserve(8);
+        }
         let id = self.nodes.len() as u32;
         let first = node.children().next().map_or(id, |c| self.first.get(c.index()).copied().unwrap_or(id));
         self.nodes.push(node);
@@ -137,7 +142,9 @@ impl Builder {
     }
 
     /// The expression whose root is the last node added.
-    pub fn finish(self) -> Expr {
+    pub fn finish(mut self) -> Expr {
+        self.nodes.shrink_to_fit();
+        self.first.shrink_to_fit();
         Expr { nodes: self.nodes, first: self.first }
     }
 }

@@ -172,8 +172,11 @@ impl Parser<'_, '_> {
     /// `Some` when the expression is parsed (the tree is in `self.tree`),
     /// `None` on a syntax error (offset and message left in `self`).
     fn drive(&mut self) -> Option<()> {
-        let mut states: Vec<usize> = vec![0];
-        let mut vals: Vec<Val> = vec![Val::None];
+        // (deep enough for most expressions without growing)
+        let mut states: Vec<usize> = Vec::with_capacity(32);
+        let mut vals: Vec<Val> = Vec::with_capacity(32);
+        states.push(0);
+        vals.push(Val::None);
         // yacc's count of tokens to shift before errors are reported again
         let mut errstatus = 0u8;
         loop {
