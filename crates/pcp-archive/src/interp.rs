@@ -972,7 +972,7 @@ fn interpolate(ty: i32, sem: Semantics, valfmt: i32, icp: &InstCtl, t_req: f64, 
     let counter = sem != Semantics::DISCRETE && sem != Semantics::INSTANT;
     let dt_req = t_req - icp.t_prior;
     let dt = icp.t_next - icp.t_prior;
-    let block = |vtype: i32, data: Vec<u8>| Some(Value::Block(ValueBlock::new(vtype as u8, data)));
+    let block = |vtype: i32, data: &[u8]| Some(Value::Block(ValueBlock::from_slice(vtype as u8, data)));
     match ty {
         0 | 1 => {
             if let Some(v) = exact {
@@ -1030,10 +1030,10 @@ fn interpolate(ty: i32, sem: Semantics, valfmt: i32, icp: &InstCtl, t_req: f64, 
                     }
                     let (p, n) = (f32_of(&icp.v_prior), f32_of(&icp.v_next));
                     let f = (p as f64 + dt_req * ((n - p) as f64) / dt) as f32;
-                    return block(4, f.to_le_bytes().to_vec());
+                    return block(4, &f.to_le_bytes());
                 }
             };
-            block(4, bytes8(src)[..4].to_vec())
+            block(4, &bytes8(src)[..4])
         }
         2 | 3 => {
             let src = match exact {
@@ -1058,10 +1058,10 @@ fn interpolate(ty: i32, sem: Semantics, valfmt: i32, icp: &InstCtl, t_req: f64, 
                     } else {
                         cvt_u64(0.5 + p as f64 - dt_req * (p.wrapping_sub(n) as f64) / dt)
                     };
-                    return block(ty, out.to_le_bytes().to_vec());
+                    return block(ty, &out.to_le_bytes());
                 }
             };
-            block(ty, bytes8(src).to_vec())
+            block(ty, &bytes8(src))
         }
         5 => {
             let src = match exact {
@@ -1073,10 +1073,10 @@ fn interpolate(ty: i32, sem: Semantics, valfmt: i32, icp: &InstCtl, t_req: f64, 
                     }
                     let (p, n) = (f64::from_le_bytes(bytes8(&icp.v_prior)), f64::from_le_bytes(bytes8(&icp.v_next)));
                     let d = p + dt_req * (n - p) / dt;
-                    return block(5, d.to_le_bytes().to_vec());
+                    return block(5, &d.to_le_bytes());
                 }
             };
-            block(5, bytes8(src).to_vec())
+            block(5, &bytes8(src))
         }
         6 | 7 | 9 | 10 if icp.t_prior >= 0.0 => match &icp.v_prior {
             Some(Value::Block(b)) => Some(Value::Block(b.clone())),

@@ -1098,7 +1098,7 @@ pub(crate) enum ValRef<'a> {
 }
 
 /// Bring a value block's bytes to host order.
-fn swap_block(data: &mut Vec<u8>, swap: Swap) {
+fn swap_block(data: &mut pcp_core::BlockData, swap: Swap) {
     match swap {
         Swap::None => {}
         Swap::First(n) => {
@@ -1108,7 +1108,7 @@ fn swap_block(data: &mut Vec<u8>, swap: Swap) {
         }
         Swap::Events(highres) => {
             // the walk counts from the block's header
-            data.splice(0..0, [0; 4]);
+            data.insert_many(0, [0; 4]);
             let end = data.len();
             swap_event_array(data, 0, end, highres);
             data.drain(..4);
@@ -1121,7 +1121,7 @@ impl ValRef<'_> {
         match self {
             ValRef::Insitu(l) => Value::Insitu(l),
             ValRef::Block { vtype, data, swap } => {
-                let mut v = data.to_vec();
+                let mut v = pcp_core::BlockData::from_slice(data);
                 swap_block(&mut v, swap);
                 Value::Block(ValueBlock::new(vtype, v))
             }

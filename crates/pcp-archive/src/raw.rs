@@ -684,7 +684,7 @@ impl ValueView<'_> {
 /// A value block's bytes as recorded, turned into the little-endian
 /// form [`ValueBlock`] keeps.
 fn host_block(vtype: u8, bytes: &[u8]) -> ValueBlock {
-    let mut data = bytes.to_vec();
+    let mut data = pcp_core::BlockData::from_slice(bytes);
     match MetricType(vtype as i32) {
         // the numeric types travel big-endian; keep them little-endian
         MetricType::I64 | MetricType::U64 | MetricType::DOUBLE | MetricType::FLOAT if matches!(data.len(), 4 | 8) => {

@@ -17,7 +17,7 @@ use crate::error::{PmError, PmResult};
 use crate::ids::{PmId, PM_IN_NULL};
 use crate::time::LocalTime;
 use crate::types::MetricType;
-use crate::value::{InstValue, Value, ValueBlock, ValueSet};
+use crate::value::{BlockData, InstValue, Value, ValueBlock, ValueSet};
 use std::io::Write;
 
 /// `PM_EVENT_FLAG_POINT`: an event at a point in time.
@@ -306,12 +306,12 @@ pub fn unpack(block: &ValueBlock, highres: bool) -> PmResult<Vec<EventRecord>> {
             let value = match MetricType(ty as i32) {
                 MetricType::I32 | MetricType::U32 => Value::Insitu(b.i32(vbuf)),
                 MetricType::I64 | MetricType::U64 | MetricType::DOUBLE => {
-                    Value::Block(ValueBlock::new(ty, b.get::<8>(vbuf).to_vec()))
+                    Value::Block(ValueBlock::from_slice(ty, &b.get::<8>(vbuf)))
                 }
-                MetricType::FLOAT => Value::Block(ValueBlock::new(ty, b.get::<4>(vbuf).to_vec())),
+                MetricType::FLOAT => Value::Block(ValueBlock::from_slice(ty, &b.get::<4>(vbuf))),
                 MetricType::STRING | MetricType::AGGREGATE | MetricType::AGGREGATE_STATIC => {
                     let n = len.saturating_sub(4);
-                    let data = (0..n).map(|i| b.get::<1>(vbuf + i)[0]).collect();
+                    let data: BlockData = (0..n).map(|i| b.get::<1>(vbuf + i)[0]).collect();
                     Value::Block(ValueBlock::new(ty, data))
                 }
                 _ => return Err(PmError::PM_ERR_TYPE),

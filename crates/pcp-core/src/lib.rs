@@ -28,4 +28,6 @@ pub use ids::{InDom, PmId, PM_IN_NULL};
 pub use time::{LocalTime, Timestamp, Utc};
 pub use types::{MetricType, Semantics};
 pub use units::{conv_scale, parse_units, Units};
-pub use value::{extract_value, AtomValue, FetchResult, InstValue, Value, ValueBlock, ValueFormat, ValueSet};
+pub use value::{
+    extract_value, AtomValue, BlockData, FetchResult, InstValue, Value, ValueBlock, ValueFormat, ValueSet,
+};

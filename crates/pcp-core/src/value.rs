@@ -97,19 +97,32 @@ impl fmt::Display for AtomValue {
 /// A value too big (or of a type unsuitable) to travel in place: the bytes
 /// after the 4-byte header of a C `pmValueBlock`, with its type byte.
 /// `vlen` is `PM_VAL_HDR_SIZE + data.len()`.
+///
+/// The bytes of numbers (up to 16) are held in the block itself: fetches
+/// return thousands of 64-bit values, and a heap allocation each was a
+/// good part of what a fetch cost.
 #[doc(alias = "pmValueBlock")]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ValueBlock {
     /// The type byte (`vtype`): a `PM_TYPE_*` value, or 0 when unset.
     pub vtype: u8,
     /// The value's bytes (`vbuf`).
-    pub data: Vec<u8>,
+    pub data: BlockData,
 }
+
+/// The bytes of a [`ValueBlock`]: a vector of bytes that holds up to 16
+/// in place.
+pub type BlockData = smallvec::SmallVec<[u8; 16]>;
 
 impl ValueBlock {
     /// A block holding `data` with type byte `vtype`.
-    pub fn new(vtype: u8, data: Vec<u8>) -> ValueBlock {
-        ValueBlock { vtype, data }
+    pub fn new(vtype: u8, data: impl Into<BlockData>) -> ValueBlock {
+        ValueBlock { vtype, data: data.into() }
+    }
+
+    /// A block holding a copy of `data`.
+    pub fn from_slice(vtype: u8, data: &[u8]) -> ValueBlock {
+        ValueBlock { vtype, data: BlockData::from_slice(data) }
     }
 
     /// The C `vlen` field: header plus data.
@@ -125,7 +138,7 @@ impl ValueBlock {
     /// [`crate::event::to_host_order`]. Other types are bytes already.
     #[doc(alias = "__ntohpmValueBlock")]
     pub fn from_network(vtype: u8, bytes: &[u8]) -> ValueBlock {
-        let mut data = bytes.to_vec();
+        let mut data = BlockData::from_slice(bytes);
         swap_numeric(vtype, &mut data, true);
         ValueBlock { vtype, data }
     }
@@ -197,18 +210,19 @@ impl Value {
     /// Pack an atom the way a PMDA would: 32-bit integers in place, all
     /// else in a block of the atom's type.
     pub fn from_atom(atom: &AtomValue) -> Value {
-        let block = |t: MetricType, data: Vec<u8>| Value::Block(ValueBlock::new(t.0 as u8, data));
+        let block = |t: MetricType, data: &[u8]| Value::Block(ValueBlock::from_slice(t.0 as u8, data));
         match atom {
             AtomValue::I32(v) => Value::Insitu(*v),
             AtomValue::U32(v) => Value::Insitu(*v as i32),
-            AtomValue::I64(v) => block(MetricType::I64, v.to_le_bytes().to_vec()),
-            AtomValue::U64(v) => block(MetricType::U64, v.to_le_bytes().to_vec()),
-            AtomValue::Float(v) => block(MetricType::FLOAT, v.to_le_bytes().to_vec()),
-            AtomValue::Double(v) => block(MetricType::DOUBLE, v.to_le_bytes().to_vec()),
+            AtomValue::I64(v) => block(MetricType::I64, &v.to_le_bytes()),
+            AtomValue::U64(v) => block(MetricType::U64, &v.to_le_bytes()),
+            AtomValue::Float(v) => block(MetricType::FLOAT, &v.to_le_bytes()),
+            AtomValue::Double(v) => block(MetricType::DOUBLE, &v.to_le_bytes()),
             AtomValue::String(s) => {
-                let mut data = s.clone();
+                let mut data = BlockData::with_capacity(s.len() + 1);
+                data.extend_from_slice(s);
                 data.push(0);
-                block(MetricType::STRING, data)
+                Value::Block(ValueBlock::new(MetricType::STRING.0 as u8, data))
             }
             AtomValue::Aggregate(b) | AtomValue::Event(b) => Value::Block(b.clone()),
         }
@@ -510,11 +524,11 @@ mod tests {
     #[test]
     fn network_blocks_turn_numbers_around() {
         let b = ValueBlock::from_network(MetricType::U64.0 as u8, &258u64.to_be_bytes());
-        assert_eq!(b.data, 258u64.to_le_bytes());
+        assert_eq!(&b.data[..], 258u64.to_le_bytes());
         let f = ValueBlock::from_network(MetricType::FLOAT.0 as u8, &1.5f32.to_be_bytes());
-        assert_eq!(f.data, 1.5f32.to_le_bytes());
+        assert_eq!(&f.data[..], 1.5f32.to_le_bytes());
         let s = ValueBlock::from_network(MetricType::STRING.0 as u8, b"abc\0");
-        assert_eq!(s.data, b"abc\0");
+        assert_eq!(&s.data[..], b"abc\0");
         for (b, wire) in
             [(b, 258u64.to_be_bytes().to_vec()), (f, 1.5f32.to_be_bytes().to_vec()), (s, b"abc\0".to_vec())]
         {
@@ -523,7 +537,7 @@ mod tests {
             assert_eq!(out[1..], wire[..]);
         }
         // a short 64-bit block is left as it is
-        assert_eq!(ValueBlock::from_network(MetricType::I64.0 as u8, &[1, 2]).data, [1, 2]);
+        assert_eq!(ValueBlock::from_network(MetricType::I64.0 as u8, &[1, 2]).data[..], [1, 2]);
     }
 
     #[test]

@@ -967,7 +967,7 @@ fn decode(v: &Value, ty: MetricType) -> Result<AtomValue, PmError> {
         },
         MetricType::STRING => match v {
             Value::Block(b) => {
-                let mut s = b.data.clone();
+                let mut s = b.data.to_vec();
                 if s.last() == Some(&0) {
                     s.pop();
                 }

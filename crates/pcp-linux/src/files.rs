@@ -79,12 +79,21 @@ pub struct RootFiles {
     /// family's identifier (fixed by the kernel when the family
     /// registers).
     netlink: Mutex<Netlink>,
+    /// The running system's /proc files read so far, kept open: reading
+    /// one again from its start makes the kernel produce it afresh, and
+    /// opening and closing it every fetch cost more than reading it.
+    kept: Mutex<Vec<(String, OwnedFd)>>,
 }
 
-/// A copy reads the same files, with sockets of its own.
+/// A copy reads the same files, with sockets and files of its own.
 impl Clone for RootFiles {
     fn clone(&self) -> RootFiles {
-        RootFiles { root: self.root.clone(), statfs_table: self.statfs_table.clone(), netlink: Mutex::default() }
+        RootFiles {
+            root: self.root.clone(),
+            statfs_table: self.statfs_table.clone(),
+            netlink: Mutex::default(),
+            kept: Mutex::default(),
+        }
     }
 }
 
@@ -99,14 +108,14 @@ struct Netlink {
 impl RootFiles {
     /// The running system's files under `root` (normally `/`).
     pub fn new(root: impl Into<PathBuf>) -> RootFiles {
-        RootFiles { root: root.into(), statfs_table: None, netlink: Mutex::default() }
+        RootFiles { root: root.into(), statfs_table: None, netlink: Mutex::default(), kept: Mutex::default() }
     }
 
     /// A snapshot directory, `statfs` answered from its `statfs` file.
     pub fn snapshot(root: impl Into<PathBuf>) -> RootFiles {
         let root = root.into();
         let table = std::fs::read(root.join("statfs")).map(|t| parse_statfs_table(&t)).unwrap_or_default();
-        RootFiles { root, statfs_table: Some(table), netlink: Mutex::default() }
+        RootFiles { root, statfs_table: Some(table), netlink: Mutex::default(), kept: Mutex::default() }
     }
 
     /// The root directory.
@@ -116,6 +125,42 @@ impl RootFiles {
 
     fn at(&self, path: &str) -> PathBuf {
         self.root.join(path.trim_start_matches('/'))
+    }
+
+    /// Read `path` whole into `buf` through a file kept open, for the
+    /// running system's /proc files (`None` for other files, as for a
+    /// snapshot's, which tests may replace between reads). A kept file
+    /// that fails is closed and the read left to the caller.
+    fn read_kept(&self, path: &str, buf: &mut Vec<u8>) -> Option<()> {
+        if !path.starts_with("/proc/") || self.statfs_table.is_some() || self.root != Path::new("/") {
+            return None;
+        }
+        let mut kept = self.kept.lock().ok()?;
+        let k = match kept.iter().position(|(p, _)| p == path) {
+            Some(k) => k,
+            None => {
+                use rustix::fs::{Mode, OFlags};
+                let fd = rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()).ok()?;
+                kept.push((path.to_string(), fd));
+                kept.len() - 1
+            }
+        };
+        loop {
+            if buf.capacity() - buf.len() < 1024 {
+                buf.reserve(4096);
+            }
+            let at = buf.len() as u64;
+            match rustix::io::pread(&kept[k].1, rustix::buffer::spare_capacity(&mut *buf), at) {
+                Ok(0) => return Some(()),
+                Ok(_) => {}
+                Err(rustix::io::Errno::INTR) => {}
+                Err(_) => {
+                    kept.swap_remove(k);
+                    buf.clear();
+                    return None;
+                }
+            }
+        }
     }
 
     fn strip_root(&self, p: &Path) -> Option<String> {
@@ -199,6 +244,9 @@ impl Files for RootFiles {
         buf.clear();
         if buf.capacity() < 4096 {
             buf.reserve(4096);
+        }
+        if self.read_kept(path, buf).is_some() {
+            return Ok(());
         }
         std::fs::File::open(self.at(path))?.take(u64::MAX).read_to_end(buf)?;
         Ok(())
@@ -317,5 +365,31 @@ mod tests {
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].0, "/");
         assert_eq!(t[0].1.blocks, 66053021);
+    }
+
+    #[test]
+    fn kept_proc_files_are_read_afresh() {
+        let files = RootFiles::new("/");
+        let mut buf = Vec::new();
+        // the same bytes as a file opened anew, every time
+        for _ in 0..3 {
+            files.read_into("/proc/version", &mut buf).unwrap();
+            assert_eq!(buf, std::fs::read("/proc/version").unwrap());
+        }
+        assert_eq!(files.kept.lock().unwrap().len(), 1);
+        // a kept file says what the kernel says now: uptime (in hundredths)
+        // moves on between two reads
+        let uptime = |b: &[u8]| String::from_utf8_lossy(b).split(' ').next().unwrap().parse::<f64>().unwrap();
+        files.read_into("/proc/uptime", &mut buf).unwrap();
+        let first = uptime(&buf);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        files.read_into("/proc/uptime", &mut buf).unwrap();
+        assert!(uptime(&buf) > first);
+        // other files, and a snapshot's, are opened each time
+        assert!(files.read_into("/proc/no-such-file", &mut buf).is_err());
+        assert_eq!(files.kept.lock().unwrap().len(), 2);
+        let snap = RootFiles::snapshot("/");
+        snap.read_into("/proc/version", &mut buf).unwrap();
+        assert!(snap.kept.lock().unwrap().is_empty());
     }
 }

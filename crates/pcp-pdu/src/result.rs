@@ -100,13 +100,13 @@ fn block_from_network(vtype: u8, padded: &[u8], len: usize) -> PmResult<ValueBlo
         if !pcp_core::event::to_host_order_checked(&mut data, highres) {
             return Err(IPC);
         }
-        return Ok(ValueBlock { vtype, data });
+        return Ok(ValueBlock::new(vtype, data));
     }
     let n = swap_width(vtype);
     if len >= n {
         return Ok(ValueBlock::from_network(vtype, &padded[..len]));
     }
-    let mut data = padded.get(..n).ok_or(IPC)?.to_vec();
+    let mut data = pcp_core::BlockData::from_slice(padded.get(..n).ok_or(IPC)?);
     data.reverse();
     data.truncate(len);
     Ok(ValueBlock { vtype, data })

@@ -372,7 +372,7 @@ mod tests {
         match stuff_value(text.as_bytes(), ty, PM_IN_NULL)?.value {
             Value::Block(b) => {
                 assert_eq!(b.vtype as i32, ty.0);
-                Ok(b.data)
+                Ok(b.data.into_vec())
             }
             Value::Insitu(_) => panic!("in place for {text}"),
         }

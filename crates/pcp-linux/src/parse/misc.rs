@@ -206,22 +206,43 @@ pub struct VmstatSwap {
 
 /// Parse `pswpin` and `pswpout` out of /proc/vmstat.
 pub fn vmstat_swap(text: &[u8]) -> VmstatSwap {
-    // the first line of the field, as the /proc/vmstat walk reads it
-    let field =
-        |key: &[u8]| vmstat_lines(text).find(|(name, _)| *name == key).and_then(|(_, v)| v).filter(|&x| x != u64::MAX);
-    VmstatSwap { pswpin: field(b"pswpin"), pswpout: field(b"pswpout") }
+    // the first line of each field, as the /proc/vmstat walk reads it; one
+    // pass, and only those two numbers read
+    let (mut pswpin, mut pswpout) = (None, None);
+    for (name, rest) in vmstat_fields(text) {
+        let slot = match name {
+            b"pswpin" => &mut pswpin,
+            b"pswpout" => &mut pswpout,
+            _ => continue,
+        };
+        if slot.is_none() {
+            *slot = Some(vmstat_value(rest).filter(|&x| x != u64::MAX));
+            if pswpin.is_some() && pswpout.is_some() {
+                break;
+            }
+        }
+    }
+    VmstatSwap { pswpin: pswpin.flatten(), pswpout: pswpout.flatten() }
 }
 
 /// /proc/vmstat's lines as the PMDA reads them: the name up to the line's
 /// first space (lines without one are skipped), and the number `%llu`
 /// reads from the first digit after it (`None` without a digit).
 pub fn vmstat_lines(text: &[u8]) -> impl Iterator<Item = (&[u8], Option<u64>)> {
+    vmstat_fields(text).map(|(name, rest)| (name, vmstat_value(rest)))
+}
+
+/// /proc/vmstat's lines: the name up to the first space, and the rest.
+fn vmstat_fields(text: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
     text.split(|&b| b == b'\n').filter_map(|line| {
         let sp = memchr::memchr(b' ', line)?;
-        let rest = &line[sp + 1..];
-        let value = rest.iter().position(u8::is_ascii_digit).and_then(|d| Scan::new(&rest[d..]).u64());
-        Some((&line[..sp], value))
+        Some((&line[..sp], &line[sp + 1..]))
     })
+}
+
+/// The number `%llu` reads from the first digit of `rest`.
+fn vmstat_value(rest: &[u8]) -> Option<u64> {
+    rest.iter().position(u8::is_ascii_digit).and_then(|d| Scan::new(&rest[d..]).u64())
 }
 
 /// One line of /proc/self/mounts: the first four space-separated fields
