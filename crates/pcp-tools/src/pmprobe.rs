@@ -101,7 +101,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
     let names = hooks.namespace.take();
     let agents = std::mem::take(&mut hooks.agents);
     let (ctx, zone, origin) = if opts.context == Some(ContextKind::Archive) {
-        match open_archive(&prog, &mut opts, names, out, err)? {
+        match open_archive(&prog, &mut opts, names, hooks.take_archive_ahead(), out, err)? {
             Ok(opened) => opened,
             Err(status) => return Ok(status),
         }
@@ -343,11 +343,12 @@ fn open_archive(
     prog: &str,
     opts: &mut options::Options,
     names: Option<Context>,
+    ahead: options::ArchiveAhead,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<Result<Opened, i32>> {
     let name = String::from_utf8_lossy(opts.archives.first().map(Vec::as_slice).unwrap_or_default()).into_owned();
-    let mut ctx = match Context::open_archive(&name) {
+    let mut ctx = match ahead.open(&name) {
         Ok(c) => c,
         Err(e) => {
             writeln!(err, "{prog}: Cannot open archive \"{name}\": {e}")?;

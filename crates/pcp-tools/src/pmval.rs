@@ -267,7 +267,7 @@ fn main(
             }
         }
     } else if is_archive {
-        match Context::open_archive(&source) {
+        match hooks.open_archive(&source) {
             Ok(mut c) => {
                 if let Some(names) = names {
                     c.use_namespace_of(names);

@@ -35,6 +35,29 @@ pub struct ContextHooks<'f> {
     /// Whether libpcp would hold a name space now (a load that got past
     /// parsing, even one that failed after).
     kept: bool,
+    /// An archive context being opened on a thread of its own while the
+    /// options are still being acted on (see [`Hooks::archive_ahead`]):
+    /// the name it was asked for and the opening.
+    ahead: Option<(Vec<u8>, std::thread::JoinHandle<pcp::PmResult<Context>>)>,
+}
+
+/// An archive context perhaps being opened on a thread of its own (see
+/// [`Hooks::archive_ahead`]).
+pub struct ArchiveAhead(Option<(Vec<u8>, std::thread::JoinHandle<pcp::PmResult<Context>>)>);
+
+impl ArchiveAhead {
+    /// `Context::open_archive(name)`: the opening started for `name` if
+    /// it is the one started, else one made now.
+    pub fn open(self, name: &str) -> pcp::PmResult<Context> {
+        match self.0 {
+            Some((n, opening)) if n == name.as_bytes() => match opening.join() {
+                Ok(opened) => opened,
+                // (it panicked: have the error happen here)
+                Err(_) => Context::open_archive(name),
+            },
+            _ => Context::open_archive(name),
+        }
+    }
 }
 
 impl<'f> ContextHooks<'f> {
@@ -57,11 +80,24 @@ impl<'f> ContextHooks<'f> {
             child_debug_error,
             output: (Vec::new(), Vec::new()),
             kept: false,
+            ahead: None,
         }
     }
 }
 
 impl ContextHooks<'_> {
+    /// `Context::open_archive(name)`: the opening [`Hooks::archive_ahead`]
+    /// started for `name` when there is one, else made now.
+    pub fn open_archive(&mut self, name: &str) -> pcp::PmResult<Context> {
+        self.take_archive_ahead().open(name)
+    }
+
+    /// The opening [`Hooks::archive_ahead`] started, if any, to finish
+    /// apart from these hooks.
+    pub fn take_archive_ahead(&mut self) -> ArchiveAhead {
+        ArchiveAhead(self.ahead.take())
+    }
+
     /// The registered derived metrics, to bind in each context the tool
     /// makes: those `--derived` loaded (after `$PCP_DERIVED_CONFIG`'s), or
     /// `$PCP_DERIVED_CONFIG`'s alone, with the report of loading them
@@ -110,6 +146,17 @@ impl Hooks for ContextHooks<'_> {
 
     fn take_output(&mut self) -> (Vec<u8>, Vec<u8>) {
         std::mem::take(&mut self.output)
+    }
+
+    fn archive_ahead(&mut self, name: &[u8]) {
+        if self.ahead.is_some() {
+            return;
+        }
+        let text = String::from_utf8_lossy(name).into_owned();
+        let opening = std::thread::Builder::new().name("pcp-open".into()).spawn(move || Context::open_archive(&text));
+        if let Ok(opening) = opening {
+            self.ahead = Some((name.to_vec(), opening));
+        }
     }
 
     fn load_derived(&mut self, path: &[u8]) -> Result<(), String> {
