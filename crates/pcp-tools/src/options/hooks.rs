@@ -176,6 +176,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_archive_opened_ahead_is_the_one_asked_for() {
+        let fixtures = format!("{}/../pcp-archive/tests/fixtures", env!("CARGO_MANIFEST_DIR"));
+        let (v2, v3) = (format!("{fixtures}/v2"), format!("{fixtures}/v3"));
+        let mut files = pcp_pmns::cpp::OsFiles;
+        let mut hooks = ContextHooks::new(&mut files, &[], "test");
+        let label = |c: pcp::PmResult<Context>| c.map(|c| c.archive().map(|a| a.label().clone()));
+        // the same context as one opened now, whether the name is the one
+        // opened ahead or not
+        for (ahead, asked) in [(&v2, &v2), (&v2, &v3), (&v3, &v3)] {
+            hooks.archive_ahead(ahead.as_bytes());
+            assert_eq!(label(hooks.open_archive(asked)), label(Context::open_archive(asked)), "{ahead} {asked}");
+            assert!(hooks.take_archive_ahead().0.is_none());
+        }
+        // and the same error
+        let missing = format!("{fixtures}/no-such-archive");
+        hooks.archive_ahead(missing.as_bytes());
+        assert_eq!(hooks.open_archive(&missing).err(), Context::open_archive(&missing).err());
+    }
+
+    #[test]
     fn libpcp_complaint_is_split_from_pmcpp_messages() {
         let d = b"pmcpp: x[2]: #include \"y\": No such file\n[x:3] Error Parsing ASCII PMNS: bad\n    a\n[x:3] Error Parsing ASCII PMNS: Expected }\n";
         let first = d.windows(5).position(|w| w == b"[x:3]").unwrap_or(0);
