@@ -93,7 +93,7 @@ pub fn linux_proc_target(data: &[u8]) {
         let _ = parse::uptime(p);
         let _ = parse::vmstat_swap(p);
         let _ = parse::vmstat_lines(p).count();
-        let _ = parse::snmp(p);
+        let _ = parse::SnmpReader::new([("ip.forwarding".to_string(), 0)]).read(p);
         let _ = parse::diskstats(p);
         let _ = parse::partitions(p);
         let _ = parse::net_dev(p);

@@ -153,6 +153,8 @@ pub struct LinuxSource<F: Files = RootFiles> {
     /// Each /proc/vmstat line's field and item as last read (the kernel
     /// writes them in the same order every time).
     vmstat_lines: Vec<(Box<[u8]>, Option<u32>)>,
+    /// /proc/net/snmp's reader: its counters by item.
+    snmp: parse::SnmpReader,
 }
 
 /// `kernel.uname.*` (cluster 12): uname(2)'s fields as /proc/sys/kernel
@@ -256,6 +258,12 @@ impl<F: Files> LinuxSource<F> {
             scratch: Vec::new(),
             uname: None,
             vmstat_lines: Vec::new(),
+            snmp: parse::SnmpReader::new(
+                crate::metrics()
+                    .iter()
+                    .filter(|m| m.pmid.cluster() == SNMP_CLUSTER && !m.name.starts_with("network.icmpmsg."))
+                    .filter_map(|m| Some((m.name.strip_prefix("network.")?.to_string(), m.pmid.item() as usize))),
+            ),
             vmstat_items: {
                 let mut v: Vec<_> = crate::metrics()
                     .iter()
@@ -452,7 +460,8 @@ impl<F: Files> LinuxSource<F> {
             snap.vmstat_all = all;
         }
         if need.snmp {
-            snap.snmp = Some(self.with_file("/proc/net/snmp", |_, t| parse::snmp(t)).unwrap_or_default());
+            let read = self.with_file("/proc/net/snmp", |s, t| s.snmp.read(t));
+            snap.snmp = Some(read.unwrap_or_else(|| self.snmp.read(b"")));
         }
         if need.uname && self.uname.is_none() {
             self.uname = Some(self.read_uname());
@@ -909,7 +918,7 @@ impl<F: Files> LinuxSource<F> {
                             .get(usize::try_from(inst).map_err(|_| PmError::PM_ERR_INST)?)
                             .ok_or(PmError::PM_ERR_INST)?
                     }
-                    None => snmp.get(def.name.strip_prefix("network.").unwrap_or_default()),
+                    None => snmp.values.get(item as usize).copied().unwrap_or(u64::MAX),
                 };
                 // (tcp.maxconn is -1 on Linux: the PMDA shows it whatever)
                 Ok((x != u64::MAX || item == 53).then_some(AtomValue::U64(x)))

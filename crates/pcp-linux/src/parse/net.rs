@@ -81,30 +81,106 @@ mod tests {
     }
 }
 
-/// /proc/net/snmp as `refresh_proc_net_snmp` takes it: the counters of the
-/// IP, ICMP, TCP, UDP and UDP-Lite rows by `protocol.field` in lower case
-/// (the PMDA's metric names, whose `udp.recvbuferrors` the kernel calls
-/// `RcvbufErrors`), and the ICMP message counts by type. What the file
-/// lacks is none (`u64::MAX`, the PMDA's -1).
+/// /proc/net/snmp as `refresh_proc_net_snmp` takes it: the counters asked
+/// of a [`SnmpReader`], by their slots, and the ICMP message counts by
+/// type. What the file lacks is none (`u64::MAX`, the PMDA's -1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snmp {
-    fields: Vec<(String, u64)>,
+    /// The counters, by the slots the reader was given.
+    pub values: Vec<u64>,
     /// `IcmpMsg: InTypeN` by N.
     pub icmpmsg_in: Vec<u64>,
     /// `IcmpMsg: OutTypeN` by N.
     pub icmpmsg_out: Vec<u64>,
 }
 
-impl Default for Snmp {
-    fn default() -> Snmp {
-        Snmp { fields: Vec::new(), icmpmsg_in: vec![u64::MAX; 256], icmpmsg_out: vec![u64::MAX; 256] }
-    }
+/// Reads /proc/net/snmp, again and again as fetches do: lines in pairs, a
+/// row of column names and a row of numbers, told apart by the second's
+/// prefix; each number as `strtoull` reads it (0 where it reads nothing);
+/// rows of other protocols ignored; the last of a field repeated wins, as
+/// in the PMDA. Fields are known by `protocol.field` in lower case (the
+/// PMDA's metric names, whose `udp.recvbuferrors` the kernel calls
+/// `RcvbufErrors`); each row's column names are looked up once, and again
+/// only when the row reads differently.
+#[derive(Clone, Debug, Default)]
+pub struct SnmpReader {
+    /// The fields wanted, sorted, with their slots.
+    keys: Vec<(String, usize)>,
+    /// Each row pair's header as last read, and each column's slot.
+    rows: Vec<(Box<[u8]>, Box<[Option<usize>]>)>,
+    slots: usize,
 }
 
-impl Snmp {
-    /// The counter `key` (`tcp.activeopens`), `u64::MAX` for none.
-    pub fn get(&self, key: &str) -> u64 {
-        self.fields.binary_search_by(|(k, _)| k.as_str().cmp(key)).map_or(u64::MAX, |i| self.fields[i].1)
+impl SnmpReader {
+    /// A reader of the fields `keys` names (`tcp.activeopens`), each into
+    /// its slot of [`Snmp::values`].
+    pub fn new(keys: impl IntoIterator<Item = (String, usize)>) -> SnmpReader {
+        let mut keys: Vec<_> = keys.into_iter().collect();
+        keys.sort();
+        let slots = keys.iter().map(|(_, s)| s + 1).max().unwrap_or(0);
+        SnmpReader { keys, rows: Vec::new(), slots }
+    }
+
+    /// The counters of `text`.
+    pub fn read(&mut self, text: &[u8]) -> Snmp {
+        let mut out = Snmp {
+            values: vec![u64::MAX; self.slots],
+            icmpmsg_in: vec![u64::MAX; 256],
+            icmpmsg_out: vec![u64::MAX; 256],
+        };
+        let number = |w: &[u8]| crate::scan::Scan::new(w).u64().unwrap_or(0);
+        let mut rows = lines(text);
+        let mut k = 0;
+        while let (Some(header), Some(values)) = (rows.next(), rows.next()) {
+            let proto = match values {
+                v if v.starts_with(b"Ip:") => "ip",
+                v if v.starts_with(b"Icmp:") => "icmp",
+                v if v.starts_with(b"IcmpMsg:") => "icmpmsg",
+                v if v.starts_with(b"Tcp:") => "tcp",
+                v if v.starts_with(b"Udp:") => "udp",
+                v if v.starts_with(b"UdpLite:") => "udplite",
+                _ => continue,
+            };
+            if proto == "icmpmsg" {
+                for (name, value) in snmp_words(header).zip(snmp_words(values)) {
+                    // InTypeN / OutTypeN, N below 256 (sscanf's %u)
+                    let (types, n) = if let Some(n) = name.strip_prefix(b"InType") {
+                        (&mut out.icmpmsg_in, n)
+                    } else if let Some(n) = name.strip_prefix(b"OutType") {
+                        (&mut out.icmpmsg_out, n)
+                    } else {
+                        continue;
+                    };
+                    if let Some(slot) = crate::scan::Scan::new(n).u32().and_then(|t| types.get_mut(t as usize)) {
+                        *slot = number(value);
+                    }
+                }
+                continue;
+            }
+            if self.rows.get(k).is_none_or(|(seen, _)| **seen != *header) {
+                let cols = snmp_words(header).map(|name| self.slot(proto, name)).collect();
+                let row = (Box::from(header), cols);
+                match self.rows.get_mut(k) {
+                    Some(r) => *r = row,
+                    None => self.rows.push(row),
+                }
+            }
+            for (slot, value) in self.rows[k].1.iter().zip(snmp_words(values)) {
+                if let Some(x) = slot.and_then(|s| out.values.get_mut(s)) {
+                    *x = number(value);
+                }
+            }
+            k += 1;
+        }
+        out
+    }
+
+    /// The slot of column `name` of `proto`'s row, if it is wanted.
+    fn slot(&self, proto: &str, name: &[u8]) -> Option<usize> {
+        let field = String::from_utf8_lossy(name).to_ascii_lowercase();
+        let field = if field == "rcvbuferrors" { "recvbuferrors" } else { &field };
+        let key = format!("{proto}.{field}");
+        self.keys.binary_search_by(|(k, _)| k.as_str().cmp(&key)).ok().map(|i| self.keys[i].1)
     }
 }
 
@@ -112,51 +188,6 @@ impl Snmp {
 /// spaces).
 fn snmp_words(row: &[u8]) -> impl Iterator<Item = &[u8]> {
     row.split(|&b| b == b' ' || b == b'\n').filter(|w| !w.is_empty()).skip(1)
-}
-
-/// Parse /proc/net/snmp: lines in pairs, a row of column names and a row
-/// of numbers, told apart by the second's prefix; each number as
-/// `strtoull` reads it (0 where it reads nothing); rows of other
-/// protocols ignored.
-pub fn snmp(text: &[u8]) -> Snmp {
-    let mut out = Snmp::default();
-    let mut rows = lines(text);
-    while let (Some(header), Some(values)) = (rows.next(), rows.next()) {
-        let proto = match values {
-            v if v.starts_with(b"Ip:") => "ip",
-            v if v.starts_with(b"Icmp:") => "icmp",
-            v if v.starts_with(b"IcmpMsg:") => "icmpmsg",
-            v if v.starts_with(b"Tcp:") => "tcp",
-            v if v.starts_with(b"Udp:") => "udp",
-            v if v.starts_with(b"UdpLite:") => "udplite",
-            _ => continue,
-        };
-        let number = |w: &[u8]| crate::scan::Scan::new(w).u64().unwrap_or(0);
-        for (name, value) in snmp_words(header).zip(snmp_words(values)) {
-            if proto == "icmpmsg" {
-                // InTypeN / OutTypeN, N below 256 (sscanf's %u)
-                let (types, n) = if let Some(n) = name.strip_prefix(b"InType") {
-                    (&mut out.icmpmsg_in, n)
-                } else if let Some(n) = name.strip_prefix(b"OutType") {
-                    (&mut out.icmpmsg_out, n)
-                } else {
-                    continue;
-                };
-                if let Some(slot) = crate::scan::Scan::new(n).u32().and_then(|t| types.get_mut(t as usize)) {
-                    *slot = number(value);
-                }
-                continue;
-            }
-            let field = String::from_utf8_lossy(name).to_ascii_lowercase();
-            let field = if field == "rcvbuferrors" { "recvbuferrors".to_string() } else { field };
-            out.fields.push((format!("{proto}.{field}"), number(value)));
-        }
-    }
-    // the last of a field repeated wins, as in the PMDA
-    out.fields.reverse();
-    out.fields.sort_by(|a, b| a.0.cmp(&b.0));
-    out.fields.dedup_by(|a, b| a.0 == b.0);
-    out
 }
 
 #[cfg(test)]
@@ -170,18 +201,21 @@ mod snmp_tests {
             Tcp: RtoAlgorithm MaxConn ActiveOpens\nTcp: 1 -1 x\n\
             Udp: InDatagrams RcvbufErrors\nUdp: 10 99999999999999999999999\n\
             Bogus: A\nBogus: 1\n";
-        let s = snmp(text);
-        assert_eq!(s.get("ip.forwarding"), 2);
-        assert_eq!(s.get("ip.inreceives"), 12345);
-        assert_eq!(s.get("ip.outrequests"), u64::MAX);
-        // strtoull: -1 wraps, nothing read is 0, too big saturates
-        assert_eq!(s.get("tcp.maxconn"), u64::MAX);
-        assert_eq!(s.get("tcp.activeopens"), 0);
-        assert_eq!(s.get("udp.recvbuferrors"), u64::MAX);
-        assert_eq!(s.get("udp.indatagrams"), 10);
-        assert_eq!((s.icmpmsg_in[3], s.icmpmsg_out[3], s.icmpmsg_in[4]), (5, 6, u64::MAX));
-        assert_eq!(s.get("bogus.a"), u64::MAX);
+        let keys = ["ip.forwarding", "ip.inreceives", "ip.outrequests", "tcp.maxconn", "tcp.activeopens"];
+        let keys = keys.iter().chain(&["udp.recvbuferrors", "udp.indatagrams", "bogus.a"]);
+        let mut reader = SnmpReader::new(keys.enumerate().map(|(i, k)| (k.to_string(), i)));
+        for _ in 0..2 {
+            let s = reader.read(text);
+            // strtoull: -1 wraps, nothing read is 0, too big saturates
+            assert_eq!(s.values, [2, 12345, u64::MAX, u64::MAX, 0, u64::MAX, 10, u64::MAX]);
+            assert_eq!((s.icmpmsg_in[3], s.icmpmsg_out[3], s.icmpmsg_in[4]), (5, 6, u64::MAX));
+        }
         // a header without its numbers row
-        assert_eq!(snmp(b"Ip: Forwarding\n").get("ip.forwarding"), u64::MAX);
+        assert_eq!(reader.read(b"Ip: Forwarding\n").values[0], u64::MAX);
+        // columns in another order, or another row first: looked up again
+        let s = reader.read(b"Tcp: ActiveOpens MaxConn\nTcp: 7 8\nIp: InReceives Forwarding\nIp: 3 4\n");
+        assert_eq!(s.values[..5], [4, 3, u64::MAX, 8, 7]);
+        // the last of a repeated field wins
+        assert_eq!(reader.read(b"Ip: Forwarding Forwarding\nIp: 1 2\n").values[0], 2);
     }
 }
