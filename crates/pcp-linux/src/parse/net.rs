@@ -107,7 +107,7 @@ pub struct SnmpReader {
     /// The fields wanted, sorted, with their slots.
     keys: Vec<(String, usize)>,
     /// Each row pair's header as last read, and each column's slot.
-    rows: Vec<(Box<[u8]>, Box<[Option<usize>]>)>,
+    rows: Vec<SnmpRow>,
     slots: usize,
 }
 
@@ -183,6 +183,9 @@ impl SnmpReader {
         self.keys.binary_search_by(|(k, _)| k.as_str().cmp(&key)).ok().map(|i| self.keys[i].1)
     }
 }
+
+/// A header row as last read, and the slot of each of its columns.
+type SnmpRow = (Box<[u8]>, Box<[Option<usize>]>);
 
 /// A /proc/net/snmp row's words after its `Protocol:` (`strtok` on
 /// spaces).
