@@ -378,7 +378,16 @@ impl<F: Files> LinuxSource<F> {
         wanted: &dyn Fn(InDom, i32) -> bool,
     ) -> Result<Vec<InstValue>, PmError> {
         let indom = def.indom.map_or(InDom::NULL, |s| InDom::new(crate::LINUX_DOMAIN, s));
-        let mut out = Vec::new();
+        let cache =
+            if indom.is_null() || indom == LOADAVG_INDOM || indom == ICMPMSG_INDOM { None } else { self.cache(indom) };
+        // room for a value an instance at once
+        let room = match (indom, cache) {
+            (InDom::NULL, _) => 1,
+            (LOADAVG_INDOM, _) => 3,
+            (_, Some(c)) => c.len(),
+            _ => 0,
+        };
+        let mut out = Vec::with_capacity(room);
         let mut last = Ok(());
         let mut one = |inst: i32| {
             if !indom.is_null() && !wanted(indom, inst) {
@@ -399,7 +408,7 @@ impl<F: Files> LinuxSource<F> {
             [1, 5, 15].into_iter().for_each(&mut one);
         } else if indom == ICMPMSG_INDOM {
             (0..ICMPMSG_TYPES).for_each(&mut one);
-        } else if let Some(c) = self.cache(indom) {
+        } else if let Some(c) = cache {
             c.active().for_each(|(i, _)| one(i));
         }
         match (out.is_empty(), last) {
@@ -755,9 +764,16 @@ impl<F: Files> LinuxSource<F> {
     }
 
     fn scsi_id(&self, dev: &str) -> Option<String> {
+        // the device's wwid file, else (where it does not exist) the block
+        // device's: reading the first answers the PMDA's question whether
+        // it exists, but for a failure
         let first = format!("/sys/block/{dev}/device/wwid");
-        let path = if self.files.exists(&first) { first } else { format!("/sys/block/{dev}/wwid") };
-        let id = parse::scsi_id(&self.read(&path)?)?;
+        let text = match self.files.read(&first) {
+            Ok(text) => text,
+            Err(_) if !self.files.exists(&first) => self.read(&format!("/sys/block/{dev}/wwid"))?,
+            Err(_) => return None,
+        };
+        let id = parse::scsi_id(&text)?;
         (!id.starts_with("unknown")).then_some(id)
     }
 
