@@ -235,16 +235,19 @@ impl Pmns {
     /// With `hide`, the non-leaf nodes it creates stay hidden.
     fn insert_names<'a>(&mut self, names: impl IntoIterator<Item = (&'a str, PmId)>, front: bool, hide: bool) {
         use foldhash::{HashMap, HashMapExt};
-        /// A touched node's children in order, and their ids by name.
-        type Working = (Vec<NodeId>, HashMap<Vec<u8>, NodeId>);
-        let mut touched: HashMap<NodeId, Working> = HashMap::new();
+        use std::borrow::Cow;
+        /// A touched node's children in order, and their ids by name (a
+        /// new child's name borrowed from the name given).
+        type Working<'a> = (Vec<NodeId>, HashMap<Cow<'a, [u8]>, NodeId>);
+        let mut touched: HashMap<NodeId, Working<'a>> = HashMap::new();
         for (name, pmid) in names {
-            let parts: Vec<&str> = name.split('.').collect();
             let mut n = ROOT;
-            for (i, part) in parts.iter().enumerate() {
+            let mut parts = name.split('.').peekable();
+            while let Some(part) = parts.next() {
+                let last = parts.peek().is_none();
                 let (list, by_name) = touched.entry(n).or_insert_with(|| {
                     let list = self.kids[self.range(n)].to_vec();
-                    let by_name = list.iter().map(|&c| (self.name_bytes(c).to_vec(), c)).collect();
+                    let by_name = list.iter().map(|&c| (Cow::Owned(self.name_bytes(c).to_vec()), c)).collect();
                     (list, by_name)
                 });
                 if let Some(&c) = by_name.get(part.as_bytes()) {
@@ -254,7 +257,7 @@ impl Pmns {
                 let id = self.nodes.len() as NodeId;
                 let name_off = self.names.len() as u32;
                 self.names.extend_from_slice(part.as_bytes());
-                let leaf_pmid = if i + 1 == parts.len() { pmid } else { PmId::NULL };
+                let leaf_pmid = if last { pmid } else { PmId::NULL };
                 if hide && leaf_pmid.is_null() {
                     self.hidden.push(id);
                 }
@@ -266,7 +269,7 @@ impl Pmns {
                     first: 0,
                     count: 0,
                 });
-                by_name.insert(part.as_bytes().to_vec(), id);
+                by_name.insert(Cow::Borrowed(part.as_bytes()), id);
                 if front {
                     list.insert(0, id);
                 } else {
