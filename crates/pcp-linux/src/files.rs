@@ -105,6 +105,9 @@ struct Netlink {
     buf: Vec<u8>,
 }
 
+/// The most /proc files [`RootFiles`] keeps open.
+const KEPT_MAX: usize = 32;
+
 impl RootFiles {
     /// The running system's files under `root` (normally `/`).
     pub fn new(root: impl Into<PathBuf>) -> RootFiles {
@@ -138,6 +141,9 @@ impl RootFiles {
         let mut kept = self.kept.lock().ok()?;
         let k = match kept.iter().position(|(p, _)| p == path) {
             Some(k) => k,
+            // (a fetch reads a fixed few; a path per process would not be
+            // kept beyond these)
+            None if kept.len() >= KEPT_MAX => return None,
             None => {
                 use rustix::fs::{Mode, OFlags};
                 let fd = rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()).ok()?;
