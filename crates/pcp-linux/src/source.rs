@@ -378,8 +378,8 @@ impl<F: Files> LinuxSource<F> {
         wanted: &dyn Fn(InDom, i32) -> bool,
     ) -> Result<Vec<InstValue>, PmError> {
         let indom = def.indom.map_or(InDom::NULL, |s| InDom::new(crate::LINUX_DOMAIN, s));
-        let cache =
-            if indom.is_null() || indom == LOADAVG_INDOM || indom == ICMPMSG_INDOM { None } else { self.cache(indom) };
+        // (none for the singular, load average and ICMP type domains)
+        let cache = self.cache(indom);
         // room for a value an instance at once
         let room = match (indom, cache) {
             (InDom::NULL, _) => 1,

@@ -564,6 +564,14 @@ impl Options {
         add_to_archive_list(list, arg);
     }
 
+    /// The archive named, when exactly one is and no host.
+    pub fn sole_archive(&self) -> Option<&[u8]> {
+        match (&self.archives[..], &self.hosts[..]) {
+            ([name], []) => Some(name),
+            _ => None,
+        }
+    }
+
     /// `__pmAddOptArchive`: `-a`.
     #[doc(alias = "__pmAddOptArchive")]
     pub fn add_archive(&mut self, arg: &[u8]) {
@@ -821,7 +829,7 @@ impl Options {
             "debug" => self.set_debug(arg),
             "derived" => {
                 // one archive named so far: open it meanwhile
-                if let ([name], []) = (&self.archives[..], &self.hosts[..]) {
+                if let Some(name) = self.sole_archive() {
                     hooks.archive_ahead(name);
                 }
                 // libpcp pmflushes each of loading's reports (with all

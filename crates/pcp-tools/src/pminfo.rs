@@ -182,8 +182,7 @@ impl<'a> Pminfo<'a> {
         self.err.write_all(&opts.flushed)?;
         let namespace = hooks.namespace.take();
         let agents = std::mem::take(&mut hooks.agents);
-        if let (false, Some(ContextKind::Archive), [name], []) =
-            (derived.is_empty(), opts.context, &opts.archives[..], &opts.hosts[..])
+        if let (false, Some(ContextKind::Archive), Some(name)) = (derived.is_empty(), opts.context, opts.sole_archive())
         {
             // open the archive while the derived metrics load
             options::Hooks::archive_ahead(&mut hooks, name);

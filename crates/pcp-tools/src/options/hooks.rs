@@ -36,13 +36,13 @@ pub struct ContextHooks<'f> {
     /// parsing, even one that failed after).
     kept: bool,
     /// An archive context being opened on a thread of its own while the
-    /// options are still being acted on (see [`Hooks::archive_ahead`]):
-    /// the name it was asked for and the opening.
-    ahead: Option<(Vec<u8>, std::thread::JoinHandle<pcp::PmResult<Context>>)>,
+    /// options are still being acted on (see [`Hooks::archive_ahead`]).
+    ahead: ArchiveAhead,
 }
 
 /// An archive context perhaps being opened on a thread of its own (see
-/// [`Hooks::archive_ahead`]).
+/// [`Hooks::archive_ahead`]): the name it was asked for and the opening.
+#[derive(Default)]
 pub struct ArchiveAhead(Option<(Vec<u8>, std::thread::JoinHandle<pcp::PmResult<Context>>)>);
 
 impl ArchiveAhead {
@@ -80,7 +80,7 @@ impl<'f> ContextHooks<'f> {
             child_debug_error,
             output: (Vec::new(), Vec::new()),
             kept: false,
-            ahead: None,
+            ahead: ArchiveAhead::default(),
         }
     }
 }
@@ -95,7 +95,7 @@ impl ContextHooks<'_> {
     /// The opening [`Hooks::archive_ahead`] started, if any, to finish
     /// apart from these hooks.
     pub fn take_archive_ahead(&mut self) -> ArchiveAhead {
-        ArchiveAhead(self.ahead.take())
+        std::mem::take(&mut self.ahead)
     }
 
     /// The registered derived metrics, to bind in each context the tool
@@ -149,13 +149,13 @@ impl Hooks for ContextHooks<'_> {
     }
 
     fn archive_ahead(&mut self, name: &[u8]) {
-        if self.ahead.is_some() {
+        if self.ahead.0.is_some() {
             return;
         }
         let text = String::from_utf8_lossy(name).into_owned();
         let opening = std::thread::Builder::new().name("pcp-open".into()).spawn(move || Context::open_archive(&text));
         if let Ok(opening) = opening {
-            self.ahead = Some((name.to_vec(), opening));
+            self.ahead = ArchiveAhead(Some((name.to_vec(), opening)));
         }
     }
 
