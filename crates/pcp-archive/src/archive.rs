@@ -19,17 +19,33 @@ pub struct Archive {
     /// Shared: a replay holds a copy of the archive. (A `Vec` in the `Arc`:
     /// making an `Arc<[T]>` would copy the records.)
     meta: std::sync::Arc<Vec<MetaRecord>>,
+    /// The first data volume, if compressed, decompressing since the
+    /// archive was opened ([`Archive::open_early`]); the first reader of
+    /// the volumes takes it.
+    first_volume: std::sync::Arc<std::sync::Mutex<Option<crate::logread::Early>>>,
 }
 
 impl Archive {
     /// Open the archive `name` names: its base name, or any of its files.
     pub fn open(name: &str) -> Result<Archive, PmError> {
+        Archive::open_early(name, false)
+    }
+
+    /// [`Archive::open`]; with `early`, a first data volume that is an
+    /// `.xz` file starts decompressing (on a thread of its own) before the
+    /// metadata is read, for a reader that will replay the archive.
+    pub fn open_early(name: &str, early: bool) -> Result<Archive, PmError> {
         let base = if find_file(Path::new(name), ".meta").is_some() {
             PathBuf::from(name)
         } else {
             PathBuf::from(base_name(name))
         };
         let meta_path = find_file(&base, ".meta").ok_or(PmError::from_errno(2))?;
+        let volumes = volumes(&base);
+        let first_volume = match (&volumes, early) {
+            (Ok(v), true) => v.first().and_then(|&v| crate::logread::Early::start(&base, v)),
+            _ => None,
+        };
         let (label, mut records) = open_records(&meta_path)?;
         let mut meta = Vec::new();
         let mut names = crate::raw::NameSet::default();
@@ -39,11 +55,12 @@ impl Archive {
         // held as long as the archive is open: without the slack growing
         // left (up to half of it)
         meta.shrink_to_fit();
-        let volumes = volumes(&base).map_err(|e| PmError::from_errno(e.raw_os_error().unwrap_or(2)))?;
+        let volumes = volumes.map_err(|e| PmError::from_errno(e.raw_os_error().unwrap_or(2)))?;
         if volumes.is_empty() {
             return Err(PmError::PM_ERR_LOGFILE);
         }
-        Ok(Archive { base, label, volumes, meta: std::sync::Arc::new(meta) })
+        let first_volume = std::sync::Arc::new(std::sync::Mutex::new(first_volume));
+        Ok(Archive { base, label, volumes, meta: std::sync::Arc::new(meta), first_volume })
     }
 
     /// The archive label (`pmGetArchiveLabel`).
@@ -75,6 +92,11 @@ impl Archive {
             }
             None => self.meta = std::sync::Arc::new(self.meta.iter().filter(|r| keep(r)).cloned().collect()),
         }
+    }
+
+    /// The first data volume as [`Archive::open_early`] started it, once.
+    pub(crate) fn take_first_volume(&self) -> Option<crate::logread::Early> {
+        self.first_volume.lock().ok()?.take()
     }
 
     /// The data volume numbers.
@@ -159,8 +181,10 @@ impl ArchiveSet {
         // (archive, name, when its metadata was loaded)
         let mut sorted: Vec<(Archive, String, usize)> = Vec::new();
         let mut descs: HashMap<PmId, Desc> = HashMap::new();
+        // one archive is replayed from its first volume: start on that
+        let early = list.len() == 1;
         for (seq, name) in list.into_iter().enumerate() {
-            let archive = Archive::open(&name)?;
+            let archive = Archive::open_early(&name, early)?;
             if check_features && archive.label().features & !0x8000_0000 != 0 {
                 return Err(PmError::PM_ERR_FEATURE);
             }

@@ -265,7 +265,7 @@ impl VolFile {
     pub fn open(path: &Path) -> io::Result<VolFile> {
         let kind = match compression_of(&path.to_string_lossy()) {
             Compression::None => Kind::Plain(Window::new(File::open(path)?)?),
-            _ => Kind::Stream { input: Box::new(Prefetch::new(open(path)?)), at: 0 },
+            _ => Kind::Stream { input: Box::new(Prefetch::new(open(path)?)?), at: 0 },
         };
         Ok(VolFile { path: path.to_path_buf(), kind, pos: 0 })
     }
@@ -358,33 +358,40 @@ impl VolFile {
     }
 }
 
-/// Decompresses on a thread of its own, a few chunks ahead of the reader,
-/// so that decompressing and using the data overlap. Chunks go back to
-/// the thread once read, so none is allocated (or cleared) twice.
-struct Prefetch {
+/// A file decompressed on a thread of its own into chunks of one size,
+/// at most `depth` chunks ahead of the reader, so that decompressing and
+/// using the data overlap. Chunks given back are decompressed into again,
+/// so none is allocated (or cleared) twice.
+///
+/// Each chunk is full but the last, which is shorter (perhaps empty). A
+/// read that fails sends what it had read (if anything) and then the
+/// error, and the thread goes on reading: each message is what one read of
+/// a chunk straight from the decompressor would have given. The thread
+/// stops at the end of the file, or once the reader has gone.
+pub(crate) struct Chunks {
     chunks: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
     spent: std::sync::mpsc::Sender<Vec<u8>>,
-    chunk: Vec<u8>,
-    at: usize,
-    done: bool,
+    /// How many bytes the thread has decompressed so far.
+    made: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
-impl Prefetch {
-    const CHUNK: usize = 1 << 18;
-
-    fn new(mut input: Box<dyn Read + Send>) -> Prefetch {
-        let (tx, chunks) = std::sync::mpsc::sync_channel(3);
+impl Chunks {
+    /// Start decompressing `input` into chunks of `size` bytes.
+    pub(crate) fn spawn(mut input: Box<dyn Read + Send>, size: usize, depth: usize) -> io::Result<Chunks> {
+        let (tx, chunks) = std::sync::mpsc::sync_channel(depth);
         let (spent, back) = std::sync::mpsc::channel::<Vec<u8>>();
-        std::thread::spawn(move || loop {
+        let made = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let counter = std::sync::Arc::clone(&made);
+        std::thread::Builder::new().name("pcp-inflate".into()).spawn(move || loop {
             let mut chunk = back.try_recv().unwrap_or_default();
-            chunk.resize(Prefetch::CHUNK, 0);
+            chunk.resize(size, 0);
             let mut got = 0;
             let result = loop {
                 match input.read(&mut chunk[got..]) {
                     Ok(0) => break Ok(()),
                     Ok(n) => {
                         got += n;
-                        if got == chunk.len() {
+                        if got == size {
                             break Ok(());
                         }
                     }
@@ -393,42 +400,77 @@ impl Prefetch {
                 }
             };
             chunk.truncate(got);
-            let last = got < Prefetch::CHUNK || result.is_err();
-            // the reader has gone away: stop
+            counter.fetch_add(got as u64, std::sync::atomic::Ordering::Relaxed);
+            let end = got < size && result.is_ok();
+            // (a send fails once the reader has gone: stop)
             if (got > 0 || result.is_ok()) && tx.send(Ok(chunk)).is_err() {
                 return;
             }
             if let Err(e) = result {
-                let _ = tx.send(Err(e));
+                if tx.send(Err(e)).is_err() {
+                    return;
+                }
+            }
+            if end {
                 return;
             }
-            if last {
-                return;
-            }
-        });
-        Prefetch { chunks, spent, chunk: Vec::new(), at: 0, done: false }
+        })?;
+        Ok(Chunks { chunks, spent, made })
+    }
+
+    /// How many bytes have been decompressed so far (taken or not).
+    pub(crate) fn made(&self) -> u64 {
+        self.made.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The next chunk, or the error reading it; `None` once the thread has
+    /// stopped and everything it sent has been taken.
+    pub(crate) fn next(&self) -> Option<io::Result<Vec<u8>>> {
+        self.chunks.recv().ok()
+    }
+
+    /// Give a chunk back to be decompressed into again.
+    pub(crate) fn recycle(&self, chunk: Vec<u8>) {
+        // (the thread may have stopped: the chunk is freed)
+        let _ = self.spent.send(chunk);
+    }
+}
+
+/// A compressed file read through [`Chunks`], a few chunks ahead.
+struct Prefetch {
+    chunks: Chunks,
+    chunk: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+impl Prefetch {
+    const CHUNK: usize = 1 << 18;
+
+    fn new(input: Box<dyn Read + Send>) -> io::Result<Prefetch> {
+        Ok(Prefetch { chunks: Chunks::spawn(input, Prefetch::CHUNK, 3)?, chunk: Vec::new(), at: 0, done: false })
     }
 }
 
 impl BufRead for Prefetch {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         while self.at >= self.chunk.len() && !self.done {
-            match self.chunks.recv() {
-                Ok(Ok(c)) => {
+            match self.chunks.next() {
+                Some(Ok(c)) => {
                     if c.len() < Prefetch::CHUNK {
                         self.done = true;
                     }
                     let old = std::mem::replace(&mut self.chunk, c);
                     if old.capacity() > 0 {
-                        let _ = self.spent.send(old);
+                        self.chunks.recycle(old);
                     }
                     self.at = 0;
                 }
-                Ok(Err(e)) => {
+                Some(Err(e)) => {
                     self.done = true;
                     return Err(e);
                 }
-                Err(_) => self.done = true,
+                None => self.done = true,
             }
         }
         Ok(self.chunk.get(self.at..).unwrap_or_default())

@@ -5,10 +5,13 @@
 //! them, so damaged archives behave as they do under libpcp).
 //!
 //! Plain volumes are read on demand through windows; compressed volumes
-//! are decompressed into memory a piece at a time as reading reaches them
-//! (libpcp decompresses a whole `.xz` block, and `gzip`/`bzip2` volumes into
-//! a temporary file), keeping only the pieces reading is likely to come
-//! back to. A record is checked as it is read but its values stay in the
+//! are decompressed into memory a piece at a time, on a thread of their
+//! own a few pieces ahead of reading (libpcp decompresses a whole `.xz`
+//! block, and `gzip`/`bzip2` volumes into a temporary file), keeping only
+//! the pieces reading is likely to come back to. Reading forwards through
+//! `.xz` volumes, the next one is decompressed alongside the current one
+//! (see [`AHEAD`]), and the first volume of a lone archive starts as the
+//! archive opens ([`Early`]). A record is checked as it is read but its values stay in the
 //! bytes read until asked for ([`Record`]), so reading through an archive
 //! for a few metrics costs little more than the reading.
 
@@ -93,6 +96,14 @@ const CHUNK: usize = 1 << 20;
 /// a few records now and then); more are kept once reading has gone back
 /// further than that twice.
 const BEHIND: usize = 3;
+/// How many pieces a volume's decompression (on a thread of its own) may
+/// run ahead of reading. Reading forwards, the next `.xz` volume starts
+/// decompressing once reading has caught up with the current one, so at
+/// most about this many pieces wait at once: over `20180416.10.00` (100 MB
+/// volumes), 32 makes pmval 1.3x faster for about 60 MB more memory (both
+/// decompressors' dictionaries and the pieces waiting); 48 was no faster
+/// by median, and 12 clearly slower.
+const AHEAD: usize = 32;
 /// A compressed volume up to this size is kept whole once decompressed.
 const KEEP_WHOLE: u64 = 8 << 20;
 /// How many compressed volumes to keep (in part, see [`Inflate::trim`]; the
@@ -143,7 +154,7 @@ impl Bytes {
 struct Inflate {
     path: PathBuf,
     /// The decompressor, and how far it has got.
-    input: Option<Box<dyn Read + Send>>,
+    input: Option<crate::files::Chunks>,
     done: u64,
     /// The whole file has been decompressed.
     ended: bool,
@@ -179,30 +190,39 @@ impl Inflate {
         }
     }
 
+    /// Start decompressing (on a thread of its own), if not already
+    /// started or finished.
+    fn start(&mut self) -> Result<(), PmError> {
+        if self.input.is_none() && !self.ended {
+            let file = crate::files::open(&self.path).map_err(|e| io_err(&e))?;
+            self.input = Some(crate::files::Chunks::spawn(file, CHUNK, AHEAD).map_err(|e| io_err(&e))?);
+            self.done = 0;
+        }
+        Ok(())
+    }
+
     /// Decompress the next piece; `false` at the end of the file.
     fn step(&mut self) -> Result<bool, PmError> {
         if self.ended {
             return Ok(false);
         }
-        if self.input.is_none() {
-            self.input = Some(crate::files::open(&self.path).map_err(|e| io_err(&e))?);
-            self.done = 0;
+        self.start()?;
+        let Some(input) = self.input.as_ref() else { return Ok(false) };
+        for old in self.spare.drain(..) {
+            input.recycle(old);
         }
-        let Some(input) = self.input.as_mut() else { return Ok(false) };
-        let mut piece = self.spare.pop().unwrap_or_default();
-        piece.resize(CHUNK, 0);
-        let mut got = 0;
-        while got < CHUNK {
-            match input.read(&mut piece[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                // a stream that does not decompress is what libpcp reports
-                // for a volume its decompressor rejects
-                Err(_) => return Err(LOGREC),
-            }
-        }
-        piece.truncate(got);
+        let piece = match input.next() {
+            Some(Ok(piece)) if piece.len() < CHUNK => match input.next() {
+                // a read that fails gives what it had read before the error
+                Some(Err(_)) => return Err(LOGREC),
+                _ => piece,
+            },
+            Some(Ok(piece)) => piece,
+            // a stream that does not decompress is what libpcp reports
+            // for a volume its decompressor rejects
+            Some(Err(_)) => return Err(LOGREC),
+            None => Vec::new(),
+        };
         let i = (self.done / CHUNK as u64) as usize;
         self.done += piece.len() as u64;
         if piece.len() < CHUNK {
@@ -323,12 +343,48 @@ impl VolData {
         m.lock().map_err(|_| PmError::from_errno(5))?.piece(i)
     }
 
+    /// How far decompression running ahead has got (0 if not running).
+    fn made(&self) -> u64 {
+        let Store::Inflated(m) = &self.store else { return 0 };
+        m.lock().ok().and_then(|m| m.input.as_ref().map(crate::files::Chunks::made)).unwrap_or(0)
+    }
+
+    /// Start decompressing a compressed volume ahead of reading.
+    fn start(&self) {
+        if let Store::Inflated(m) = &self.store {
+            if let Ok(mut m) = m.lock() {
+                // (an error shows again where reading reaches it)
+                let _ = m.start();
+            }
+        }
+    }
+
     fn trim(&self, decompressor: bool) {
         if let Store::Inflated(m) = &self.store {
             if let Ok(mut m) = m.lock() {
                 m.trim(decompressor);
             }
         }
+    }
+}
+
+/// A compressed data volume whose decompression was started before
+/// anything read it ([`crate::Archive::open_early`]).
+#[derive(Debug)]
+pub(crate) struct Early {
+    vol: i32,
+    data: Arc<VolData>,
+}
+
+impl Early {
+    /// Start decompressing volume `vol` of `base`, if it is an `.xz` file
+    /// (whose size its index gives without decompressing it).
+    pub fn start(base: &Path, vol: u32) -> Option<Early> {
+        let path = find_file(base, &format!(".{vol}"))?;
+        crate::files::indexed_size(&path)?;
+        let data = VolData::inflated(path).ok()?;
+        data.start();
+        Some(Early { vol: i32::try_from(vol).ok()?, data: Arc::new(data) })
     }
 }
 
@@ -595,6 +651,9 @@ pub(crate) struct Log {
     pub peek: Option<Cursor>,
     /// The volume libpcp believes is open (`ac_curvol`).
     pub curvol: i32,
+    /// Where in the current volume, read forwards, to start decompressing
+    /// the next one ([`Log::open_ahead`]).
+    ahead_at: Option<i64>,
     /// Decompressed volumes kept for reuse (at most [`KEEP_DECOMPRESSED`],
     /// most recently used first).
     decompressed: Vec<(i32, Arc<VolData>)>,
@@ -633,6 +692,7 @@ impl Log {
             mfp: None,
             peek: None,
             curvol: -1,
+            ahead_at: None,
             decompressed: Vec::new(),
             physend: -1,
             endtime: Ts::default(),
@@ -765,15 +825,61 @@ impl Log {
         if self.curvol == vol {
             return Ok(None);
         }
+        let forwards = vol > self.curvol;
         self.mfp = None;
         let data = self.open_data(vol)?;
+        let made = data.made();
         self.mfp = Some(Cursor::new(data));
         let start = self.chk_label(Which::Mfp, vol)?;
         self.curvol = vol;
         if let Some(t) = start {
             self.label_start = t;
         }
+        // going forwards, the next volume is decompressed ahead once
+        // reading has taken what was decompressed of this one ahead (so
+        // that no more than that is waiting at once)
+        self.ahead_at = None;
+        if forwards && vol < self.maxvol {
+            self.ahead_at = Some(made as i64);
+            self.read_on();
+        }
         Ok(start)
+    }
+
+    /// Take a volume started early as the volume it is.
+    pub fn adopt(&mut self, early: Early) {
+        if !self.decompressed.iter().any(|(v, _)| *v == early.vol) {
+            self.decompressed.insert(0, (early.vol, early.data));
+            self.decompressed.truncate(KEEP_DECOMPRESSED);
+        }
+    }
+
+    /// Reading forwards in the current volume: start decompressing the
+    /// next one once reading has got to [`Log::ahead_at`].
+    fn read_on(&mut self) {
+        if let Some(at) = self.ahead_at {
+            if self.tell() >= at {
+                self.ahead_at = None;
+                self.open_ahead(self.curvol + 1);
+            }
+        }
+    }
+
+    /// Reading moved forwards to the volume before `vol`: if `vol` is an
+    /// `.xz` file (whose size its index gives without decompressing it),
+    /// start decompressing it now, on a thread of its own, so that it is
+    /// (partly) ready when reading gets there.
+    fn open_ahead(&mut self, vol: i32) {
+        let known = self.decompressed.iter().any(|(v, _)| *v == vol);
+        if !known {
+            let Some(path) = find_file(&self.base, &format!(".{vol}")) else { return };
+            if crate::files::indexed_size(&path).is_none() {
+                return;
+            }
+        }
+        if let Ok(data) = self.open_data(vol) {
+            data.start();
+        }
     }
 
     /// `_logpeek`: open volume `vol` on the side, label checked.
@@ -795,6 +901,9 @@ impl Log {
     pub fn read(&mut self, dir: Dir, w: Which, paranoid: bool) -> Result<Record, PmError> {
         let label_size = self.label_size;
         let version = self.version;
+        if dir == Dir::Forw && w == Which::Mfp {
+            self.read_on();
+        }
         let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
         let mut offset = f.tell();
         if dir == Dir::Back {

@@ -38,6 +38,9 @@ use pcp_core::{PmError, Timestamp};
 /// and the first volume's start time.
 pub(crate) fn open_log(archive: &Archive, check_features: bool) -> Result<(Log, Ts), PmError> {
     let mut log = Log::new(archive.base(), archive.label().version, archive.volumes());
+    if let Some(first) = archive.take_first_volume() {
+        log.adopt(first);
+    }
     log.check_features = check_features;
     log.load_index()?;
     let start = log.change_vol(log.minvol)?.unwrap_or_else(|| Ts::from_timestamp(archive.label().start));

@@ -41,7 +41,8 @@ impl ArchiveSource {
         let mut archives = if name.contains(',') || std::fs::metadata(name).is_ok_and(|m| m.is_dir()) {
             ArchiveSet::open(name, check_features)?
         } else {
-            let archive = Archive::open(name)?;
+            // (its first volume decompressing while the metadata is read)
+            let archive = Archive::open_early(name, true)?;
             if check_features && archive.label().features & !0x8000_0000 != 0 {
                 return Err(PmError::PM_ERR_FEATURE);
             }
