@@ -606,6 +606,46 @@ pub fn open_records(path: &Path) -> Result<(Label, RecordReader<Box<dyn Read + S
 mod tests {
     use super::*;
 
+    /// Gives `data` in reads of at most 3 bytes, failing once after `fail_at` bytes.
+    struct Flaky {
+        data: Vec<u8>,
+        at: usize,
+        fail_at: usize,
+        failed: bool,
+    }
+
+    impl Read for Flaky {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.at == self.fail_at && !self.failed {
+                self.failed = true;
+                return Err(io::Error::other("bad data"));
+            }
+            let end = self.data.len().min(self.at + 3).min(self.at + buf.len());
+            let end = if self.at < self.fail_at { end.min(self.fail_at) } else { end };
+            let n = end - self.at;
+            buf[..n].copy_from_slice(&self.data[self.at..end]);
+            self.at = end;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn chunks_come_as_reads_of_the_decompressor_would_give_them() {
+        let data: Vec<u8> = (0..20).collect();
+        let chunks =
+            Chunks::spawn(Box::new(Flaky { data: data.clone(), at: 0, fail_at: 12, failed: false }), 8, 1).unwrap();
+        // a full chunk, what was read before the error, the error, then the
+        // rest (short: the end)
+        assert_eq!(chunks.next().unwrap().unwrap(), data[..8]);
+        assert_eq!(chunks.next().unwrap().unwrap(), data[8..12]);
+        assert!(chunks.next().unwrap().is_err());
+        chunks.recycle(vec![9; 8]);
+        assert_eq!(chunks.next().unwrap().unwrap(), data[12..20]);
+        assert_eq!(chunks.next().unwrap().unwrap(), Vec::<u8>::new());
+        assert!(chunks.next().is_none());
+        assert_eq!(chunks.made(), 20);
+    }
+
     #[test]
     fn base_names_like_pcp() {
         for (name, base) in [
