@@ -11,9 +11,10 @@
 //! the pieces reading is likely to come back to. Reading forwards through
 //! `.xz` volumes, the next one is decompressed alongside the current one
 //! (see [`AHEAD`]), and the first volume of a lone archive starts as the
-//! archive opens ([`Early`]). A record is checked as it is read but its values stay in the
-//! bytes read until asked for ([`Record`]), so reading through an archive
-//! for a few metrics costs little more than the reading.
+//! archive opens ([`Early`]). A record is checked as it is read but its
+//! values stay in the bytes read until asked for ([`Record`]), so reading
+//! through an archive for a few metrics costs little more than the
+//! reading.
 
 use crate::files::{compression_of, find_file, Compression};
 use crate::raw::{paranoid_check, Version};
