@@ -327,16 +327,27 @@ impl VolData {
     /// Open a compressed volume: its size is read from an `.xz` file's
     /// index, otherwise it is decompressed once to count.
     fn inflated(path: PathBuf) -> Result<VolData, PmError> {
-        let known = crate::files::indexed_size(&path);
-        let mut inflate = Inflate::new(path);
-        let size = match known {
-            Some(n) => {
-                inflate.small = n <= KEEP_WHOLE;
-                n
+        match crate::files::indexed_size(&path) {
+            Some(n) => Ok(VolData::sized(path, n)),
+            None => {
+                let mut inflate = Inflate::new(path);
+                let size = inflate.size()?;
+                Ok(VolData { store: Store::Inflated(Mutex::new(inflate)), size })
             }
-            None => inflate.size()?,
-        };
-        Ok(VolData { store: Store::Inflated(Mutex::new(inflate)), size })
+        }
+    }
+
+    /// A compressed volume whose size is known: `None` unless it is an
+    /// `.xz` file, whose index gives it without decompressing.
+    fn indexed(path: PathBuf) -> Option<VolData> {
+        let n = crate::files::indexed_size(&path)?;
+        Some(VolData::sized(path, n))
+    }
+
+    fn sized(path: PathBuf, size: u64) -> VolData {
+        let mut inflate = Inflate::new(path);
+        inflate.small = size <= KEEP_WHOLE;
+        VolData { store: Store::Inflated(Mutex::new(inflate)), size }
     }
 
     fn piece(&self, i: usize) -> Result<Option<Arc<Vec<u8>>>, PmError> {
@@ -381,11 +392,10 @@ impl Early {
     /// Start decompressing volume `vol` of `base`, if it is an `.xz` file
     /// (whose size its index gives without decompressing it).
     pub fn start(base: &Path, vol: u32) -> Option<Early> {
-        let path = find_file(base, &format!(".{vol}"))?;
-        crate::files::indexed_size(&path)?;
-        let data = VolData::inflated(path).ok()?;
+        let vol = i32::try_from(vol).ok()?;
+        let data = VolData::indexed(find_file(base, &format!(".{vol}"))?)?;
         data.start();
-        Some(Early { vol: i32::try_from(vol).ok()?, data: Arc::new(data) })
+        Some(Early { vol, data: Arc::new(data) })
     }
 }
 
@@ -732,10 +742,7 @@ impl Log {
     }
 
     fn open_data(&mut self, vol: i32) -> Result<Arc<VolData>, PmError> {
-        if let Some(i) = self.decompressed.iter().position(|(v, _)| *v == vol) {
-            let entry = self.decompressed.remove(i);
-            let data = Arc::clone(&entry.1);
-            self.decompressed.insert(0, entry);
+        if let Some(data) = self.kept(vol) {
             return Ok(data);
         }
         let path = find_file(&self.base, &format!(".{vol}")).ok_or(PmError::from_errno(2))?;
@@ -744,6 +751,20 @@ impl Log {
             let size = file.metadata().map_err(|e| io_err(&e))?.len();
             return Ok(Arc::new(VolData { store: Store::Plain(file), size }));
         }
+        Ok(self.keep(vol, Arc::new(VolData::inflated(path)?)))
+    }
+
+    /// A decompressed volume kept, made the most recently used.
+    fn kept(&mut self, vol: i32) -> Option<Arc<VolData>> {
+        let i = self.decompressed.iter().position(|(v, _)| *v == vol)?;
+        let entry = self.decompressed.remove(i);
+        let data = Arc::clone(&entry.1);
+        self.decompressed.insert(0, entry);
+        Some(data)
+    }
+
+    /// Keep a newly opened compressed volume, first in line.
+    fn keep(&mut self, vol: i32, data: Arc<VolData>) -> Arc<VolData> {
         // closed volumes give up what they can (the decompressor of the one
         // used last stays)
         for (i, (_, d)) in self.decompressed.iter().enumerate() {
@@ -751,10 +772,9 @@ impl Log {
                 d.trim(i == 0);
             }
         }
-        let data = Arc::new(VolData::inflated(path)?);
         self.decompressed.insert(0, (vol, Arc::clone(&data)));
         self.decompressed.truncate(KEEP_DECOMPRESSED);
-        Ok(data)
+        data
     }
 
     pub fn cursor(&mut self, w: Which) -> Option<&mut Cursor> {
@@ -849,9 +869,8 @@ impl Log {
 
     /// Take a volume started early as the volume it is.
     pub fn adopt(&mut self, early: Early) {
-        if !self.decompressed.iter().any(|(v, _)| *v == early.vol) {
-            self.decompressed.insert(0, (early.vol, early.data));
-            self.decompressed.truncate(KEEP_DECOMPRESSED);
+        if self.kept(early.vol).is_none() {
+            self.keep(early.vol, early.data);
         }
     }
 
@@ -871,16 +890,14 @@ impl Log {
     /// start decompressing it now, on a thread of its own, so that it is
     /// (partly) ready when reading gets there.
     fn open_ahead(&mut self, vol: i32) {
-        let known = self.decompressed.iter().any(|(v, _)| *v == vol);
-        if !known {
-            let Some(path) = find_file(&self.base, &format!(".{vol}")) else { return };
-            if crate::files::indexed_size(&path).is_none() {
-                return;
+        let data = match self.kept(vol) {
+            Some(data) => data,
+            None => {
+                let Some(data) = find_file(&self.base, &format!(".{vol}")).and_then(VolData::indexed) else { return };
+                self.keep(vol, Arc::new(data))
             }
-        }
-        if let Ok(data) = self.open_data(vol) {
-            data.start();
-        }
+        };
+        data.start();
     }
 
     /// `_logpeek`: open volume `vol` on the side, label checked.
