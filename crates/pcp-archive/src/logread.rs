@@ -403,6 +403,8 @@ impl Early {
 #[derive(Debug)]
 pub(crate) struct Cursor {
     data: Arc<VolData>,
+    /// The archive's format, which the records read ahead are checked for.
+    version: Version,
     pos: i64,
     /// The bytes at `win_off..win_off + win_len` of the volume: a window
     /// read from a plain file, or a piece of a decompressed one.
@@ -414,6 +416,8 @@ pub(crate) struct Cursor {
     spare: Vec<Arc<Vec<u8>>>,
     /// A plain file read ahead, once reading goes on forwards through it.
     ahead: Option<crate::ahead::Ahead>,
+    /// The checks of the records in the window, when it was read ahead.
+    win_checks: Option<Arc<crate::ahead::Checks>>,
     /// How many windows running on from the one before were filled.
     onwards: u32,
     /// Where a record starts, reading forwards ([`Cursor::record_here`]).
@@ -431,15 +435,17 @@ impl Drop for Cursor {
 }
 
 impl Cursor {
-    fn new(data: Arc<VolData>) -> Cursor {
+    fn new(data: Arc<VolData>, version: Version) -> Cursor {
         Cursor {
             data,
+            version,
             pos: 0,
             win: Arc::new(Vec::new()),
             win_off: 0,
             win_len: 0,
             spare: Vec::new(),
             ahead: None,
+            win_checks: None,
             onwards: 0,
             record_at: None,
         }
@@ -476,6 +482,7 @@ impl Cursor {
         if !backwards && self.fill_ahead(off, len) {
             return Ok(());
         }
+        self.win_checks = None;
         match &self.data.store {
             Store::Plain(file) => {
                 let start =
@@ -592,13 +599,25 @@ impl Cursor {
                 return false;
             }
             // (no thread to be had: read as before)
-            self.ahead = Ahead::start(file, from, data.size).ok();
+            let version = self.version;
+            self.ahead = Ahead::start(file, from, data.size, Box::new(move |body| plain_index(body, version))).ok();
         }
-        let Some((at, window)) = self.ahead.as_mut().and_then(|a| a.get(off, len)) else { return false };
+        let Some((at, window, checks)) = self.ahead.as_mut().and_then(|a| a.get(off, len)) else { return false };
         self.win_len = window.len();
         self.win = window;
         self.win_off = at;
+        self.win_checks = Some(checks);
         true
+    }
+
+    /// A record body read by [`Cursor::view`] from a window read ahead:
+    /// where its value lists are, as [`plain_index`] finds them (on the
+    /// thread reading ahead, most often). `None` where the body did not
+    /// come from such a window, or the record is not laid out plainly.
+    fn plain_layout_of(&self, body: &Bytes) -> Option<Vec<(u32, u32)>> {
+        let checks = self.win_checks.as_ref().filter(|_| Arc::ptr_eq(&body.buf, &self.win))?;
+        let version = self.version;
+        checks.layout(body.start, body.as_slice(), |b| plain_index(b, version))?
     }
 
     /// `fread` without the copy: up to `n` bytes from the position (fewer
@@ -850,7 +869,7 @@ impl Log {
         self.mfp = None;
         let data = self.open_data(vol)?;
         let made = data.made();
-        self.mfp = Some(Cursor::new(data));
+        self.mfp = Some(Cursor::new(data, self.version));
         let start = self.chk_label(Which::Mfp, vol)?;
         self.curvol = vol;
         if let Some(t) = start {
@@ -904,7 +923,7 @@ impl Log {
     pub fn open_peek(&mut self, vol: i32) -> bool {
         self.peek = None;
         let Ok(data) = self.open_data(vol) else { return false };
-        self.peek = Some(Cursor::new(data));
+        self.peek = Some(Cursor::new(data, self.version));
         if self.chk_label(Which::Peek, vol).is_err() {
             self.peek = None;
             return false;
@@ -1012,6 +1031,12 @@ impl Log {
         }
         if dir == Dir::Back {
             f.seek_cur(-4);
+        }
+        if let Some(index) = f.plain_layout_of(&body) {
+            // checked while read ahead
+            return record_head(body.as_slice(), version)
+                .map(|(ts, first, numpmid)| Record { ts, body, first, numpmid, index, swapped: false })
+                .map_err(|_| LOGREC);
         }
         decode_record(body, version).map_err(|_| LOGREC)
     }
@@ -1417,6 +1442,15 @@ fn record_head(body: &[u8], version: Version) -> Result<(Ts, usize, usize), PmEr
     Ok((ts, bytes, numpmid as usize))
 }
 
+/// Where the value lists of a record body are, and their PMIDs, when the
+/// record is laid out plainly ([`plain_layout`]); as [`decode_record`]
+/// finds them then.
+fn plain_index(body: &[u8], version: Version) -> Option<Vec<(u32, u32)>> {
+    let (_, first, numpmid) = record_head(body, version).ok()?;
+    let mut index = Vec::with_capacity(numpmid.min(body.len() / 8));
+    plain_layout(body, first, numpmid, &mut index).then_some(index)
+}
+
 /// Decode a record (the bytes after its length word): [`decode`].
 fn decode_record(body: Bytes, version: Version) -> Result<Record, PmError> {
     decode_as(body, version, true)
@@ -1495,7 +1529,12 @@ fn plain_layout(body: &[u8], first: usize, numpmid: usize, index: &mut Vec<(u32,
             _ => return false,
         }
         let Some(list) = body.get(vals..vlp) else { return false };
-        for value in list.chunks_exact(8) {
+        // (each block must end inside the record; as the blocks follow
+        // one another and the last must end where the record does, that
+        // is checked once, at the end)
+        let mut j = 0;
+        while let Some(value) = list.get(j..j + 8) {
+            j += 8;
             let vindex = word(&value[4..]);
             let boff = vindex as usize * 4;
             if boff != next {
@@ -1508,17 +1547,38 @@ fn plain_layout(body: &[u8], first: usize, numpmid: usize, index: &mut Vec<(u32,
             let Some(hdr) = body.get(b..b.wrapping_add(4)) else { return false };
             let hdr = word(hdr);
             let vlen = (hdr & 0x00ff_ffff) as usize;
-            if vlen < LEAST[(hdr >> 24) as usize] as usize || boff + vlen > pdulen {
+            if vlen < LEAST[(hdr >> 24) as usize] as usize {
                 return false;
             }
             if matches!(hdr >> 24, 9 | 10) {
+                let Some(array) = body.get(b..b + vlen) else { return false };
                 scratch.clear();
-                scratch.extend_from_slice(&body[b..b + vlen]);
+                scratch.extend_from_slice(array);
                 if !swap_event_array(&mut scratch, 0, vlen, hdr >> 24 == 10) {
                     return false;
                 }
             }
             next = boff + ((vlen + 3) & !3);
+            // the values after this one whose blocks follow on from its
+            // block with the same header (type and length; in most sets
+            // all of them) pass as it did: found by comparing words
+            let rest = &list[j..];
+            let stride = next - boff;
+            let last = (rest.len() / 8).saturating_sub(1) * stride;
+            let events = matches!(hdr >> 24, 9 | 10);
+            if let Some(blocks) = (!rest.is_empty() && !events).then(|| body.get(next - 12..next - 8 + last)).flatten()
+            {
+                let head = hdr.to_be_bytes();
+                let mut alike = 0;
+                for (value, block) in rest.chunks_exact(8).zip(blocks.chunks(stride)) {
+                    if word(&value[4..]) as usize * 4 != next || block[..4] != head[..] {
+                        break;
+                    }
+                    next += stride;
+                    alike += 1;
+                }
+                j += alike * 8;
+            }
         }
     }
     let offset = vlp + 12;
@@ -1772,7 +1832,7 @@ mod tests {
         let inflated = VolData::inflated(dir.join("v.1.xz")).unwrap();
         assert_eq!(inflated.size, size as u64);
         for vol in [plain, inflated] {
-            let mut c = Cursor::new(Arc::new(vol));
+            let mut c = Cursor::new(Arc::new(vol), Version::V3);
             let mut held: Vec<(usize, Bytes)> = Vec::new();
             let mut pos = 0usize;
             for _ in 0..2_000 {
