@@ -1718,7 +1718,7 @@ mod tests {
         let mut patches = Vec::new();
         let mut events = false;
         for p in 0..numpmid {
-            let numval = g.below(4) as i32 - 1;
+            let numval = g.below(6) as i32 - 1;
             let kind = g.below(6);
             let mut list = vec![0x1000 + p as u32, numval as u32];
             if numval > 0 {

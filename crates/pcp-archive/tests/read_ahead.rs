@@ -35,6 +35,35 @@ fn shift(rec: &mut [u8], by: u64) {
     rec[8..12].copy_from_slice(&((sec >> 32) as u32).to_be_bytes());
 }
 
+/// Two directories, `plain` and `xz`, each with the `v3` fixture's
+/// metadata as `a.meta`, for volumes made of the fixture's records (its
+/// label and records given, and how many copies of the records make
+/// about 3 MB).
+struct Twins {
+    dir: std::path::PathBuf,
+    plain: std::path::PathBuf,
+    xz: std::path::PathBuf,
+    label: Vec<u8>,
+    recs: Vec<Vec<u8>>,
+    copies: usize,
+}
+
+impl Twins {
+    fn new(tag: &str) -> Twins {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let (label, recs) = records(&std::fs::read(fixtures.join("v3.0")).unwrap());
+        let meta = std::fs::read(fixtures.join("v3.meta")).unwrap();
+        let dir = std::env::temp_dir().join(format!("pcp-rs-{tag}-{}", std::process::id()));
+        let (plain, xz) = (dir.join("plain"), dir.join("xz"));
+        for d in [&plain, &xz] {
+            std::fs::create_dir_all(d).unwrap();
+            std::fs::write(d.join("a.meta"), &meta).unwrap();
+        }
+        let copies = 3 * 1024 * 1024 / recs.iter().map(Vec::len).sum::<usize>() + 1;
+        Twins { dir, plain, xz, label, recs, copies }
+    }
+}
+
 fn all(replay: &mut Replay) -> Vec<String> {
     let mut out = Vec::new();
     loop {
@@ -85,16 +114,7 @@ fn forwards_read_ahead_matches_backwards() {
 /// forwards, backwards and interpolated.
 #[test]
 fn xz_volumes_replay_as_plain_ones() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let (label, recs) = records(&std::fs::read(fixtures.join("v3.0")).unwrap());
-    let meta = std::fs::read(fixtures.join("v3.meta")).unwrap();
-    let dir = std::env::temp_dir().join(format!("pcp-rs-xz-volumes-{}", std::process::id()));
-    let (plain, xz) = (dir.join("plain"), dir.join("xz"));
-    std::fs::create_dir_all(&plain).unwrap();
-    std::fs::create_dir_all(&xz).unwrap();
-    std::fs::write(plain.join("a.meta"), &meta).unwrap();
-    std::fs::write(xz.join("a.meta"), &meta).unwrap();
-    let copies = 3 * 1024 * 1024 / recs.iter().map(Vec::len).sum::<usize>() + 1;
+    let Twins { dir, plain, xz, label, recs, copies } = Twins::new("xz-volumes");
     for vol in 0..3u32 {
         // the label names its volume (the word after the start time)
         let mut volume = label.clone();
@@ -151,4 +171,65 @@ fn xz_volumes_replay_as_plain_ones() {
     assert!(want.2.len() > 100);
     assert!(got_early == want, "xz volumes (first started early) replay differently");
     assert!(got == want, "xz volumes replay differently");
+}
+
+/// A plain volume big enough to be read ahead, with some records damaged
+/// here and there (a byte changed halfway through them, which may leave
+/// the record as good, laid out loosely, or broken), replays forwards
+/// exactly as the same volume compressed, which is read without the
+/// thread that reads plain volumes ahead and checks their records: the
+/// same results and the same errors in the same places.
+#[test]
+fn damaged_records_read_ahead_as_read_otherwise() {
+    let Twins { dir, plain, xz, label, recs, copies } = Twins::new("damaged-ahead");
+    let mut volume = label;
+    let mut damaged = 0;
+    for copy in 0..copies as u64 {
+        for (i, r) in recs.iter().enumerate() {
+            let mut r = r.clone();
+            shift(&mut r, copy * 3600);
+            // past the first few copies (reading ahead starts a little
+            // way in), one record in 97
+            let n = copy as usize * recs.len() + i;
+            if copy > 4 && n % 97 == 0 && r.len() > 40 {
+                let at = 16 + (n / 97 * 13) % (r.len() - 24);
+                r[at] ^= 0x5a;
+                damaged += 1;
+            }
+            volume.extend_from_slice(&r);
+        }
+    }
+    std::fs::write(plain.join("a.0"), &volume).unwrap();
+    let mut enc = liblzma::write::XzEncoder::new(Vec::new(), 1);
+    std::io::Write::write_all(&mut enc, &volume).unwrap();
+    std::fs::write(xz.join("a.0.xz"), enc.finish().unwrap()).unwrap();
+    let forwards = |base: &Path| {
+        let mut replay = Replay::new(Archive::open(&base.to_string_lossy()).unwrap()).unwrap();
+        replay.set_mode(Mode::Forw, Timestamp { sec: 0, nsec: 0 }, 0).unwrap();
+        let mut out = Vec::new();
+        // until the end, or an error that does not go away
+        while out.len() < 4 * copies * recs.len() {
+            match replay.fetch_archive() {
+                Ok(r) => out.push(format!("{r:?}")),
+                Err(PmError::PM_ERR_EOL) => break,
+                Err(e) => {
+                    out.push(format!("error {e:?}"));
+                    if out.iter().rev().take(3).all(|o| o.starts_with("error")) && out.len() >= 3 {
+                        break;
+                    }
+                }
+            }
+        }
+        out
+    };
+    let want = forwards(&xz.join("a"));
+    let got = forwards(&plain.join("a"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let errors = want.iter().filter(|o| o.starts_with("error")).count();
+    assert!(damaged > 20 && errors > 0, "{damaged} {errors}");
+    assert!(want.len() > copies * recs.len() / 2, "{}", want.len());
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "result {i}");
+    }
 }
