@@ -52,6 +52,13 @@ pub trait Files {
     fn read_link(&self, path: &str) -> Option<String>;
     /// `statfs` of a mount point.
     fn statfs(&self, path: &str) -> io::Result<FsStats>;
+    /// Is the mount table known to be as it was when `/proc/self/mounts`
+    /// was last read here? `false` where that is not known (a snapshot,
+    /// a first read). Asking forgets a change it reports: the table must
+    /// be read again then.
+    fn mounts_unchanged(&self) -> bool {
+        false
+    }
     /// The network interfaces as the kernel's network device interface
     /// reports them (what the PMDA's `SIOCGIFMTU`, `SIOCGIFFLAGS` and
     /// `SIOCETHTOOL` `ioctl()`s answer), or `None` where that cannot be
@@ -314,6 +321,18 @@ impl Files for RootFiles {
             files: st.f_files as u64,
             ffree: st.f_ffree as u64,
         })
+    }
+
+    fn mounts_unchanged(&self) -> bool {
+        use rustix::event::{poll, PollFd, PollFlags, Timespec};
+        // the kernel marks a change of the mount table to each open
+        // /proc/PID/mounts file as an exceptional condition, reported
+        // (and then forgotten) by the next poll(2)
+        let Ok(kept) = self.kept.lock() else { return false };
+        let Some((_, fd)) = kept.iter().find(|(p, _)| p == "/proc/self/mounts") else { return false };
+        let mut fds = [PollFd::new(fd, PollFlags::PRI)];
+        let now = Timespec { tv_sec: 0, tv_nsec: 0 };
+        matches!(poll(&mut fds, Some(&now)), Ok(0))
     }
 
     fn net_links(&self) -> Option<NetLinks> {

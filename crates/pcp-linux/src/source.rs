@@ -139,6 +139,9 @@ pub struct LinuxSource<F: Files = RootFiles> {
     wwid: InstCache,
     nets: InstCache,
     filesys: InstCache,
+    /// The file systems as /proc/self/mounts last gave them (with their
+    /// devices' real paths), while the mount table has not changed.
+    mounted: Option<BTreeMap<i32, FsEntry>>,
     /// The metric table by PMID, for lookups in fetches.
     by_pmid: PmidIndex,
     /// The buffer each fetch reads the /proc files into, kept between
@@ -254,6 +257,7 @@ impl<F: Files> LinuxSource<F> {
             wwid: InstCache::new(),
             nets: InstCache::new(),
             filesys: InstCache::new(),
+            mounted: None,
             by_pmid: PmidIndex::new(),
             scratch: Vec::new(),
             uname: None,
@@ -828,12 +832,21 @@ impl<F: Files> LinuxSource<F> {
     }
 
     fn refresh_filesys(&mut self, snap: &mut Snap) {
-        self.filesys.deactivate_all();
-        let mut text = std::mem::take(&mut self.scratch);
-        if self.files.read_into("/proc/self/mounts", &mut text).is_ok() {
-            self.filesys_mounts(&text, snap);
+        match &self.mounted {
+            // the kernel says the mount table is as it was when read: the
+            // file systems (and their instances) are the ones found then
+            Some(fs) if self.files.mounts_unchanged() => snap.fs = fs.clone(),
+            _ => {
+                self.filesys.deactivate_all();
+                let mut text = std::mem::take(&mut self.scratch);
+                let read = self.files.read_into("/proc/self/mounts", &mut text).is_ok();
+                if read {
+                    self.filesys_mounts(&text, snap);
+                }
+                self.scratch = text;
+                self.mounted = read.then(|| snap.fs.clone());
+            }
         }
-        self.scratch = text;
         for (inst, e) in &snap.fs {
             snap.statfs.insert(*inst, self.files.statfs(&e.path).ok());
         }
@@ -1649,11 +1662,13 @@ mod tests {
     use crate::parse::{NetLink, NetLinks};
     use std::io;
 
-    /// Files in memory, and the kernel's netlink answers when given.
+    /// Files in memory, and the kernel's netlink answers when given; what
+    /// poll(2) would say of the mount table.
     #[derive(Default)]
     struct Mem {
         files: HashMap<String, Vec<u8>>,
         links: Option<NetLinks>,
+        mounts_unchanged: bool,
     }
 
     impl Files for Mem {
@@ -1673,10 +1688,13 @@ mod tests {
             None
         }
         fn statfs(&self, _: &str) -> io::Result<FsStats> {
-            Err(io::ErrorKind::NotFound.into())
+            Ok(FsStats { bsize: 4096, blocks: 100, bfree: 50, bavail: 40, files: 10, ffree: 5 })
         }
         fn net_links(&self) -> Option<NetLinks> {
             self.links.clone()
+        }
+        fn mounts_unchanged(&self) -> bool {
+            self.mounts_unchanged
         }
     }
 
@@ -1702,7 +1720,7 @@ mod tests {
             }
         }
         let opts = Options { hz: 100, page_size: 4096, ncpus: Some(1), pmda_cache_dir: None };
-        LinuxSource::with_files(Mem { files, links }, opts)
+        LinuxSource::with_files(Mem { files, links, mounts_unchanged: false }, opts)
     }
 
     fn values(src: &mut LinuxSource<Mem>, name: &str) -> Vec<(i32, Value)> {
@@ -1739,6 +1757,39 @@ mod tests {
         let full = NetLinks { links: vec![link("eth0", 1500, 0x1003, Some((1000, 1)))], ethtool_known: true };
         let mut src = source(Some(full));
         assert_eq!(values(&mut src, "network.interface.duplex"), u32s(&[(1, 2)]));
+    }
+
+    #[test]
+    fn mount_table_is_read_again_only_when_it_may_have_changed() {
+        let dirs = |src: &mut LinuxSource<Mem>| values(src, "filesys.mountdir");
+        let at = |v: &[(i32, &str)]| -> Vec<(i32, Value)> {
+            v.iter().map(|&(i, d)| (i, Value::from_atom(&AtomValue::String(d.as_bytes().to_vec())))).collect()
+        };
+        let mut src = source(None);
+        let one = "/dev/vda / ext4 rw 0 0\nproc /proc proc rw 0 0\n";
+        let two = "/dev/vda / ext4 rw 0 0\n/dev/vdb /data xfs rw 0 0\n";
+        src.files.files.insert("/proc/self/mounts".into(), one.into());
+        // a first read, whatever poll says
+        src.files.mounts_unchanged = true;
+        assert_eq!(dirs(&mut src), at(&[(0, "/")]));
+        // unchanged: what was found stands, the file is not read
+        src.files.files.insert("/proc/self/mounts".into(), two.into());
+        assert_eq!(dirs(&mut src), at(&[(0, "/")]));
+        // changed (or not known): read again
+        src.files.mounts_unchanged = false;
+        assert_eq!(dirs(&mut src), at(&[(0, "/"), (1, "/data")]));
+        src.files.mounts_unchanged = true;
+        src.files.files.insert("/proc/self/mounts".into(), one.into());
+        assert_eq!(dirs(&mut src), at(&[(0, "/"), (1, "/data")]));
+        // a mount table that cannot be read is not kept as known
+        src.files.mounts_unchanged = false;
+        src.files.files.remove("/proc/self/mounts");
+        let pmid = crate::metric_by_name("filesys.mountdir").map(|m| m.pmid).unwrap();
+        let r = src.fetch(&[pmid], Timestamp::default(), &|_, _| true);
+        assert!(r.sets[0].values.as_ref().map_or(true, Vec::is_empty), "{:?}", r.sets[0]);
+        src.files.mounts_unchanged = true;
+        src.files.files.insert("/proc/self/mounts".into(), one.into());
+        assert_eq!(dirs(&mut src), at(&[(0, "/")]));
     }
 
     #[test]
