@@ -125,8 +125,9 @@ tools=$target/debug
 grep -v '^proc\.' "$tmp/names" > "$tmp/lnames"
 lcount=$(wc -l < "$tmp/lnames")
 # values by shape: every number becomes N (and runs of blanks one, as
-# columns are padded to the numbers' widths), strings stay
-shape() { sed -E 's/-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?/N/g; s/ +/ /g'; }
+# columns are padded to the numbers' widths, and none at the end of a line:
+# pmval pads "0.0" but not "1.998E-02"), strings stay
+shape() { sed -E 's/-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?/N/g; s/ +/ /g; s/ $//'; }
 shaped() { # shaped LABEL CMD...
     local label=$1
     shift

@@ -142,6 +142,8 @@ pub struct LinuxSource<F: Files = RootFiles> {
     /// The file systems as /proc/self/mounts last gave them (with their
     /// devices' real paths), while the mount table has not changed.
     mounted: Option<BTreeMap<i32, FsEntry>>,
+    /// Interfaces known to be wireless or not: (kernel index, name, is).
+    wireless_known: Vec<(i32, String, bool)>,
     /// The metric table by PMID, for lookups in fetches.
     by_pmid: PmidIndex,
     /// The buffer each fetch reads the /proc files into, kept between
@@ -258,6 +260,7 @@ impl<F: Files> LinuxSource<F> {
             nets: InstCache::new(),
             filesys: InstCache::new(),
             mounted: None,
+            wireless_known: Vec::new(),
             by_pmid: PmidIndex::new(),
             scratch: Vec::new(),
             uname: None,
@@ -808,8 +811,18 @@ impl<F: Files> LinuxSource<F> {
             return;
         }
         let active: Vec<(i32, String)> = self.nets.active().map(|(i, n)| (i, n.to_owned())).collect();
-        // each attribute file is read once per fetch, whichever pass asks
+        let links = self.files.net_links();
+        // the kernel's index of each interface, where netlink gives it
+        let index = |name: &str| links.as_ref()?.links.iter().find(|l| l.name == name).map(|l| l.index);
+        let indexes: Vec<Option<i32>> = active.iter().map(|(_, n)| index(n)).collect();
+        // each attribute file is read once per fetch, whichever pass asks;
+        // whether an interface is wireless is known from an earlier fetch
+        // while it has the same name and index (the kernel decides it as
+        // it registers the device)
         let mut memo: Vec<Memo<'_, F>> = active.iter().map(|(_, n)| Memo::new(&self.files, n)).collect();
+        for ((m, (_, name)), ix) in memo.iter_mut().zip(&active).zip(&indexes) {
+            m.wireless = ix.and_then(|ix| self.wireless_known.iter().find(|k| k.0 == ix && k.1 == *name)).map(|k| k.2);
+        }
         // sysfs first, stopping at the first interface missing a value
         for ((inst, _), m) in active.iter().zip(&mut memo) {
             let Some((_, ioc)) = snap.nets.get_mut(inst) else { continue };
@@ -821,7 +834,6 @@ impl<F: Files> LinuxSource<F> {
         // sysfs walk always reports a failure, so this always runs; the
         // kernel's netlink answers are what the ioctl()s would give, and
         // without them the sysfs files that mirror them stand in
-        let links = self.files.net_links();
         for ((inst, _), m) in active.iter().zip(&mut memo) {
             let Some((_, ioc)) = snap.nets.get_mut(inst) else { continue };
             match &links {
@@ -829,6 +841,9 @@ impl<F: Files> LinuxSource<F> {
                 None => ioctl_ioc(m, need, ioc),
             }
         }
+        let known = memo.iter().zip(&indexes).zip(&active);
+        self.wireless_known =
+            known.filter_map(|((m, ix), (_, n))| Some((ix.as_ref().copied()?, n.clone(), m.wireless?))).collect();
     }
 
     fn refresh_filesys(&mut self, snap: &mut Snap) {
@@ -1338,11 +1353,19 @@ struct Memo<'a, F: Files> {
     files: &'a F,
     name: &'a str,
     words: Vec<(&'static str, Option<Vec<u8>>)>,
+    /// Does it have a `wireless` directory (once looked at, or known)?
+    wireless: Option<bool>,
 }
 
 impl<'a, F: Files> Memo<'a, F> {
     fn new(files: &'a F, name: &'a str) -> Memo<'a, F> {
-        Memo { files, name, words: Vec::new() }
+        Memo { files, name, words: Vec::new(), wireless: None }
+    }
+
+    /// Is it a wireless interface (`/sys/class/net/NAME/wireless`)?
+    fn wireless(&mut self) -> bool {
+        let name = self.name;
+        *self.wireless.get_or_insert_with(|| self.files.exists(&format!("/sys/class/net/{name}/wireless")))
     }
 
     /// The first word of `/sys/class/net/NAME/ATTR`.
@@ -1389,7 +1412,7 @@ fn sysfs_ioc<F: Files>(m: &mut Memo<'_, F>, need: &Need, ioc: &mut Ioc) -> bool 
         };
     }
     if need.net_wireless {
-        ioc.wireless = m.exists(format!("/sys/class/net/{}/wireless", m.name));
+        ioc.wireless = m.wireless();
     }
     if need.net_type {
         let Some(v) = m.word("type") else { return false };
@@ -1466,13 +1489,13 @@ fn netlink_ioc<F: Files>(nl: &parse::NetLinks, m: &mut Memo<'_, F>, need: &Need,
 
 /// `SIOCETHTOOL`'s answer `(speed, duplex)` or, where it fails, the
 /// wireless interface's.
-fn ethtool_ioc<F: Files>(m: &Memo<'_, F>, ethtool: Option<(u32, u32)>, ioc: &mut Ioc) {
+fn ethtool_ioc<F: Files>(m: &mut Memo<'_, F>, ethtool: Option<(u32, u32)>, ioc: &mut Ioc) {
     if let Some((speed, duplex)) = ethtool {
         ioc.ty = 1;
         ioc.speed = speed;
         ioc.duplex = duplex;
         ioc.wireless = false;
-    } else if m.exists(format!("/sys/class/net/{}/wireless", m.name)) {
+    } else if m.wireless() {
         ioc.ty = 0;
         ioc.duplex = 1;
         ioc.wireless = true;
@@ -1735,7 +1758,8 @@ mod tests {
 
     #[test]
     fn interface_values_come_from_netlink_as_the_ioctls_give_them() {
-        let link = |name: &str, mtu, flags, ethtool| NetLink { name: name.into(), mtu: Some(mtu), flags, ethtool };
+        let link =
+            |name: &str, mtu, flags, ethtool| NetLink { name: name.into(), index: 0, mtu: Some(mtu), flags, ethtool };
         // eth1 is not in the dump (gone between the reads): every ioctl()
         // fails for it, and it keeps what sysfs gave, as for the PMDA
         let links = NetLinks {
@@ -1793,13 +1817,34 @@ mod tests {
     }
 
     #[test]
+    fn an_interface_is_looked_at_for_wireless_once_while_its_index_stays() {
+        let link = |name: &str, index| NetLink { name: name.into(), index, mtu: Some(1), flags: 1, ethtool: None };
+        let wireless = |src: &mut LinuxSource<Mem>| values(src, "network.interface.wireless");
+        let mut src = source(Some(NetLinks { links: vec![link("lo", 1), link("eth0", 2)], ethtool_known: true }));
+        src.files.files.insert("/sys/class/net/eth0/wireless/x".into(), Vec::new());
+        assert_eq!(wireless(&mut src), u32s(&[(0, 0), (1, 1), (2, 0)]));
+        // the same interface (name and index): not looked at again
+        src.files.files.remove("/sys/class/net/eth0/wireless/x");
+        assert_eq!(wireless(&mut src), u32s(&[(0, 0), (1, 1), (2, 0)]));
+        // another one by that name: looked at
+        src.files.links = Some(NetLinks { links: vec![link("lo", 1), link("eth0", 3)], ethtool_known: true });
+        assert_eq!(wireless(&mut src), u32s(&[(0, 0), (1, 0), (2, 0)]));
+        // eth1, not in the dump, fails every ioctl(); added to it, it is
+        // looked at
+        src.files.files.insert("/sys/class/net/eth1/wireless/x".into(), Vec::new());
+        src.files.links = Some(NetLinks { links: vec![link("eth0", 3), link("eth1", 4)], ethtool_known: true });
+        assert_eq!(wireless(&mut src), u32s(&[(0, 0), (1, 0), (2, 1)]));
+    }
+
+    #[test]
     fn interface_values_without_netlink_come_from_sysfs() {
         let mut src = source(None);
         assert_eq!(values(&mut src, "network.interface.mtu"), u32s(&[(0, 65536), (1, 1500), (2, 9000)]));
         assert_eq!(values(&mut src, "network.interface.running"), u32s(&[(0, 1), (1, 1), (2, 1)]));
         assert_eq!(values(&mut src, "network.interface.type"), u32s(&[(0, 0), (1, 1), (2, 0)]));
         // without an ethtool answer, the sysfs speed stands in
-        let links = ["lo", "eth0", "eth1"].map(|n| NetLink { name: n.into(), mtu: Some(1), flags: 1, ethtool: None });
+        let links =
+            ["lo", "eth0", "eth1"].map(|n| NetLink { name: n.into(), index: 0, mtu: Some(1), flags: 1, ethtool: None });
         let mut src = source(Some(NetLinks { links: links.to_vec(), ethtool_known: false }));
         assert_eq!(values(&mut src, "network.interface.type"), u32s(&[(0, 0), (1, 1), (2, 0)]));
         assert_eq!(values(&mut src, "network.interface.mtu"), u32s(&[(0, 1), (1, 1), (2, 1)]));

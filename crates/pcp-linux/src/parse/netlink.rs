@@ -14,6 +14,9 @@
 pub struct NetLink {
     /// The interface name (`IFLA_IFNAME`).
     pub name: String,
+    /// `ifi_index`: the interface's index, which the kernel gives no
+    /// other interface while this one exists.
+    pub index: i32,
     /// `IFLA_MTU`: what `SIOCGIFMTU` answers.
     pub mtu: Option<u32>,
     /// `ifi_flags`: what `SIOCGIFFLAGS` answers (`IFF_RUNNING` included).
@@ -182,8 +185,9 @@ pub fn links(buf: &[u8], out: &mut Vec<NetLink>) -> Batch {
         if ty != RTM_NEWLINK || payload.len() < 16 {
             return;
         }
+        let index = u32_of(&payload[4..]).unwrap_or(0) as i32;
         let flags = u32_of(&payload[8..]).unwrap_or(0);
-        let mut link = NetLink { flags, ..NetLink::default() };
+        let mut link = NetLink { index, flags, ..NetLink::default() };
         attrs(&payload[16..], |ty, p| match ty {
             IFLA_IFNAME => link.name = name_of(p),
             IFLA_MTU => link.mtu = u32_of(p),
@@ -255,6 +259,7 @@ mod tests {
     #[test]
     fn link_dump_gives_names_mtus_and_flags() {
         let mut body = vec![0u8; 16];
+        body[4..8].copy_from_slice(&7u32.to_ne_bytes());
         body[8..12].copy_from_slice(&0x1043u32.to_ne_bytes());
         attr(&mut body, IFLA_IFNAME, b"eth0\0");
         attr(&mut body, IFLA_MTU, &1400u32.to_ne_bytes());
@@ -264,7 +269,7 @@ mod tests {
         buf.extend(msg(NLMSG_DONE, &[0; 4]));
         out.clear();
         assert_eq!(links(&buf, &mut out), Batch::Done);
-        assert_eq!(out, vec![NetLink { name: "eth0".into(), mtu: Some(1400), flags: 0x1043, ethtool: None }]);
+        assert_eq!(out, vec![NetLink { name: "eth0".into(), index: 7, mtu: Some(1400), flags: 0x1043, ethtool: None }]);
         // damaged: a length past the end, an error answer
         let mut bad = buf.clone();
         bad[0] = 0xff;
