@@ -59,6 +59,11 @@ pub trait Files {
     fn mounts_unchanged(&self) -> bool {
         false
     }
+    /// Are these the running kernel's own files, each read giving the
+    /// system as it is at that moment? `false` for a snapshot.
+    fn live(&self) -> bool {
+        false
+    }
     /// The network interfaces as the kernel's network device interface
     /// reports them (what the PMDA's `SIOCGIFMTU`, `SIOCGIFFLAGS` and
     /// `SIOCETHTOOL` `ioctl()`s answer), or `None` where that cannot be
@@ -86,9 +91,10 @@ pub struct RootFiles {
     /// family's identifier (fixed by the kernel when the family
     /// registers).
     netlink: Mutex<Netlink>,
-    /// The running system's /proc files read so far, kept open: reading
-    /// one again from its start makes the kernel produce it afresh, and
-    /// opening and closing it every fetch cost more than reading it.
+    /// The running system's /proc and /sys files read so far, kept open:
+    /// reading one again from its start makes the kernel produce it
+    /// afresh, and opening and closing it every fetch cost more than
+    /// reading it.
     kept: Mutex<Vec<(String, OwnedFd)>>,
 }
 
@@ -138,48 +144,70 @@ impl RootFiles {
     }
 
     /// Read `path` whole into `buf` through a file kept open, for the
-    /// running system's /proc files (`None` for other files, as for a
-    /// snapshot's, which tests may replace between reads). A kept file
-    /// that fails is closed and the read left to the caller.
-    fn read_kept(&self, path: &str, buf: &mut Vec<u8>) -> Option<()> {
-        if !path.starts_with("/proc/") || self.statfs_table.is_some() || self.root != Path::new("/") {
+    /// running system's /proc and /sys files (`None` for other files, as
+    /// for a snapshot's, which tests may replace between reads, and when
+    /// no more can be kept). Reading a kept file again from its start
+    /// makes the kernel produce it afresh. A kept sysfs file whose device
+    /// went away answers `ENODEV`: it is closed and the path opened again
+    /// (a device of the same name may have come since). Other failures
+    /// are the answer, and the file stays open (a network interface's
+    /// `speed` fails while the link is down, and reads again once it is
+    /// up).
+    fn read_kept(&self, path: &str, buf: &mut Vec<u8>) -> Option<io::Result<()>> {
+        if !(path.starts_with("/proc/") || path.starts_with("/sys/")) || !self.live() {
             return None;
         }
         let mut kept = self.kept.lock().ok()?;
-        let k = match kept.iter().position(|(p, _)| p == path) {
-            Some(k) => k,
-            // (a fetch reads a fixed few; a path per process would not be
-            // kept beyond these)
-            None if kept.len() >= KEPT_MAX => return None,
-            None => {
-                use rustix::fs::{Mode, OFlags};
-                let fd = rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()).ok()?;
-                kept.push((path.to_string(), fd));
-                kept.len() - 1
-            }
-        };
-        loop {
-            if buf.capacity() - buf.len() < 1024 {
-                buf.reserve(4096);
-            }
-            let at = buf.len() as u64;
-            match rustix::io::pread(&kept[k].1, rustix::buffer::spare_capacity(&mut *buf), at) {
-                Ok(0) => return Some(()),
-                Ok(_) => {}
-                Err(rustix::io::Errno::INTR) => {}
-                Err(_) => {
+        if let Some(k) = kept.iter().position(|(p, _)| p == path) {
+            match read_whole(&kept[k].1, buf) {
+                Err(rustix::io::Errno::NODEV) => {
                     kept.swap_remove(k);
                     buf.clear();
-                    return None;
                 }
+                r => return Some(r.map_err(io::Error::from)),
             }
         }
+        // (a fetch reads a fixed few; a path per process would not be
+        // kept beyond these)
+        if kept.len() >= KEPT_MAX {
+            return None;
+        }
+        use rustix::fs::{Mode, OFlags};
+        let fd = match rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(e) => return Some(Err(e.into())),
+        };
+        let r = read_whole(&fd, buf);
+        if r != Err(rustix::io::Errno::NODEV) {
+            kept.push((path.to_string(), fd));
+        }
+        Some(r.map_err(io::Error::from))
     }
 
     fn strip_root(&self, p: &Path) -> Option<String> {
         let root = std::fs::canonicalize(&self.root).ok()?;
         let rel = p.strip_prefix(&root).ok()?;
         Some(format!("/{}", rel.to_str()?))
+    }
+}
+
+/// What `fd` holds from its start, appended to `buf` (the part read before
+/// a failure cleared).
+fn read_whole(fd: &OwnedFd, buf: &mut Vec<u8>) -> Result<(), rustix::io::Errno> {
+    let start = buf.len();
+    loop {
+        if buf.capacity() - buf.len() < 1024 {
+            buf.reserve(4096);
+        }
+        let at = (buf.len() - start) as u64;
+        match rustix::io::pread(fd, rustix::buffer::spare_capacity(&mut *buf), at) {
+            Ok(0) => return Ok(()),
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            Err(e) => {
+                buf.truncate(start);
+                return Err(e);
+            }
+        }
     }
 }
 
@@ -258,8 +286,8 @@ impl Files for RootFiles {
         if buf.capacity() < 4096 {
             buf.reserve(4096);
         }
-        if self.read_kept(path, buf).is_some() {
-            return Ok(());
+        if let Some(r) = self.read_kept(path, buf) {
+            return r;
         }
         std::fs::File::open(self.at(path))?.take(u64::MAX).read_to_end(buf)?;
         Ok(())
@@ -323,6 +351,10 @@ impl Files for RootFiles {
         })
     }
 
+    fn live(&self) -> bool {
+        self.statfs_table.is_none() && self.root == Path::new("/")
+    }
+
     fn mounts_unchanged(&self) -> bool {
         use rustix::event::{poll, PollFd, PollFlags, Timespec};
         // the kernel marks a change of the mount table to each open
@@ -339,7 +371,7 @@ impl Files for RootFiles {
         use rustix::net::netlink::GENERIC;
         // the kernel answers for this process's network namespace: only
         // the running system's root reads like that
-        if self.statfs_table.is_some() || self.root != Path::new("/") {
+        if !self.live() {
             return None;
         }
         let Ok(mut guard) = self.netlink.lock() else { return None };

@@ -81,6 +81,8 @@ struct Need {
     vmstat: bool,
     diskstats: bool,
     partitions: bool,
+    /// The disks' WWIDs (`disk.wwid.*`).
+    wwid: bool,
     meminfo: bool,
     loadavg: bool,
     uptime: bool,
@@ -144,6 +146,9 @@ pub struct LinuxSource<F: Files = RootFiles> {
     mounted: Option<BTreeMap<i32, FsEntry>>,
     /// Interfaces known to be wireless or not: (kernel index, name, is).
     wireless_known: Vec<(i32, String, bool)>,
+    /// The last listing of /proc's processes and what the kernel's task
+    /// counters said before it (`count_procs`).
+    procs_seen: Option<ProcsSeen>,
     /// The metric table by PMID, for lookups in fetches.
     by_pmid: PmidIndex,
     /// The buffer each fetch reads the /proc files into, kept between
@@ -160,6 +165,17 @@ pub struct LinuxSource<F: Files = RootFiles> {
     vmstat_lines: Vec<(Box<[u8]>, Option<u32>)>,
     /// /proc/net/snmp's reader: its counters by item.
     snmp: parse::SnmpReader,
+}
+
+/// A listing of /proc's processes and the task counters read before it.
+#[derive(Clone, Copy, Debug)]
+struct ProcsSeen {
+    /// /proc/stat's `processes`: tasks created since boot.
+    forks: u64,
+    /// /proc/loadavg's task count, read after `forks`.
+    tasks: u32,
+    /// The processes listed, after both.
+    count: u32,
 }
 
 /// `kernel.uname.*` (cluster 12): uname(2)'s fields as /proc/sys/kernel
@@ -261,6 +277,7 @@ impl<F: Files> LinuxSource<F> {
             filesys: InstCache::new(),
             mounted: None,
             wireless_known: Vec::new(),
+            procs_seen: None,
             by_pmid: PmidIndex::new(),
             scratch: Vec::new(),
             uname: None,
@@ -335,7 +352,10 @@ impl<F: Files> LinuxSource<F> {
             DISK_INDOM | DM_INDOM | MD_INDOM | PARTITIONS_INDOM => need.diskstats = true,
             NET_DEV_INDOM => need.netdev = true,
             FILESYS_INDOM => need.filesys = true,
-            WWID_INDOM => need.diskstats = true,
+            WWID_INDOM => {
+                need.diskstats = true;
+                need.wwid = true;
+            }
             _ => return Err(PmError::PM_ERR_INDOM),
         }
         self.refresh(&need);
@@ -445,17 +465,20 @@ impl<F: Files> LinuxSource<F> {
 
     fn refresh(&mut self, need: &Need) -> Snap {
         let mut snap = Snap::default();
+        // /proc/loadavg before /proc/stat: counting the processes relies on
+        // that order (`count_procs`)
+        let procs_live = need.procs && self.files.live();
+        if need.loadavg || procs_live {
+            snap.loadavg = self.with_file("/proc/loadavg", |_, t| parse::loadavg(t));
+        }
         if need.diskstats || need.partitions {
             self.refresh_disks(need, &mut snap);
         }
-        if need.stat {
+        if need.stat || procs_live {
             self.refresh_stat(&mut snap);
         }
         if need.meminfo {
             snap.meminfo = self.with_file("/proc/meminfo", |s, t| s.meminfo_with_available(t));
-        }
-        if need.loadavg {
-            snap.loadavg = self.with_file("/proc/loadavg", |_, t| parse::loadavg(t));
         }
         if need.netdev {
             self.refresh_net(need, &mut snap);
@@ -483,10 +506,52 @@ impl<F: Files> LinuxSource<F> {
             self.uname = Some(self.read_uname());
         }
         if need.procs {
-            let pid = |n: &[u8]| n.first().is_some_and(u8::is_ascii_digit);
-            snap.nprocs = self.files.count("/proc", &pid).ok().map(count32);
+            snap.nprocs = self.count_procs(&snap);
         }
         snap
+    }
+
+    /// `proc.nprocs`: how many processes /proc lists. On the running
+    /// system the listing, the dearest part of a fetch, is made again only
+    /// when the set of tasks may have changed since it was last made.
+    ///
+    /// The kernel adds one to /proc/stat's `processes` for every task it
+    /// creates, and takes one from the task count in /proc/loadavg
+    /// (`nr_threads`) for every task it releases; the two change with a
+    /// task's appearing in and leaving /proc. When the listing was made
+    /// after reading `processes` as S and then the task count as T, a
+    /// later fetch that reads the task count as T' and then `processes`
+    /// as S' knows, when S' = S, that no task was created between the two
+    /// readings of S, and then, when T' = T, that none was released
+    /// between the two readings of T. The tasks are those the listing
+    /// saw, and so is their number. A listing that tasks came to or left
+    /// while it was made is never reused: its S or T differs by the next
+    /// fetch.
+    ///
+    /// (With /proc mounted `hidepid=`, a process that changes its
+    /// credentials can come into or go out of sight without either
+    /// number changing; that is not looked for.)
+    fn count_procs(&mut self, snap: &Snap) -> Option<u32> {
+        let pid = |n: &[u8]| n.first().is_some_and(u8::is_ascii_digit);
+        let live = self.files.live();
+        let forks = snap.stat.as_ref().and_then(|s| s.processes);
+        let tasks = snap.loadavg.as_ref().and_then(|l| l.nprocs);
+        if let (true, Some(f), Some(t), Some(seen)) = (live, forks, tasks, self.procs_seen) {
+            if seen.forks == f && seen.tasks == t {
+                return Some(seen.count);
+            }
+        }
+        self.procs_seen = None;
+        // the task count again, now after `processes`
+        let tasks = match (live, forks) {
+            (true, Some(_)) => self.with_file("/proc/loadavg", |_, t| parse::loadavg(t).nprocs).flatten(),
+            _ => None,
+        };
+        let count = self.files.count("/proc", &pid).ok().map(count32);
+        if let (Some(forks), Some(tasks), Some(count)) = (forks, tasks, count) {
+            self.procs_seen = Some(ProcsSeen { forks, tasks, count });
+        }
+        count
     }
 
     /// `mem.vmstat.*` from /proc/vmstat as `refresh_proc_vmstat` takes
@@ -678,14 +743,21 @@ impl<F: Files> LinuxSource<F> {
     }
 
     fn refresh_disks(&mut self, need: &Need, snap: &mut Snap) {
-        for c in [&mut self.disks, &mut self.parts, &mut self.dm, &mut self.md, &mut self.wwid] {
+        for c in [&mut self.disks, &mut self.parts, &mut self.dm, &mut self.md] {
             c.deactivate_all();
+        }
+        // a disk's WWID is a file or two of its own to look for, only
+        // where the WWID domain's metrics are asked for (its instances
+        // otherwise stay as found last)
+        let wwid = need.wwid;
+        if wwid {
+            self.wwid.deactivate_all();
         }
         let mut need_partitions = need.partitions;
         if need.diskstats {
             let read = self.with_file("/proc/diskstats", |s, text| {
                 for line in parse::diskstats(text) {
-                    if let Some(key) = s.disk_instance(&line.name, snap) {
+                    if let Some(key) = s.disk_instance(&line.name, wwid, snap) {
                         if let Some(e) = snap.disks.get_mut(&key) {
                             e.counters = line.counters;
                         }
@@ -697,7 +769,7 @@ impl<F: Files> LinuxSource<F> {
         if need_partitions {
             self.with_file("/proc/partitions", |s, text| {
                 for line in parse::partitions(text) {
-                    if let Some(key) = s.disk_instance(&line.name, snap) {
+                    if let Some(key) = s.disk_instance(&line.name, wwid, snap) {
                         if let Some(e) = snap.disks.get_mut(&key) {
                             e.nr_blocks = line.blocks;
                             if e.counters.is_none() {
@@ -712,7 +784,7 @@ impl<F: Files> LinuxSource<F> {
 
     /// Place one kernel device name in its instance domain, as
     /// `refresh_disk_indom` does; the snapshot key of its entry.
-    fn disk_instance(&mut self, kname: &str, snap: &mut Snap) -> Option<(u32, i32)> {
+    fn disk_instance(&mut self, kname: &str, wwid: bool, snap: &mut Snap) -> Option<(u32, i32)> {
         let class = parse::classify_device(kname)?;
         let (name, dmmd) = match class {
             DeviceClass::Dm => {
@@ -746,17 +818,17 @@ impl<F: Files> LinuxSource<F> {
             e.nr_blocks = 0;
             return Some(key);
         }
-        let mut wwid = None;
-        if class == DeviceClass::Disk {
-            wwid = self.scsi_id(&name);
-            if let Some(w) = &wwid {
+        let mut id = None;
+        if wwid && class == DeviceClass::Disk {
+            id = self.scsi_id(&name);
+            if let Some(w) = &id {
                 self.wwid.add(w);
             }
         }
         let e = snap.disks.entry(key).or_default();
         e.name = name;
         e.kname = dmmd;
-        e.wwid = wwid;
+        e.wwid = id;
         e.nr_blocks = 0;
         Some(key)
     }
@@ -773,11 +845,14 @@ impl<F: Files> LinuxSource<F> {
     fn scsi_id(&self, dev: &str) -> Option<String> {
         // the device's wwid file, else (where it does not exist) the block
         // device's: reading the first answers the PMDA's question whether
-        // it exists, but for a failure
+        // it exists (a failure to open it that is not its absence is
+        // asked again)
         let first = format!("/sys/block/{dev}/device/wwid");
         let text = match self.files.read(&first) {
             Ok(text) => text,
-            Err(_) if !self.files.exists(&first) => self.read(&format!("/sys/block/{dev}/wwid"))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound || !self.files.exists(&first) => {
+                self.read(&format!("/sys/block/{dev}/wwid"))?
+            }
             Err(_) => return None,
         };
         let id = parse::scsi_id(&text)?;
@@ -1650,6 +1725,7 @@ fn needs(pmids: &[PmId]) -> Need {
             }
             92 => {
                 n.diskstats = true;
+                n.wwid = true;
                 n.partitions |= item == 87;
             }
             1 => n.meminfo = true,
@@ -1686,20 +1762,31 @@ mod tests {
     use std::io;
 
     /// Files in memory, and the kernel's netlink answers when given; what
-    /// poll(2) would say of the mount table.
+    /// poll(2) would say of the mount table; /proc's entries, counting the
+    /// listings made of them; whether this stands for the running system.
     #[derive(Default)]
     struct Mem {
         files: HashMap<String, Vec<u8>>,
         links: Option<NetLinks>,
         mounts_unchanged: bool,
+        proc_entries: Vec<String>,
+        proc_listings: std::cell::Cell<usize>,
+        live: bool,
+        /// Every path read, in order.
+        reads: std::cell::RefCell<Vec<String>>,
     }
 
     impl Files for Mem {
         fn read(&self, path: &str) -> io::Result<Vec<u8>> {
+            self.reads.borrow_mut().push(path.to_owned());
             self.files.get(path).cloned().ok_or_else(|| io::ErrorKind::NotFound.into())
         }
-        fn list(&self, _: &str) -> io::Result<Vec<String>> {
-            Err(io::ErrorKind::NotFound.into())
+        fn list(&self, dir: &str) -> io::Result<Vec<String>> {
+            if dir != "/proc" {
+                return Err(io::ErrorKind::NotFound.into());
+            }
+            self.proc_listings.set(self.proc_listings.get() + 1);
+            Ok(self.proc_entries.clone())
         }
         fn exists(&self, path: &str) -> bool {
             self.files.keys().any(|k| k == path || k.starts_with(&format!("{path}/")))
@@ -1718,6 +1805,9 @@ mod tests {
         }
         fn mounts_unchanged(&self) -> bool {
             self.mounts_unchanged
+        }
+        fn live(&self) -> bool {
+            self.live
         }
     }
 
@@ -1743,7 +1833,7 @@ mod tests {
             }
         }
         let opts = Options { hz: 100, page_size: 4096, ncpus: Some(1), pmda_cache_dir: None };
-        LinuxSource::with_files(Mem { files, links, mounts_unchanged: false }, opts)
+        LinuxSource::with_files(Mem { files, links, ..Mem::default() }, opts)
     }
 
     fn values(src: &mut LinuxSource<Mem>, name: &str) -> Vec<(i32, Value)> {
@@ -1781,6 +1871,76 @@ mod tests {
         let full = NetLinks { links: vec![link("eth0", 1500, 0x1003, Some((1000, 1)))], ethtool_known: true };
         let mut src = source(Some(full));
         assert_eq!(values(&mut src, "network.interface.duplex"), u32s(&[(1, 2)]));
+    }
+
+    #[test]
+    fn processes_are_listed_again_only_when_tasks_may_have_come_or_gone() {
+        let mut src = source(None);
+        let procs = |src: &mut LinuxSource<Mem>| values(src, "proc.nprocs");
+        let set = |src: &mut LinuxSource<Mem>, forks: u64, tasks: u32, pids: &[&str]| {
+            let stat = format!("cpu  1 2 3 4 5 6 7 8 9 10\ncpu0 1 2 3 4 5 6 7 8 9 10\nprocesses {forks}\n");
+            let loadavg = format!("0.10 0.20 0.30 1/{tasks} 999\n");
+            src.files.files.insert("/proc/stat".into(), stat.into_bytes());
+            src.files.files.insert("/proc/loadavg".into(), loadavg.into_bytes());
+            src.files.proc_entries = pids.iter().map(|p| p.to_string()).chain(["self".into(), "stat".into()]).collect();
+        };
+        let listings = |src: &LinuxSource<Mem>| src.files.proc_listings.get();
+        src.files.live = true;
+        set(&mut src, 100, 50, &["1", "2", "3"]);
+        assert_eq!(procs(&mut src), u32s(&[(PM_IN_NULL, 3)]));
+        assert_eq!(listings(&src), 1);
+        // neither counter moved: the listing stands (a listing made now
+        // would differ only if the kernel's counters lied)
+        set(&mut src, 100, 50, &["1", "2", "3", "4"]);
+        assert_eq!(procs(&mut src), u32s(&[(PM_IN_NULL, 3)]));
+        assert_eq!(listings(&src), 1);
+        // a task created (a thread, say): listed again
+        set(&mut src, 101, 51, &["1", "2", "3", "4"]);
+        assert_eq!(procs(&mut src), u32s(&[(PM_IN_NULL, 4)]));
+        assert_eq!(listings(&src), 2);
+        // one created and one released: the task count is as it was, the
+        // creations are not
+        set(&mut src, 102, 51, &["1", "2", "4", "5"]);
+        assert_eq!(procs(&mut src), u32s(&[(PM_IN_NULL, 4)]));
+        assert_eq!(listings(&src), 3);
+        // one released
+        set(&mut src, 102, 50, &["1", "2", "4"]);
+        assert_eq!(procs(&mut src), u32s(&[(PM_IN_NULL, 3)]));
+        assert_eq!(listings(&src), 4);
+        // a counter missing: listed every time
+        src.files.files.insert("/proc/loadavg".into(), b"garbage\n".to_vec());
+        assert_eq!(procs(&mut src), u32s(&[(PM_IN_NULL, 3)]));
+        assert_eq!(procs(&mut src), u32s(&[(PM_IN_NULL, 3)]));
+        assert_eq!(listings(&src), 6);
+        // not the running system (a snapshot): listed every time
+        let mut snap = source(None);
+        set(&mut snap, 100, 50, &["1", "2"]);
+        assert_eq!(procs(&mut snap), u32s(&[(PM_IN_NULL, 2)]));
+        set(&mut snap, 100, 50, &["1", "2", "3"]);
+        assert_eq!(procs(&mut snap), u32s(&[(PM_IN_NULL, 3)]));
+        assert_eq!(listings(&snap), 2);
+    }
+
+    #[test]
+    fn disks_wwids_are_looked_for_only_where_their_domain_is_asked_for() {
+        let mut src = source(None);
+        let line = "   8       0 sda 10 0 80 5 20 0 160 7 0 12 12 0 0 0 0 0 0\n";
+        src.files.files.insert("/proc/diskstats".into(), line.into());
+        src.files.files.insert("/sys/block/sda/device/wwid".into(), b"naa.5000c500a1b2c3d4\n".to_vec());
+        let wwid_reads =
+            |src: &LinuxSource<Mem>| src.files.reads.borrow().iter().filter(|p| p.ends_with("wwid")).count();
+        let ten = vec![(0, Value::from_atom(&AtomValue::U64(10)))];
+        assert_eq!(values(&mut src, "disk.dev.read"), ten);
+        assert_eq!(wwid_reads(&src), 0);
+        assert_eq!(values(&mut src, "disk.wwid.read"), ten);
+        assert_eq!(wwid_reads(&src), 1);
+        assert_eq!(src.instances(WWID_INDOM).unwrap(), vec![(0, "35000c500a1b2c3d4".to_string())]);
+        assert_eq!(wwid_reads(&src), 2);
+        // the device's file gone: the block device's is read in its stead
+        src.files.files.remove("/sys/block/sda/device/wwid");
+        assert_eq!(src.instances(WWID_INDOM).unwrap(), vec![]);
+        let reads = src.files.reads.borrow().clone();
+        assert_eq!(reads[reads.len() - 2..], ["/sys/block/sda/device/wwid", "/sys/block/sda/wwid"]);
     }
 
     #[test]
