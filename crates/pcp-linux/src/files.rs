@@ -36,6 +36,21 @@ pub trait Files {
         *buf = self.read(path)?;
         Ok(())
     }
+    /// The start of a file into `buf`, replacing what it held: `first`
+    /// bytes asked for at once, then more until `enough` accepts what was
+    /// read or the file ends. A file the kernel makes as it is read
+    /// (/proc's) is then made only that far. Where a file is not read in
+    /// parts (a snapshot's), all of it.
+    fn read_start(
+        &self,
+        path: &str,
+        buf: &mut Vec<u8>,
+        first: usize,
+        enough: &dyn Fn(&[u8]) -> bool,
+    ) -> io::Result<()> {
+        let _ = (first, enough);
+        self.read_into(path, buf)
+    }
     /// How many names in a directory (without `.` and `..`) `keep`
     /// accepts.
     #[doc(alias = "getdents64")]
@@ -153,13 +168,13 @@ impl RootFiles {
     /// are the answer, and the file stays open (a network interface's
     /// `speed` fails while the link is down, and reads again once it is
     /// up).
-    fn read_kept(&self, path: &str, buf: &mut Vec<u8>) -> Option<io::Result<()>> {
+    fn read_kept(&self, path: &str, buf: &mut Vec<u8>, part: Part) -> Option<io::Result<()>> {
         if !(path.starts_with("/proc/") || path.starts_with("/sys/")) || !self.live() {
             return None;
         }
         let mut kept = self.kept.lock().ok()?;
         if let Some(k) = kept.iter().position(|(p, _)| p == path) {
-            match read_whole(&kept[k].1, buf) {
+            match read_whole(&kept[k].1, buf, part) {
                 Err(rustix::io::Errno::NODEV) => {
                     kept.swap_remove(k);
                     buf.clear();
@@ -177,7 +192,7 @@ impl RootFiles {
             Ok(fd) => fd,
             Err(e) => return Some(Err(e.into())),
         };
-        let r = read_whole(&fd, buf);
+        let r = read_whole(&fd, buf, part);
         if r != Err(rustix::io::Errno::NODEV) {
             kept.push((path.to_string(), fd));
         }
@@ -191,23 +206,53 @@ impl RootFiles {
     }
 }
 
-/// What `fd` holds from its start, appended to `buf` (the part read before
-/// a failure cleared).
-fn read_whole(fd: &OwnedFd, buf: &mut Vec<u8>) -> Result<(), rustix::io::Errno> {
+/// How much of a file to read: all of it, or from its start `first` bytes
+/// and then more until the predicate accepts what was read.
+type Part<'a> = Option<(usize, &'a dyn Fn(&[u8]) -> bool)>;
+
+/// What `fd` holds from its start (all of it, or as `part` says), appended
+/// to `buf` (the part read before a failure cleared).
+fn read_whole(fd: &OwnedFd, buf: &mut Vec<u8>, part: Part) -> Result<(), rustix::io::Errno> {
+    use rustix::io::{pread, Errno};
     let start = buf.len();
-    loop {
-        if buf.capacity() - buf.len() < 1024 {
-            buf.reserve(4096);
+    let Some((first, enough)) = part else {
+        loop {
+            if buf.capacity() - buf.len() < 1024 {
+                buf.reserve(4096);
+            }
+            let at = (buf.len() - start) as u64;
+            match pread(fd, rustix::buffer::spare_capacity(&mut *buf), at) {
+                Ok(0) => return Ok(()),
+                Ok(_) | Err(Errno::INTR) => {}
+                Err(e) => {
+                    buf.truncate(start);
+                    return Err(e);
+                }
+            }
         }
-        let at = (buf.len() - start) as u64;
-        match rustix::io::pread(fd, rustix::buffer::spare_capacity(&mut *buf), at) {
-            Ok(0) => return Ok(()),
-            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+    };
+    let mut want = first.max(1);
+    loop {
+        let len = buf.len();
+        buf.resize(len + want, 0);
+        match pread(fd, &mut buf[len..], (len - start) as u64) {
+            Ok(0) => {
+                buf.truncate(len);
+                return Ok(());
+            }
+            Ok(n) => {
+                buf.truncate(len + n);
+                if enough(&buf[start..]) {
+                    return Ok(());
+                }
+            }
+            Err(Errno::INTR) => buf.truncate(len),
             Err(e) => {
                 buf.truncate(start);
                 return Err(e);
             }
         }
+        want = 4096;
     }
 }
 
@@ -286,11 +331,25 @@ impl Files for RootFiles {
         if buf.capacity() < 4096 {
             buf.reserve(4096);
         }
-        if let Some(r) = self.read_kept(path, buf) {
+        if let Some(r) = self.read_kept(path, buf, None) {
             return r;
         }
         std::fs::File::open(self.at(path))?.take(u64::MAX).read_to_end(buf)?;
         Ok(())
+    }
+
+    fn read_start(
+        &self,
+        path: &str,
+        buf: &mut Vec<u8>,
+        first: usize,
+        enough: &dyn Fn(&[u8]) -> bool,
+    ) -> io::Result<()> {
+        buf.clear();
+        match self.read_kept(path, buf, Some((first, enough))) {
+            Some(r) => r,
+            None => self.read_into(path, buf),
+        }
     }
 
     fn count(&self, dir: &str, keep: &dyn Fn(&[u8]) -> bool) -> io::Result<usize> {

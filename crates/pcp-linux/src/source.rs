@@ -165,6 +165,8 @@ pub struct LinuxSource<F: Files = RootFiles> {
     vmstat_lines: Vec<(Box<[u8]>, Option<u32>)>,
     /// /proc/net/snmp's reader: its counters by item.
     snmp: parse::SnmpReader,
+    /// Where /proc/vmstat's swap counters ended when last read alone.
+    vmstat_swap_end: Option<usize>,
 }
 
 /// A listing of /proc's processes and the task counters read before it.
@@ -278,6 +280,7 @@ impl<F: Files> LinuxSource<F> {
             mounted: None,
             wireless_known: Vec::new(),
             procs_seen: None,
+            vmstat_swap_end: None,
             by_pmid: PmidIndex::new(),
             scratch: Vec::new(),
             uname: None,
@@ -489,7 +492,19 @@ impl<F: Files> LinuxSource<F> {
         if need.uptime {
             snap.uptime = self.with_file("/proc/uptime", |_, t| parse::uptime(t));
         }
-        if need.vmstat || need.vmstat_all {
+        if need.vmstat && !need.vmstat_all {
+            // only the swap counters: /proc/vmstat read up to them (the
+            // kernel then writes out no more of it), asked for as far as
+            // they ended last time and a little more
+            let mut buf = std::mem::take(&mut self.scratch);
+            let first = self.vmstat_swap_end.map_or(4096, |e| e + 256);
+            if self.files.read_start("/proc/vmstat", &mut buf, first, &|t| parse::vmstat_swap_end(t).is_some()).is_ok()
+            {
+                self.vmstat_swap_end = parse::vmstat_swap_end(&buf);
+                snap.vmstat = Some(parse::vmstat_swap(&buf));
+            }
+            self.scratch = buf;
+        } else if need.vmstat || need.vmstat_all {
             let (swap, all) = self
                 .with_file("/proc/vmstat", |s, t| {
                     (need.vmstat.then(|| parse::vmstat_swap(t)), need.vmstat_all.then(|| s.vmstat_all(t)))

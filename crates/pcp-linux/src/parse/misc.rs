@@ -225,6 +225,31 @@ pub fn vmstat_swap(text: &[u8]) -> VmstatSwap {
     VmstatSwap { pswpin: pswpin.flatten(), pswpout: pswpout.flatten() }
 }
 
+/// Where in a start of /proc/vmstat the first `pswpin` and `pswpout`
+/// lines are both whole: the end of the later one (after its newline), or
+/// `None` while one is missing or cut short. What follows changes nothing
+/// [`vmstat_swap`] finds.
+pub fn vmstat_swap_end(text: &[u8]) -> Option<usize> {
+    let (mut pswpin, mut pswpout) = (false, false);
+    let mut at = 0;
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        at += line.len();
+        if line.last() != Some(&b'\n') {
+            return None;
+        }
+        let name = &line[..memchr::memchr(b' ', line).unwrap_or(0)];
+        match name {
+            b"pswpin" => pswpin = true,
+            b"pswpout" => pswpout = true,
+            _ => continue,
+        }
+        if pswpin && pswpout {
+            return Some(at);
+        }
+    }
+    None
+}
+
 /// /proc/vmstat's lines as the PMDA reads them: the name up to the line's
 /// first space (lines without one are skipped), and the number `%llu`
 /// reads from the first digit after it (`None` without a digit).
@@ -347,6 +372,24 @@ pub fn pmda_cache(text: &[u8]) -> Option<Vec<PmdaCacheEntry>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vmstat_swap_end_is_where_both_swap_lines_are_whole() {
+        let text = b"nr_free_pages 5\npswpin 7\npgfault 9\npswpout 8\npswpin 1\n";
+        let end = vmstat_swap_end(text).unwrap();
+        assert_eq!(&text[..end], b"nr_free_pages 5\npswpin 7\npgfault 9\npswpout 8\n");
+        assert_eq!(vmstat_swap(&text[..end]), vmstat_swap(text));
+        // cut inside the second line, or before it: not yet
+        assert_eq!(vmstat_swap_end(&text[..end - 1]), None);
+        assert_eq!(vmstat_swap_end(&text[..20]), None);
+        // a line without a space names nothing
+        assert_eq!(vmstat_swap_end(b"pswpin\npswpout\n"), None);
+        for cut in 0..text.len() {
+            if let Some(e) = vmstat_swap_end(&text[..cut]) {
+                assert_eq!(vmstat_swap(&text[..e]), vmstat_swap(text));
+            }
+        }
+    }
 
     #[test]
     fn loadavg_fields_stop_at_the_first_bad_one() {

@@ -18,7 +18,7 @@ pub use disk::{
 };
 pub use misc::{
     cpu_list_count, loadavg, meminfo, mount_fields, mounts, pmda_cache, uptime, vmstat_lines, vmstat_swap,
-    zoneinfo_low_pages, LoadAvg, MemField, Meminfo, MountEntry, PmdaCacheEntry, Uptime, VmstatSwap,
+    vmstat_swap_end, zoneinfo_low_pages, LoadAvg, MemField, Meminfo, MountEntry, PmdaCacheEntry, Uptime, VmstatSwap,
 };
 pub use net::{net_dev, sysfs_oneline, NetDevLine, Snmp, SnmpReader, NET_DEV_COUNTERS};
 pub use netlink::{NetLink, NetLinks};
