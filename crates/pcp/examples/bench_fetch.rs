@@ -9,6 +9,9 @@
 //!                                         any reply, Context::fetch_all); prints
 //!                                         "open_seconds round_seconds cpu_seconds"
 //!
+//! For `fetch`, SPEC `-L` is the local context (the built-in Linux
+//! metrics, as the tools' `-L`).
+//!
 //! SPEC may be a comma-separated list of hosts (say `localhost:44400,
 //! localhost:44401`): context i then goes to the (i mod list length)th.
 //!
@@ -53,7 +56,7 @@ fn lookup(ctx: &Context, names: &[String]) -> Result<Vec<PmId>, PmError> {
 
 fn fetch_loop(spec: &str, n: &str, names: &[String]) -> Result<(), PmError> {
     let n = count(n)?;
-    let mut ctx = Context::open_host(spec)?;
+    let mut ctx = if spec == "-L" { Context::open_local()? } else { Context::open_host(spec)? };
     let ids = lookup(&ctx, names)?;
     let mut values = 0usize;
     let start = Instant::now();
