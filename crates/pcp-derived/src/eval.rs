@@ -89,6 +89,8 @@ struct State {
     used: u32,
     /// `[name]`: the instance, once looked up.
     inst: Option<i32>,
+    /// Room for the next fetch's values: the list they displace, emptied.
+    spare: Vec<(i32, AtomValue)>,
 }
 
 impl Default for State {
@@ -101,6 +103,7 @@ impl Default for State {
             matches: HashMap::new(),
             used: 0,
             inst: None,
+            spare: Vec::new(),
         }
     }
 }
@@ -230,8 +233,7 @@ impl Evaluator {
                 stack.pop();
                 continue;
             }
-            let children = self.children_to_eval(i);
-            if let Some(&c) = children.get(*next) {
+            if let Some(c) = self.child_to_eval(i, *next) {
                 *next += 1;
                 stack.push((c, 0));
                 continue;
@@ -242,24 +244,21 @@ impl Evaluator {
         ret
     }
 
-    /// The operands evaluated before a node: all but a `defined()` operand
-    /// (decided at binding) and a ternary branch not used.
-    fn children_to_eval(&self, i: usize) -> Vec<usize> {
+    /// The `k`th of the operands evaluated before a node: all but a
+    /// `defined()` operand (decided at binding) and a ternary branch not
+    /// used. (Asked for once per operand and once more per evaluation, so
+    /// found without collecting them.)
+    fn child_to_eval(&self, i: usize, k: usize) -> Option<usize> {
         match &self.expr.nodes()[i] {
-            Node::Func(Func::Defined, _) => Vec::new(),
+            Node::Func(Func::Defined, _) => None,
             Node::Ternary(g, t, e) => {
                 let choose = self.checked.info.get(i).map_or(Choose::Both, |x| x.choose);
-                let mut v = vec![g.index()];
                 let novalue = |x: usize| matches!(self.expr.nodes()[x], Node::NoValue(_));
-                if choose != Choose::Else && !novalue(t.index()) {
-                    v.push(t.index());
-                }
-                if choose != Choose::Then && !novalue(e.index()) {
-                    v.push(e.index());
-                }
-                v
+                let then = (choose != Choose::Else && !novalue(t.index())).then_some(t.index());
+                let other = (choose != Choose::Then && !novalue(e.index())).then_some(e.index());
+                [Some(g.index()), then, other].into_iter().flatten().nth(k)
             }
-            node => node.children().map(|c| c.index()).collect(),
+            node => node.children().nth(k).map(|c| c.index()),
         }
     }
 
@@ -268,13 +267,22 @@ impl Evaluator {
     fn set(&mut self, i: usize, v: Vals) -> Result<(), PmError> {
         let st = &mut self.state[i];
         let old = std::mem::replace(&mut st.cur, v);
-        if self.save_last[i] {
-            st.last = old;
+        let displaced = if self.save_last[i] { std::mem::replace(&mut st.last, old) } else { old };
+        if let Ok(mut spare) = displaced {
+            spare.clear();
+            st.spare = spare;
         }
         match &st.cur {
             Err(e) => Err(*e),
             Ok(_) => Ok(()),
         }
+    }
+
+    /// An empty list for node `i`'s values, with room for `n`.
+    fn out_buf(&mut self, i: usize, n: usize) -> Vec<(i32, AtomValue)> {
+        let mut v = std::mem::take(&mut self.state[i].spare);
+        v.reserve(n);
+        v
     }
 
     fn vals(&self, i: usize) -> &[(i32, AtomValue)] {
@@ -320,10 +328,12 @@ impl Evaluator {
                 };
                 let v = match &set.values {
                     Err(e) => Err(*e),
-                    Ok(list) => list
-                        .iter()
-                        .map(|iv| decode(&iv.value, desc.ty).map(|a| (iv.inst, a)))
-                        .collect::<Result<Vec<_>, _>>(),
+                    Ok(list) => {
+                        let mut out = self.out_buf(i, list.len());
+                        list.iter()
+                            .try_for_each(|iv| decode(&iv.value, desc.ty).map(|a| out.push((iv.inst, a))))
+                            .map(|()| out)
+                    }
                 };
                 self.set(i, v)
             }
@@ -441,15 +451,16 @@ impl Evaluator {
             st.last_stamp = st.stamp;
             st.stamp = stamp;
         }
+        let mut out = self.out_buf(i, 0);
         let (cur, last) = (&self.state[x].cur, &self.state[x].last);
         let n = numval(cur).min(numval(last));
         if n < 0 {
             return self.set(i, Err(PmError::from_code(n)));
         }
         if n == 0 {
-            return self.set(i, Ok(Vec::new()));
+            return self.set(i, Ok(out));
         }
-        let (cur, last) = (self.vals_of(cur), self.vals_of(last));
+        let (cur, last) = (vals_or_none(cur), vals_or_none(last));
         let xd = self.desc_of(x);
         let (now, then) = (self.state[i].stamp, self.state[i].last_stamp);
         let dt = (now.sec as f64 - then.sec as f64) + (f64::from(now.nsec) - f64::from(then.nsec)) / 1e9;
@@ -464,7 +475,7 @@ impl Evaluator {
         } else {
             1.0
         };
-        let mut out = Vec::new();
+        out.reserve(cur.len());
         for (k, (inst, a)) in cur.iter().enumerate() {
             let mut j = if k < last.len() { k } else { 0 };
             if last.get(j).map(|v| v.0) != Some(*inst) {
@@ -501,10 +512,6 @@ impl Evaluator {
             out.push((*inst, v));
         }
         self.set(i, Ok(out))
-    }
-
-    fn vals_of(&self, v: &Vals) -> Vec<(i32, AtomValue)> {
-        v.clone().unwrap_or_default()
     }
 
     fn aggregate(&mut self, i: usize, f: Func, x: usize) -> Result<(), PmError> {
@@ -554,8 +561,8 @@ impl Evaluator {
 
     fn ternary(&mut self, i: usize, g: usize, t: usize, e: usize) -> Result<(), PmError> {
         let choose = self.checked.info.get(i).map_or(Choose::Both, |x| x.choose);
-        let nodes = self.expr.nodes();
-        let novalue = |x: usize| matches!(nodes[x], Node::NoValue(_));
+        let expr = Arc::clone(&self.expr);
+        let novalue = |x: usize| matches!(expr.nodes()[x], Node::NoValue(_));
         let gn = numval(&self.state[g].cur);
         if gn <= 0 {
             let v = if gn < 0 { Err(PmError::from_code(gn)) } else { Ok(Vec::new()) };
@@ -570,21 +577,22 @@ impl Evaluator {
         }
         let ty = self.desc_of(i).ty;
         let gt = self.desc_of(g).ty;
-        let (tv, ev, gv) = (self.vals(t).to_vec(), self.vals(e).to_vec(), self.vals(g).to_vec());
+        let mut out = self.out_buf(i, 0);
+        let (tv, ev, gv) = (self.vals(t), self.vals(e), self.vals(g));
         let (count, inst_from) = match choose {
-            Choose::Then => (tv.len(), &tv),
-            Choose::Else => (ev.len(), &ev),
+            Choose::Then => (tv.len(), tv),
+            Choose::Else => (ev.len(), ev),
             Choose::Both => {
                 let from = if self.desc_of(t).indom == InDom::NULL && self.desc_of(e).indom != InDom::NULL || novalue(t)
                 {
-                    &ev
+                    ev
                 } else {
-                    &tv
+                    tv
                 };
                 (tv.len().max(ev.len()), from)
             }
         };
-        let mut out = Vec::new();
+        out.reserve(count);
         let mut pick_then = choose != Choose::Else;
         for k in 0..count {
             if choose == Choose::Both {
@@ -592,7 +600,7 @@ impl Evaluator {
                     pick_then = as_f64(gv, gt) != 0.0;
                 }
             }
-            let (pick, is_novalue) = if pick_then { (&tv, novalue(t)) } else { (&ev, novalue(e)) };
+            let (pick, is_novalue) = if pick_then { (tv, novalue(t)) } else { (ev, novalue(e)) };
             if is_novalue {
                 continue;
             }
@@ -606,9 +614,10 @@ impl Evaluator {
     fn binary(&mut self, i: usize, op: BinOp, l: usize, r: usize) -> Result<(), PmError> {
         let (ld, rd) = (self.desc_of(l), self.desc_of(r));
         let ty = self.desc_of(i).ty;
+        let mut out = self.out_buf(i, 0);
         let (lv, rv) = (self.vals(l), self.vals(r));
         if lv.is_empty() || rv.is_empty() {
-            return self.set(i, Ok(Vec::new()));
+            return self.set(i, Ok(out));
         }
         let (lind, rind) = (ld.indom != InDom::NULL, rd.indom != InDom::NULL);
         let n = if !lind {
@@ -621,7 +630,7 @@ impl Evaluator {
         let info = |x: usize| self.checked.info.get(x).map_or((1, 1), |f| (f.mul, f.div));
         let (lscale, rscale) = (info(l), info(r));
         let relational = !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div);
-        let mut out = Vec::with_capacity(n);
+        out.reserve(n);
         let (mut a, mut b) = (0usize, 0usize);
         while out.len() < n {
             let (Some(x), Some(y)) = (lv.get(a), rv.get(b)) else { break };
@@ -989,6 +998,11 @@ fn decode(v: &Value, ty: MetricType) -> Result<AtomValue, PmError> {
 
 /// A result value of the derived metric's type `ty`, packed as libpcp
 /// does: 32-bit integers in place, everything else in a block.
+/// A node's values, or none where it has an error.
+fn vals_or_none(v: &Vals) -> &[(i32, AtomValue)] {
+    v.as_deref().unwrap_or_default()
+}
+
 fn pack(a: &AtomValue, ty: MetricType) -> Value {
     match ty {
         MetricType::I32 | MetricType::U32 | MetricType::I64 | MetricType::U64 | MetricType::FLOAT => {

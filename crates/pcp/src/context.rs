@@ -494,14 +494,16 @@ impl Context {
             for &p in pmids {
                 self.bind(p, true);
             }
-            let list = {
-                let evaluators = self.derived.take_evaluators(pmids);
-                let list = pcp_derived::prefetch(pmids, &evaluators);
-                self.derived.restore(evaluators);
-                list
-            };
-            let r = self.fetch_source(&list)?;
+            // (lent out for the fetch, and put back whatever it gives)
             let mut evaluators = self.derived.take_evaluators(pmids);
+            let list = pcp_derived::prefetch(pmids, &evaluators);
+            let r = match self.fetch_source(&list) {
+                Ok(r) => r,
+                Err(e) => {
+                    self.derived.restore(evaluators);
+                    return Err(e);
+                }
+            };
             let mut out = pcp_derived::postfetch(&r, pmids.len(), &mut evaluators, &mut ContextInstances(self));
             self.derived.restore(evaluators);
             // one that could not be bound keeps what the source said of it
