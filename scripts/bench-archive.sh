@@ -58,6 +58,7 @@ printf '%-16s %-34s %8s %8s %7s %10s %10s %5s\n' archive command "PCP s" "ours s
 for spec in "$@"; do
     IFS=, read -r archive metric interval <<<"$spec"
     name=$(basename "$archive")
+    cache_as_read "$archive"
     export -f read_files
     read -r rs _ < <(measure bash -c 'read_files "$1"' - "$archive")
     printf '%-16s %-34s %8s\n' "$name" "(reading its files)" "$rs"

@@ -38,6 +38,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # $ours and measure()
 . scripts/bench-lib.sh
+cache_as_read "$archive"
 cfg=$work/derived.conf
 
 # $count definitions bench.NNNN = ..., cycling through the templates below
