@@ -681,16 +681,48 @@ impl Evaluator {
 #[doc(alias = "__dmprefetch")]
 pub fn prefetch(requested: &[PmId], evaluators: &[Evaluator]) -> Vec<PmId> {
     let mut list = requested.to_vec();
+    // (what is listed, by PMID, when looking along the list would be slow)
+    let mut listed: Option<std::collections::HashSet<PmId>> =
+        (requested.len() > 16).then(|| requested.iter().copied().collect());
+    let by_pmid = EvaluatorIndex::new(evaluators);
     for pmid in requested {
-        if let Some(ev) = evaluators.iter().find(|e| e.pmid() == *pmid) {
+        if let Some(ev) = by_pmid.find(evaluators, *pmid).map(|i| &evaluators[i]) {
             for op in ev.operands() {
-                if !list.contains(&op) {
+                let new = match &mut listed {
+                    Some(set) => set.insert(op),
+                    None => !list.contains(&op),
+                };
+                if new {
                     list.push(op);
                 }
             }
         }
     }
     list
+}
+
+/// Where each evaluator of a list is, by its metric's PMID (the first, if
+/// there are several); `None` while the list is short enough to look
+/// along.
+struct EvaluatorIndex(Option<HashMap<PmId, usize>>);
+
+impl EvaluatorIndex {
+    fn new(evaluators: &[Evaluator]) -> EvaluatorIndex {
+        EvaluatorIndex((evaluators.len() > 16).then(|| {
+            let mut m = HashMap::with_capacity(evaluators.len());
+            for (i, e) in evaluators.iter().enumerate() {
+                m.entry(e.pmid()).or_insert(i);
+            }
+            m
+        }))
+    }
+
+    fn find(&self, evaluators: &[Evaluator], pmid: PmId) -> Option<usize> {
+        match &self.0 {
+            Some(m) => m.get(&pmid).copied(),
+            None => evaluators.iter().position(|e| e.pmid() == pmid),
+        }
+    }
 }
 
 /// The result a caller sees: the first `requested` value sets of `result`
@@ -706,12 +738,13 @@ pub fn postfetch(
     names: &mut dyn Instances,
 ) -> FetchResult {
     let mut sets = Vec::with_capacity(requested.min(result.sets.len()));
+    let by_pmid = EvaluatorIndex::new(evaluators);
     for set in result.sets.iter().take(requested) {
         if !crate::check::is_derived(set.pmid) {
             sets.push(set.clone());
             continue;
         }
-        match evaluators.iter_mut().find(|e| e.pmid() == set.pmid) {
+        match by_pmid.find(evaluators, set.pmid).and_then(|i| evaluators.get_mut(i)) {
             Some(ev) => sets.push(ev.evaluate(result, names)),
             None => sets.push(ValueSet { pmid: set.pmid, values: Err(PmError::PM_ERR_PMID) }),
         }

@@ -199,6 +199,7 @@ pub(crate) fn empty_anon_sets(found: &mut HashMap<PmId, PmResult<FetchResult>>) 
 impl FirstEach {
     pub(crate) fn new(pmids: &[PmId], operands: &dyn Fn(PmId) -> Option<Vec<PmId>>) -> FirstEach {
         let mut derived: Vec<(PmId, Vec<PmId>)> = Vec::new();
+        let mut seen = HashSet::new();
         let mut wanted = HashSet::new();
         for &p in pmids {
             match operands(p) {
@@ -206,7 +207,7 @@ impl FirstEach {
                     wanted.insert(p);
                 }
                 Some(ops) => {
-                    if !derived.iter().any(|(d, _)| *d == p) {
+                    if seen.insert(p) {
                         derived.push((p, ops));
                     }
                 }
@@ -222,12 +223,25 @@ impl FirstEach {
 
     /// Take the metrics `result` answers; break once all are answered.
     pub(crate) fn offer(&mut self, result: FetchResult) -> ControlFlow<()> {
-        if !result.sets.is_empty() {
+        if !result.sets.is_empty() && !self.derived.is_empty() {
             let found = &mut self.found;
+            // each set's PMID and place, by PMID: looked up once for each
+            // operand, not compared with every set
+            let mut by_pmid: Vec<(PmId, usize)> = result.sets.iter().enumerate().map(|(i, s)| (s.pmid, i)).collect();
+            by_pmid.sort_unstable();
+            let mut at = Vec::new();
             self.derived.retain(|(pmid, ops)| {
-                let answers = ops.is_empty() || result.sets.iter().any(|s| ops.contains(&s.pmid));
+                // the record's sets of the operands, in record order
+                at.clear();
+                for op in ops {
+                    let from = by_pmid.partition_point(|(p, _)| p < op);
+                    at.extend(by_pmid[from..].iter().take_while(|(p, _)| p == op).map(|&(_, i)| i));
+                }
+                at.sort_unstable();
+                at.dedup();
+                let answers = ops.is_empty() || !at.is_empty();
                 if answers {
-                    let sets = result.sets.iter().filter(|s| ops.contains(&s.pmid)).cloned().collect();
+                    let sets = at.iter().map(|&i| result.sets[i].clone()).collect();
                     found.insert(*pmid, Ok(FetchResult { timestamp: result.timestamp, sets }));
                 }
                 !answers
