@@ -205,11 +205,47 @@ fn strip_fraction_zeros(out: &mut String, start: usize) {
 }
 
 /// The digits of finite, non-negative `a` for `spec` (no sign, no padding).
+/// `%.Nf` of `a` (finite, not negative) by scaling it to an integer, where
+/// that is sure to round as the exact decimal expansion does; `false`
+/// (nothing pushed) elsewhere. With N at most 6 and `a`·10^N below 2^40,
+/// the product is computed with an error under 2^-13, so a fraction more
+/// than 10^-3 from one half rounds the same way in both. (pmval formats
+/// each value so; Rust's exact formatting is several times slower.)
+fn push_fixed_quick(out: &mut String, a: f64, prec: usize) -> bool {
+    const POW10: [f64; 7] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6];
+    let Some(&scale) = POW10.get(prec) else { return false };
+    let y = a * scale;
+    if y.is_nan() || y >= (1u64 << 40) as f64 {
+        return false;
+    }
+    let whole = y.floor();
+    let frac = y - whole;
+    if (frac - 0.5).abs() < 1e-3 {
+        return false;
+    }
+    // below 2^40 + 1: exact in a u64
+    let n = whole as u64 + u64::from(frac > 0.5);
+    let digits = n.to_string();
+    if prec == 0 {
+        out.push_str(&digits);
+        return true;
+    }
+    let pad = (prec + 1).saturating_sub(digits.len());
+    let padded: String = std::iter::repeat_n('0', pad).chain(digits.chars()).collect();
+    let (int, fraction) = padded.split_at(padded.len() - prec);
+    out.push_str(int);
+    out.push('.');
+    out.push_str(fraction);
+    true
+}
+
 fn push_number(out: &mut String, spec: &FloatSpec, a: f64, prec: usize) {
     let upper = spec.conv.is_ascii_uppercase();
     match spec.conv.to_ascii_lowercase() {
         b'f' => {
-            let _ = write!(out, "{a:.prec$}");
+            if !push_fixed_quick(out, a, prec) {
+                let _ = write!(out, "{a:.prec$}");
+            }
             if spec.alt && prec == 0 {
                 out.push('.');
             }
@@ -343,6 +379,42 @@ mod tests {
 
     fn f(fmt: &str, v: f64) -> String {
         sprintf_f64_text(fmt, &[], v).unwrap()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn quick_fixed_is_the_exact_formatting(bits in proptest::prelude::any::<u64>(), scale in 0i32..14, prec in 0usize..8) {
+            // values of every magnitude from 1e-6 to 1e7, and any bits
+            let m = (bits >> 12) as f64 / (1u64 << 52) as f64;
+            for a in [m * 10f64.powi(scale - 6), f64::from_bits(bits).abs()] {
+                let mut quick = String::new();
+                if a.is_finite() && push_fixed_quick(&mut quick, a, prec) {
+                    proptest::prop_assert_eq!(quick, format!("{a:.prec$}"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn quick_fixed_leaves_near_halves_and_big_values_alone() {
+        let mut s = String::new();
+        for (a, prec) in [(0.125, 2), (2.5, 0), (1.0005, 3), (1e13, 0), (0.5e-6, 6), (1e12, 2)] {
+            assert!(!push_fixed_quick(&mut s, a, prec), "{a} {prec}");
+        }
+        assert!(s.is_empty());
+        for (a, prec, want) in [
+            (0.0, 2, "0.00"),
+            (0.004, 2, "0.00"),
+            (0.006, 2, "0.01"),
+            (123.456, 0, "123"),
+            (9.9996, 3, "10.000"),
+            (0.05, 6, "0.050000"),
+        ] {
+            let mut s = String::new();
+            assert!(push_fixed_quick(&mut s, a, prec), "{a} {prec}");
+            assert_eq!(s, want);
+            assert_eq!(f(&format!("%.{prec}f"), a), want);
+        }
     }
 
     #[test]
