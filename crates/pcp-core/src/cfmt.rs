@@ -204,7 +204,6 @@ fn strip_fraction_zeros(out: &mut String, start: usize) {
     }
 }
 
-/// The digits of finite, non-negative `a` for `spec` (no sign, no padding).
 /// `%.Nf` of `a` (finite, not negative) by scaling it to an integer, where
 /// that is sure to round as the exact decimal expansion does; `false`
 /// (nothing pushed) elsewhere. With N at most 6 and `a`·10^N below 2^40,
@@ -228,17 +227,20 @@ fn push_fixed_quick(out: &mut String, a: f64, prec: usize) -> bool {
     let digits = n.to_string();
     if prec == 0 {
         out.push_str(&digits);
-        return true;
+    } else if digits.len() <= prec {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', prec - digits.len()));
+        out.push_str(&digits);
+    } else {
+        let (int, fraction) = digits.split_at(digits.len() - prec);
+        out.push_str(int);
+        out.push('.');
+        out.push_str(fraction);
     }
-    let pad = (prec + 1).saturating_sub(digits.len());
-    let padded: String = std::iter::repeat_n('0', pad).chain(digits.chars()).collect();
-    let (int, fraction) = padded.split_at(padded.len() - prec);
-    out.push_str(int);
-    out.push('.');
-    out.push_str(fraction);
     true
 }
 
+/// The digits of finite, non-negative `a` for `spec` (no sign, no padding).
 fn push_number(out: &mut String, spec: &FloatSpec, a: f64, prec: usize) {
     let upper = spec.conv.is_ascii_uppercase();
     match spec.conv.to_ascii_lowercase() {

@@ -286,10 +286,7 @@ impl Evaluator {
     }
 
     fn vals(&self, i: usize) -> &[(i32, AtomValue)] {
-        match &self.state[i].cur {
-            Ok(v) => v,
-            Err(_) => &[],
-        }
+        vals_or_none(&self.state[i].cur)
     }
 
     fn eval_node(&mut self, i: usize, result: &FetchResult, names: &mut dyn Instances) -> Result<(), PmError> {
@@ -1029,13 +1026,13 @@ fn decode(v: &Value, ty: MetricType) -> Result<AtomValue, PmError> {
     })
 }
 
-/// A result value of the derived metric's type `ty`, packed as libpcp
-/// does: 32-bit integers in place, everything else in a block.
 /// A node's values, or none where it has an error.
 fn vals_or_none(v: &Vals) -> &[(i32, AtomValue)] {
     v.as_deref().unwrap_or_default()
 }
 
+/// A result value of the derived metric's type `ty`, packed as libpcp
+/// does: 32-bit integers in place, everything else in a block.
 fn pack(a: &AtomValue, ty: MetricType) -> Value {
     match ty {
         MetricType::I32 | MetricType::U32 | MetricType::I64 | MetricType::U64 | MetricType::FLOAT => {
