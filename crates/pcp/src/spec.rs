@@ -80,7 +80,9 @@ impl MetricSpec {
                 return err(start, if host { HOST_MSG } else { ARCHIVE_MSG });
             }
             let name = unescape(&spec[start..end]);
-            source = Some(match (host, name.as_slice()) {
+            // (the local context is a plain `@`: libpcp compares before
+            // unescaping, so `\@` names a host called `@`)
+            source = Some(match (host, &spec[start..end]) {
                 (true, b"@") => SpecSource::Local,
                 (true, _) => SpecSource::Host(name),
                 (false, _) => SpecSource::Archive(name),
@@ -212,6 +214,8 @@ mod tests {
         assert_eq!(ok(" box :sample.bin").source, Some(SpecSource::Host(b"box".to_vec())));
         assert_eq!(ok("local:sample.bin[a:b]").source, Some(SpecSource::Host(b"local".to_vec())));
         assert_eq!(ok("@:sample.bin").source, Some(SpecSource::Local));
+        // an escaped `@` is a host's name, as libpcp reads it
+        assert_eq!(ok("\\@ :bin-100").source, Some(SpecSource::Host(b"@".to_vec())));
         assert_eq!(ok("/a/b/arch/x.y").source, Some(SpecSource::Archive(b"/a/b/arch".to_vec())));
         assert_eq!(ok("/a/b/arch/x.y").metric, b"x.y");
         // the last of ':' and '/' decides
