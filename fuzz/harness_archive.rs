@@ -40,6 +40,21 @@ pub fn archive_target(data: &[u8]) {
         }
         at += used;
     }
+    // instance domains: each record's instances read in place, then every
+    // set of every history resolved (deltas against the sets before)
+    for m in &meta {
+        if let MetaRecord::InDom { instances, .. } = m {
+            let _ = instances.iter().count() + instances.sorted().len();
+        }
+    }
+    if let Ok(index) = pcp_archive::meta::MetaIndex::build(&meta) {
+        for &indom in index.indom_order() {
+            for set in index.indom_history(indom) {
+                let _ = set.ids.first().map(|&id| set.name_of(id));
+            }
+            let _ = index.indom_union(indom);
+        }
+    }
     if let Ok(labels) = pcp_archive::labels::LabelIndex::build(&meta) {
         // pmdumplog's walk: every type's chains, in table order
         for kind in 0..8 {

@@ -48,9 +48,8 @@ impl Archive {
         };
         let (label, mut records) = open_records(&meta_path)?;
         let mut meta = Vec::new();
-        let mut names = crate::raw::NameSet::default();
         while let Some(payload) = records.next_record()? {
-            meta.push(MetaRecord::decode_sharing(payload, label.version, &mut names)?);
+            meta.push(MetaRecord::decode(payload, label.version)?);
         }
         // held as long as the archive is open: without the slack growing
         // left (up to half of it)

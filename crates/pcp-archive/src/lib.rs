@@ -11,6 +11,7 @@ mod ahead;
 pub mod archive;
 pub mod dumpread;
 pub mod files;
+mod instances;
 mod interp;
 pub mod labels;
 mod ldouble;

@@ -3,15 +3,14 @@
 //! and help text, with libpcp's rules for duplicates, conflicts and
 //! version 3 delta instance domains.
 
-use crate::raw::{Instance, MetaRecord, NameSet};
+use crate::raw::{Instances, MetaRecord};
 use foldhash::{HashMap, HashMapExt};
 use pcp_core::{Desc, InDom, PmError, PmId, PmResult, Timestamp};
 use std::sync::{Arc, OnceLock};
 
-/// An instance name, shared by every set of an instance domain that has
-/// it: an archive logs the same names over and over (whole sets, or
-/// deltas resolved against the set before), and one copy of each is
-/// enough.
+/// An instance name, shared with the record that logged it by every set
+/// made from that record (whole sets, or deltas resolved against the set
+/// before).
 pub type InstName = crate::raw::InstName;
 
 /// One instance set of an instance domain, valid from `when` on.
@@ -89,8 +88,9 @@ fn c_str(b: &[u8]) -> &[u8] {
 struct Raw {
     when: Timestamp,
     delta: bool,
-    /// Sorted by id (stable); `None` names are deletions (deltas only).
-    insts: Vec<(i32, Option<InstName>)>,
+    /// As logged (sorted by id when used); `None` names are deletions
+    /// (deltas only).
+    insts: Instances,
 }
 
 impl MetaIndex {
@@ -114,15 +114,9 @@ impl MetaIndex {
         let mut m = MetaIndex::default();
         // per indom, libpcp's chain (newest first), held in reverse
         let mut chains: HashMap<InDom, Vec<Raw>> = HashMap::new();
-        // one copy of each instance name: the records of one archive share
-        // theirs already (decoded together), those of several are merged
-        let archives: Vec<&[MetaRecord]> = archives.into_iter().collect();
-        let merge = archives.windows(2).any(|w| !std::ptr::eq(w[0], w[1]));
-        let mut interned = merge.then(NameSet::default);
         for records in archives {
-            m.load(records, &mut chains, interned.as_mut())?;
+            m.load(records, &mut chains)?;
         }
-        drop(interned);
         for (indom, chain) in chains {
             m.indoms.insert(indom, History::new(chain));
         }
@@ -130,12 +124,7 @@ impl MetaIndex {
     }
 
     /// Load one archive's records on top of what is indexed already.
-    fn load(
-        &mut self,
-        records: &[MetaRecord],
-        chains: &mut HashMap<InDom, Vec<Raw>>,
-        mut interned: Option<&mut NameSet>,
-    ) -> PmResult<()> {
+    fn load(&mut self, records: &[MetaRecord], chains: &mut HashMap<InDom, Vec<Raw>>) -> PmResult<()> {
         let m = self;
         let mut ndesc = 0usize;
         for rec in records {
@@ -154,12 +143,7 @@ impl MetaIndex {
                     if instances.is_empty() {
                         continue;
                     }
-                    let mut insts: Vec<(i32, Option<InstName>)> = instances
-                        .iter()
-                        .map(|(id, n): &Instance| (*id, n.as_ref().map(|n| share(interned.as_deref_mut(), n))))
-                        .collect();
-                    insts.sort_by_key(|i| i.0);
-                    let raw = Raw { when: *when, delta: *delta, insts };
+                    let raw = Raw { when: *when, delta: *delta, insts: instances.clone() };
                     match chains.get_mut(indom) {
                         None => {
                             m.indom_order.push(*indom);
@@ -292,22 +276,6 @@ impl MetaIndex {
     }
 }
 
-/// Instance name `name` as a C string: `name` itself when it is one,
-/// and with `interned`, the copy there (the first seen). Records decoded
-/// together share their names already (see
-/// [`MetaRecord::decode_sharing`]).
-fn share(interned: Option<&mut NameSet>, name: &InstName) -> InstName {
-    let c = c_str(name);
-    let own = || if c.len() == name.len() { Arc::clone(name) } else { Arc::from(c) };
-    let Some(interned) = interned else { return own() };
-    if let Some(n) = interned.get(c) {
-        return Arc::clone(n);
-    }
-    let n = own();
-    interned.insert(Arc::clone(&n));
-    n
-}
-
 /// `__pmLogAddDesc`'s check of a descriptor logged again for a PMID
 /// against the first: type, semantics, instance domain, then units (their
 /// pad bits do not count) must agree.
@@ -339,7 +307,7 @@ fn add_to_chain(chain: &mut Vec<Raw>, new: Raw) {
     // the time slot of `new`
     let lo = chain.partition_point(|c| c.when < new.when);
     let hi = lo + chain[lo..].partition_point(|c| c.when == new.when);
-    if let Some(dup) = (lo..hi).rev().find(|&i| chain[i].insts == new.insts) {
+    if let Some(dup) = (lo..hi).rev().find(|&i| chain[i].insts.same_sorted(&new.insts)) {
         let item = chain.remove(dup);
         chain.insert(hi - 1, item);
         return;
@@ -347,10 +315,10 @@ fn add_to_chain(chain: &mut Vec<Raw>, new: Raw) {
     chain.insert(hi, new);
 }
 
-/// One instance domain's history, oldest first: whole sets as logged,
+/// One instance domain's history, oldest first: whole sets sorted, and
 /// delta sets resolved against the set before them (libpcp's
-/// `__pmLogUndeltaInDom`) when first asked for, so that tools asking for
-/// a few instance domains, or one time, do not resolve them all.
+/// `__pmLogUndeltaInDom`), when first asked for, so that tools asking
+/// for a few instance domains, or one time, do not decode them all.
 #[derive(Clone, Debug, Default)]
 struct History {
     entries: Vec<Entry>,
@@ -363,11 +331,12 @@ struct History {
 #[derive(Clone, Debug)]
 struct Entry {
     when: Timestamp,
-    /// A delta set as logged (sorted by id; `None` names are deletions);
-    /// empty for a whole set.
-    delta: Box<[(i32, Option<InstName>)]>,
-    /// The set (made at once for a whole set, on first use for a delta;
-    /// boxed: most entries of a long history are never resolved).
+    /// Is `logged` a delta set?
+    delta: bool,
+    /// The set as logged (`None` names are deletions).
+    logged: Instances,
+    /// The set, made on first use (boxed: most entries of a long history
+    /// are never used).
     set: OnceLock<Box<InDomSet>>,
 }
 
@@ -377,16 +346,10 @@ impl History {
         let mut entries = Vec::with_capacity(chain.len());
         let mut first_full = None;
         for raw in chain {
-            let entry = if raw.delta {
-                Entry { when: raw.when, delta: raw.insts.into_boxed_slice(), set: OnceLock::new() }
-            } else {
+            if !raw.delta {
                 first_full.get_or_insert(entries.len());
-                let (ids, names) =
-                    raw.insts.into_iter().map(|(id, n)| (id, n.unwrap_or_else(|| Arc::from(&[][..])))).unzip();
-                let set = Box::new(InDomSet { when: raw.when, ids, names });
-                Entry { when: raw.when, delta: Box::default(), set: OnceLock::from(set) }
-            };
-            entries.push(entry);
+            }
+            entries.push(Entry { when: raw.when, delta: raw.delta, logged: raw.insts, set: OnceLock::new() });
         }
         History { entries, first_full }
     }
@@ -401,17 +364,28 @@ impl History {
         if let Some(set) = entry.set.get() {
             return set;
         }
-        let delta = &entry.delta[..];
+        let logged = &entry.logged;
+        // sorted by id, as libpcp sorts every set it loads
+        let sorted = logged.sorted().into_iter().map(|j| (logged.id(j), logged.shared_name(j)));
+        if !entry.delta {
+            // (a whole set has a name for every instance)
+            let (ids, names) = sorted.map(|(id, n)| (id, n.unwrap_or_else(|| InstName::new(b"")))).unzip();
+            return entry.set.get_or_init(|| Box::new(InDomSet { when: entry.when, ids, names }));
+        }
+        let delta: Vec<(i32, Option<InstName>)> = sorted.collect();
         let (ids, names) = match self.first_full {
             Some(full) if full < k => {
-                // resolve from the nearest resolved set before it on
-                // (each step then resolves against a resolved set)
-                let from = (full..k).rev().find(|&j| self.entries[j].set.get().is_some()).unwrap_or(full);
+                // resolve from the nearest whole or resolved set before
+                // it on (each step then resolves against a resolved set)
+                let from = (full..k)
+                    .rev()
+                    .find(|&j| !self.entries[j].delta || self.entries[j].set.get().is_some())
+                    .unwrap_or(full);
                 for j in from + 1..k {
                     self.set(j);
                 }
                 let prev = self.set(k - 1);
-                merge_delta((&prev.ids, &prev.names), delta)
+                merge_delta((&prev.ids, &prev.names), &delta)
             }
             _ => delta.iter().filter_map(|(id, n)| n.clone().map(|n| (*id, n))).unzip(),
         };
@@ -469,7 +443,7 @@ struct Merged(Vec<i32>, Vec<InstName>);
 impl Merged {
     fn push(&mut self, id: i32, name: &InstName) {
         self.0.push(id);
-        self.1.push(Arc::clone(name));
+        self.1.push(name.clone());
     }
 }
 
@@ -486,7 +460,7 @@ mod tests {
         MetaRecord::InDom {
             when: t(when),
             indom: InDom(7),
-            instances: insts.iter().map(|(i, n)| (*i, n.map(|n| n.as_bytes().into()))).collect(),
+            instances: insts.iter().map(|&(i, n)| (i, n)).collect(),
             delta,
         }
     }
@@ -520,7 +494,7 @@ mod tests {
         let names: Vec<&[u8]> = h[1].names.iter().map(|n| &**n).collect();
         assert_eq!(names, [b"b", b"c", b"z"]);
         // one copy of a name, whichever sets have it
-        assert!(Arc::ptr_eq(&h[0].names[1], &h[1].names[1]));
+        assert!(h[0].names[1].same_copy(&h[1].names[1]));
         assert_eq!(h[2].ids, [2, 9]);
         assert_eq!(m.indom_at(InDom(7), Some(t(25))).unwrap().ids, [2, 3, 9]);
         assert_eq!(m.indom_at(InDom(7), Some(t(9))), Err(PmError::PM_ERR_INDOM_LOG));
@@ -612,7 +586,7 @@ mod tests {
         let s = InDomSet {
             when: t(0),
             ids: vec![1, 2],
-            names: vec![Arc::from(&b"cpu0"[..]), Arc::from(&b"12 /bin/sh -c"[..])],
+            names: vec![InstName::new(b"cpu0"), InstName::new(b"12 /bin/sh -c")],
         };
         assert_eq!(s.lookup(b"cpu0"), Some(1));
         assert_eq!(s.lookup(b"12"), Some(2));
@@ -654,7 +628,8 @@ mod tests {
                     1 => next(10) as i64,
                     _ => when,
                 };
-                let new = Raw { when: t(when), delta: false, insts: vec![(next(3) as i32, None)] };
+                let new =
+                    Raw { when: t(when), delta: false, insts: [(next(3) as i32, None::<&[u8]>)].into_iter().collect() };
                 let copy = Raw { when: new.when, delta: new.delta, insts: new.insts.clone() };
                 add_to_chain(&mut ours, new);
                 newest_first(&mut theirs, copy);

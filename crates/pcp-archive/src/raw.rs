@@ -220,18 +220,7 @@ impl Label {
     }
 }
 
-/// One instance in an instance-domain record: its id and name, or `None`
-/// for an instance a delta record deletes.
-pub type Instance = (i32, Option<InstName>);
-
-/// An instance name as the records hold it: shared by the records an
-/// archive is opened with (see [`MetaRecord::decode_sharing`]), and by the
-/// indexes built from them.
-pub type InstName = std::sync::Arc<[u8]>;
-
-/// Instance names seen, for sharing: hashed by `foldhash`, seeded afresh
-/// in every process (the names come from files that may be hostile).
-pub type NameSet = foldhash::HashSet<InstName>;
+pub use crate::instances::{InstName, Instances};
 
 /// One label set of a label record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -262,7 +251,7 @@ pub enum MetaRecord {
         /// Which instance domain.
         indom: InDom,
         /// The instances (for a delta: added, or deleted with no name).
-        instances: Vec<Instance>,
+        instances: Instances,
         /// Is this a delta record?
         delta: bool,
     },
@@ -300,15 +289,10 @@ fn count(n: i32, bytes_each: usize, r: &Reader) -> Result<usize, PmError> {
 }
 
 impl MetaRecord {
-    /// Decode a `.meta` record's payload.
+    /// Decode a `.meta` record's payload. The instances of an
+    /// instance-domain record are checked and kept as logged (see
+    /// [`Instances`]).
     pub fn decode(payload: &[u8], version: Version) -> Result<MetaRecord, PmError> {
-        MetaRecord::decode_sharing(payload, version, &mut NameSet::default())
-    }
-
-    /// [`MetaRecord::decode`], an instance name seen before (in `names`)
-    /// shared rather than copied: an archive logs the same names over and
-    /// over.
-    pub fn decode_sharing(payload: &[u8], version: Version, names: &mut NameSet) -> Result<MetaRecord, PmError> {
         let mut r = Reader::new(payload);
         let kind = r.u32(LOGREC)?;
         match kind {
@@ -335,34 +319,9 @@ impl MetaRecord {
                 let when = r.timestamp(tv, LOGREC)?;
                 let indom = InDom(r.u32(LOGREC)?);
                 let n = count(r.i32(LOGREC)?, 8, &r)?;
-                let mut ids = Vec::with_capacity(n);
-                for _ in 0..n {
-                    ids.push(r.i32(LOGREC)?);
-                }
-                let mut offs = Vec::with_capacity(n);
-                for _ in 0..n {
-                    offs.push(r.i32(LOGREC)?);
-                }
-                let table = r.rest();
-                let mut instances = Vec::with_capacity(n);
-                for (id, off) in ids.into_iter().zip(offs) {
-                    if off == -1 && kind == meta_type::INDOM_DELTA {
-                        instances.push((id, None));
-                        continue;
-                    }
-                    let s = table.get(usize::try_from(off).map_err(|_| LOGREC)?..).ok_or(LOGREC)?;
-                    let end = memchr::memchr(0, s).ok_or(LOGREC)?;
-                    let name = match names.get(&s[..end]) {
-                        Some(n) => n.clone(),
-                        None => {
-                            let n = InstName::from(&s[..end]);
-                            names.insert(n.clone());
-                            n
-                        }
-                    };
-                    instances.push((id, Some(name)));
-                }
-                Ok(MetaRecord::InDom { when, indom, instances, delta: kind == meta_type::INDOM_DELTA })
+                let delta = kind == meta_type::INDOM_DELTA;
+                let instances = Instances::parse(r.rest(), n, delta)?;
+                Ok(MetaRecord::InDom { when, indom, instances, delta })
             }
             meta_type::LABEL_V2 | meta_type::LABEL => {
                 let tv = if kind == meta_type::LABEL_V2 { Version::V2 } else { Version::V3 };
@@ -814,7 +773,11 @@ mod tests {
             let _ = Label::decode(&data);
             let _ = next_record(&data);
             for v in [Version::V2, Version::V3] {
-                let _ = MetaRecord::decode(&data, v);
+                if let Ok(MetaRecord::InDom { instances, .. }) = MetaRecord::decode(&data, v) {
+                    // checked once: read in place without panicking
+                    let _ = instances.iter().count() + instances.sorted().len();
+                    let _ = (0..instances.len()).filter_map(|k| instances.shared_name(k)).count();
+                }
                 let _ = decode_result(&data, v);
                 let _ = IndexEntry::decode_all(&data, v);
             }

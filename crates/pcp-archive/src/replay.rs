@@ -114,7 +114,7 @@ fn indom_histories<'a>(
         if instances.is_empty() || !want(indom.0) {
             continue;
         }
-        let mut insts: Vec<(i32, Option<&[u8]>)> = instances.iter().map(|(id, n)| (*id, n.as_deref())).collect();
+        let mut insts: Vec<(i32, Option<&[u8]>)> = instances.iter().collect();
         insts.sort_by_key(|(id, _)| *id);
         let new: Snap = (Ts::from_timestamp(*when), insts, *delta);
         let list = lists.entry(indom.0).or_default();

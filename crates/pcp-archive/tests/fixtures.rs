@@ -56,8 +56,7 @@ fn check(base: &str, version: Version) {
     assert_eq!(find("sample.double.hundred").ty, MetricType::DOUBLE);
     assert_eq!(find("sample.colour").indom.to_string(), "29.1");
     let colour = colour.expect("the colour instance domain");
-    let inames: Vec<_> =
-        colour.iter().map(|(_, n)| String::from_utf8(n.as_deref().unwrap().to_vec()).unwrap()).collect();
+    let inames: Vec<_> = colour.iter().map(|(_, n)| String::from_utf8(n.unwrap().to_vec()).unwrap()).collect();
     assert_eq!(inames, ["red", "green", "blue"]);
 
     // every result decodes; values print as pmdumplog shows them

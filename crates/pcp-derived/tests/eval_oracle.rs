@@ -6,16 +6,13 @@
 //! oracle/gen-derived-eval.sh).
 
 use pcp_archive::archive::Archive;
-use pcp_archive::raw::MetaRecord;
+use pcp_archive::raw::{Instances as Logged, MetaRecord};
 use pcp_archive::Replay;
 use pcp_core::{extract_value, AtomValue, Desc, InDom, PmError, PmId, Timestamp};
 use pcp_derived::check::{check, Catalog};
 use pcp_derived::{postfetch, prefetch, Evaluator, Instances, Registry};
 use std::fmt::Write;
 use std::path::Path;
-
-/// An instance as an archive logs it.
-type Inst = pcp_archive::raw::Instance;
 
 /// An archive's metrics and instance domains, with the registered derived
 /// metrics' names.
@@ -49,9 +46,9 @@ impl Catalog for Meta<'_> {
 impl Meta<'_> {
     /// The instance domain as last logged at or before `at` (else the
     /// first logged).
-    fn indom(&self, indom: InDom, at: Timestamp) -> Option<&[Inst]> {
+    fn indom(&self, indom: InDom, at: Timestamp) -> Option<&Logged> {
         let logged = self.meta.iter().filter_map(|r| match r {
-            MetaRecord::InDom { when, indom: i, instances, .. } if *i == indom => Some((*when, instances.as_slice())),
+            MetaRecord::InDom { when, indom: i, instances, .. } if *i == indom => Some((*when, instances)),
             _ => None,
         });
         let before = logged.clone().filter(|l| l.0 <= at).max_by_key(|l| l.0);
@@ -61,11 +58,11 @@ impl Meta<'_> {
 
 impl Instances for Meta<'_> {
     fn inst_name(&mut self, indom: InDom, inst: i32, at: Timestamp) -> Option<Vec<u8>> {
-        self.indom(indom, at)?.iter().find(|i| i.0 == inst).and_then(|i| i.1.as_deref().map(<[u8]>::to_vec))
+        self.indom(indom, at)?.iter().find(|i| i.0 == inst).and_then(|i| i.1.map(<[u8]>::to_vec))
     }
     fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Option<i32> {
         let list = self.indom(indom, at)?;
-        list.iter().find(|i| i.1.as_deref() == Some(name)).map(|i| i.0)
+        list.iter().find(|i| i.1 == Some(name)).map(|i| i.0)
     }
     fn instances(&mut self, indom: InDom, at: Timestamp) -> Result<Vec<i32>, PmError> {
         self.indom(indom, at).map(|l| l.iter().map(|i| i.0).collect()).ok_or(PmError::PM_ERR_INDOM)

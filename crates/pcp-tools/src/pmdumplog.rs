@@ -824,7 +824,7 @@ impl Dumper<'_> {
                 buf.extend_from_slice(b" delta");
             }
             let _ = writeln!(buf, " {} instances", instances.len());
-            for (id, name) in instances {
+            for (id, name) in instances.iter() {
                 match (delta, name) {
                     (true, None) => {
                         let _ = writeln!(buf, "   del {id}");
@@ -836,7 +836,7 @@ impl Dumper<'_> {
                     }
                     (false, n) => {
                         let _ = write!(buf, "   {id} or \"");
-                        buf.extend_from_slice(n.as_deref().unwrap_or_default());
+                        buf.extend_from_slice(n.unwrap_or_default());
                         buf.extend_from_slice(b"\"\n");
                     }
                 }

@@ -232,9 +232,9 @@ pub fn run(name: &str, script: &str, wrap: bool) -> String {
                             MetaRecord::InDom { indom: i, instances, .. } if *i == indom => Some(instances),
                             _ => None,
                         })
-                        .flatten()
+                        .flat_map(|insts| insts.iter())
                         .filter(|(id, name)| id & 1 == 1 && name.is_some())
-                        .map(|(id, _)| *id)
+                        .map(|(id, _)| id)
                         .collect();
                     odd.sort_unstable();
                     odd.dedup();

@@ -1,0 +1,290 @@
+//! The instances of an instance-domain record, kept as logged and read in
+//! place: an archive's metadata may hold tens of thousands of instances
+//! that a tool never asks about, so opening an archive checks them
+//! (as `__pmLogLoadInDom` does) without decoding them, and the names
+//! handed out later share the record's bytes rather than copies.
+
+use pcp_core::PmError;
+use std::sync::Arc;
+
+/// An instance name: a C string inside the record that logged it (shared
+/// with every set made from that record), or a copy of its own.
+#[derive(Clone)]
+pub struct InstName {
+    bytes: Arc<[u8]>,
+    start: u32,
+    len: u32,
+}
+
+impl InstName {
+    /// A name of its own (a copy of `name`).
+    pub fn new(name: &[u8]) -> InstName {
+        InstName::within(Arc::from(name), 0, name.len())
+    }
+
+    /// Is `other` this very copy of the name (not merely equal)?
+    pub fn same_copy(&self, other: &InstName) -> bool {
+        Arc::ptr_eq(&self.bytes, &other.bytes) && self.start == other.start
+    }
+
+    fn within(bytes: Arc<[u8]>, start: usize, len: usize) -> InstName {
+        // records are framed by a 32-bit length, so offsets fit
+        InstName { bytes, start: start as u32, len: len as u32 }
+    }
+}
+
+impl std::ops::Deref for InstName {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes[self.start as usize..][..self.len as usize]
+    }
+}
+
+impl PartialEq for InstName {
+    fn eq(&self, other: &InstName) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for InstName {}
+
+impl std::hash::Hash for InstName {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state)
+    }
+}
+
+impl std::fmt::Debug for InstName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", String::from_utf8_lossy(self))
+    }
+}
+
+impl From<&[u8]> for InstName {
+    fn from(name: &[u8]) -> InstName {
+        InstName::new(name)
+    }
+}
+
+/// The instances of one instance-domain record in the order logged: an
+/// identifier and a name each, or for a version 3 delta record, no name
+/// for an instance it deletes.
+///
+/// Held as the record has them (identifiers, then name offsets, then the
+/// names, all big-endian), already checked: every name offset leads to a
+/// NUL-terminated name inside the record, or is -1 in a delta record.
+#[derive(Clone)]
+pub struct Instances {
+    /// Identifiers (4 bytes each), name offsets (4 bytes each), names.
+    bytes: Arc<[u8]>,
+    n: usize,
+}
+
+impl Instances {
+    /// Check the `n` instances at the start of `rest` (the rest of a
+    /// record after its instance count) and keep them: `PM_ERR_LOGREC`
+    /// when the record is too short for them, or a name offset is
+    /// negative (other than -1 in a `delta` record) or has no NUL at or
+    /// after it.
+    pub(crate) fn parse(rest: &[u8], n: usize, delta: bool) -> Result<Instances, PmError> {
+        const LOGREC: PmError = PmError::PM_ERR_LOGREC;
+        let names = rest.get(n.checked_mul(8).ok_or(LOGREC)?..).ok_or(LOGREC)?;
+        // a name is a C string when a NUL follows its start: when it
+        // starts at or before the last NUL
+        let last_nul = memchr::memrchr(0, names);
+        for k in 0..n {
+            let off = word(rest, n + k);
+            if off == -1 && delta {
+                continue;
+            }
+            let off = usize::try_from(off).map_err(|_| LOGREC)?;
+            if last_nul.is_none_or(|last| off > last) {
+                return Err(LOGREC);
+            }
+        }
+        Ok(Instances { bytes: Arc::from(rest), n })
+    }
+
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// None at all?
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The `k`th identifier (`k < len()`).
+    pub fn id(&self, k: usize) -> i32 {
+        word(&self.bytes, k)
+    }
+
+    /// Where the `k`th name starts in `bytes`, or `None` for a deletion.
+    fn name_start(&self, k: usize) -> Option<usize> {
+        // checked when parsed: -1 or the start of a C string
+        usize::try_from(word(&self.bytes, self.n + k)).ok().map(|off| 8 * self.n + off)
+    }
+
+    /// The `k`th name (up to its NUL), or `None` for an instance a delta
+    /// record deletes.
+    pub fn name(&self, k: usize) -> Option<&[u8]> {
+        let s = &self.bytes[self.name_start(k)?..];
+        Some(&s[..memchr::memchr(0, s).unwrap_or(s.len())])
+    }
+
+    /// [`Instances::name`], shared with the record.
+    pub fn shared_name(&self, k: usize) -> Option<InstName> {
+        let start = self.name_start(k)?;
+        let len = self.name(k).map_or(0, <[u8]>::len);
+        Some(InstName::within(Arc::clone(&self.bytes), start, len))
+    }
+
+    /// Each instance in the order logged.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (i32, Option<&[u8]>)> + Clone + '_ {
+        (0..self.n).map(|k| (self.id(k), self.name(k)))
+    }
+
+    /// Positions in ascending order of identifier (the order logged among
+    /// equal ones): the order libpcp sorts a set into.
+    pub fn sorted(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.n).collect();
+        if !(1..self.n).all(|k| self.id(k - 1) <= self.id(k)) {
+            order.sort_by_key(|&k| self.id(k));
+        }
+        order
+    }
+
+    /// The same instances, each an identifier with its name, in both
+    /// (after sorting by identifier)?
+    pub fn same_sorted(&self, other: &Instances) -> bool {
+        self.n == other.n && {
+            let (a, b) = (self.sorted(), other.sorted());
+            a.iter().zip(&b).all(|(&i, &j)| self.id(i) == other.id(j) && self.name(i) == other.name(j))
+        }
+    }
+}
+
+/// The `k`th big-endian word of `bytes`.
+fn word(bytes: &[u8], k: usize) -> i32 {
+    let w = &bytes[4 * k..4 * k + 4];
+    i32::from_be_bytes([w[0], w[1], w[2], w[3]])
+}
+
+/// Instances made in memory, encoded as a record holds them.
+impl<N: AsRef<[u8]>> FromIterator<(i32, Option<N>)> for Instances {
+    fn from_iter<I: IntoIterator<Item = (i32, Option<N>)>>(iter: I) -> Instances {
+        let list: Vec<(i32, Option<N>)> = iter.into_iter().collect();
+        let mut ids = Vec::with_capacity(8 * list.len());
+        let mut offs = Vec::with_capacity(4 * list.len());
+        let mut names = Vec::new();
+        for (id, name) in &list {
+            ids.extend_from_slice(&id.to_be_bytes());
+            let off = match name {
+                Some(name) => {
+                    let off = names.len() as i32;
+                    names.extend_from_slice(name.as_ref());
+                    names.push(0);
+                    off
+                }
+                None => -1,
+            };
+            offs.extend_from_slice(&off.to_be_bytes());
+        }
+        ids.extend_from_slice(&offs);
+        ids.extend_from_slice(&names);
+        Instances { bytes: Arc::from(ids), n: list.len() }
+    }
+}
+
+impl PartialEq for Instances {
+    fn eq(&self, other: &Instances) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Instances {}
+
+impl std::fmt::Debug for Instances {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let show = |n: Option<&[u8]>| n.map(|n| String::from_utf8_lossy(n).into_owned());
+        f.debug_list().entries(self.iter().map(|(id, n)| (id, show(n)))).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(ids: &[i32], offs: &[i32], names: &[u8]) -> Vec<u8> {
+        let mut b = Vec::new();
+        ids.iter().chain(offs).for_each(|w| b.extend_from_slice(&w.to_be_bytes()));
+        b.extend_from_slice(names);
+        b
+    }
+
+    #[test]
+    fn parse_reads_names_in_place() {
+        let rec = record(&[3, 1, 2], &[0, 4, -1], b"abc\0de\0");
+        let insts = Instances::parse(&rec, 3, true).unwrap();
+        let got: Vec<_> = insts.iter().collect();
+        assert_eq!(got, [(3, Some(&b"abc"[..])), (1, Some(&b"de"[..])), (2, None)]);
+        assert_eq!(insts.sorted(), [1, 2, 0]);
+        assert_eq!(&*insts.shared_name(1).unwrap(), b"de");
+        assert!(insts.shared_name(2).is_none());
+        let made: Instances = [(3, Some("abc")), (1, Some("de")), (2, None)].into_iter().collect();
+        assert_eq!(made, insts);
+        assert!(made.same_sorted(&insts));
+        let other: Instances = [(1, Some("de")), (2, None), (3, Some("abc"))].into_iter().collect();
+        assert!(other.same_sorted(&insts) && other != insts);
+    }
+
+    proptest::proptest! {
+        /// Whatever the offsets and names, a record is either refused or
+        /// read back without panicking, each name a C string that starts
+        /// where its offset says.
+        #[test]
+        fn parsed_records_read_back(
+            ids in proptest::collection::vec(proptest::prelude::any::<i32>(), 0..6),
+            offs in proptest::collection::vec(-2i32..12, 6),
+            names in proptest::collection::vec(proptest::sample::select(&b"ab\0"[..]), 0..10),
+            delta: bool,
+        ) {
+            let n = ids.len();
+            let rec = record(&ids, &offs[..n], &names);
+            if let Ok(insts) = Instances::parse(&rec, n, delta) {
+                for k in 0..n {
+                    proptest::prop_assert_eq!(insts.id(k), ids[k]);
+                    match usize::try_from(offs[k]) {
+                        Ok(off) => {
+                            let name = insts.name(k).unwrap();
+                            proptest::prop_assert!(names[off..].starts_with(name) && names[off + name.len()] == 0);
+                            proptest::prop_assert_eq!(&*insts.shared_name(k).unwrap(), name);
+                        }
+                        Err(_) => proptest::prop_assert!(delta && offs[k] == -1 && insts.name(k).is_none()),
+                    }
+                }
+                let sorted = insts.sorted();
+                proptest::prop_assert!(sorted.windows(2).all(|w| insts.id(w[0]) <= insts.id(w[1])));
+                proptest::prop_assert!(insts.same_sorted(&insts.iter().collect()));
+            }
+        }
+    }
+
+    #[test]
+    fn parse_refuses_what_libpcp_refuses() {
+        let err = Err(PmError::PM_ERR_LOGREC);
+        // -1 deletes only in a delta record
+        assert_eq!(Instances::parse(&record(&[1], &[-1], b"a\0"), 1, false), err);
+        assert_eq!(Instances::parse(&record(&[1], &[-2], b"a\0"), 1, true), err);
+        // a name must end inside the record
+        assert_eq!(Instances::parse(&record(&[1], &[2], b"a\0b"), 1, false), err);
+        assert_eq!(Instances::parse(&record(&[1], &[0], b"ab"), 1, false), err);
+        assert_eq!(Instances::parse(&record(&[1], &[9], b"a\0"), 1, false), err);
+        // too short for its instances
+        assert_eq!(Instances::parse(&record(&[1], &[], b""), 1, false), err);
+        // a name may be empty, and names may overlap
+        let ok = Instances::parse(&record(&[1, 2], &[1, 0], b"a\0"), 2, false).unwrap();
+        assert_eq!(ok.iter().collect::<Vec<_>>(), [(1, Some(&b""[..])), (2, Some(&b"a"[..]))]);
+    }
+}
