@@ -83,10 +83,9 @@ struct State {
     last: Vals,
     stamp: Timestamp,
     last_stamp: Timestamp,
-    /// `matchinst()`: instance -> (matches, times seen since culling).
-    matches: HashMap<i32, (bool, u32)>,
-    /// `matchinst()`: evaluations since culling.
-    used: u32,
+    /// `matchinst()`'s decisions (made on first use: other nodes have
+    /// none).
+    matches: Option<Box<Matches>>,
     /// `[name]`: the instance, once looked up.
     inst: Option<i32>,
     /// Room for the next fetch's values: the list they displace, emptied.
@@ -100,12 +99,39 @@ impl Default for State {
             last: Ok(Vec::new()),
             stamp: Timestamp::new(0, 0),
             last_stamp: Timestamp::new(0, 0),
-            matches: HashMap::new(),
-            used: 0,
+            matches: None,
             inst: None,
             spare: Vec::new(),
         }
     }
+}
+
+/// [`Evaluator::operands`] of `expr`, with `parent` the parent of each
+/// node: the names used, outside `defined()`.
+fn operands_of(expr: &Expr, checked: &Checked, parent: &[Option<usize>]) -> Box<[PmId]> {
+    let nodes = expr.nodes();
+    let mut out = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        let Some(info) = checked.info.get(i) else { continue };
+        let in_defined = matches!(parent[i].and_then(|p| nodes.get(p)), Some(Node::Func(Func::Defined, _)));
+        if matches!(node, Node::Name(_)) && info.used && info.pmid != PmId::NULL && !in_defined {
+            out.push(info.pmid);
+        }
+    }
+    out.into_boxed_slice()
+}
+
+/// `matchinst()` patterns compiled (`None`: not compilable), by pattern.
+#[derive(Clone, Debug, Default)]
+pub struct Patterns(HashMap<Vec<u8>, Option<regex::bytes::Regex>>);
+
+/// What a `matchinst()` node has decided, instance by instance.
+#[derive(Clone, Debug, Default)]
+struct Matches {
+    /// Instance -> (matches, times seen since culling).
+    seen: HashMap<i32, (bool, u32)>,
+    /// Evaluations since culling.
+    used: u32,
 }
 
 /// The evaluation of one derived metric in one context, with the state
@@ -120,13 +146,21 @@ pub struct Evaluator {
     save_last: Vec<bool>,
     /// Compiled `matchinst()` patterns, per node (`None`: not compilable).
     regex: Vec<Option<regex::bytes::Regex>>,
-    parent: Vec<Option<usize>>,
+    /// What [`Evaluator::operands`] gives, found once.
+    operands: Box<[PmId]>,
 }
 
 impl Evaluator {
     /// An evaluator for a metric's expression and what [`crate::check::check`]
     /// found for it.
     pub fn new(expr: impl Into<Arc<Expr>>, checked: Checked) -> Evaluator {
+        Evaluator::with_patterns(expr, checked, &mut Patterns::default())
+    }
+
+    /// [`Evaluator::new`], its `matchinst()` patterns compiled once in
+    /// `patterns` (shared by the evaluators made with it: configurations
+    /// use the same few patterns over and over).
+    pub fn with_patterns(expr: impl Into<Arc<Expr>>, checked: Checked, patterns: &mut Patterns) -> Evaluator {
         let expr: Arc<Expr> = expr.into();
         let n = expr.nodes().len();
         let mut save_last = vec![false; n];
@@ -144,11 +178,14 @@ impl Evaluator {
                         *s = true;
                     }
                 }
-                Node::Filter(Filter::Regex { pattern, .. }, _) => regex[i] = compile_ere(pattern),
+                Node::Filter(Filter::Regex { pattern, .. }, _) => {
+                    regex[i] = patterns.0.entry(pattern.clone()).or_insert_with(|| compile_ere(pattern)).clone()
+                }
                 _ => {}
             }
         }
-        Evaluator { expr, checked, state: vec![State::default(); n], save_last, regex, parent }
+        let operands = operands_of(&expr, &checked, &parent);
+        Evaluator { expr, checked, state: vec![State::default(); n], save_last, regex, operands }
     }
 
     /// The derived metric's PMID.
@@ -163,17 +200,8 @@ impl Evaluator {
 
     /// The real metrics whose values evaluation needs, in the order they
     /// appear, repeats included (libpcp's `get_pmids`).
-    pub fn operands(&self) -> Vec<PmId> {
-        let nodes = self.expr.nodes();
-        let mut out = Vec::new();
-        for (i, node) in nodes.iter().enumerate() {
-            let Some(info) = self.checked.info.get(i) else { continue };
-            let in_defined = matches!(self.parent[i].and_then(|p| nodes.get(p)), Some(Node::Func(Func::Defined, _)));
-            if matches!(node, Node::Name(_)) && info.used && info.pmid != PmId::NULL && !in_defined {
-                out.push(info.pmid);
-            }
-        }
-        out
+    pub fn operands(&self) -> &[PmId] {
+        &self.operands
     }
 
     fn desc_of(&self, i: usize) -> Desc {
@@ -392,8 +420,9 @@ impl Evaluator {
                 self.state[i].stamp = stamp;
                 let mut out = Vec::new();
                 let operand = self.vals(x).to_vec();
+                let mut matches = self.state[i].matches.take().unwrap_or_default();
                 for (inst, value) in operand {
-                    let known = self.state[i].matches.get(&inst).map(|m| m.0);
+                    let known = matches.seen.get(&inst).map(|m| m.0);
                     let matched = match known {
                         Some(m) => m,
                         None => {
@@ -405,24 +434,24 @@ impl Evaluator {
                                 }
                                 None => false,
                             };
-                            self.state[i].matches.insert(inst, (m, 0));
+                            matches.seen.insert(inst, (m, 0));
                             m
                         }
                     };
-                    if let Some(e) = self.state[i].matches.get_mut(&inst) {
+                    if let Some(e) = matches.seen.get_mut(&inst) {
                         e.1 += 1;
                     }
                     if matched {
                         out.push((inst, value));
                     }
                 }
-                let st = &mut self.state[i];
-                st.used += 1;
-                if st.used >= REGEX_COMPACT {
-                    st.matches.retain(|_, m| m.1 >= REGEX_COMPACT / 2);
-                    st.matches.values_mut().for_each(|m| m.1 = 0);
-                    st.used = 0;
+                matches.used += 1;
+                if matches.used >= REGEX_COMPACT {
+                    matches.seen.retain(|_, m| m.1 >= REGEX_COMPACT / 2);
+                    matches.seen.values_mut().for_each(|m| m.1 = 0);
+                    matches.used = 0;
                 }
+                self.state[i].matches = Some(matches);
                 self.set(i, Ok(out))
             }
             Node::Ternary(g, t, e) => self.ternary(i, g.index(), t.index(), e.index()),
@@ -684,7 +713,7 @@ pub fn prefetch(requested: &[PmId], evaluators: &[Evaluator]) -> Vec<PmId> {
     let by_pmid = EvaluatorIndex::new(evaluators);
     for pmid in requested {
         if let Some(ev) = by_pmid.find(evaluators, *pmid).map(|i| &evaluators[i]) {
-            for op in ev.operands() {
+            for &op in ev.operands() {
                 let new = match &mut listed {
                     Some(set) => set.insert(op),
                     None => !list.contains(&op),

@@ -304,7 +304,7 @@ impl Context {
         let Some(m) = self.derived.get(pmid) else { return Ok(pmid) };
         *lock(&m.binding) = Binding::Failed(None);
         let binding = match pcp_derived::check::check(&m.name, pmid, &m.expr, &mut ContextCatalog(self)) {
-            Ok(checked) => Binding::Bound(Box::new(Evaluator::new(m.expr.clone(), checked))),
+            Ok(checked) => Binding::Bound(Box::new(self.derived.evaluator(m, checked))),
             Err(e) => {
                 *lock(&m.binding) = Binding::Failed(None);
                 // an operand that cannot be looked up is no error to
@@ -376,7 +376,7 @@ impl Context {
                     Binding::Failed(None)
                 } else {
                     match pcp_derived::check::check(&m.name, m.pmid, &m.expr, &mut ContextCatalog(self)) {
-                        Ok(checked) => Binding::Bound(Box::new(Evaluator::new(m.expr.clone(), checked))),
+                        Ok(checked) => Binding::Bound(Box::new(self.derived.evaluator(m, checked))),
                         Err(e) => Binding::Failed(e.report),
                     }
                 };
@@ -873,7 +873,7 @@ impl Context {
         match &*crate::derived::lock(&m.binding) {
             // a derived operand is in no record (and gets no values)
             crate::derived::Binding::Bound(ev) => {
-                Some(ev.operands().into_iter().filter(|p| !pcp_derived::check::is_derived(*p)).collect())
+                Some(ev.operands().iter().copied().filter(|p| !pcp_derived::check::is_derived(*p)).collect())
             }
             _ => Some(Vec::new()),
         }
@@ -902,7 +902,7 @@ impl Context {
             // as a fetch of the operands answers: no values for those the
             // record does not hold
             let operands = position.get(pmid).and_then(|&i| evaluators.get(i)).map(Evaluator::operands);
-            for op in operands.unwrap_or_default() {
+            for &op in operands.unwrap_or_default() {
                 if !sets.iter().any(|s| s.pmid == op) {
                     sets.push(pcp_core::ValueSet { pmid: op, values: Ok(Vec::new()) });
                 }
@@ -1137,13 +1137,8 @@ struct ContextInstances<'a>(&'a Context);
 impl ContextInstances<'_> {
     /// An archive's instances of `indom` at `at` (the time of the values
     /// being evaluated).
-    fn archive_set(&self, indom: InDom, at: Timestamp) -> Option<PmResult<Instances>> {
-        let a = self.0.archive()?;
-        Some(
-            a.meta()
-                .indom_at(indom, Some(at))
-                .map(|set| (set.ids.clone(), set.names.iter().map(|n| n.to_vec()).collect())),
-        )
+    fn archive_set(&self, indom: InDom, at: Timestamp) -> Option<PmResult<&pcp_archive::meta::InDomSet>> {
+        Some(self.0.archive()?.meta().indom_at(indom, Some(at)))
     }
 }
 
@@ -1151,9 +1146,10 @@ impl pcp_derived::Instances for ContextInstances<'_> {
     fn inst_name(&mut self, indom: InDom, inst: i32, at: Timestamp) -> Option<Vec<u8>> {
         match self.archive_set(indom, at) {
             Some(set) => {
-                let (ids, mut names) = set.ok()?;
-                let k = ids.iter().position(|&i| i == inst)?;
-                Some(names.swap_remove(k))
+                let set = set.ok()?;
+                // (the first with that identifier: they are in order)
+                let k = set.ids.partition_point(|&i| i < inst);
+                (set.ids.get(k) == Some(&inst)).then(|| set.names[k].to_vec())
             }
             None => self.0.name_indom(indom, inst).ok(),
         }
@@ -1162,8 +1158,8 @@ impl pcp_derived::Instances for ContextInstances<'_> {
     fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Option<i32> {
         match self.archive_set(indom, at) {
             Some(set) => {
-                let (ids, names) = set.ok()?;
-                names.iter().position(|n| n == name).and_then(|k| ids.get(k).copied())
+                let set = set.ok()?;
+                set.names.iter().position(|n| **n == *name).and_then(|k| set.ids.get(k).copied())
             }
             None => self.0.lookup_indom(indom, name).ok(),
         }
@@ -1171,7 +1167,7 @@ impl pcp_derived::Instances for ContextInstances<'_> {
 
     fn instances(&mut self, indom: InDom, at: Timestamp) -> Result<Vec<i32>, PmError> {
         match self.archive_set(indom, at) {
-            Some(set) => set.map(|(ids, _)| ids),
+            Some(set) => set.map(|set| set.ids.clone()),
             None => self.0.get_indom(indom).map(|(ids, _)| ids),
         }
     }

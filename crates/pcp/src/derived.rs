@@ -193,6 +193,8 @@ pub(crate) struct Bound {
     pub(crate) parse: pcp_derived::ParseState,
     /// Each metric's position in `metrics`, by PMID.
     index: std::collections::HashMap<PmId, usize>,
+    /// The `matchinst()` patterns compiled for the evaluators made so far.
+    pub(crate) patterns: Mutex<pcp_derived::Patterns>,
 }
 
 impl Bound {
@@ -260,6 +262,12 @@ impl Bound {
             }
         }
         out
+    }
+
+    /// An evaluator for `m`, checked as `checked`, its patterns compiled
+    /// once in this context.
+    pub(crate) fn evaluator(&self, m: &BoundMetric, checked: pcp_derived::check::Checked) -> pcp_derived::Evaluator {
+        pcp_derived::Evaluator::with_patterns(m.expr.clone(), checked, &mut lock(&self.patterns))
     }
 
     /// Put evaluators lent out back in their place.
