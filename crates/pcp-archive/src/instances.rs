@@ -120,23 +120,24 @@ impl Instances {
         word(&self.bytes, k)
     }
 
-    /// Where the `k`th name starts in `bytes`, or `None` for a deletion.
-    fn name_start(&self, k: usize) -> Option<usize> {
+    /// Where the `k`th name is in `bytes` (start, length up to its NUL),
+    /// or `None` for a deletion.
+    fn name_at(&self, k: usize) -> Option<(usize, usize)> {
         // checked when parsed: -1 or the start of a C string
-        usize::try_from(word(&self.bytes, self.n + k)).ok().map(|off| 8 * self.n + off)
+        let start = 8 * self.n + usize::try_from(word(&self.bytes, self.n + k)).ok()?;
+        let s = &self.bytes[start..];
+        Some((start, memchr::memchr(0, s).unwrap_or(s.len())))
     }
 
     /// The `k`th name (up to its NUL), or `None` for an instance a delta
     /// record deletes.
     pub fn name(&self, k: usize) -> Option<&[u8]> {
-        let s = &self.bytes[self.name_start(k)?..];
-        Some(&s[..memchr::memchr(0, s).unwrap_or(s.len())])
+        self.name_at(k).map(|(start, len)| &self.bytes[start..start + len])
     }
 
     /// [`Instances::name`], shared with the record.
     pub fn shared_name(&self, k: usize) -> Option<InstName> {
-        let start = self.name_start(k)?;
-        let len = self.name(k).map_or(0, <[u8]>::len);
+        let (start, len) = self.name_at(k)?;
         Some(InstName::within(Arc::clone(&self.bytes), start, len))
     }
 

@@ -125,6 +125,18 @@ fn operands_of(expr: &Expr, checked: &Checked, parent: &[Option<usize>]) -> Box<
 #[derive(Clone, Debug, Default)]
 pub struct Patterns(HashMap<Vec<u8>, Option<regex::bytes::Regex>>);
 
+impl Patterns {
+    /// `pattern` compiled, by [`compile_ere`] the first time it is asked for.
+    fn compiled(&mut self, pattern: &[u8]) -> Option<regex::bytes::Regex> {
+        if let Some(re) = self.0.get(pattern) {
+            return re.clone();
+        }
+        let re = compile_ere(pattern);
+        self.0.insert(pattern.to_vec(), re.clone());
+        re
+    }
+}
+
 /// What a `matchinst()` node has decided, instance by instance.
 #[derive(Clone, Debug, Default)]
 struct Matches {
@@ -178,9 +190,7 @@ impl Evaluator {
                         *s = true;
                     }
                 }
-                Node::Filter(Filter::Regex { pattern, .. }, _) => {
-                    regex[i] = patterns.0.entry(pattern.clone()).or_insert_with(|| compile_ere(pattern)).clone()
-                }
+                Node::Filter(Filter::Regex { pattern, .. }, _) => regex[i] = patterns.compiled(pattern),
                 _ => {}
             }
         }
