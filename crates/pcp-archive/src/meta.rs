@@ -3,7 +3,7 @@
 //! and help text, with libpcp's rules for duplicates, conflicts and
 //! version 3 delta instance domains.
 
-use crate::raw::{Instances, MetaRecord};
+use crate::raw::{c_str, Instances, MetaRecord};
 use foldhash::{HashMap, HashMapExt};
 use pcp_core::{Desc, InDom, PmError, PmId, PmResult, Timestamp};
 use std::sync::{Arc, OnceLock};
@@ -26,9 +26,11 @@ pub struct InDomSet {
 }
 
 impl InDomSet {
-    /// The name of instance `inst`, if the set has it.
+    /// The name of instance `inst`, if the set has it (of the first with
+    /// that identifier, should there be more: the set is in order).
     pub fn name_of(&self, inst: i32) -> Option<&[u8]> {
-        self.ids.binary_search(&inst).ok().map(|i| &*self.names[i])
+        let k = self.ids.partition_point(|&i| i < inst);
+        (self.ids.get(k) == Some(&inst)).then(|| &*self.names[k])
     }
 
     /// The instance named `name`: a whole-name match first, else a match
@@ -77,11 +79,6 @@ pub mod text_kind {
     pub const INDOM: u32 = 8;
     /// Bypass caches (ignored by lookups).
     pub const DIRECT: u32 = 16;
-}
-
-/// Up to the first NUL: libpcp holds names as C strings.
-fn c_str(b: &[u8]) -> &[u8] {
-    &b[..memchr::memchr(0, b).unwrap_or(b.len())]
 }
 
 /// A raw instance-domain record on libpcp's per-indom chain.
@@ -137,6 +134,7 @@ impl MetaIndex {
                         m.descs.insert(desc.pmid, *desc);
                         m.desc_order.push(desc.pmid);
                     }
+                    // (up to the first NUL: libpcp holds names as C strings)
                     m.names.extend(names.iter().map(|n| (c_str(n).to_vec(), desc.pmid)));
                 }
                 MetaRecord::InDom { when, indom, instances, delta } => {

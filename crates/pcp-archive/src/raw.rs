@@ -173,7 +173,7 @@ fn c_string(field: &[u8]) -> Vec<u8> {
 }
 
 /// `field` up to its first NUL (all of it without one).
-fn c_str(field: &[u8]) -> &[u8] {
+pub(crate) fn c_str(field: &[u8]) -> &[u8] {
     &field[..memchr::memchr(0, field).unwrap_or(field.len())]
 }
 

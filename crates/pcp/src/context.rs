@@ -1145,12 +1145,7 @@ impl ContextInstances<'_> {
 impl pcp_derived::Instances for ContextInstances<'_> {
     fn inst_name(&mut self, indom: InDom, inst: i32, at: Timestamp) -> Option<Vec<u8>> {
         match self.archive_set(indom, at) {
-            Some(set) => {
-                let set = set.ok()?;
-                // (the first with that identifier: they are in order)
-                let k = set.ids.partition_point(|&i| i < inst);
-                (set.ids.get(k) == Some(&inst)).then(|| set.names[k].to_vec())
-            }
+            Some(set) => set.ok()?.name_of(inst).map(<[u8]>::to_vec),
             None => self.0.name_indom(indom, inst).ok(),
         }
     }
