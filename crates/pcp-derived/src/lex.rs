@@ -10,13 +10,14 @@
 //! wherever they appear.
 
 use crate::grammar::{Tok, Word};
+use std::borrow::Cow;
 
 /// What C's `get()` returns at the end of the text.
 const EOF: i32 = -1;
 
-/// One token.
+/// One token, its text borrowed from the expression where it can be.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Token {
+pub struct Token<'a> {
     /// Its kind.
     pub tok: Tok,
     /// Offset of its first byte in the text; for `Eos`, of the last byte
@@ -25,7 +26,7 @@ pub struct Token {
     /// Its text as libpcp's lexer trace shows it: a name, a number, an
     /// operator; for strings, instance names and patterns the contents
     /// without delimiters and with escapes removed.
-    pub text: Vec<u8>,
+    pub text: Cow<'a, [u8]>,
     /// For `LexError`, why.
     pub error: Option<&'static str>,
 }
@@ -45,6 +46,11 @@ fn is_alpha(c: i32) -> bool {
 
 /// The function or keyword token `word` is, if any.
 fn word_token(word: &[u8], function: bool) -> Option<Tok> {
+    // (no function or keyword has a digit, `_` or `.`: metric names are
+    // told apart at once)
+    if word.iter().any(|&b| !b.is_ascii_alphabetic()) {
+        return None;
+    }
     Tok::ALL.into_iter().find(|t| match t.word() {
         Some(Word::Function(w)) => function && w.as_bytes() == word,
         Some(Word::Keyword(w)) => w.as_bytes() == word,
@@ -100,19 +106,36 @@ impl<'a> Lexer<'a> {
 
     /// The next token. `in_matchinst` says whether a `matchinst(` is
     /// open, so that `/` starts a pattern.
-    pub fn next_token(&mut self, in_matchinst: bool) -> Token {
-        // (most tokens fit: one allocation)
-        let mut buf: Vec<u8> = Vec::with_capacity(32);
+    pub fn next_token(&mut self, in_matchinst: bool) -> Token<'a> {
+        let text = self.text;
+        // The token's bytes so far (what libpcp's scanner has in its
+        // buffer) are `len` bytes of the text from `from`: the bytes read
+        // since the token started follow one another there, until a
+        // backslash in an instance name or a pattern is dropped; from then
+        // on they are kept in `own`.
+        let mut from = 0;
+        let mut len = 0;
+        let mut own: Option<Vec<u8>> = None;
         let mut partial: Option<Partial> = None;
         let mut start: isize = -1;
         let mut first = true;
         let mut escape = false;
-        let done = |tok: Tok, start: isize, text: Vec<u8>| Token { tok, start, text, error: None };
-        let fail = |why: &'static str, start: isize, text: Vec<u8>| Token {
+        let done = |tok: Tok, start: isize, text: Cow<'a, [u8]>| Token { tok, start, text, error: None };
+        let fail = |why: &'static str, start: isize, text: Cow<'a, [u8]>| Token {
             tok: Tok::LexError,
             start,
             text,
             error: Some(why),
+        };
+        // the bytes so far, without the first `skip`
+        let bytes = |from: usize, len: usize, own: Option<Vec<u8>>, skip: usize| -> Cow<'a, [u8]> {
+            match own {
+                Some(mut o) => {
+                    o.drain(..skip.min(o.len()));
+                    Cow::Owned(o)
+                }
+                None => Cow::Borrowed(text.get(from + skip..from + len).unwrap_or_default()),
+            }
         };
         loop {
             let mut c = self.get();
@@ -121,15 +144,26 @@ impl<'a> Lexer<'a> {
                     continue;
                 }
                 start = self.pos as isize - 1;
+                from = self.pos.saturating_sub(1);
                 first = false;
             }
             if c == EOF {
                 if partial.is_none() {
-                    return done(Tok::Eos, start, Vec::new());
+                    return done(Tok::Eos, start, Cow::Borrowed(&[]));
                 }
                 c = 0; // ends the token in hand
             }
-            buf.push(c as u8);
+            // take c; `pop` gives it back
+            len += 1;
+            if let Some(o) = &mut own {
+                o.push(c as u8);
+            }
+            let pop = |len: &mut usize, own: &mut Option<Vec<u8>>| {
+                *len -= 1;
+                if let Some(o) = own {
+                    o.pop();
+                }
+            };
             let Some(kind) = partial else {
                 let single = match c as u8 {
                     b'+' => Some(Tok::Plus),
@@ -144,7 +178,7 @@ impl<'a> Lexer<'a> {
                     _ => None,
                 };
                 if let Some(tok) = single {
-                    return done(tok, start, buf);
+                    return done(tok, start, bytes(from, len, own, 0));
                 }
                 partial = Some(match c {
                     _ if is_digit(c) => Partial::Integer,
@@ -159,7 +193,7 @@ impl<'a> Lexer<'a> {
                     0x7c => Partial::Bar,      // |
                     0x22 => Partial::String,   // "
                     0x5b => Partial::InstName, // [
-                    _ => return fail("Illegal character", start, buf),
+                    _ => return fail("Illegal character", start, bytes(from, len, own, 0)),
                 });
                 continue;
             };
@@ -169,23 +203,24 @@ impl<'a> Lexer<'a> {
                         partial = Some(Partial::Double);
                     } else if !is_digit(c) {
                         self.peek = c;
-                        buf.pop();
+                        pop(&mut len, &mut own);
+                        let digits = bytes(from, len, own, 0);
                         // at most 32 bits (an overflowing strtoull is too large as well)
-                        let fits = buf.iter().try_fold(0u64, |v, &d| {
+                        let fits = digits.iter().try_fold(0u64, |v, &d| {
                             let v = v * 10 + u64::from(d - b'0');
                             (v <= u64::from(u32::MAX)).then_some(v)
                         });
                         if fits.is_none() {
-                            return fail("Constant value too large", start, buf);
+                            return fail("Constant value too large", start, digits);
                         }
-                        return done(Tok::Integer, start, buf);
+                        return done(Tok::Integer, start, digits);
                     }
                 }
                 Partial::Double => {
                     if !is_digit(c) {
                         self.peek = c;
-                        buf.pop();
-                        return done(Tok::Double, start, buf);
+                        pop(&mut len, &mut own);
+                        return done(Tok::Double, start, bytes(from, len, own, 0));
                     }
                 }
                 Partial::Name => {
@@ -193,23 +228,24 @@ impl<'a> Lexer<'a> {
                         continue;
                     }
                     self.peek = c;
-                    buf.pop();
+                    pop(&mut len, &mut own);
+                    let word = bytes(from, len, own, 0);
                     // a function needs its ( at once; keywords are keywords anywhere
-                    if let Some(tok) = word_token(&buf, c == b'(' as i32) {
-                        return done(tok, start, buf);
+                    if let Some(tok) = word_token(&word, c == b'(' as i32) {
+                        return done(tok, start, word);
                     }
-                    return done(Tok::Name, start, buf);
+                    return done(Tok::Name, start, word);
                 }
                 Partial::String => {
                     if c != b'"' as i32 {
                         if c == 0 {
-                            buf.pop();
-                            return fail("unterminated STRING", start, buf.split_off(1));
+                            pop(&mut len, &mut own);
+                            return fail("unterminated STRING", start, bytes(from, len, own, 1));
                         }
                         continue;
                     }
-                    buf.pop();
-                    return done(Tok::String, start, buf.split_off(1));
+                    pop(&mut len, &mut own);
+                    return done(Tok::String, start, bytes(from, len, own, 1));
                 }
                 Partial::InstName | Partial::Pattern => {
                     let (close, tok, why) = if kind == Partial::InstName {
@@ -222,19 +258,22 @@ impl<'a> Lexer<'a> {
                         continue;
                     }
                     if !escape && c == b'\\' as i32 {
-                        buf.pop();
+                        pop(&mut len, &mut own);
+                        if own.is_none() {
+                            own = Some(text[from..from + len].to_vec());
+                        }
                         escape = true;
                         continue;
                     }
                     if c != close as i32 {
                         if c == 0 {
-                            buf.pop();
-                            return fail(why, start, buf.split_off(1));
+                            pop(&mut len, &mut own);
+                            return fail(why, start, bytes(from, len, own, 1));
                         }
                         continue;
                     }
-                    buf.pop();
-                    return done(tok, start, buf.split_off(1));
+                    pop(&mut len, &mut own);
+                    return done(tok, start, bytes(from, len, own, 1));
                 }
                 Partial::Lt | Partial::Gt | Partial::Eq | Partial::Bang => {
                     let (with_eq, alone) = match kind {
@@ -244,20 +283,20 @@ impl<'a> Lexer<'a> {
                         _ => (Tok::Neq, Tok::Not),
                     };
                     if c == b'=' as i32 {
-                        return done(with_eq, start, buf);
+                        return done(with_eq, start, bytes(from, len, own, 0));
                     }
                     self.peek = c;
-                    buf.pop();
-                    return done(alone, start, buf);
+                    pop(&mut len, &mut own);
+                    return done(alone, start, bytes(from, len, own, 0));
                 }
                 Partial::Amp | Partial::Bar => {
                     let (twice, tok) = if kind == Partial::Amp { (b'&', Tok::And) } else { (b'|', Tok::Or) };
                     if c == twice as i32 {
-                        return done(tok, start, buf);
+                        return done(tok, start, bytes(from, len, own, 0));
                     }
                     self.peek = c;
-                    buf.pop();
-                    return fail("Illegal character", start, buf);
+                    pop(&mut len, &mut own);
+                    return fail("Illegal character", start, bytes(from, len, own, 0));
                 }
             }
         }

@@ -67,9 +67,9 @@ fn bounded(mut m: Vec<u8>) -> Vec<u8> {
 }
 
 /// A value on the parser's stack.
-enum Val {
+enum Val<'t> {
     None,
-    Tok(Token),
+    Tok(Token<'t>),
     Expr(NodeId),
     Filter(Filter),
     Bang(bool),
@@ -88,7 +88,7 @@ enum Stop {
 struct Parser<'t, 's> {
     lexer: Lexer<'t>,
     state: &'s mut ParseState,
-    lookahead: Option<Token>,
+    lookahead: Option<Token<'t>>,
     /// Offset of the last token read.
     lexicon: isize,
     message: Option<Vec<u8>>,
@@ -96,7 +96,7 @@ struct Parser<'t, 's> {
     spec: Metadata,
     /// The tree so far.
     tree: Builder,
-    trace: Option<&'s mut Vec<Token>>,
+    trace: Option<&'s mut Vec<Token<'t>>>,
 }
 
 /// Parses one expression (`pmRegisterDerived`'s syntax check), with a
@@ -114,11 +114,15 @@ pub fn parse_bytes(text: &[u8], state: &mut ParseState) -> Result<Expr, SyntaxEr
 
 /// As [`parse_bytes`], also recording every token read, in order (what
 /// libpcp's `-Dderive,appl0` trace lists).
-pub fn parse_traced(text: &[u8], state: &mut ParseState, trace: &mut Vec<Token>) -> Result<Expr, SyntaxError> {
+pub fn parse_traced<'t>(
+    text: &'t [u8],
+    state: &mut ParseState,
+    trace: &mut Vec<Token<'t>>,
+) -> Result<Expr, SyntaxError> {
     run(text, state, Some(trace))
 }
 
-fn run(text: &[u8], state: &mut ParseState, trace: Option<&mut Vec<Token>>) -> Result<Expr, SyntaxError> {
+fn run<'t>(text: &'t [u8], state: &mut ParseState, trace: Option<&mut Vec<Token<'t>>>) -> Result<Expr, SyntaxError> {
     let mut p = Parser {
         lexer: Lexer::new(text),
         state,
@@ -142,7 +146,7 @@ enum Step {
     Error,
 }
 
-impl Parser<'_, '_> {
+impl<'t> Parser<'t, '_> {
     fn read(&mut self) -> Tok {
         if let Some(t) = &self.lookahead {
             return t.tok;
@@ -172,9 +176,10 @@ impl Parser<'_, '_> {
     /// `Some` when the expression is parsed (the tree is in `self.tree`),
     /// `None` on a syntax error (offset and message left in `self`).
     fn drive(&mut self) -> Option<()> {
-        // (deep enough for most expressions without growing)
-        let mut states: Vec<usize> = Vec::with_capacity(32);
-        let mut vals: Vec<Val> = Vec::with_capacity(32);
+        // (deep enough for most expressions without growing, and small
+        // enough for the allocator's fast path)
+        let mut states: Vec<usize> = Vec::with_capacity(16);
+        let mut vals: Vec<Val<'t>> = Vec::with_capacity(16);
         states.push(0);
         vals.push(Val::None);
         // yacc's count of tokens to shift before errors are reported again
@@ -240,7 +245,7 @@ impl Parser<'_, '_> {
 
     /// Pops states until one can shift `error`, and shifts it; `None` when
     /// the stack empties first.
-    fn recover(&mut self, states: &mut Vec<usize>, vals: &mut Vec<Val>) -> Option<()> {
+    fn recover(&mut self, states: &mut Vec<usize>, vals: &mut Vec<Val<'t>>) -> Option<()> {
         loop {
             let top = *states.last()?;
             if let Some(&(_, a)) = STATES[top].actions.iter().find(|(t, a)| *t == Tok::Error && *a > 0) {
@@ -256,11 +261,11 @@ impl Parser<'_, '_> {
         }
     }
 
-    fn node(&mut self, n: Node) -> Val {
+    fn node(&mut self, n: Node) -> Val<'t> {
         Val::Expr(self.tree.push(n))
     }
 
-    fn act(&mut self, act: Act, mut args: std::vec::Drain<'_, Val>) -> Result<Val, Stop> {
+    fn act(&mut self, act: Act, mut args: std::vec::Drain<'_, Val<'t>>) -> Result<Val<'t>, Stop> {
         let mut next = || args.next().unwrap_or(Val::None);
         // (the grammar puts an expression wherever one is taken)
         let expr = |v: Val| match v {
@@ -272,7 +277,7 @@ impl Parser<'_, '_> {
             _ => String::new(),
         };
         let bytes = |v: Val| match v {
-            Val::Tok(t) => t.text,
+            Val::Tok(t) => t.text.into_owned(),
             _ => Vec::new(),
         };
         Ok(match act {

@@ -54,7 +54,7 @@ fn pmid(cluster: u32, item: u32) -> PmId {
 pub struct Registry {
     metrics: Vec<Definition>,
     /// Each metric's position in `metrics`, by name.
-    by_name: std::collections::HashMap<String, usize>,
+    by_name: foldhash::HashMap<String, usize>,
     anon: usize,
     limit: Option<usize>,
     /// Cluster and item of the last global PMID handed out.
