@@ -670,8 +670,9 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
     }
 
     // first pass: the metric-instances asked for, through the profile
-    r.interp.want.clear();
-    let mut want_rev: Vec<(usize, usize)> = Vec::new();
+    // (the last fetch's list, emptied: its room kept)
+    let mut want_rev = std::mem::take(&mut r.interp.want);
+    want_rev.clear();
     for &pmid in pmids {
         if pmid == PmId::NULL {
             continue;
@@ -735,8 +736,8 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
 
     // second pass: who needs a bound from earlier in the archive
     let mut unbound = Unbound::new();
-    let want = r.interp.want.clone();
-    for &(pi, ii) in &want {
+    for k in 0..r.interp.want.len() {
+        let (pi, ii) = r.interp.want[k];
         {
             let icp = &r.interp.pmids[pi].insts[ii];
             if (icp.t_first >= 0.0 && t_req < icp.t_first)
@@ -812,7 +813,8 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
 
     // third pass: who needs a bound from later in the archive
     let mut unbound = Unbound::new();
-    for &(pi, ii) in &want {
+    for k in 0..r.interp.want.len() {
+        let (pi, ii) = r.interp.want[k];
         {
             let icp = &r.interp.pmids[pi].insts[ii];
             if (icp.t_last >= 0.0 && t_req > icp.t_last)
@@ -886,7 +888,8 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
     }
 
     // how many values there will really be
-    for &(pi, ii) in &want {
+    for k in 0..r.interp.want.len() {
+        let (pi, ii) = r.interp.want[k];
         let pcp = &mut r.interp.pmids[pi];
         let (ty, sem, last_numval) = (pcp.ty, pcp.sem, pcp.last_numval);
         let icp = &mut pcp.insts[ii];
@@ -934,7 +937,7 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
         }
         let Some(&pi) = r.interp.by_pmid.get(&pmid.0) else { continue };
         let pcp = &mut r.interp.pmids[pi];
-        let mut vals = Vec::new();
+        let mut vals = Vec::with_capacity(usize::try_from(pcp.numval).unwrap_or(0));
         if pcp.numval > 0 {
             for icp in pcp.insts.iter().filter(|i| i.inresult) {
                 if let Some(value) = interpolate(pcp.ty, pcp.sem, pcp.valfmt, icp, t_req, wrap) {
