@@ -22,7 +22,7 @@
 //!
 //! The result's time is the requested time, which then moves by the delta.
 
-use crate::logread::{Dir, LogResult, Record, SetRef};
+use crate::logread::{Dir, LogResult, Record, SetRef, Ts};
 use crate::replay::Replay;
 use pcp_core::{InDom, InstValue, PmError, PmId, Semantics, Value, ValueBlock, PM_IN_NULL};
 use std::collections::HashMap;
@@ -539,20 +539,19 @@ impl Replay {
         }
         if !self.interp.calipers.contains_key(&indom.0) {
             let start = self.start;
-            let table = self.indom_history(indom.0).and_then(|h| {
-                if !h.snaps.iter().any(|(_, ids)| ids.len() >= 16) {
-                    return None;
-                }
+            // libpcp's chain: newest first
+            let sets = || self.meta.indom_history(indom).rev();
+            let table = sets().any(|set| set.ids.len() >= 16).then(|| {
                 let mut t: HashMap<i32, (f64, f64)> = HashMap::new();
                 let mut t_indom_prior = -1.0;
-                for (ts, ids) in &h.snaps {
-                    let t_indom = ts.sub(start);
-                    for &id in ids {
+                for set in sets() {
+                    let t_indom = Ts::from_timestamp(set.when).sub(start);
+                    for &id in &set.ids {
                         t.entry(id).and_modify(|e| e.0 = t_indom).or_insert((t_indom, t_indom_prior));
                     }
                     t_indom_prior = t_indom;
                 }
-                Some(t)
+                t
             });
             self.interp.calipers.insert(indom.0, table);
         }
@@ -567,26 +566,15 @@ impl Replay {
 
     /// `pmGetInDomArchive`: every instance the metadata ever lists for
     /// `indom`, newest records first.
-    fn archive_instances(&mut self, indom: InDom) -> Vec<i32> {
-        let mut out = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        if let Some(h) = self.indom_history(indom.0) {
-            for (_, ids) in &h.snaps {
-                for &id in ids {
-                    if seen.insert(id) {
-                        out.push(id);
-                    }
-                }
-            }
-        }
-        out
+    fn archive_instances(&self, indom: InDom) -> Vec<i32> {
+        self.meta.indom_union_ids(indom).unwrap_or_default()
     }
 
     fn pmid_ctl(&mut self, pmid: PmId) -> usize {
         if let Some(&i) = self.interp.by_pmid.get(&pmid.0) {
             return i;
         }
-        let desc = self.descs.get(&pmid.0).copied();
+        let desc = self.meta.desc(pmid).ok().copied();
         let mut pcp = PmidCtl {
             ty: desc.map_or(-1, |d| d.ty.0),
             sem: desc.map_or(Semantics(0), |d| d.sem),

@@ -45,11 +45,6 @@ impl Ts {
     pub fn from_timestamp(t: pcp_core::Timestamp) -> Ts {
         Ts { sec: t.sec, nsec: t.nsec as i32 }
     }
-
-    /// `__pmTimestampCmp`.
-    pub fn cmp(self, other: Ts) -> std::cmp::Ordering {
-        (self.sec, self.nsec).cmp(&(other.sec, other.nsec))
-    }
 }
 
 /// Reading direction (`PM_MODE_FORW`, `PM_MODE_BACK`).

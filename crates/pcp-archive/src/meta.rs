@@ -222,17 +222,16 @@ impl MetaIndex {
             return Err(PmError::PM_ERR_INDOM);
         }
         let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
-        let mut seen = std::collections::HashSet::new();
-        let (mut ids, mut names) = (Vec::new(), Vec::new());
-        for set in hist.newest_first() {
-            for (id, name) in set.ids.iter().zip(&set.names) {
-                if seen.insert(*id) {
-                    ids.push(*id);
-                    names.push(name.to_vec());
-                }
-            }
+        Ok(union(hist).map(|(set, k)| (set.ids[k], set.names[k].to_vec())).unzip())
+    }
+
+    /// [`MetaIndex::indom_union`] without the names.
+    pub fn indom_union_ids(&self, indom: InDom) -> PmResult<Vec<i32>> {
+        if indom == InDom::NULL {
+            return Err(PmError::PM_ERR_INDOM);
         }
-        Ok((ids, names))
+        let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
+        Ok(union(hist).map(|(set, k)| set.ids[k]).collect())
     }
 
     /// `pmLookupInDomArchive`: an instance by name in any set, newest first.
@@ -394,6 +393,15 @@ impl History {
     fn newest_first(&self) -> impl Iterator<Item = &InDomSet> {
         (0..self.len()).rev().map(|k| self.set(k))
     }
+}
+
+/// Every instance of a history, each once, newest sets first: the set
+/// and position where each is first seen.
+fn union(hist: &History) -> impl Iterator<Item = (&InDomSet, usize)> {
+    let mut seen = std::collections::HashSet::new();
+    hist.newest_first()
+        .flat_map(|set| (0..set.ids.len()).map(move |k| (set, k)))
+        .filter(move |(set, k)| seen.insert(set.ids[*k]))
 }
 
 /// Apply a sorted delta to a sorted full set: deletions remove a matching

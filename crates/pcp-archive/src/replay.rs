@@ -26,9 +26,9 @@
 use crate::archive::{Archive, ArchiveSet};
 use crate::interp::InterpState;
 use crate::logread::{Dir, Log, LogResult, LogSet, Ts};
-use crate::raw::MetaRecord;
+use crate::meta::MetaIndex;
 use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, Timestamp, ValueSet};
-use std::collections::HashMap;
+use std::sync::Arc;
 
 /// An instance profile: is instance `inst` of `indom` wanted?
 type Wanted<'a> = dyn Fn(InDom, i32) -> bool + 'a;
@@ -59,13 +59,6 @@ impl Mode {
     }
 }
 
-/// One instance domain as the metadata describes it over time: each
-/// snapshot's instances (ascending ids), newest snapshot first.
-#[derive(Debug, Default)]
-pub(crate) struct InDomHistory {
-    pub snaps: Vec<(Ts, Vec<i32>)>,
-}
-
 /// An archive being replayed: the state of one PMAPI archive context.
 #[derive(Debug)]
 pub struct Replay {
@@ -76,9 +69,9 @@ pub struct Replay {
     pub(crate) log: Log,
     /// The start of the first archive (its first volume's label).
     pub(crate) start: Ts,
-    pub(crate) descs: HashMap<u32, Desc>,
-    /// Instance domain histories, made as they are first needed.
-    indoms: HashMap<u32, Option<InDomHistory>>,
+    /// The metadata of the archives, indexed: descriptors and instance
+    /// domain histories (shared with the context that opened them).
+    pub(crate) meta: Arc<MetaIndex>,
     pub(crate) mode: Mode,
     /// `c_origin`: the current time.
     pub(crate) origin: Ts,
@@ -94,87 +87,6 @@ pub struct Replay {
     pub(crate) interp: InterpState,
     /// `PCP_COUNTER_WRAP`: interpolate decreasing counters as wraps.
     pub(crate) counter_wrap: bool,
-}
-
-/// Sort and de-duplicate the instance domain records of the metadata the
-/// way libpcp keeps them: newest first, instances in ascending order,
-/// identical records at the same time once, delta records expanded.
-fn indom_histories<'a>(
-    meta: impl IntoIterator<Item = &'a MetaRecord>,
-    want: impl Fn(u32) -> bool,
-) -> HashMap<u32, InDomHistory> {
-    type Snap<'a> = (Ts, Vec<(i32, Option<&'a [u8]>)>, bool);
-    use std::cmp::Ordering;
-    // libpcp's list per instance domain is newest first; these are held in
-    // reverse (oldest first, a time slot's head last), so that records in
-    // time order are appended
-    let mut lists: HashMap<u32, Vec<Snap>> = HashMap::new();
-    for rec in meta {
-        let MetaRecord::InDom { when, indom, instances, delta } = rec else { continue };
-        if instances.is_empty() || !want(indom.0) {
-            continue;
-        }
-        let mut insts: Vec<(i32, Option<&[u8]>)> = instances.iter().collect();
-        insts.sort_by_key(|(id, _)| *id);
-        let new: Snap = (Ts::from_timestamp(*when), insts, *delta);
-        let list = lists.entry(indom.0).or_default();
-        // the time slot of this record
-        let lo = list.partition_point(|s| s.0.cmp(new.0) == Ordering::Less);
-        let hi = lo + list[lo..].partition_point(|s| s.0.cmp(new.0) == Ordering::Equal);
-        // a duplicate in it moves to the head of the slot
-        match (lo..hi).rev().find(|&j| list[j].1 == new.1) {
-            Some(j) => {
-                let d = list.remove(j);
-                list.insert(hi - 1, d);
-            }
-            None => list.insert(hi, new),
-        }
-    }
-    let mut out = HashMap::new();
-    for (indom, list) in lists {
-        // expand deltas, oldest first, each against the one before it
-        let mut snaps: Vec<(Ts, Vec<i32>)> = Vec::with_capacity(list.len());
-        let mut prev: Option<Vec<(i32, bool)>> = None;
-        let mut full: Vec<Vec<(i32, bool)>> = Vec::with_capacity(list.len());
-        for (_, insts, delta) in list.iter() {
-            let this: Vec<(i32, bool)> = insts.iter().map(|(id, n)| (*id, n.is_some())).collect();
-            let merged = match (&prev, delta) {
-                (Some(old), true) => {
-                    let mut out = Vec::with_capacity(old.len() + this.len());
-                    let (mut i, mut j) = (0, 0);
-                    while i < old.len() || j < this.len() {
-                        if i < old.len() && j < this.len() {
-                            if !this[j].1 && old[i].0 == this[j].0 {
-                                i += 1;
-                                j += 1;
-                                continue;
-                            } else if this[j].1 && old[i].0 > this[j].0 {
-                                out.push(this[j]);
-                                j += 1;
-                                continue;
-                            }
-                        }
-                        if i < old.len() {
-                            out.push(old[i]);
-                            i += 1;
-                        } else {
-                            out.push(this[j]);
-                            j += 1;
-                        }
-                    }
-                    out
-                }
-                _ => this,
-            };
-            prev = Some(merged.clone());
-            full.push(merged);
-        }
-        for ((ts, _, _), insts) in list.iter().rev().zip(full.into_iter().rev()) {
-            snaps.push((*ts, insts.into_iter().map(|(id, _)| id).collect()));
-        }
-        out.insert(indom, InDomHistory { snaps });
-    }
-    out
 }
 
 impl Replay {
@@ -197,13 +109,14 @@ impl Replay {
     /// mode; checking labels' feature bits or not.
     #[doc(alias = "pmNewContext")]
     pub fn with_archives(archives: ArchiveSet, check_features: bool) -> Result<Replay, PmError> {
+        let meta = Arc::new(MetaIndex::build_all(archives.meta_in_load_order())?);
+        Replay::with_index(archives, check_features, meta)
+    }
+
+    /// [`Replay::with_archives`] over metadata already indexed: `meta` must
+    /// be [`MetaIndex::build_all`] of `archives` in their load order.
+    pub fn with_index(archives: ArchiveSet, check_features: bool, meta: Arc<MetaIndex>) -> Result<Replay, PmError> {
         let (log, start) = crate::multi::open_log(archives.first(), check_features)?;
-        let mut descs = HashMap::new();
-        for rec in archives.meta_in_load_order().flatten() {
-            if let MetaRecord::Desc { desc, .. } = rec {
-                descs.entry(desc.pmid.0).or_insert(*desc);
-            }
-        }
         let ac_vol = log.curvol;
         let ac_offset = log.label_size;
         Ok(Replay {
@@ -211,8 +124,7 @@ impl Replay {
             cur: 0,
             log,
             start,
-            descs,
-            indoms: HashMap::new(),
+            meta,
             mode: Mode::Forw,
             origin: start,
             delta: Ts::default(),
@@ -231,7 +143,7 @@ impl Replay {
     /// interpolation caches start empty, as libpcp's copy starts them.
     #[doc(alias = "pmDupContext")]
     pub fn dup(&self) -> Result<Replay, PmError> {
-        let mut r = Replay::with_archives(self.archives.clone(), self.log.check_features)?;
+        let mut r = Replay::with_index(self.archives.clone(), self.log.check_features, Arc::clone(&self.meta))?;
         r.change_archive(self.cur)?;
         if self.ac_vol >= 0 && r.log.change_vol(self.ac_vol).is_ok() {
             r.log.seek(self.ac_offset);
@@ -245,15 +157,6 @@ impl Replay {
         r.serial = self.serial;
         r.counter_wrap = self.counter_wrap;
         Ok(r)
-    }
-
-    /// The history of instance domain `indom` (made on first use).
-    pub(crate) fn indom_history(&mut self, indom: u32) -> Option<&InDomHistory> {
-        if !self.indoms.contains_key(&indom) {
-            let history = indom_histories(self.archives.meta_in_load_order().flatten(), |i| i == indom).remove(&indom);
-            self.indoms.insert(indom, history);
-        }
-        self.indoms.get(&indom).and_then(Option::as_ref)
     }
 
     /// The archive being replayed (the first, of several).
@@ -301,7 +204,7 @@ impl Replay {
 
     /// The descriptor the archive holds for `pmid`.
     pub fn desc(&self, pmid: PmId) -> Option<&Desc> {
-        self.descs.get(&pmid.0)
+        self.meta.desc(pmid).ok()
     }
 
     /// `pmGetArchiveEnd`: the time of the (last) archive's last record
@@ -541,7 +444,7 @@ impl Replay {
                 if set.numval <= 0 {
                     continue;
                 }
-                let Some(desc) = self.descs.get(&set.pmid) else {
+                let Ok(desc) = self.meta.desc(PmId(set.pmid)) else {
                     status = Err(PmError::PM_ERR_PMID_LOG);
                     break;
                 };

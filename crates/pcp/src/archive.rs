@@ -6,11 +6,12 @@ use pcp_archive::archive::{Archive, ArchiveSet};
 use pcp_archive::files::{find_file, open_records};
 use pcp_archive::labels::LabelIndex;
 use pcp_archive::meta::MetaIndex;
-use pcp_archive::raw::{decode_result, Label, MetaRecord};
+use pcp_archive::raw::{decode_result, Label};
 use pcp_archive::replay::{Mode, Replay};
 use pcp_core::{FetchResult, PmError, PmId, PmResult, Timestamp, ValueSet};
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
 /// An archive opened for a context (`pmNewContext(PM_CONTEXT_ARCHIVE)`):
 /// one, or several named together (see [`ArchiveSet`]).
@@ -21,7 +22,7 @@ pub struct ArchiveSource {
     /// volume, which the one-pass readers here do not need.
     replay: Option<Replay>,
     check_features: bool,
-    meta: MetaIndex,
+    meta: Arc<MetaIndex>,
     labels: LabelIndex,
 }
 
@@ -48,11 +49,11 @@ impl ArchiveSource {
             }
             ArchiveSet::single(archive)
         };
-        let meta = MetaIndex::build_all(archives.meta_in_load_order())?;
+        let meta = Arc::new(MetaIndex::build_all(archives.meta_in_load_order())?);
         let labels = LabelIndex::build_all(archives.meta_in_load_order())?;
-        // the indexes hold the help text and label sets; the replay reads
-        // only descriptors and instance domains from the records
-        archives.retain_meta(|r| matches!(r, MetaRecord::Desc { .. } | MetaRecord::InDom { .. }));
+        // the indexes hold all the records have to say (the replay too
+        // reads them)
+        archives.retain_meta(|_| false);
         Ok(ArchiveSource { archives, replay: None, check_features, meta, labels })
     }
 
@@ -60,7 +61,7 @@ impl ArchiveSource {
     /// where this one has got to (see [`Replay::dup`]).
     #[doc(alias = "pmDupContext")]
     pub fn dup(&self) -> PmResult<ArchiveSource> {
-        let meta = self.meta.clone();
+        let meta = Arc::clone(&self.meta);
         let replay = match &self.replay {
             Some(r) => Some(r.dup()?),
             None => None,
@@ -87,7 +88,7 @@ impl ArchiveSource {
     /// The replay state: mode, position, fetches (set up on first use).
     pub fn replay(&mut self) -> PmResult<&mut Replay> {
         if self.replay.is_none() {
-            self.replay = Some(Replay::with_archives(self.archives.clone(), self.check_features)?);
+            self.replay = Some(Replay::with_index(self.archives.clone(), self.check_features, Arc::clone(&self.meta))?);
         }
         self.replay.as_mut().ok_or(PmError::PM_ERR_NOCONTEXT)
     }
@@ -117,7 +118,7 @@ impl ArchiveSource {
     /// boundaries.
     pub fn scan_forward(&self, from: Timestamp, mut f: impl FnMut(FetchResult) -> ControlFlow<()>) -> PmResult<()> {
         if self.archives.len() > 1 {
-            let mut replay = Replay::with_archives(self.archives.clone(), self.check_features)?;
+            let mut replay = Replay::with_index(self.archives.clone(), self.check_features, Arc::clone(&self.meta))?;
             replay.set_mode(Mode::Forw, from, 0)?;
             loop {
                 if f(replay.fetch_archive()?).is_break() {
