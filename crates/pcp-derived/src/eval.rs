@@ -25,6 +25,7 @@ use pcp_core::{
     conv_scale, AtomValue, Desc, FetchResult, InDom, InstValue, MetricType, PmError, PmId, Timestamp, Units, Value,
     ValueSet, PM_IN_NULL,
 };
+use std::borrow::{Borrow, BorrowMut};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -715,14 +716,14 @@ impl Evaluator {
 /// `evaluators`) not already in the list (libpcp's `__dmprefetch`). The
 /// derived metrics' own PMIDs stay in the list.
 #[doc(alias = "__dmprefetch")]
-pub fn prefetch(requested: &[PmId], evaluators: &[Evaluator]) -> Vec<PmId> {
+pub fn prefetch<E: Borrow<Evaluator>>(requested: &[PmId], evaluators: &[E]) -> Vec<PmId> {
     let mut list = requested.to_vec();
     // (what is listed, by PMID, when looking along the list would be slow)
     let mut listed: Option<std::collections::HashSet<PmId>> =
         (requested.len() > 16).then(|| requested.iter().copied().collect());
     let by_pmid = EvaluatorIndex::new(evaluators);
     for pmid in requested {
-        if let Some(ev) = by_pmid.find(evaluators, *pmid).map(|i| &evaluators[i]) {
+        if let Some(ev) = by_pmid.find(evaluators, *pmid).map(|i| evaluators[i].borrow()) {
             for &op in ev.operands() {
                 let new = match &mut listed {
                     Some(set) => set.insert(op),
@@ -743,20 +744,20 @@ pub fn prefetch(requested: &[PmId], evaluators: &[Evaluator]) -> Vec<PmId> {
 struct EvaluatorIndex(Option<HashMap<PmId, usize>>);
 
 impl EvaluatorIndex {
-    fn new(evaluators: &[Evaluator]) -> EvaluatorIndex {
+    fn new<E: Borrow<Evaluator>>(evaluators: &[E]) -> EvaluatorIndex {
         EvaluatorIndex((evaluators.len() > 16).then(|| {
             let mut m = HashMap::with_capacity(evaluators.len());
             for (i, e) in evaluators.iter().enumerate() {
-                m.entry(e.pmid()).or_insert(i);
+                m.entry(e.borrow().pmid()).or_insert(i);
             }
             m
         }))
     }
 
-    fn find(&self, evaluators: &[Evaluator], pmid: PmId) -> Option<usize> {
+    fn find<E: Borrow<Evaluator>>(&self, evaluators: &[E], pmid: PmId) -> Option<usize> {
         match &self.0 {
             Some(m) => m.get(&pmid).copied(),
-            None => evaluators.iter().position(|e| e.pmid() == pmid),
+            None => evaluators.iter().position(|e| e.borrow().pmid() == pmid),
         }
     }
 }
@@ -765,12 +766,13 @@ impl EvaluatorIndex {
 /// (a fetch of [`prefetch`]'s list), each derived metric's replaced by its
 /// evaluation (libpcp's `__dmpostfetch`). A derived metric with no
 /// evaluator (it could not be bound) gets `PM_ERR_PMID`; one asked for
-/// twice is evaluated twice, as libpcp does.
+/// twice is evaluated twice, as libpcp does. The evaluators may be held
+/// in boxes (or anything else that lends one).
 #[doc(alias = "__dmpostfetch")]
-pub fn postfetch(
+pub fn postfetch<E: BorrowMut<Evaluator>>(
     result: &FetchResult,
     requested: usize,
-    evaluators: &mut [Evaluator],
+    evaluators: &mut [E],
     names: &mut dyn Instances,
 ) -> FetchResult {
     let mut sets = Vec::with_capacity(requested.min(result.sets.len()));
@@ -781,7 +783,7 @@ pub fn postfetch(
             continue;
         }
         match by_pmid.find(evaluators, set.pmid).and_then(|i| evaluators.get_mut(i)) {
-            Some(ev) => sets.push(ev.evaluate(result, names)),
+            Some(ev) => sets.push(ev.borrow_mut().evaluate(result, names)),
             None => sets.push(ValueSet { pmid: set.pmid, values: Err(PmError::PM_ERR_PMID) }),
         }
     }

@@ -6,7 +6,6 @@ use crate::local::{LocalNames, LocalSource, LocalSpec};
 use crate::profile::Profile;
 pub use pcp_archive::replay::Mode;
 use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
-use pcp_derived::Evaluator;
 use pcp_pmns::cpp::Files;
 use pcp_pmns::{LoadOptions, Loaded, Pmns};
 use std::collections::HashMap;
@@ -901,7 +900,7 @@ impl Context {
             sets.append(&mut record.sets);
             // as a fetch of the operands answers: no values for those the
             // record does not hold
-            let operands = position.get(pmid).and_then(|&i| evaluators.get(i)).map(Evaluator::operands);
+            let operands = position.get(pmid).and_then(|&i| evaluators.get(i)).map(|e| e.operands());
             for &op in operands.unwrap_or_default() {
                 if !sets.iter().any(|s| s.pmid == op) {
                     sets.push(pcp_core::ValueSet { pmid: op, values: Ok(Vec::new()) });

@@ -250,14 +250,16 @@ impl Bound {
 
     /// The evaluators of the metrics among `pmids` that are bound, lent
     /// out (each once, however often it is asked for).
-    pub(crate) fn take_evaluators(&mut self, pmids: &[PmId]) -> Vec<Evaluator> {
+    // (boxed as the bindings hold them: lent and put back without copying)
+    #[allow(clippy::vec_box)]
+    pub(crate) fn take_evaluators(&mut self, pmids: &[PmId]) -> Vec<Box<Evaluator>> {
         let mut out = Vec::new();
         for pmid in pmids {
             let Some(m) = self.index.get(pmid).and_then(|&i| self.metrics.get_mut(i)) else { continue };
             let b = m.binding.get_mut().unwrap_or_else(PoisonError::into_inner);
             if matches!(b, Binding::Bound(_)) {
                 if let Binding::Bound(ev) = std::mem::replace(b, Binding::Lent) {
-                    out.push(*ev);
+                    out.push(ev);
                 }
             }
         }
@@ -271,11 +273,12 @@ impl Bound {
     }
 
     /// Put evaluators lent out back in their place.
-    pub(crate) fn restore(&mut self, evaluators: Vec<Evaluator>) {
+    #[allow(clippy::vec_box)]
+    pub(crate) fn restore(&mut self, evaluators: Vec<Box<Evaluator>>) {
         for ev in evaluators {
             if let Some(&i) = self.index.get(&ev.pmid()) {
                 if let Some(m) = self.metrics.get_mut(i) {
-                    *m.binding.get_mut().unwrap_or_else(PoisonError::into_inner) = Binding::Bound(Box::new(ev));
+                    *m.binding.get_mut().unwrap_or_else(PoisonError::into_inner) = Binding::Bound(ev);
                 }
             }
         }
