@@ -860,9 +860,33 @@ impl Report {
         if !self.stamps {
             return Ok(());
         }
-        let Ok(tm) = self.zone.localtime(t.sec) else { return Ok(()) };
+        // (pmLocaltime fails where the year does not fit)
+        let Some(tm) = self.zone.localtime_c(t.sec).filter(|tm| tm.year.checked_add(1900).is_some()) else {
+            return Ok(());
+        };
         if self.xflag == 0 {
-            return write!(out, "{:02}:{:02}:{:02}.{:03}", tm.hour, tm.min, tm.sec, t.nsec / 1_000_000);
+            let ms = i64::from(t.nsec / 1_000_000);
+            // (the common case, each sample's, without the formatting machinery)
+            let digit = |v: i64| b'0' + v.rem_euclid(10) as u8;
+            let two = |v: i32| [digit(i64::from(v) / 10), digit(v.into())];
+            if (0..60).contains(&tm.sec) && (0..1000).contains(&ms) {
+                let ([h1, h2], [m1, m2], [s1, s2]) = (two(tm.hour), two(tm.min), two(tm.sec));
+                return out.write_all(&[
+                    h1,
+                    h2,
+                    b':',
+                    m1,
+                    m2,
+                    b':',
+                    s1,
+                    s2,
+                    b'.',
+                    digit(ms / 100),
+                    digit(ms / 10),
+                    digit(ms),
+                ]);
+            }
+            return write!(out, "{:02}:{:02}:{:02}.{:03}", tm.hour, tm.min, tm.sec, ms);
         }
         let ctime = self.zone.ctime(t.sec).unwrap_or_default();
         let ddmm = ctime.get(..10).unwrap_or("");

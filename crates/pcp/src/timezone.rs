@@ -291,7 +291,8 @@ impl Zone {
     /// `localtime`: the local time `sec` seconds after the epoch.
     #[doc(alias = "pmLocaltime")]
     pub fn localtime(&self, sec: i64) -> PmResult<Tm> {
-        let (c, gmtoff, abbrev) = self.breakdown(sec).ok_or(PmError::PM_ERR_GENERIC)?;
+        let (c, ltt) = self.breakdown(sec).ok_or(PmError::PM_ERR_GENERIC)?;
+        let (gmtoff, abbrev) = (ltt.ut_offset(), ltt.time_zone_designation().to_string());
         let year = c.year.checked_add(1900).ok_or(PmError::PM_ERR_GENERIC)?;
         Ok(Tm {
             year,
@@ -313,7 +314,7 @@ impl Zone {
     /// `int`. Between a zoneinfo file's transitions the file decides;
     /// after the last one (and always, for a POSIX TZ string) the zone's
     /// rule is evaluated as glibc does it, quirks included.
-    fn breakdown(&self, t: i64) -> Option<(CTm, i32, String)> {
+    fn breakdown(&self, t: i64) -> Option<(CTm, tz::LocalTimeType)> {
         let tz = self.tz.as_ref();
         let rule = tz.extra_rule().as_ref().filter(|_| match tz.transitions().last() {
             Some(last) => t >= last.unix_leap_time(),
@@ -332,13 +333,13 @@ impl Zone {
         };
         let mut c = offtime(t, ltt.ut_offset().into())?;
         c.isdst = i32::from(isdst);
-        Some((c, ltt.ut_offset(), ltt.time_zone_designation().to_string()))
+        Some((c, ltt))
     }
 
     /// `localtime` as a C `struct tm`; `None` where glibc's would fail
     /// (the year does not fit).
     pub fn localtime_c(&self, sec: i64) -> Option<CTm> {
-        self.breakdown(sec).map(|(c, _, _)| c)
+        self.breakdown(sec).map(|(c, _)| c)
     }
 
     /// `mktime` as glibc 2.36 computes it: the instant whose local time in
