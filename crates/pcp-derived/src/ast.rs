@@ -51,7 +51,7 @@ pub enum Node {
     /// [`Node::NoValue`].
     Ternary(NodeId, NodeId, NodeId),
     /// `novalue(...)`, only ever a branch of a ternary.
-    NoValue(Metadata),
+    NoValue(Box<Metadata>),
     /// A function of one operand. `avg`, `count`, `max`, `min`, `sum` and
     /// `defined` always have a [`Node::Name`] operand.
     Func(Func, NodeId),
@@ -71,7 +71,7 @@ pub struct Constant {
     /// The number as written.
     pub text: String,
     /// The metadata of a `mkconst()`; `None` for a bare number.
-    pub meta: Option<Metadata>,
+    pub meta: Option<Box<Metadata>>,
 }
 
 /// Metadata given as `tag=value` parameters of `mkconst()` or `novalue()`;
@@ -340,5 +340,18 @@ impl fmt::Display for Expr {
             todo.extend(pieces.into_iter().rev());
         }
         f.write_str(&out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_stay_small() {
+        // a configuration of 1,000 metrics holds some thousands of nodes;
+        // the rare metadata of mkconst() and novalue() lives in a box
+        let size = std::mem::size_of::<Node>();
+        assert!(size <= 40, "a Node takes {size} bytes");
     }
 }

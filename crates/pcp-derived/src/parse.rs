@@ -332,10 +332,10 @@ impl<'t> Parser<'t, '_> {
                 self.message = Some(b"novalue() may appear at most once in a ternary expression".to_vec());
                 return Err(Stop::Unwind);
             }
-            Act::NoValue => self.node(Node::NoValue(Metadata::default())),
+            Act::NoValue => self.node(Node::NoValue(Box::default())),
             Act::NoValueSpecs => {
                 let m = std::mem::take(&mut self.spec);
-                self.node(Node::NoValue(m))
+                self.node(Node::NoValue(Box::new(m)))
             }
             Act::Regexpr => {
                 let invert = matches!(next(), Val::Bang(true));
@@ -366,7 +366,7 @@ impl<'t> Parser<'t, '_> {
                 let number = text(next());
                 let meta = std::mem::take(&mut self.spec);
                 if act == Act::MkConstInt {
-                    self.node(Node::Integer(Constant { text: number, meta: Some(meta) }))
+                    self.node(Node::Integer(Constant { text: number, meta: Some(Box::new(meta)) }))
                 } else {
                     let ty = meta.ty.unwrap_or(MetricType::DOUBLE);
                     if ty != MetricType::DOUBLE && ty != MetricType::FLOAT {
@@ -374,7 +374,7 @@ impl<'t> Parser<'t, '_> {
                         self.set_message(m.into_bytes());
                         return Err(Stop::Abort);
                     }
-                    self.node(Node::Double(Constant { text: number, meta: Some(meta) }))
+                    self.node(Node::Double(Constant { text: number, meta: Some(Box::new(meta)) }))
                 }
             }
             Act::SpecMore | Act::SpecOne => Val::None,
