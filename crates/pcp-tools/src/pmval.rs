@@ -860,10 +860,7 @@ impl Report {
         if !self.stamps {
             return Ok(());
         }
-        // (pmLocaltime fails where the year does not fit)
-        let Some(tm) = self.zone.localtime_c(t.sec).filter(|tm| tm.year.checked_add(1900).is_some()) else {
-            return Ok(());
-        };
+        let Ok(tm) = self.zone.local_clock(t.sec) else { return Ok(()) };
         if self.xflag == 0 {
             let ms = i64::from(t.nsec / 1_000_000);
             // (the common case, each sample's, without the formatting machinery)

@@ -291,11 +291,10 @@ impl Zone {
     /// `localtime`: the local time `sec` seconds after the epoch.
     #[doc(alias = "pmLocaltime")]
     pub fn localtime(&self, sec: i64) -> PmResult<Tm> {
-        let (c, ltt) = self.breakdown(sec).ok_or(PmError::PM_ERR_GENERIC)?;
+        let (c, ltt) = self.pm_breakdown(sec)?;
         let (gmtoff, abbrev) = (ltt.ut_offset(), ltt.time_zone_designation().to_string());
-        let year = c.year.checked_add(1900).ok_or(PmError::PM_ERR_GENERIC)?;
         Ok(Tm {
-            year,
+            year: c.year + 1900,
             month: (c.mon + 1) as u8,
             mday: c.mday as u8,
             hour: c.hour as u8,
@@ -307,6 +306,22 @@ impl Zone {
             gmtoff,
             abbrev,
         })
+    }
+
+    /// [`Zone::localtime`] as a C `struct tm`, without the zone's name (for
+    /// callers that want only the date and time of day, often): fails
+    /// where `localtime` does.
+    #[doc(alias = "pmLocaltime")]
+    pub fn local_clock(&self, sec: i64) -> PmResult<CTm> {
+        self.pm_breakdown(sec).map(|(c, _)| c)
+    }
+
+    /// [`Zone::breakdown`], failing also where the full year does not fit
+    /// [`Tm::year`].
+    fn pm_breakdown(&self, sec: i64) -> PmResult<(CTm, tz::LocalTimeType)> {
+        let (c, ltt) = self.breakdown(sec).ok_or(PmError::PM_ERR_GENERIC)?;
+        c.year.checked_add(1900).ok_or(PmError::PM_ERR_GENERIC)?;
+        Ok((c, ltt))
     }
 
     /// glibc's `localtime`: the broken-down local time, its UTC offset and
