@@ -214,43 +214,41 @@ impl MetaIndex {
         upto.checked_sub(1).map(|k| hist.set(k)).ok_or(PmError::PM_ERR_INDOM_LOG)
     }
 
+    /// The history the `pm*InDomArchive` calls search: `PM_ERR_INDOM` for
+    /// `PM_INDOM_NULL`, `PM_ERR_INDOM_LOG` for an instance domain never
+    /// logged.
+    fn archive_history(&self, indom: InDom) -> PmResult<&History> {
+        if indom == InDom::NULL {
+            return Err(PmError::PM_ERR_INDOM);
+        }
+        self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)
+    }
+
     /// `pmGetInDomArchive`: every instance `indom` ever had, each once,
     /// newest sets first (libpcp's order), with the name it had there.
     #[doc(alias = "pmGetInDomArchive")]
     pub fn indom_union(&self, indom: InDom) -> PmResult<(Vec<i32>, Vec<Vec<u8>>)> {
-        if indom == InDom::NULL {
-            return Err(PmError::PM_ERR_INDOM);
-        }
-        let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
+        let hist = self.archive_history(indom)?;
         Ok(union(hist).map(|(set, k)| (set.ids[k], set.names[k].to_vec())).unzip())
     }
 
     /// [`MetaIndex::indom_union`] without the names.
     pub fn indom_union_ids(&self, indom: InDom) -> PmResult<Vec<i32>> {
-        if indom == InDom::NULL {
-            return Err(PmError::PM_ERR_INDOM);
-        }
-        let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
+        let hist = self.archive_history(indom)?;
         Ok(union(hist).map(|(set, k)| set.ids[k]).collect())
     }
 
     /// `pmLookupInDomArchive`: an instance by name in any set, newest first.
     #[doc(alias = "pmLookupInDomArchive")]
     pub fn lookup_inst_any(&self, indom: InDom, name: &[u8]) -> PmResult<i32> {
-        if indom == InDom::NULL {
-            return Err(PmError::PM_ERR_INDOM);
-        }
-        let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
+        let hist = self.archive_history(indom)?;
         hist.newest_first().find_map(|s| s.lookup(name)).ok_or(PmError::PM_ERR_INST_LOG)
     }
 
     /// `pmNameInDomArchive`: an instance's name from the newest set having it.
     #[doc(alias = "pmNameInDomArchive")]
     pub fn name_inst_any(&self, indom: InDom, inst: i32) -> PmResult<&[u8]> {
-        if indom == InDom::NULL {
-            return Err(PmError::PM_ERR_INDOM);
-        }
-        let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
+        let hist = self.archive_history(indom)?;
         hist.newest_first().find_map(|s| s.name_of(inst)).ok_or(PmError::PM_ERR_INST_LOG)
     }
 

@@ -106,7 +106,9 @@ impl Replay {
 
     /// Start replaying several archives as one context (see
     /// [`ArchiveSet`]), positioned at the start of the first, in `Forw`
-    /// mode; checking labels' feature bits or not.
+    /// mode; checking labels' feature bits or not. Their metadata is
+    /// indexed here, with [`MetaIndex::build_all`]'s errors (conflicting
+    /// descriptors, an archive without any).
     #[doc(alias = "pmNewContext")]
     pub fn with_archives(archives: ArchiveSet, check_features: bool) -> Result<Replay, PmError> {
         let meta = Arc::new(MetaIndex::build_all(archives.meta_in_load_order())?);

@@ -51,8 +51,8 @@ impl ArchiveSource {
         };
         let meta = Arc::new(MetaIndex::build_all(archives.meta_in_load_order())?);
         let labels = LabelIndex::build_all(archives.meta_in_load_order())?;
-        // the indexes hold all the records have to say (the replay too
-        // reads them)
+        // the indexes hold all the records have to say (the replay reads
+        // the metadata index too): the records go
         archives.retain_meta(|_| false);
         Ok(ArchiveSource { archives, replay: None, check_features, meta, labels })
     }
@@ -88,9 +88,14 @@ impl ArchiveSource {
     /// The replay state: mode, position, fetches (set up on first use).
     pub fn replay(&mut self) -> PmResult<&mut Replay> {
         if self.replay.is_none() {
-            self.replay = Some(Replay::with_index(self.archives.clone(), self.check_features, Arc::clone(&self.meta))?);
+            self.replay = Some(self.new_replay()?);
         }
         self.replay.as_mut().ok_or(PmError::PM_ERR_NOCONTEXT)
+    }
+
+    /// A replay of the archives from their start, over this metadata.
+    fn new_replay(&self) -> PmResult<Replay> {
+        Replay::with_index(self.archives.clone(), self.check_features, Arc::clone(&self.meta))
     }
 
     /// Its metadata.
@@ -118,7 +123,7 @@ impl ArchiveSource {
     /// boundaries.
     pub fn scan_forward(&self, from: Timestamp, mut f: impl FnMut(FetchResult) -> ControlFlow<()>) -> PmResult<()> {
         if self.archives.len() > 1 {
-            let mut replay = Replay::with_index(self.archives.clone(), self.check_features, Arc::clone(&self.meta))?;
+            let mut replay = self.new_replay()?;
             replay.set_mode(Mode::Forw, from, 0)?;
             loop {
                 if f(replay.fetch_archive()?).is_break() {
