@@ -1557,22 +1557,20 @@ fn plain_layout(body: &[u8], first: usize, numpmid: usize, index: &mut Vec<(u32,
             // the values after this one whose blocks follow on from its
             // block with the same header (type and length; in most sets
             // all of them) pass as it did: found by comparing words
-            let rest = &list[j..];
-            let stride = next - boff;
-            let last = (rest.len() / 8).saturating_sub(1) * stride;
-            let events = matches!(hdr >> 24, 9 | 10);
-            if let Some(blocks) = (!rest.is_empty() && !events).then(|| body.get(next - 12..next - 8 + last)).flatten()
-            {
+            if !matches!(hdr >> 24, 9 | 10) {
+                let stride = next - boff;
                 let head = hdr.to_be_bytes();
-                let mut alike = 0;
-                for (value, block) in rest.chunks_exact(8).zip(blocks.chunks(stride)) {
-                    if word(&value[4..]) as usize * 4 != next || block[..4] != head[..] {
+                for value in list[j..].chunks_exact(8) {
+                    if word(&value[4..]) as usize * 4 != next {
                         break;
                     }
+                    match body.get(next - 12..next - 8) {
+                        Some(h) if *h == head => {}
+                        _ => break,
+                    }
                     next += stride;
-                    alike += 1;
+                    j += 8;
                 }
-                j += alike * 8;
             }
         }
     }
