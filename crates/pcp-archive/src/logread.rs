@@ -446,6 +446,11 @@ impl Cursor {
         }
     }
 
+    /// Is this volume being read ahead ([`Cursor::fill_ahead`])?
+    pub fn reading_ahead(&self) -> bool {
+        self.ahead.is_some()
+    }
+
     pub fn tell(&self) -> i64 {
         self.pos
     }

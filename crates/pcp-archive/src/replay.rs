@@ -171,6 +171,13 @@ impl Replay {
         &self.archives
     }
 
+    /// Is the open volume being read ahead on a thread of its own (a
+    /// plain volume read forwards, with much of it left)? A diagnostic,
+    /// for tests and benchmarks: the results are the same either way.
+    pub fn reading_ahead(&self) -> bool {
+        self.log.mfp.as_ref().is_some_and(|c| c.reading_ahead())
+    }
+
     /// The current mode.
     pub fn mode(&self) -> Mode {
         self.mode

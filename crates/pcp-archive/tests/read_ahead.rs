@@ -1,7 +1,7 @@
 //! A plain volume big enough to be read ahead on a thread of its own
-//! (logread's `Cursor` starts that a megabyte or more from the end) reads
-//! forwards record for record as it reads backwards, which never reads
-//! ahead.
+//! (logread's `Cursor` starts that with 8 MB or more of the volume left)
+//! reads forwards record for record as it reads backwards, which never
+//! reads ahead; the tests that say so check that reading ahead happened.
 //!
 //! The archive is made here from the `v3` fixture: its metadata as they
 //! are, and a data volume of its label followed by its records over and
@@ -11,6 +11,10 @@ use pcp_archive::archive::Archive;
 use pcp_archive::{Mode, Replay};
 use pcp_core::{PmError, Timestamp};
 use std::path::Path;
+
+/// Megabytes of records in a volume meant to be read ahead: more than
+/// the 8 MB left that reading ahead starts with.
+const AHEAD_MB: usize = 10;
 
 /// The fixture's volume as (label record, data records), each record
 /// whole (its length words included).
@@ -38,7 +42,7 @@ fn shift(rec: &mut [u8], by: u64) {
 /// Two directories, `plain` and `xz`, each with the `v3` fixture's
 /// metadata as `a.meta`, for volumes made of the fixture's records (its
 /// label and records given, and how many copies of the records make
-/// about 3 MB).
+/// about `mb` megabytes).
 struct Twins {
     dir: std::path::PathBuf,
     plain: std::path::PathBuf,
@@ -49,7 +53,7 @@ struct Twins {
 }
 
 impl Twins {
-    fn new(tag: &str) -> Twins {
+    fn new(tag: &str, mb: usize) -> Twins {
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
         let (label, recs) = records(&std::fs::read(fixtures.join("v3.0")).unwrap());
         let meta = std::fs::read(fixtures.join("v3.meta")).unwrap();
@@ -59,15 +63,19 @@ impl Twins {
             std::fs::create_dir_all(d).unwrap();
             std::fs::write(d.join("a.meta"), &meta).unwrap();
         }
-        let copies = 3 * 1024 * 1024 / recs.iter().map(Vec::len).sum::<usize>() + 1;
+        let copies = mb * 1024 * 1024 / recs.iter().map(Vec::len).sum::<usize>() + 1;
         Twins { dir, plain, xz, label, recs, copies }
     }
 }
 
-fn all(replay: &mut Replay) -> Vec<String> {
+/// Every result from the replay's position on, in its mode; whether the
+/// volume was read ahead at any of them is or-ed into `read_ahead`.
+fn all(replay: &mut Replay, read_ahead: &mut bool) -> Vec<String> {
     let mut out = Vec::new();
     loop {
-        match replay.fetch_archive() {
+        let r = replay.fetch_archive();
+        *read_ahead |= replay.reading_ahead();
+        match r {
             Ok(r) => out.push(format!("{r:?}")),
             Err(e) => {
                 assert_eq!(e, PmError::PM_ERR_EOL);
@@ -85,7 +93,8 @@ fn forwards_read_ahead_matches_backwards() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(fixtures.join("v3.meta"), dir.join("big.meta")).unwrap();
     let mut volume = label;
-    let copies = 3 * 1024 * 1024 / recs.iter().map(Vec::len).sum::<usize>() + 1;
+    // big enough to be read ahead
+    let copies = AHEAD_MB * 1024 * 1024 / recs.iter().map(Vec::len).sum::<usize>() + 1;
     for copy in 0..copies as u64 {
         for r in &recs {
             let mut r = r.clone();
@@ -98,10 +107,12 @@ fn forwards_read_ahead_matches_backwards() {
 
     let mut replay = Replay::new(Archive::open(&base).unwrap()).unwrap();
     replay.set_mode(Mode::Forw, Timestamp { sec: 0, nsec: 0 }, 0).unwrap();
-    let forwards = all(&mut replay);
+    let mut read_ahead = false;
+    let forwards = all(&mut replay, &mut read_ahead);
+    assert!(read_ahead, "the volume was not read ahead");
     let end = replay.end().unwrap();
     replay.set_mode(Mode::Back, end, 0).unwrap();
-    let mut backwards = all(&mut replay);
+    let mut backwards = all(&mut replay, &mut read_ahead);
     backwards.reverse();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(forwards.len(), copies * recs.len());
@@ -114,7 +125,7 @@ fn forwards_read_ahead_matches_backwards() {
 /// forwards, backwards and interpolated.
 #[test]
 fn xz_volumes_replay_as_plain_ones() {
-    let Twins { dir, plain, xz, label, recs, copies } = Twins::new("xz-volumes");
+    let Twins { dir, plain, xz, label, recs, copies } = Twins::new("xz-volumes", 3);
     for vol in 0..3u32 {
         // the label names its volume (the word after the start time)
         let mut volume = label.clone();
@@ -145,10 +156,11 @@ fn xz_volumes_replay_as_plain_ones() {
         assert!(!pmids.is_empty());
         let mut replay = Replay::new(archive).unwrap();
         replay.set_mode(Mode::Forw, Timestamp { sec: 0, nsec: 0 }, 0).unwrap();
-        let forwards = all(&mut replay);
+        let mut read_ahead = false;
+        let forwards = all(&mut replay, &mut read_ahead);
         let end = replay.end().unwrap();
         replay.set_mode(Mode::Back, end, 0).unwrap();
-        let backwards = all(&mut replay);
+        let backwards = all(&mut replay, &mut read_ahead);
         // a sample every 20 minutes, from the start on
         replay.set_mode(Mode::Interp, start, 1_200_000_000_000).unwrap();
         let mut interp = Vec::new();
@@ -181,7 +193,7 @@ fn xz_volumes_replay_as_plain_ones() {
 /// same results and the same errors in the same places.
 #[test]
 fn damaged_records_read_ahead_as_read_otherwise() {
-    let Twins { dir, plain, xz, label, recs, copies } = Twins::new("damaged-ahead");
+    let Twins { dir, plain, xz, label, recs, copies } = Twins::new("damaged-ahead", AHEAD_MB);
     let mut volume = label;
     let mut damaged = 0;
     for copy in 0..copies as u64 {
@@ -207,9 +219,12 @@ fn damaged_records_read_ahead_as_read_otherwise() {
         let mut replay = Replay::new(Archive::open(&base.to_string_lossy()).unwrap()).unwrap();
         replay.set_mode(Mode::Forw, Timestamp { sec: 0, nsec: 0 }, 0).unwrap();
         let mut out = Vec::new();
+        let mut read_ahead = false;
         // until the end, or an error that does not go away
         while out.len() < 4 * copies * recs.len() {
-            match replay.fetch_archive() {
+            let r = replay.fetch_archive();
+            read_ahead |= replay.reading_ahead();
+            match r {
                 Ok(r) => out.push(format!("{r:?}")),
                 Err(PmError::PM_ERR_EOL) => break,
                 Err(e) => {
@@ -220,12 +235,13 @@ fn damaged_records_read_ahead_as_read_otherwise() {
                 }
             }
         }
-        out
+        (out, read_ahead)
     };
-    let want = forwards(&xz.join("a"));
-    let got = forwards(&plain.join("a"));
+    let (want, xz_read_ahead) = forwards(&xz.join("a"));
+    let (got, plain_read_ahead) = forwards(&plain.join("a"));
     std::fs::remove_dir_all(&dir).unwrap();
     let errors = want.iter().filter(|o| o.starts_with("error")).count();
+    assert!(plain_read_ahead && !xz_read_ahead, "read ahead: plain {plain_read_ahead}, xz {xz_read_ahead}");
     assert!(damaged > 20 && errors > 0, "{damaged} {errors}");
     assert!(want.len() > copies * recs.len() / 2, "{}", want.len());
     assert_eq!(got.len(), want.len());
