@@ -433,6 +433,34 @@ done
 # and the multi-archive series above, each read as one context
 scripts/replay-sweep.sh $replay_paths $multi_paths
 
+echo "== a plain volume read ahead: the tools against the C tools over a pmlogger archive of 10 MB or more"
+# a plain volume with 8 MB or more left to read forwards is read ahead on
+# a thread of its own, which checks its records too; no QA archive has
+# one so big, so pmlogger logs one here (Linux, pmcd and sample metrics
+# every 20 ms, about 80 KB a record), twice as many samples until the
+# volume is 10 MB or more
+mkdir -p "$work/ahead"
+printf 'log mandatory on 20 msec {\n kernel\n mem\n disk\n network\n hinv\n pmcd\n sample\n}\n' >"$work/ahead/config"
+samples=250
+while :; do
+    rm -f "$work/ahead"/a.*
+    (cd "$work/ahead" && PCP_DERIVED_CONFIG= pmlogger -V 3 -c config -s "$samples" a >/dev/null 2>&1) || true
+    size=$(stat -c %s "$work/ahead/a.0" 2>/dev/null || echo 0)
+    [ "$size" -ge $((10 * 1024 * 1024)) ] && break
+    if [ "$samples" -ge 4000 ]; then
+        echo "pmlogger wrote $size bytes in $samples samples: too little to read ahead" >&2
+        exit 1
+    fi
+    samples=$((samples * 2))
+done
+ahead=$work/ahead/a
+same_as_c pmval -a "$ahead" -t 0.05 kernel.all.load
+same_as_c pmval -a "$ahead" -t 0.1 disk.dev.read
+same_as_c pmval -a "$ahead" -t 0.05 -r sample.longlong.bin_ctr
+same_as_c pmval -U "$ahead" kernel.all.load
+same_as_c pmdumplog -a "$ahead" kernel.all.load sample.bin
+echo "read ahead over $((size / 1024 / 1024)) MB ($samples samples): 5 runs agree"
+
 echo "== derived metrics: the stock configurations over PCP's QA archives"
 # $PCP_VAR_DIR/config/derived (cpu-util, iostat, proc, mssql, ...): names,
 # descriptors, help text and the first values, bound as libpcp binds them
