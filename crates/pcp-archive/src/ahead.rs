@@ -189,7 +189,7 @@ impl Ahead {
             while at < size {
                 // a window given back is read over as it is: only bytes
                 // past its length are zeroed first (zeroing a whole window
-                // each time cost a quarter of what reading it did)
+                // each time cost nearly a third of what reading it did)
                 let mut buf = back.try_recv().unwrap_or_default();
                 let have = carry.len();
                 let want = ((size - at).min(WINDOW as u64) as usize).max(have);
