@@ -222,15 +222,26 @@ fn push_fixed_quick(out: &mut String, a: f64, prec: usize) -> bool {
     if (frac - 0.5).abs() < 1e-3 {
         return false;
     }
-    // below 2^40 + 1: exact in a u64
-    let n = whole as u64 + u64::from(frac > 0.5);
-    let digits = n.to_string();
+    // below 2^40 + 1: exact in a u64, at most 13 digits
+    let mut n = whole as u64 + u64::from(frac > 0.5);
+    let mut buf = [0u8; 20];
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // ASCII digits
+    let digits = std::str::from_utf8(&buf[at..]).unwrap_or_default();
     if prec == 0 {
-        out.push_str(&digits);
+        out.push_str(digits);
     } else if digits.len() <= prec {
         out.push_str("0.");
         out.extend(std::iter::repeat_n('0', prec - digits.len()));
-        out.push_str(&digits);
+        out.push_str(digits);
     } else {
         let (int, fraction) = digits.split_at(digits.len() - prec);
         out.push_str(int);
@@ -253,8 +264,17 @@ fn push_number(out: &mut String, spec: &FloatSpec, a: f64, prec: usize) {
             }
         }
         b'e' => {
-            let (digits, exp) = sci_digits(a, prec);
-            push_e_style(out, &digits, exp, spec.alt, upper);
+            // Rust writes e.g. "1.2345e-7" or "5e0": C's digits, then its
+            // own exponent
+            let start = out.len();
+            let _ = write!(out, "{a:.prec$e}");
+            let e = out[start..].rfind('e').map_or(out.len(), |e| start + e);
+            let exp = out[e..].get(1..).and_then(|x| x.parse().ok()).unwrap_or(0);
+            out.truncate(e);
+            if prec == 0 && spec.alt {
+                out.push('.');
+            }
+            push_exponent(out, exp, upper);
         }
         _ => {
             // %g: P significant digits (P = 1 for a precision of 0); the
@@ -295,6 +315,13 @@ fn push_number(out: &mut String, spec: &FloatSpec, a: f64, prec: usize) {
 #[doc(alias = "printf")]
 #[doc(alias = "snprintf")]
 pub fn format_f64(spec: &FloatSpec, v: f64) -> String {
+    let mut out = String::new();
+    push_f64(&mut out, spec, v);
+    out
+}
+
+/// [`format_f64`], appended to `out`.
+pub fn push_f64(out: &mut String, spec: &FloatSpec, v: f64) {
     let sign = if v.is_sign_negative() {
         "-" // also for -0.0 and a NaN with its sign bit set ("-nan")
     } else if spec.plus {
@@ -306,33 +333,37 @@ pub fn format_f64(spec: &FloatSpec, v: f64) -> String {
     };
     let width = spec.width.min(MAX_FIELD);
     let prec = spec.precision.unwrap_or(6).min(MAX_FIELD);
-    let mut body = String::new();
+    let start = out.len();
+    out.push_str(sign);
+    let body = out.len();
     if v.is_finite() {
-        push_number(&mut body, spec, v.abs(), prec);
+        push_number(out, spec, v.abs(), prec);
     } else {
-        body.push_str(match (v.is_nan(), spec.conv.is_ascii_uppercase()) {
+        out.push_str(match (v.is_nan(), spec.conv.is_ascii_uppercase()) {
             (true, false) => "nan",
             (true, true) => "NAN",
             (false, false) => "inf",
             (false, true) => "INF",
         });
     }
-    let fill = width.saturating_sub(sign.len() + body.len());
-    let mut out = String::with_capacity(fill + sign.len() + body.len());
-    if spec.left {
-        out.push_str(sign);
-        out.push_str(&body);
-        out.extend(std::iter::repeat_n(' ', fill));
-    } else if spec.zero && v.is_finite() {
-        out.push_str(sign);
-        out.extend(std::iter::repeat_n('0', fill));
-        out.push_str(&body);
-    } else {
-        out.extend(std::iter::repeat_n(' ', fill));
-        out.push_str(sign);
-        out.push_str(&body);
+    let fill = width.saturating_sub(out.len() - start);
+    if fill == 0 {
+        return;
     }
-    out
+    if spec.left {
+        out.extend(std::iter::repeat_n(' ', fill));
+    } else {
+        // the padding goes before the sign, or with zeros after it
+        const SPACES: &str = "                                ";
+        const ZEROS: &str = "00000000000000000000000000000000";
+        let (at, pad) = if spec.zero && v.is_finite() { (body, ZEROS) } else { (start, SPACES) };
+        let mut fill = fill;
+        while fill > 0 {
+            let k = fill.min(pad.len());
+            out.insert_str(at, &pad[..k]);
+            fill -= k;
+        }
+    }
 }
 
 /// `snprintf(buf, fmt, star..., v)` for a format that is exactly one float
@@ -352,6 +383,21 @@ pub fn sprintf_f64(fmt: &str, star: &[i32], v: f64) -> Option<String> {
 #[doc(alias = "sprintf")]
 pub fn sprintf_f64_text(fmt: &str, star: &[i32], v: f64) -> Option<String> {
     let mut out = String::with_capacity(fmt.len() + 24);
+    push_f64_text(&mut out, fmt, star, v).then_some(out)
+}
+
+/// [`sprintf_f64_text`], appended to `out`; `false` (and `out` as it was)
+/// for a format it does not take.
+pub fn push_f64_text(out: &mut String, fmt: &str, star: &[i32], v: f64) -> bool {
+    let start = out.len();
+    let done = push_f64_text_at(out, fmt, star, v).is_some();
+    if !done {
+        out.truncate(start);
+    }
+    done
+}
+
+fn push_f64_text_at(out: &mut String, fmt: &str, star: &[i32], v: f64) -> Option<()> {
     let mut star = star.iter().copied();
     let mut converted = false;
     let mut rest = fmt;
@@ -365,14 +411,14 @@ pub fn sprintf_f64_text(fmt: &str, star: &[i32], v: f64) -> Option<String> {
             return None;
         } else {
             let (spec, used) = parse_spec(rest.as_bytes(), &mut star)?;
-            out.push_str(&format_f64(&spec, v));
+            push_f64(out, &spec, v);
             // `used` ends just after an ASCII letter, so it is a char boundary
             rest = rest.get(used..)?;
             converted = true;
         }
     }
     out.push_str(rest);
-    converted.then_some(out)
+    converted.then_some(())
 }
 
 #[cfg(test)]

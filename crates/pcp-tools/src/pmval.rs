@@ -32,13 +32,14 @@ use pcp::spec::{MetricSpec, SpecSource};
 use pcp::timeparse::PM_MAX_TIME_T;
 use pcp::timezone::Zone;
 use pcp::Context;
-use pcp_core::cfmt::sprintf_f64_text;
+use pcp_core::cfmt::push_f64_text;
 use pcp_core::value::extract_value;
 use pcp_core::{
     Desc, FetchResult, InDom, InstValue, MetricType, PmError, PmId, Semantics, Timestamp, Value, ValueSet, PM_IN_NULL,
 };
 use pcp_pmns::cpp::{Files, OsFiles};
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::io::Write;
 
 /// Run `pmval` with `args` (including the program name).
@@ -471,7 +472,9 @@ fn main(
     }
     if samples > 1 && (!is_archive || amode == Mode::Interp) {
         let iv = interval_ns as f64 / 1e9;
-        out.write_all(sprintf_f64_text("interval:  %1.2f sec\n", &[], iv).unwrap_or_default().as_bytes())?;
+        out.write_all(
+            pcp_core::cfmt::sprintf_f64_text("interval:  %1.2f sec\n", &[], iv).unwrap_or_default().as_bytes(),
+        )?;
     }
 
     // live, the first sample waits for the window's start
@@ -957,12 +960,14 @@ impl Report {
     // a NaN fails every comparison and falls to the last format, as in C:
     // a range test would change that
     #[allow(clippy::manual_range_contains)]
-    fn real(&self, v: f64, sem: Semantics, minwidth: i32) -> String {
+    fn real(&self, text: &mut String, v: f64, sem: Semantics, minwidth: i32) {
         if v < 0.0 && sem == Semantics::COUNTER {
-            return format!("{:>w$}", "!", w = minwidth.max(0) as usize);
+            let _ = write!(text, "{:>w$}", "!", w = minwidth.max(0) as usize);
+            return;
         }
         if self.fixed != -1 {
-            return sprintf_f64_text("%*.*f", &[minwidth, self.fixed], v).unwrap_or_default();
+            push_f64_text(text, "%*.*f", &[minwidth, self.fixed], v);
+            return;
         }
         let (fmt, w) = if v == 0.0 {
             ("%*.0f.0   ", minwidth - 5)
@@ -979,53 +984,58 @@ impl Report {
         } else {
             ("%*.0f.    ", minwidth - 5)
         };
-        sprintf_f64_text(fmt, &[w], v).unwrap_or_default()
+        push_f64_text(text, fmt, &[w], v);
     }
 
-    /// One value as pmval prints it: reals through `printreal`, the rest
-    /// through `pmPrintValue`.
-    fn value(&self, v: &InstValue, minwidth: i32) -> Vec<u8> {
+    /// One value as pmval prints it, appended to `line`: reals through
+    /// `printreal` (made in `text`), the rest through `pmPrintValue`.
+    fn value(&self, line: &mut Vec<u8>, text: &mut String, v: &InstValue, minwidth: i32) {
         if matches!(self.desc.ty, MetricType::FLOAT | MetricType::DOUBLE) {
             let d = extract_value(&v.value, self.desc.ty, MetricType::DOUBLE).ok().and_then(|a| a.as_f64());
-            return self.real(d.unwrap_or(0.0), self.desc.sem, minwidth).into_bytes();
+            text.clear();
+            self.real(text, d.unwrap_or(0.0), self.desc.sem, minwidth);
+            line.extend_from_slice(text.as_bytes());
+            return;
         }
-        let mut text = Vec::new();
-        let _ = pcp_core::format::print_value(&mut text, &v.value, self.desc.ty, minwidth);
-        text
+        let _ = pcp_core::format::print_value(line, &v.value, self.desc.ty, minwidth);
     }
 
     /// pmval's `printvals`.
     fn print_vals(&self, out: &mut dyn Write, vs: &ValueSet) -> std::io::Result<()> {
         let values: &[InstValue] = vs.values.as_deref().unwrap_or(&[]);
         let cols = self.cols.max(0) as usize;
+        // (the line made here, and written at once)
+        let mut line = Vec::with_capacity(128);
+        let mut text = String::with_capacity(32);
         if self.desc.indom.is_null() {
             if values.len() == 1 {
-                out.write_all(&self.value(&values[0], self.cols))?;
+                self.value(&mut line, &mut text, &values[0], self.cols);
             } else {
-                write!(out, "{:>cols$}", "?")?;
+                write!(line, "{:>cols$}", "?")?;
             }
-            return writeln!(out);
+            line.push(b'\n');
+            return out.write_all(&line);
         }
         for p in &self.ipairs {
             match values.iter().find(|v| v.inst == p.id) {
-                Some(v) => out.write_all(&self.value(v, self.cols))?,
-                None => write!(out, "{:>cols$}", "?")?,
+                Some(v) => self.value(&mut line, &mut text, v, self.cols),
+                None => write!(line, "{:>cols$}", "?")?,
             }
-            write!(out, " ")?;
+            line.push(b' ');
         }
-        writeln!(out)?;
+        line.push(b'\n');
         for v in values {
             if self.iall && !self.ipairs.iter().any(|p| p.id == v.inst) {
-                write!(out, "Warning: value=")?;
-                out.write_all(&self.value(v, 1))?;
-                writeln!(out, ", but instance={} is unknown", v.inst)?;
+                line.extend_from_slice(b"Warning: value=");
+                self.value(&mut line, &mut text, v, 1);
+                writeln!(line, ", but instance={} is unknown", v.inst)?;
             }
         }
-        Ok(())
+        out.write_all(&line)
     }
 
-    /// pmval's `printrate`.
-    fn rate(&self, a: &InstValue, b: &InstValue, delta: f64, minwidth: i32) -> String {
+    /// pmval's `printrate`, appended to `text`.
+    fn rate(&self, text: &mut String, a: &InstValue, b: &InstValue, delta: f64, minwidth: i32) {
         let get = |v: &InstValue| {
             extract_value(&v.value, self.desc.ty, MetricType::DOUBLE).ok().and_then(|x| x.as_f64()).unwrap_or(0.0)
         };
@@ -1037,7 +1047,7 @@ impl Report {
                 _ => {}
             }
         }
-        self.real(v / delta, Semantics::COUNTER, minwidth)
+        self.real(text, v / delta, Semantics::COUNTER, minwidth)
     }
 
     /// pmval's `printrates`.
@@ -1053,33 +1063,38 @@ impl Report {
         let v2: &[InstValue] = vs2.values.as_deref().unwrap_or(&[]);
         let cols = self.cols.max(0) as usize;
         let delta = self.scale * (t1.as_secs_f64() - t2.as_secs_f64());
+        // (the line made here, and written at once)
+        let mut line = String::with_capacity(128);
         if self.desc.indom.is_null() {
             if v1.len() == 1 && v2.len() == 1 {
-                out.write_all(self.rate(&v1[0], &v2[0], delta, self.cols).as_bytes())?;
+                self.rate(&mut line, &v1[0], &v2[0], delta, self.cols);
             } else {
-                write!(out, "{:>cols$}", "?")?;
+                let _ = write!(line, "{:>cols$}", "?");
             }
-            return writeln!(out);
+            line.push('\n');
+            return out.write_all(line.as_bytes());
         }
         for p in &self.ipairs {
             let cur = v1.iter().find(|v| v.inst == p.id);
             let old = cur.and_then(|c| v2.iter().find(|v| v.inst == c.inst));
             match (cur, old) {
-                (Some(c), Some(o)) => out.write_all(self.rate(c, o, delta, self.cols).as_bytes())?,
-                _ => write!(out, "{:>cols$}", "?")?,
+                (Some(c), Some(o)) => self.rate(&mut line, c, o, delta, self.cols),
+                _ => {
+                    let _ = write!(line, "{:>cols$}", "?");
+                }
             }
-            write!(out, " ")?;
+            line.push(' ');
         }
-        writeln!(out)?;
+        line.push('\n');
         for (j, v) in v1.iter().enumerate() {
             let known = self.ipairs.iter().any(|p| p.id == v.inst);
             if self.iall && !known && v2.get(j).is_some_and(|o| o.inst == v.inst) {
-                write!(out, "Warning: value=")?;
-                out.write_all(self.rate(v, &v2[j], delta, 1).as_bytes())?;
-                writeln!(out, ", but instance={} is unknown", v.inst)?;
+                line.push_str("Warning: value=");
+                self.rate(&mut line, v, &v2[j], delta, 1);
+                let _ = writeln!(line, ", but instance={} is unknown", v.inst);
             }
         }
-        Ok(())
+        out.write_all(line.as_bytes())
     }
 }
 
