@@ -22,36 +22,12 @@
 //!
 //! The result's time is the requested time, which then moves by the delta.
 
-use crate::logread::{Dir, LogResult, Record, SetRef, Ts};
+use crate::logread::{Dir, Record, SetRef, Ts};
 use crate::replay::Replay;
-use pcp_core::{InDom, InstValue, PmError, PmId, Semantics, Value, ValueBlock, PM_IN_NULL};
+use pcp_core::hash::IdMap;
+use pcp_core::{FetchResult, InDom, InstValue, PmError, PmId, Semantics, Value, ValueBlock, ValueSet, PM_IN_NULL};
 use std::collections::HashMap;
 use std::sync::Arc;
-
-/// A hasher for the 32-bit identifiers the interpolation state is keyed
-/// by (PMIDs, instances): one multiply, where the default SipHash costs
-/// more than the rest of the lookup.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.0 = (v as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-    fn write_i32(&mut self, v: i32) {
-        self.write_u32(v as u32);
-    }
-}
-
-type IdMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;
 
 const S_UNDEFINED: u8 = 1;
 const S_MARK: u8 = 2;
@@ -618,7 +594,11 @@ impl Replay {
 }
 
 /// `__pmLogFetchInterp`.
-pub(crate) fn fetch(r: &mut Replay, pmids: &[PmId], wanted: &dyn Fn(InDom, i32) -> bool) -> Result<LogResult, PmError> {
+pub(crate) fn fetch(
+    r: &mut Replay,
+    pmids: &[PmId],
+    wanted: &dyn Fn(InDom, i32) -> bool,
+) -> Result<FetchResult, PmError> {
     let t_req = r.origin.sub(r.start);
     let res = fetch_at(r, t_req, pmids, wanted);
     match res {
@@ -640,7 +620,7 @@ impl From<PmError> for Early {
     }
 }
 
-type Step = Result<Result<LogResult, PmError>, Early>;
+type Step = Result<Result<FetchResult, PmError>, Early>;
 
 fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i32) -> bool) -> Step {
     if t_req < -0.001 {
@@ -920,7 +900,7 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
     let mut sets = Vec::with_capacity(pmids.len());
     for &pmid in pmids {
         if pmid == PmId::NULL {
-            sets.push(crate::logread::LogSet { pmid: pmid.0, numval: 0, valfmt: 0, vals: Vec::new() });
+            sets.push(ValueSet { pmid, values: Ok(Vec::new()) });
             continue;
         }
         let Some(&pi) = r.interp.by_pmid.get(&pmid.0) else { continue };
@@ -934,9 +914,10 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
             }
         }
         pcp.last_numval = pcp.numval;
-        sets.push(crate::logread::LogSet { pmid: pmid.0, numval: pcp.numval, valfmt: pcp.valfmt, vals });
+        let values = if pcp.numval < 0 { Err(PmError::from_code(pcp.numval)) } else { Ok(vals) };
+        sets.push(ValueSet { pmid, values });
     }
-    Ok(Ok(LogResult { ts: r.origin, sets }))
+    Ok(Ok(FetchResult { timestamp: r.origin.to_timestamp(), sets }))
 }
 
 /// One instance's value at `t_req` from its bounds, or `None` where libpcp

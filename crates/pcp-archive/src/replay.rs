@@ -232,11 +232,10 @@ impl Replay {
         if pmids.is_empty() {
             return Err(PmError::PM_ERR_TOOSMALL);
         }
-        let res = match self.mode {
-            Mode::Interp => crate::interp::fetch(self, pmids, wanted)?,
-            _ => self.log_fetch(Some((pmids, wanted)))?,
-        };
-        Ok(to_fetch_result(res))
+        match self.mode {
+            Mode::Interp => crate::interp::fetch(self, pmids, wanted),
+            _ => self.log_fetch(Some((pmids, wanted))).map(to_fetch_result),
+        }
     }
 
     /// `pmFetchArchive`: the next (in `Back` mode, previous) record whole,

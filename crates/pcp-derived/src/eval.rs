@@ -161,6 +161,8 @@ pub struct Evaluator {
     regex: Vec<Option<regex::bytes::Regex>>,
     /// What [`Evaluator::operands`] gives, found once.
     operands: Box<[PmId]>,
+    /// Room for [`Evaluator::eval_tree`]'s stack, kept between fetches.
+    stack: Vec<(usize, usize)>,
 }
 
 impl Evaluator {
@@ -196,7 +198,7 @@ impl Evaluator {
             }
         }
         let operands = operands_of(&expr, &checked, &parent);
-        Evaluator { expr, checked, state: vec![State::default(); n], save_last, regex, operands }
+        Evaluator { expr, checked, state: vec![State::default(); n], save_last, regex, operands, stack: Vec::new() }
     }
 
     /// The derived metric's PMID.
@@ -258,7 +260,9 @@ impl Evaluator {
     /// parent's state, but for `count()`, which counts it as no values.
     fn eval_tree(&mut self, root: usize, result: &FetchResult, names: &mut dyn Instances) -> Result<(), PmError> {
         // (node, next child to visit)
-        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
+        stack.push((root, 0));
         let mut ret: Result<(), PmError> = Ok(());
         while let Some(&mut (i, ref mut next)) = stack.last_mut() {
             // a child just returned an error: unwind
@@ -280,6 +284,7 @@ impl Evaluator {
             stack.pop();
             ret = self.eval_node(i, result, names);
         }
+        self.stack = stack;
         ret
     }
 
@@ -717,7 +722,9 @@ impl Evaluator {
 /// derived metrics' own PMIDs stay in the list.
 #[doc(alias = "__dmprefetch")]
 pub fn prefetch<E: Borrow<Evaluator>>(requested: &[PmId], evaluators: &[E]) -> Vec<PmId> {
-    let mut list = requested.to_vec();
+    let operands: usize = evaluators.iter().map(|e| e.borrow().operands().len()).sum();
+    let mut list = Vec::with_capacity(requested.len() + operands);
+    list.extend_from_slice(requested);
     // (what is listed, by PMID, when looking along the list would be slow)
     let mut listed: Option<std::collections::HashSet<PmId>> =
         (requested.len() > 16).then(|| requested.iter().copied().collect());

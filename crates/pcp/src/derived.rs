@@ -192,7 +192,7 @@ pub(crate) struct Bound {
     /// The parser state per-context additions carry from one to the next.
     pub(crate) parse: pcp_derived::ParseState,
     /// Each metric's position in `metrics`, by PMID.
-    index: std::collections::HashMap<PmId, usize>,
+    index: pcp_core::hash::IdMap<PmId, usize>,
     /// The `matchinst()` patterns compiled for the evaluators made so far.
     pub(crate) patterns: Mutex<pcp_derived::Patterns>,
 }
@@ -253,7 +253,7 @@ impl Bound {
     // (boxed as the bindings hold them: lent and put back without copying)
     #[allow(clippy::vec_box)]
     pub(crate) fn take_evaluators(&mut self, pmids: &[PmId]) -> Vec<Box<Evaluator>> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(pmids.len());
         for pmid in pmids {
             let Some(m) = self.index.get(pmid).and_then(|&i| self.metrics.get_mut(i)) else { continue };
             let b = m.binding.get_mut().unwrap_or_else(PoisonError::into_inner);
