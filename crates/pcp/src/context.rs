@@ -944,13 +944,27 @@ impl Context {
                 Err(e) => Err(e),
             };
         }
+        self.pmns.lookup_names_with(names, |pmid| self.resolve_local(pmid))
+    }
+
+    /// [`Context::lookup_names`] of one name, without the list.
+    fn lookup_name(&self, name: &str) -> PmResult<PmId> {
+        if self.remote_names().is_some() {
+            return self.lookup_names(&[name]).map(|(ids, _)| ids.first().copied().unwrap_or(PmId::NULL));
+        }
+        self.pmns.lookup(name).and_then(|pmid| self.resolve_local(pmid))
+    }
+
+    /// A PMID the name space gives, as this context's agents see it: in
+    /// the built-in local source, the root of a dynamic subtree names no
+    /// metric (`PM_ERR_NAME` when its agent is here, `PM_ERR_NOAGENT`
+    /// when not).
+    fn resolve_local(&self, pmid: PmId) -> PmResult<PmId> {
         match &self.source {
-            Source::Local(l) => self.pmns.lookup_names_with(names, |pmid| match pmid.is_dynamic_root() {
-                false => Ok(pmid),
-                true if l.serves(pmid.cluster()) => Err(PmError::PM_ERR_NAME),
-                true => Err(PmError::PM_ERR_NOAGENT),
-            }),
-            _ => self.pmns.lookup_names(names),
+            Source::Local(l) if pmid.is_dynamic_root() => {
+                Err(if l.serves(pmid.cluster()) { PmError::PM_ERR_NAME } else { PmError::PM_ERR_NOAGENT })
+            }
+            _ => Ok(pmid),
         }
     }
 
@@ -1116,10 +1130,9 @@ struct ContextCatalog<'a>(&'a Context);
 
 impl pcp_derived::check::Catalog for ContextCatalog<'_> {
     fn lookup_name(&mut self, name: &str) -> Result<PmId, PmError> {
-        let (pmids, _) = self.0.lookup_names(&[name])?;
-        match pmids.first() {
-            Some(&p) if p != PmId::NULL => Ok(p),
-            _ => Err(PmError::PM_ERR_NAME),
+        match self.0.lookup_name(name)? {
+            PmId::NULL => Err(PmError::PM_ERR_NAME),
+            p => Ok(p),
         }
     }
 
