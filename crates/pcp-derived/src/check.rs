@@ -200,27 +200,23 @@ pub fn check(metric: &str, pmid: PmId, expr: &Expr, catalog: &mut dyn Catalog) -
     let n = nodes.len();
     let blank =
         Info { desc: ZERO_DESC, mul: 1, div: 1, pmid: PmId::NULL, defined: false, choose: Choose::Both, used: true };
-    let mut cx = Checker { metric, expr, catalog, info: vec![blank; n], parent: vec![None; n] };
+    let walk = Walk { parent: None, lazy: false, known: None, pending: false };
+    let mut cx = Checker { metric, expr, catalog, info: vec![blank; n], walk: vec![walk; n] };
     // parents, and where an undefined name is allowed (a ternary's
     // branches, defined()): parents come after their children
-    let mut lazy = vec![false; n];
     for i in (0..n).rev() {
         for c in nodes[i].children() {
-            cx.parent[c.index()] = Some(i);
             let branch = matches!(nodes[i], Node::Ternary(g, _, _) if g != c);
-            lazy[c.index()] = lazy[i] || branch || matches!(nodes[i], Node::Func(Func::Defined, _));
+            let lazy = cx.walk[i].lazy || branch || matches!(nodes[i], Node::Func(Func::Defined, _));
+            cx.walk[c.index()].parent = Some(i);
+            cx.walk[c.index()].lazy = lazy;
         }
     }
     for (i, node) in nodes.iter().enumerate() {
-        cx.bind(i, node, lazy[i])?;
+        cx.bind(i, node, cx.walk[i].lazy)?;
     }
-    // a guard's value, where constants and defined() alone decide it
-    let mut known: Vec<Option<bool>> = vec![None; n];
-    // nodes over a name a ternary's branch needs but the context does not
-    // define: not checked (they have no metadata); the ternary reports the
-    // name, as pmRegisterDerived(3) says ("Unknown metric for ternary
-    // expression ... is a required operand")
-    let mut pending = vec![false; n];
+    let known = |cx: &Checker, x: NodeId| cx.walk[x.index()].known;
+    let pending = |cx: &Checker, x: NodeId| cx.walk[x.index()].pending;
     for (i, node) in nodes.iter().enumerate() {
         if !cx.info[i].used {
             continue;
@@ -228,39 +224,39 @@ pub fn check(metric: &str, pmid: PmId, expr: &Expr, catalog: &mut dyn Catalog) -
         let missing = match node {
             Node::Name(_) => {
                 cx.info[i].pmid == PmId::NULL
-                    && !matches!(cx.parent[i].map(|p| &nodes[p]), Some(Node::Func(Func::Defined, _)))
+                    && !matches!(cx.walk[i].parent.map(|p| &nodes[p]), Some(Node::Func(Func::Defined, _)))
             }
             // a ternary whose guard needs an undefined name cannot be
             // checked either; one with an undefined name in a branch it
             // needs reports it
-            Node::Ternary(g, ..) => pending[g.index()],
+            Node::Ternary(g, ..) => pending(&cx, *g),
             Node::Func(Func::Defined, _) => false,
-            _ => node.children().any(|c| pending[c.index()]),
+            _ => node.children().any(|c| pending(&cx, c)),
         };
         if missing {
-            pending[i] = true;
+            cx.walk[i].pending = true;
             continue;
         }
         cx.check_node(i, node)?;
-        known[i] = match *node {
+        cx.walk[i].known = match *node {
             Node::Func(Func::Defined, _) => Some(cx.info[i].defined),
             Node::Integer(ref c) => Some(atoi(&c.text) != 0),
-            Node::Not(x) => known[x.index()].map(|v| !v),
-            Node::Binary(BinOp::Or, l, r) => match known[l.index()] {
-                Some(false) => known[r.index()],
+            Node::Not(x) => known(&cx, x).map(|v| !v),
+            Node::Binary(BinOp::Or, l, r) => match known(&cx, l) {
+                Some(false) => known(&cx, r),
                 v => v,
             },
-            Node::Binary(BinOp::And, l, r) => match known[l.index()] {
-                Some(true) => known[r.index()],
+            Node::Binary(BinOp::And, l, r) => match known(&cx, l) {
+                Some(true) => known(&cx, r),
                 v => v,
             },
             _ => None,
         };
         // a ternary's guard done: choose its branches
-        if let Some(p) = cx.parent[i] {
+        if let Some(p) = cx.walk[i].parent {
             if let Node::Ternary(g, then, otherwise) = nodes[p] {
                 if g.index() == i {
-                    let choose = match known[i] {
+                    let choose = match cx.walk[i].known {
                         Some(true) => Choose::Then,
                         Some(false) => Choose::Else,
                         None => Choose::Both,
@@ -292,7 +288,22 @@ struct Checker<'a> {
     expr: &'a Expr,
     catalog: &'a mut dyn Catalog,
     info: Vec<Info>,
-    parent: Vec<Option<usize>>,
+    walk: Vec<Walk>,
+}
+
+/// What checking finds out about a node on the way.
+#[derive(Clone, Copy)]
+struct Walk {
+    parent: Option<usize>,
+    /// An undefined name is allowed here (a ternary's branches, defined()).
+    lazy: bool,
+    /// A guard's value, where constants and defined() alone decide it.
+    known: Option<bool>,
+    /// Over a name a ternary's branch needs but the context does not
+    /// define: not checked (no metadata); the ternary reports the name, as
+    /// pmRegisterDerived(3) says ("Unknown metric for ternary expression
+    /// ... is a required operand").
+    pending: bool,
 }
 
 impl Checker<'_> {
@@ -361,7 +372,7 @@ impl Checker<'_> {
                 }
             }
             Node::Name(name) => {
-                let top = self.parent[i].is_none();
+                let top = self.walk[i].parent.is_none();
                 let d = self.lookup(name, lazy, top, false)?;
                 self.info[i].pmid = d.pmid;
                 d
@@ -491,7 +502,7 @@ impl Checker<'_> {
             info.used
                 && info.pmid == PmId::NULL
                 && matches!(self.expr.nodes()[j], Node::Name(_))
-                && !matches!(self.parent[j].map(|p| &self.expr.nodes()[p]), Some(Node::Func(Func::Defined, _)))
+                && !matches!(self.walk[j].parent.map(|p| &self.expr.nodes()[p]), Some(Node::Func(Func::Defined, _)))
         })
     }
 

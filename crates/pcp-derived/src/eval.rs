@@ -107,18 +107,25 @@ impl Default for State {
     }
 }
 
-/// [`Evaluator::operands`] of `expr`, with `parent` the parent of each
-/// node: the names used, outside `defined()`.
-fn operands_of(expr: &Expr, checked: &Checked, parent: &[Option<usize>]) -> Box<[PmId]> {
+/// [`Evaluator::operands`] of `expr`: the names used, outside `defined()`.
+fn operands_of(expr: &Expr, checked: &Checked) -> Box<[PmId]> {
     let nodes = expr.nodes();
-    let mut out = Vec::new();
-    for (i, node) in nodes.iter().enumerate() {
-        let Some(info) = checked.info.get(i) else { continue };
-        let in_defined = matches!(parent[i].and_then(|p| nodes.get(p)), Some(Node::Func(Func::Defined, _)));
-        if matches!(node, Node::Name(_)) && info.used && info.pmid != PmId::NULL && !in_defined {
-            out.push(info.pmid);
-        }
-    }
+    // the operands of defined() (few expressions have any)
+    let defined: Vec<usize> = nodes
+        .iter()
+        .filter_map(|n| match n {
+            Node::Func(Func::Defined, x) => Some(x.index()),
+            _ => None,
+        })
+        .collect();
+    let operand = |(i, node): (usize, &Node)| {
+        let info = checked.info.get(i)?;
+        let used = matches!(node, Node::Name(_)) && info.used && info.pmid != PmId::NULL;
+        (used && !defined.contains(&i)).then_some(info.pmid)
+    };
+    let count = nodes.iter().enumerate().filter_map(operand).count();
+    let mut out = Vec::with_capacity(count);
+    out.extend(nodes.iter().enumerate().filter_map(operand));
     out.into_boxed_slice()
 }
 
@@ -156,9 +163,9 @@ pub struct Evaluator {
     checked: Checked,
     state: Vec<State>,
     /// Nodes whose previous values are kept (operands of delta and rate).
-    save_last: Vec<bool>,
-    /// Compiled `matchinst()` patterns, per node (`None`: not compilable).
-    regex: Vec<Option<regex::bytes::Regex>>,
+    save_last: Box<[usize]>,
+    /// Compiled `matchinst()` patterns, by node (`None`: not compilable).
+    regex: Box<[(usize, Option<regex::bytes::Regex>)]>,
     /// What [`Evaluator::operands`] gives, found once.
     operands: Box<[PmId]>,
     /// Room for [`Evaluator::eval_tree`]'s stack, kept between fetches.
@@ -178,27 +185,26 @@ impl Evaluator {
     pub fn with_patterns(expr: impl Into<Arc<Expr>>, checked: Checked, patterns: &mut Patterns) -> Evaluator {
         let expr: Arc<Expr> = expr.into();
         let n = expr.nodes().len();
-        let mut save_last = vec![false; n];
-        let mut parent = vec![None; n];
-        let mut regex = vec![None; n];
+        // (most expressions have neither: nothing is allocated for them)
+        let mut save_last = Vec::new();
+        let mut regex = Vec::new();
         for (i, node) in expr.nodes().iter().enumerate() {
-            for c in node.children() {
-                if let Some(p) = parent.get_mut(c.index()) {
-                    *p = Some(i);
-                }
-            }
             match node {
-                Node::Func(Func::Delta | Func::Rate, x) => {
-                    if let Some(s) = save_last.get_mut(x.index()) {
-                        *s = true;
-                    }
-                }
-                Node::Filter(Filter::Regex { pattern, .. }, _) => regex[i] = patterns.compiled(pattern),
+                Node::Func(Func::Delta | Func::Rate, x) => save_last.push(x.index()),
+                Node::Filter(Filter::Regex { pattern, .. }, _) => regex.push((i, patterns.compiled(pattern))),
                 _ => {}
             }
         }
-        let operands = operands_of(&expr, &checked, &parent);
-        Evaluator { expr, checked, state: vec![State::default(); n], save_last, regex, operands, stack: Vec::new() }
+        let operands = operands_of(&expr, &checked);
+        Evaluator {
+            expr,
+            checked,
+            state: vec![State::default(); n],
+            save_last: save_last.into(),
+            regex: regex.into(),
+            operands,
+            stack: Vec::new(),
+        }
     }
 
     /// The derived metric's PMID.
@@ -311,7 +317,7 @@ impl Evaluator {
     fn set(&mut self, i: usize, v: Vals) -> Result<(), PmError> {
         let st = &mut self.state[i];
         let old = std::mem::replace(&mut st.cur, v);
-        let displaced = if self.save_last[i] { std::mem::replace(&mut st.last, old) } else { old };
+        let displaced = if self.save_last.contains(&i) { std::mem::replace(&mut st.last, old) } else { old };
         if let Ok(mut spare) = displaced {
             spare.clear();
             st.spare = spare;
@@ -344,7 +350,7 @@ impl Evaluator {
                         self.state[i].cur = Ok(vec![(PM_IN_NULL, constant(&c.text, desc.ty))]);
                         // a constant never changes: its first value is its
                         // previous one too
-                        if self.save_last[i] {
+                        if self.save_last.contains(&i) {
                             self.state[i].last = self.state[i].cur.clone();
                         }
                     }
@@ -445,7 +451,8 @@ impl Evaluator {
                             let m = match names.inst_name(indom, inst, stamp) {
                                 Some(full) => {
                                     let name = full.split(|&b| b == b' ').next().unwrap_or(&[]);
-                                    let hit = self.regex[i].as_ref().is_some_and(|re| re.is_match(name));
+                                    let re = self.regex.iter().find(|r| r.0 == i).and_then(|r| r.1.as_ref());
+                                    let hit = re.is_some_and(|re| re.is_match(name));
                                     hit != *invert
                                 }
                                 None => false,
