@@ -99,6 +99,10 @@ struct Report {
     /// pmval's `archive`: instances are looked up as in an archive (a
     /// source named with `-a`, even when `-L` makes the context local).
     archive: bool,
+    /// Room for a line of values and for one value's text, kept from one
+    /// sample to the next.
+    line: Vec<u8>,
+    text: String,
 }
 
 fn main(
@@ -399,6 +403,8 @@ fn main(
         wrap: env.iter().any(|(k, _)| k == b"PCP_COUNTER_WRAP"),
         stamps: is_archive,
         archive: archive_insts,
+        line: Vec::new(),
+        text: String::new(),
     };
     if let Err(code) = rep.init_insts(&mut ctx, err)? {
         return Ok(code);
@@ -1001,24 +1007,31 @@ impl Report {
     }
 
     /// pmval's `printvals`.
-    fn print_vals(&self, out: &mut dyn Write, vs: &ValueSet) -> std::io::Result<()> {
+    fn print_vals(&mut self, out: &mut dyn Write, vs: &ValueSet) -> std::io::Result<()> {
+        // (the line made in the room kept for it, and written at once)
+        let (mut line, mut text) = (std::mem::take(&mut self.line), std::mem::take(&mut self.text));
+        line.clear();
+        let done = self.vals_line(&mut line, &mut text, vs).and_then(|()| out.write_all(&line));
+        (self.line, self.text) = (line, text);
+        done
+    }
+
+    /// The line [`Report::print_vals`] writes.
+    fn vals_line(&self, line: &mut Vec<u8>, text: &mut String, vs: &ValueSet) -> std::io::Result<()> {
         let values: &[InstValue] = vs.values.as_deref().unwrap_or(&[]);
         let cols = self.cols.max(0) as usize;
-        // (the line made here, and written at once)
-        let mut line = Vec::with_capacity(128);
-        let mut text = String::with_capacity(32);
         if self.desc.indom.is_null() {
             if values.len() == 1 {
-                self.value(&mut line, &mut text, &values[0], self.cols);
+                self.value(line, text, &values[0], self.cols);
             } else {
                 write!(line, "{:>cols$}", "?")?;
             }
             line.push(b'\n');
-            return out.write_all(&line);
+            return Ok(());
         }
         for p in &self.ipairs {
             match values.iter().find(|v| v.inst == p.id) {
-                Some(v) => self.value(&mut line, &mut text, v, self.cols),
+                Some(v) => self.value(line, text, v, self.cols),
                 None => write!(line, "{:>cols$}", "?")?,
             }
             line.push(b' ');
@@ -1027,11 +1040,11 @@ impl Report {
         for v in values {
             if self.iall && !self.ipairs.iter().any(|p| p.id == v.inst) {
                 line.extend_from_slice(b"Warning: value=");
-                self.value(&mut line, &mut text, v, 1);
+                self.value(line, text, v, 1);
                 writeln!(line, ", but instance={} is unknown", v.inst)?;
             }
         }
-        out.write_all(&line)
+        Ok(())
     }
 
     /// pmval's `printrate`, appended to `text`.
@@ -1052,33 +1065,42 @@ impl Report {
 
     /// pmval's `printrates`.
     fn print_rates(
-        &self,
+        &mut self,
         out: &mut dyn Write,
         vs1: &ValueSet,
         t1: Timestamp,
         vs2: &ValueSet,
         t2: Timestamp,
     ) -> std::io::Result<()> {
+        // (the line made in the room kept for it, and written at once)
+        let mut line = std::mem::take(&mut self.text);
+        line.clear();
+        self.rates_line(&mut line, vs1, t1, vs2, t2);
+        let done = out.write_all(line.as_bytes());
+        self.text = line;
+        done
+    }
+
+    /// The line [`Report::print_rates`] writes.
+    fn rates_line(&self, line: &mut String, vs1: &ValueSet, t1: Timestamp, vs2: &ValueSet, t2: Timestamp) {
         let v1: &[InstValue] = vs1.values.as_deref().unwrap_or(&[]);
         let v2: &[InstValue] = vs2.values.as_deref().unwrap_or(&[]);
         let cols = self.cols.max(0) as usize;
         let delta = self.scale * (t1.as_secs_f64() - t2.as_secs_f64());
-        // (the line made here, and written at once)
-        let mut line = String::with_capacity(128);
         if self.desc.indom.is_null() {
             if v1.len() == 1 && v2.len() == 1 {
-                self.rate(&mut line, &v1[0], &v2[0], delta, self.cols);
+                self.rate(line, &v1[0], &v2[0], delta, self.cols);
             } else {
                 let _ = write!(line, "{:>cols$}", "?");
             }
             line.push('\n');
-            return out.write_all(line.as_bytes());
+            return;
         }
         for p in &self.ipairs {
             let cur = v1.iter().find(|v| v.inst == p.id);
             let old = cur.and_then(|c| v2.iter().find(|v| v.inst == c.inst));
             match (cur, old) {
-                (Some(c), Some(o)) => self.rate(&mut line, c, o, delta, self.cols),
+                (Some(c), Some(o)) => self.rate(line, c, o, delta, self.cols),
                 _ => {
                     let _ = write!(line, "{:>cols$}", "?");
                 }
@@ -1090,11 +1112,10 @@ impl Report {
             let known = self.ipairs.iter().any(|p| p.id == v.inst);
             if self.iall && !known && v2.get(j).is_some_and(|o| o.inst == v.inst) {
                 line.push_str("Warning: value=");
-                self.rate(&mut line, v, &v2[j], delta, 1);
+                self.rate(line, v, &v2[j], delta, 1);
                 let _ = writeln!(line, ", but instance={} is unknown", v.inst);
             }
         }
-        out.write_all(line.as_bytes())
     }
 }
 
