@@ -444,6 +444,20 @@ mod tests {
     }
 
     #[test]
+    fn pushing_appends_or_leaves_the_string_as_it_was() {
+        let mut out = String::from("v=");
+        assert!(push_f64_text(&mut out, "%*.3f |", &[9], 2.5));
+        assert!(push_f64_text(&mut out, "%-6.1E|", &[], -0.125));
+        assert!(push_f64_text(&mut out, "%+08.2f", &[], 3.14159));
+        assert_eq!(out, "v=    2.500 |-1.2E-01|+0003.14");
+        // a second conversion, a missing star argument, no conversion
+        for (fmt, star) in [("%f %f", &[][..]), ("%*.*f", &[3][..]), ("100%%", &[][..])] {
+            assert!(!push_f64_text(&mut out, fmt, star, 1.0), "{fmt}");
+            assert_eq!(out, "v=    2.500 |-1.2E-01|+0003.14", "{fmt}");
+        }
+    }
+
+    #[test]
     fn quick_fixed_leaves_near_halves_and_big_values_alone() {
         let mut s = String::new();
         for (a, prec) in [(0.125, 2), (2.5, 0), (1.0005, 3), (1e13, 0), (0.5e-6, 6), (1e12, 2)] {
