@@ -448,12 +448,12 @@ mod tests {
         let mut out = String::from("v=");
         assert!(push_f64_text(&mut out, "%*.3f |", &[9], 2.5));
         assert!(push_f64_text(&mut out, "%-6.1E|", &[], -0.125));
-        assert!(push_f64_text(&mut out, "%+08.2f", &[], 3.14159));
-        assert_eq!(out, "v=    2.500 |-1.2E-01|+0003.14");
+        assert!(push_f64_text(&mut out, "%+08.2f", &[], 12.3456));
+        assert_eq!(out, "v=    2.500 |-1.2E-01|+0012.35");
         // a second conversion, a missing star argument, no conversion
         for (fmt, star) in [("%f %f", &[][..]), ("%*.*f", &[3][..]), ("100%%", &[][..])] {
             assert!(!push_f64_text(&mut out, fmt, star, 1.0), "{fmt}");
-            assert_eq!(out, "v=    2.500 |-1.2E-01|+0003.14", "{fmt}");
+            assert_eq!(out, "v=    2.500 |-1.2E-01|+0012.35", "{fmt}");
         }
     }
 
