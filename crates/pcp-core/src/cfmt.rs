@@ -140,15 +140,26 @@ fn parse_spec(s: &[u8], star: &mut impl Iterator<Item = i32>) -> Option<(FloatSp
 /// without a decimal point, and the decimal exponent of the first one.
 /// Zero gives `prec + 1` zeros and exponent 0, as C's `%e` does.
 fn sci_digits(a: f64, prec: usize) -> (String, i32) {
-    // Rust writes e.g. "1.2345e-7" or "5e0"
-    let mut s = format!("{a:.prec$e}");
-    let e = s.rfind('e').unwrap_or(s.len());
-    let exp = s[e..].get(1..).and_then(|x| x.parse().ok()).unwrap_or(0);
-    s.truncate(e);
+    let mut s = String::new();
+    let exp = push_sci_mantissa(&mut s, a, prec);
     if s.len() > 1 {
         s.remove(1); // the '.'
     }
     (s, exp)
+}
+
+/// Append `|v|` (finite) rounded to `prec + 1` significant digits as
+/// `d.ddd` (`d` alone for a precision of 0), and return the decimal
+/// exponent of the first digit.
+fn push_sci_mantissa(out: &mut String, a: f64, prec: usize) -> i32 {
+    // Rust writes e.g. "1.2345e-7" or "5e0": C's digits, then its own
+    // exponent, taken off here
+    let start = out.len();
+    let _ = write!(out, "{a:.prec$e}");
+    let e = out[start..].rfind('e').map_or(out.len(), |e| start + e);
+    let exp = out[e..].get(1..).and_then(|x| x.parse().ok()).unwrap_or(0);
+    out.truncate(e);
+    exp
 }
 
 /// Append C's exponent: `e` or `E`, a sign, and at least two digits.
@@ -222,20 +233,10 @@ fn push_fixed_quick(out: &mut String, a: f64, prec: usize) -> bool {
     if (frac - 0.5).abs() < 1e-3 {
         return false;
     }
-    // below 2^40 + 1: exact in a u64, at most 13 digits
-    let mut n = whole as u64 + u64::from(frac > 0.5);
-    let mut buf = [0u8; 20];
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
+    // below 2^40 + 1: exact in a u64
+    let n = crate::format::Decimal::unsigned(whole as u64 + u64::from(frac > 0.5));
     // ASCII digits
-    let digits = std::str::from_utf8(&buf[at..]).unwrap_or_default();
+    let digits = std::str::from_utf8(n.as_bytes()).unwrap_or_default();
     if prec == 0 {
         out.push_str(digits);
     } else if digits.len() <= prec {
@@ -264,13 +265,7 @@ fn push_number(out: &mut String, spec: &FloatSpec, a: f64, prec: usize) {
             }
         }
         b'e' => {
-            // Rust writes e.g. "1.2345e-7" or "5e0": C's digits, then its
-            // own exponent
-            let start = out.len();
-            let _ = write!(out, "{a:.prec$e}");
-            let e = out[start..].rfind('e').map_or(out.len(), |e| start + e);
-            let exp = out[e..].get(1..).and_then(|x| x.parse().ok()).unwrap_or(0);
-            out.truncate(e);
+            let exp = push_sci_mantissa(out, a, prec);
             if prec == 0 && spec.alt {
                 out.push('.');
             }
