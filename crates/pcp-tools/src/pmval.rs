@@ -993,27 +993,40 @@ impl Report {
         push_f64_text(text, fmt, &[w], v);
     }
 
+    /// [`Report::real`] appended to `line`, made in `text`.
+    fn real_line(&self, line: &mut Vec<u8>, text: &mut String, v: f64, sem: Semantics, minwidth: i32) {
+        text.clear();
+        self.real(text, v, sem, minwidth);
+        line.extend_from_slice(text.as_bytes());
+    }
+
     /// One value as pmval prints it, appended to `line`: reals through
     /// `printreal` (made in `text`), the rest through `pmPrintValue`.
     fn value(&self, line: &mut Vec<u8>, text: &mut String, v: &InstValue, minwidth: i32) {
         if matches!(self.desc.ty, MetricType::FLOAT | MetricType::DOUBLE) {
             let d = extract_value(&v.value, self.desc.ty, MetricType::DOUBLE).ok().and_then(|a| a.as_f64());
-            text.clear();
-            self.real(text, d.unwrap_or(0.0), self.desc.sem, minwidth);
-            line.extend_from_slice(text.as_bytes());
-            return;
+            return self.real_line(line, text, d.unwrap_or(0.0), self.desc.sem, minwidth);
         }
         let _ = pcp_core::format::print_value(line, &v.value, self.desc.ty, minwidth);
     }
 
-    /// pmval's `printvals`.
-    fn print_vals(&mut self, out: &mut dyn Write, vs: &ValueSet) -> std::io::Result<()> {
-        // (the line made in the room kept for it, and written at once)
+    /// Write the line `make` makes (in the room kept for a line, with
+    /// the room for a value's text) at once.
+    fn write_line(
+        &mut self,
+        out: &mut dyn Write,
+        make: impl FnOnce(&Report, &mut Vec<u8>, &mut String) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
         let (mut line, mut text) = (std::mem::take(&mut self.line), std::mem::take(&mut self.text));
         line.clear();
-        let done = self.vals_line(&mut line, &mut text, vs).and_then(|()| out.write_all(&line));
+        let done = make(self, &mut line, &mut text).and_then(|()| out.write_all(&line));
         (self.line, self.text) = (line, text);
         done
+    }
+
+    /// pmval's `printvals`.
+    fn print_vals(&mut self, out: &mut dyn Write, vs: &ValueSet) -> std::io::Result<()> {
+        self.write_line(out, |rep, line, text| rep.vals_line(line, text, vs))
     }
 
     /// The line [`Report::print_vals`] writes.
@@ -1047,8 +1060,8 @@ impl Report {
         Ok(())
     }
 
-    /// pmval's `printrate`, appended to `text`.
-    fn rate(&self, text: &mut String, a: &InstValue, b: &InstValue, delta: f64, minwidth: i32) {
+    /// pmval's `printrate`, appended to `line` (made in `text`).
+    fn rate(&self, line: &mut Vec<u8>, text: &mut String, a: &InstValue, b: &InstValue, delta: f64, minwidth: i32) {
         let get = |v: &InstValue| {
             extract_value(&v.value, self.desc.ty, MetricType::DOUBLE).ok().and_then(|x| x.as_f64()).unwrap_or(0.0)
         };
@@ -1060,7 +1073,7 @@ impl Report {
                 _ => {}
             }
         }
-        self.real(text, v / delta, Semantics::COUNTER, minwidth)
+        self.real_line(line, text, v / delta, Semantics::COUNTER, minwidth)
     }
 
     /// pmval's `printrates`.
@@ -1072,50 +1085,49 @@ impl Report {
         vs2: &ValueSet,
         t2: Timestamp,
     ) -> std::io::Result<()> {
-        // (the line made in the room kept for it, and written at once)
-        let mut line = std::mem::take(&mut self.text);
-        line.clear();
-        self.rates_line(&mut line, vs1, t1, vs2, t2);
-        let done = out.write_all(line.as_bytes());
-        self.text = line;
-        done
+        self.write_line(out, |rep, line, text| rep.rates_line(line, text, (vs1, t1), (vs2, t2)))
     }
 
     /// The line [`Report::print_rates`] writes.
-    fn rates_line(&self, line: &mut String, vs1: &ValueSet, t1: Timestamp, vs2: &ValueSet, t2: Timestamp) {
+    fn rates_line(
+        &self,
+        line: &mut Vec<u8>,
+        text: &mut String,
+        (vs1, t1): (&ValueSet, Timestamp),
+        (vs2, t2): (&ValueSet, Timestamp),
+    ) -> std::io::Result<()> {
         let v1: &[InstValue] = vs1.values.as_deref().unwrap_or(&[]);
         let v2: &[InstValue] = vs2.values.as_deref().unwrap_or(&[]);
         let cols = self.cols.max(0) as usize;
         let delta = self.scale * (t1.as_secs_f64() - t2.as_secs_f64());
         if self.desc.indom.is_null() {
             if v1.len() == 1 && v2.len() == 1 {
-                self.rate(line, &v1[0], &v2[0], delta, self.cols);
+                self.rate(line, text, &v1[0], &v2[0], delta, self.cols);
             } else {
-                let _ = write!(line, "{:>cols$}", "?");
+                write!(line, "{:>cols$}", "?")?;
             }
-            line.push('\n');
-            return;
+            line.push(b'\n');
+            return Ok(());
         }
         for p in &self.ipairs {
             let cur = v1.iter().find(|v| v.inst == p.id);
             let old = cur.and_then(|c| v2.iter().find(|v| v.inst == c.inst));
             match (cur, old) {
-                (Some(c), Some(o)) => self.rate(line, c, o, delta, self.cols),
-                _ => {
-                    let _ = write!(line, "{:>cols$}", "?");
-                }
+                (Some(c), Some(o)) => self.rate(line, text, c, o, delta, self.cols),
+                _ => write!(line, "{:>cols$}", "?")?,
             }
-            line.push(' ');
+            line.push(b' ');
         }
-        line.push('\n');
+        line.push(b'\n');
         for (j, v) in v1.iter().enumerate() {
             let known = self.ipairs.iter().any(|p| p.id == v.inst);
             if self.iall && !known && v2.get(j).is_some_and(|o| o.inst == v.inst) {
-                line.push_str("Warning: value=");
-                self.rate(line, v, &v2[j], delta, 1);
-                let _ = writeln!(line, ", but instance={} is unknown", v.inst);
+                line.extend_from_slice(b"Warning: value=");
+                self.rate(line, text, v, &v2[j], delta, 1);
+                writeln!(line, ", but instance={} is unknown", v.inst)?;
             }
         }
+        Ok(())
     }
 }
 
