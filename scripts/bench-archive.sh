@@ -26,7 +26,7 @@ make_big() {
     local dir=/tmp/pcp-rs-bench
     if [ ! -f "$dir/big.meta" ]; then
         mkdir -p "$dir"
-        printf 'log mandatory on 20 msec {\n sample\n kernel\n mem\n disk\n network\n hinv\n pmcd\n}\n' >"$dir/config"
+        cp scripts/busy-pmlogger.config "$dir/config"
         (cd "$dir" && pmlogger -V 3 -c config -T 60sec big >/dev/null 2>&1 || true)
     fi
     echo "$dir/big"

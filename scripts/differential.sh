@@ -440,7 +440,7 @@ echo "== a plain volume read ahead: the tools against the C tools over a pmlogge
 # every 20 ms, about 80 KB a record), twice as many samples until the
 # volume is 10 MB or more
 mkdir -p "$work/ahead"
-printf 'log mandatory on 20 msec {\n kernel\n mem\n disk\n network\n hinv\n pmcd\n sample\n}\n' >"$work/ahead/config"
+cp scripts/busy-pmlogger.config "$work/ahead/config"
 samples=250
 while :; do
     rm -f "$work/ahead"/a.*
