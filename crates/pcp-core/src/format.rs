@@ -36,17 +36,30 @@ pub struct Decimal {
 }
 
 impl Decimal {
-    /// The digits of `v`.
+    /// The digits of `v`, two at a time from a table (this runs for
+    /// nearly every integer value the tools print).
     pub fn unsigned(mut v: u64) -> Decimal {
+        const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+            2021222324252627282930313233343536373839\
+            4041424344454647484950515253545556575859\
+            6061626364656667686970717273747576777879\
+            8081828384858687888990919293949596979899";
         let mut d = Decimal { buf: [0; 20], start: 20 };
-        loop {
-            d.start -= 1;
-            d.buf[d.start] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                return d;
-            }
+        while v >= 100 {
+            let r = (v % 100) as usize * 2;
+            v /= 100;
+            d.start -= 2;
+            d.buf[d.start..d.start + 2].copy_from_slice(&PAIRS[r..r + 2]);
         }
+        if v >= 10 {
+            let r = v as usize * 2;
+            d.start -= 2;
+            d.buf[d.start..d.start + 2].copy_from_slice(&PAIRS[r..r + 2]);
+        } else {
+            d.start -= 1;
+            d.buf[d.start] = b'0' + v as u8;
+        }
+        d
     }
 
     /// The digits of `v`, with a `-` if it is negative.
@@ -327,5 +340,16 @@ mod decimal_tests {
             assert_eq!(Decimal::signed(v).as_bytes(), v.to_string().as_bytes());
         }
         assert_eq!(Decimal::unsigned(u64::MAX).as_bytes(), u64::MAX.to_string().as_bytes());
+        // every length, and both ends of each pair of digits
+        let mut p = 1u64;
+        for _ in 0..20 {
+            for v in [p - 1, p, p + 1, p.saturating_mul(9), p.saturating_mul(10).saturating_sub(1)] {
+                assert_eq!(Decimal::unsigned(v).as_bytes(), v.to_string().as_bytes());
+            }
+            p = p.saturating_mul(10);
+        }
+        for v in (0..100_000u64).chain((u64::MAX - 100_000)..=u64::MAX) {
+            assert_eq!(Decimal::unsigned(v).as_bytes(), v.to_string().as_bytes());
+        }
     }
 }

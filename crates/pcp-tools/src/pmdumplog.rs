@@ -501,43 +501,6 @@ struct MetricInfo {
     desc: Option<Desc>,
 }
 
-/// Append `v` in decimal, two digits at a time from a table (this runs
-/// for nearly every value dumped).
-fn push_unsigned(buf: &mut Vec<u8>, mut v: u64) {
-    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-        2021222324252627282930313233343536373839\
-        4041424344454647484950515253545556575859\
-        6061626364656667686970717273747576777879\
-        8081828384858687888990919293949596979899";
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
-    while v >= 100 {
-        let r = (v % 100) as usize * 2;
-        v /= 100;
-        i -= 2;
-        tmp[i] = PAIRS[r];
-        tmp[i + 1] = PAIRS[r + 1];
-    }
-    if v >= 10 {
-        let r = v as usize * 2;
-        i -= 2;
-        tmp[i] = PAIRS[r];
-        tmp[i + 1] = PAIRS[r + 1];
-    } else {
-        i -= 1;
-        tmp[i] = b'0' + v as u8;
-    }
-    buf.extend_from_slice(&tmp[i..]);
-}
-
-/// Append `v` in decimal, with a `-` if it is negative.
-fn push_signed(buf: &mut Vec<u8>, v: i64) {
-    if v < 0 {
-        buf.push(b'-');
-    }
-    push_unsigned(buf, v.unsigned_abs());
-}
-
 /// Is `d` a whole number that `%.16g` prints as plain digits?
 fn whole(d: f64) -> bool {
     d.fract() == 0.0 && d.abs() < 1e15 && !(d == 0.0 && d.is_sign_negative())
@@ -1146,20 +1109,22 @@ impl Dumper<'_> {
         // libpcp turns a block's numbers to host order only when the block
         // says its type; with the type byte unset they stay as recorded
         let word = |vtype: u8, w: [u8; 8]| if vtype == 0 { u64::from_le_bytes(w) } else { u64::from_be_bytes(w) };
+        let signed = |buf: &mut Vec<u8>, v: i64| buf.extend_from_slice(Decimal::signed(v).as_bytes());
+        let unsigned = |buf: &mut Vec<u8>, v: u64| buf.extend_from_slice(Decimal::unsigned(v).as_bytes());
         match (value, ty) {
-            (ValueView::Insitu(l), MetricType::I32) => push_signed(buf, l as i64),
-            (ValueView::Insitu(l), MetricType::U32) => push_unsigned(buf, l as u32 as u64),
+            (ValueView::Insitu(l), MetricType::I32) => signed(buf, l.into()),
+            (ValueView::Insitu(l), MetricType::U32) => unsigned(buf, u64::from(l as u32)),
             (ValueView::Block(t, &[a, b, c, d, e, f, g, h]), MetricType::I64) if same(t) => {
-                push_signed(buf, word(t, [a, b, c, d, e, f, g, h]) as i64)
+                signed(buf, word(t, [a, b, c, d, e, f, g, h]) as i64)
             }
             (ValueView::Block(t, &[a, b, c, d, e, f, g, h]), MetricType::U64) if same(t) => {
-                push_unsigned(buf, word(t, [a, b, c, d, e, f, g, h]))
+                unsigned(buf, word(t, [a, b, c, d, e, f, g, h]))
             }
             // %.16g of a whole number below 10^15 is its digits
             (ValueView::Block(t, &[a, b, c, d, e, f, g, h]), MetricType::DOUBLE)
                 if same(t) && whole(f64::from_bits(word(t, [a, b, c, d, e, f, g, h]))) =>
             {
-                push_signed(buf, f64::from_bits(word(t, [a, b, c, d, e, f, g, h])) as i64)
+                signed(buf, f64::from_bits(word(t, [a, b, c, d, e, f, g, h])) as i64)
             }
             (ValueView::Block(t, data), MetricType::STRING) if same(t) => {
                 // a C string: up to its first NUL
