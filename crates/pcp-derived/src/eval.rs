@@ -729,8 +729,17 @@ impl Evaluator {
 /// derived metrics' own PMIDs stay in the list.
 #[doc(alias = "__dmprefetch")]
 pub fn prefetch<E: Borrow<Evaluator>>(requested: &[PmId], evaluators: &[E]) -> Vec<PmId> {
+    let mut list = Vec::new();
+    prefetch_into(requested, evaluators, &mut list);
+    list
+}
+
+/// [`prefetch`] into `list` (emptied first): for a caller that keeps the
+/// list's room from one fetch to the next.
+pub fn prefetch_into<E: Borrow<Evaluator>>(requested: &[PmId], evaluators: &[E], list: &mut Vec<PmId>) {
     let operands: usize = evaluators.iter().map(|e| e.borrow().operands().len()).sum();
-    let mut list = Vec::with_capacity(requested.len() + operands);
+    list.clear();
+    list.reserve(requested.len() + operands);
     list.extend_from_slice(requested);
     // (what is listed, by PMID, when looking along the list would be slow)
     let mut listed: Option<std::collections::HashSet<PmId>> =
@@ -749,7 +758,6 @@ pub fn prefetch<E: Borrow<Evaluator>>(requested: &[PmId], evaluators: &[E]) -> V
             }
         }
     }
-    list
 }
 
 /// Where each evaluator of a list is, by its metric's PMID (the first, if
@@ -1633,6 +1641,10 @@ mod tests {
         assert_eq!(evs[0].operands(), vec![pmid("c"), pmid("dd"), pmid("c")]);
         let list = prefetch(&[pmid("dd"), DERIVED], &evs);
         assert_eq!(list, vec![pmid("dd"), DERIVED, pmid("c")]);
+        // into a list kept from before: what was there goes
+        let mut kept = vec![pmid("zz"); 9];
+        prefetch_into(&[pmid("dd"), DERIVED], &evs, &mut kept);
+        assert_eq!(kept, list);
         let other = PmId(511 << 22 | 2);
         let r = FetchResult {
             timestamp: at(0),

@@ -493,18 +493,25 @@ impl Context {
             for &p in pmids {
                 self.bind(p, true);
             }
-            // (lent out for the fetch, and put back whatever it gives)
-            let mut evaluators = self.derived.take_evaluators(pmids);
-            let list = pcp_derived::prefetch(pmids, &evaluators);
-            let r = match self.fetch_source(&list) {
+            // (lent out for the fetch, and put back whatever it gives; both
+            // lists' room is kept for the next fetch)
+            let mut evaluators = std::mem::take(&mut self.derived.lent);
+            self.derived.take_evaluators_into(pmids, &mut evaluators);
+            let mut list = std::mem::take(&mut self.derived.asked);
+            pcp_derived::prefetch_into(pmids, &evaluators, &mut list);
+            let fetched = self.fetch_source(&list);
+            self.derived.asked = list;
+            let r = match fetched {
                 Ok(r) => r,
                 Err(e) => {
-                    self.derived.restore(evaluators);
+                    self.derived.restore_from(&mut evaluators);
+                    self.derived.lent = evaluators;
                     return Err(e);
                 }
             };
             let mut out = pcp_derived::postfetch(&r, pmids.len(), &mut evaluators, &mut ContextInstances(self));
-            self.derived.restore(evaluators);
+            self.derived.restore_from(&mut evaluators);
+            self.derived.lent = evaluators;
             // one that could not be bound keeps what the source said of it
             for (set, source) in out.sets.iter_mut().zip(&r.sets) {
                 if self.derived.get(set.pmid).is_some_and(|m| !self.derived.is_bound(m)) {

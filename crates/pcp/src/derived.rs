@@ -195,6 +195,11 @@ pub(crate) struct Bound {
     index: pcp_core::hash::IdMap<PmId, usize>,
     /// The `matchinst()` patterns compiled for the evaluators made so far.
     pub(crate) patterns: Mutex<pcp_derived::Patterns>,
+    /// Room kept from one fetch to the next: the list of evaluators lent
+    /// out, and the list of metrics asked of the source.
+    #[allow(clippy::vec_box)]
+    pub(crate) lent: Vec<Box<Evaluator>>,
+    pub(crate) asked: Vec<PmId>,
 }
 
 impl Bound {
@@ -254,6 +259,14 @@ impl Bound {
     #[allow(clippy::vec_box)]
     pub(crate) fn take_evaluators(&mut self, pmids: &[PmId]) -> Vec<Box<Evaluator>> {
         let mut out = Vec::with_capacity(pmids.len());
+        self.take_evaluators_into(pmids, &mut out);
+        out
+    }
+
+    /// [`Bound::take_evaluators`] into `out` (emptied first).
+    #[allow(clippy::vec_box)]
+    pub(crate) fn take_evaluators_into(&mut self, pmids: &[PmId], out: &mut Vec<Box<Evaluator>>) {
+        out.clear();
         for pmid in pmids {
             let Some(m) = self.index.get(pmid).and_then(|&i| self.metrics.get_mut(i)) else { continue };
             let b = m.binding.get_mut().unwrap_or_else(PoisonError::into_inner);
@@ -263,7 +276,6 @@ impl Bound {
                 }
             }
         }
-        out
     }
 
     /// An evaluator for `m`, checked as `checked`, its patterns compiled
@@ -275,7 +287,14 @@ impl Bound {
     /// Put evaluators lent out back in their place.
     #[allow(clippy::vec_box)]
     pub(crate) fn restore(&mut self, evaluators: Vec<Box<Evaluator>>) {
-        for ev in evaluators {
+        let mut evaluators = evaluators;
+        self.restore_from(&mut evaluators);
+    }
+
+    /// [`Bound::restore`], leaving `evaluators` empty (its room kept).
+    #[allow(clippy::vec_box)]
+    pub(crate) fn restore_from(&mut self, evaluators: &mut Vec<Box<Evaluator>>) {
+        for ev in evaluators.drain(..) {
             if let Some(&i) = self.index.get(&ev.pmid()) {
                 if let Some(m) = self.metrics.get_mut(i) {
                     *m.binding.get_mut().unwrap_or_else(PoisonError::into_inner) = Binding::Bound(ev);
