@@ -44,12 +44,14 @@ pub fn archive_target(data: &[u8]) {
     // set of every history resolved (deltas against the sets before)
     for m in &meta {
         if let MetaRecord::InDom { instances, .. } = m {
-            let _ = instances.iter().count() + instances.sorted().len();
+            if let Ok(instances) = instances.get() {
+                let _ = instances.iter().count() + instances.sorted().len();
+            }
         }
     }
     if let Ok(index) = pcp_archive::meta::MetaIndex::build(&meta) {
         for &indom in index.indom_order() {
-            for set in index.indom_history(indom) {
+            for set in index.indom_history(indom).flatten() {
                 let _ = set.ids.first().map(|&id| set.name_of(id));
             }
             let _ = index.indom_union(indom);

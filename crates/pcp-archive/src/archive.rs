@@ -1,6 +1,6 @@
 //! An archive opened by name: its files, label, metadata and extent.
 
-use crate::files::{base_name, find_file, open_records, volumes, COMPRESSION_SUFFIXES};
+use crate::files::{base_name, find_file, open_records, volumes, Compression, COMPRESSION_SUFFIXES};
 use crate::ldouble::timestamp_sub;
 use crate::meta::desc_conflict;
 use crate::raw::{decode_result, IndexEntry, Label, MetaRecord};
@@ -33,7 +33,10 @@ impl Archive {
 
     /// [`Archive::open`]; with `early`, a first data volume that is an
     /// `.xz` file starts decompressing (on a thread of its own) before the
-    /// metadata is read, for a reader that will replay the archive.
+    /// metadata is read, for a reader that will replay the archive, and
+    /// the large instance-domain records of a plain `.meta` file are
+    /// checked but left in it, the file kept open, until first wanted
+    /// ([`crate::raw::Deferred`]).
     pub fn open_early(name: &str, early: bool) -> Result<Archive, PmError> {
         let base = if find_file(Path::new(name), ".meta").is_some() {
             PathBuf::from(name)
@@ -47,9 +50,18 @@ impl Archive {
             _ => None,
         };
         let (label, mut records) = open_records(&meta_path)?;
+        // a reader that replays the archive keeps a plain .meta file open,
+        // and its large instance-domain records in it (see `Deferred`)
+        let plain = early && crate::files::compression_of(&meta_path.to_string_lossy()) == Compression::None;
+        let keep = if plain { std::fs::File::open(&meta_path).ok().map(std::sync::Arc::new) } else { None };
         let mut meta = Vec::new();
-        while let Some(payload) = records.next_record()? {
-            meta.push(MetaRecord::decode(payload, label.version)?);
+        loop {
+            let at = records.offset();
+            let Some(payload) = records.next_record()? else { break };
+            meta.push(match &keep {
+                Some(file) => MetaRecord::decode_deferring(payload, label.version, file, at)?,
+                None => MetaRecord::decode(payload, label.version)?,
+            });
         }
         // held as long as the archive is open: without the slack growing
         // left (up to half of it)
@@ -421,5 +433,76 @@ mod tests {
         let keys: Vec<u32> = (0..8).collect();
         let order: Vec<u32> = libpcp_hash_order(&keys).into_iter().map(|i| keys[i]).collect();
         assert_eq!(order, [0, 6, 7, 1, 2, 3, 4, 5]);
+    }
+
+    /// A copy of the fixture `v2` whose metadata ends with a large record
+    /// of instance domain 29.1 (400 instances), one second after the start.
+    fn with_large_indom(dir: &Path) -> String {
+        let fixture = format!("{}/tests/fixtures/v2", env!("CARGO_MANIFEST_DIR"));
+        for suffix in [".meta", ".0", ".index"] {
+            std::fs::copy(format!("{fixture}{suffix}"), dir.join(format!("big{suffix}"))).unwrap();
+        }
+        let start = Archive::open(&fixture).unwrap().label().start;
+        let n = 400usize;
+        let mut payload = Vec::new();
+        for w in [2, start.sec as u32 + 1, 0, (29 << 10) << 12 | 1, n as u32] {
+            payload.extend_from_slice(&w.to_be_bytes());
+        }
+        let names: Vec<String> = (0..n).map(|k| format!("instance number {k:05}")).collect();
+        (0..n as u32).for_each(|k| payload.extend_from_slice(&(k + 1000).to_be_bytes()));
+        let mut off = 0u32;
+        for name in &names {
+            payload.extend_from_slice(&off.to_be_bytes());
+            off += name.len() as u32 + 1;
+        }
+        for name in &names {
+            payload.extend_from_slice(name.as_bytes());
+            payload.push(0);
+        }
+        let len = (payload.len() as u32 + 8).to_be_bytes();
+        let mut meta = std::fs::read(dir.join("big.meta")).unwrap();
+        meta.extend_from_slice(&len);
+        meta.extend_from_slice(&payload);
+        meta.extend_from_slice(&len);
+        std::fs::write(dir.join("big.meta"), meta).unwrap();
+        dir.join("big").to_string_lossy().into_owned()
+    }
+
+    #[test]
+    fn large_instance_domains_wait_in_the_file_and_read_as_the_rest() {
+        use crate::meta::MetaIndex;
+        use crate::raw::Logged;
+        let dir = std::env::temp_dir().join(format!("pcp-rs-large-indom-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let name = with_large_indom(&dir);
+        let (now, later) = (Archive::open(&name).unwrap(), Archive::open_early(&name, true).unwrap());
+        let deferred = |a: &Archive| {
+            a.meta().iter().filter(|r| matches!(r, MetaRecord::InDom { instances: Logged::Deferred(_), .. })).count()
+        };
+        assert_eq!((deferred(&now), deferred(&later)), (0, 1));
+        // (comparing reads the deferred record)
+        assert_eq!(now.meta(), later.meta());
+        let indom = pcp_core::InDom((29 << 10) << 12 | 1);
+        let union = |a: &Archive| MetaIndex::build(a.meta()).and_then(|m| m.indom_union(indom));
+        let (ids, names) = union(&later).unwrap();
+        assert_eq!(ids.len(), 403);
+        assert_eq!((ids[0], &names[0][..]), (1000, &b"instance number 00000"[..]));
+        assert_eq!(union(&now), Ok((ids, names)));
+
+        // the record changed in the file after opening: an error, not
+        // other instances
+        let later = Archive::open_early(&name, true).unwrap();
+        let index = MetaIndex::build(later.meta()).unwrap();
+        let mut meta = std::fs::read(dir.join("big.meta")).unwrap();
+        // the first identifier, after it the other 399, the name offsets,
+        // the names and the trailing length word
+        let first = meta.len() - 4 - 22 * 400 - 4 * 400 - 4 * 399 - 4;
+        meta[first + 3] ^= 1;
+        std::fs::write(dir.join("big.meta"), meta).unwrap();
+        assert_eq!(index.indom_union(indom).err(), Some(PmError::PM_ERR_LOGREC));
+        assert_eq!(index.indom_at(indom, None).err(), Some(PmError::PM_ERR_LOGREC));
+        // the other instance domains are as they were
+        assert_eq!(index.indom_union(pcp_core::InDom((29 << 10) << 12 | 2)).map(|u| u.0.len()), Ok(9));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -87,6 +87,12 @@ impl Instances {
     /// negative (other than -1 in a `delta` record) or has no NUL at or
     /// after it.
     pub(crate) fn parse(rest: &[u8], n: usize, delta: bool) -> Result<Instances, PmError> {
+        Instances::check(rest, n, delta)?;
+        Ok(Instances { bytes: Arc::from(rest), n })
+    }
+
+    /// [`Instances::parse`]'s checks alone.
+    pub(crate) fn check(rest: &[u8], n: usize, delta: bool) -> Result<(), PmError> {
         const LOGREC: PmError = PmError::PM_ERR_LOGREC;
         let names = rest.get(n.checked_mul(8).ok_or(LOGREC)?..).ok_or(LOGREC)?;
         // a name is a C string when a NUL follows its start: when it
@@ -102,7 +108,7 @@ impl Instances {
                 return Err(LOGREC);
             }
         }
-        Ok(Instances { bytes: Arc::from(rest), n })
+        Ok(())
     }
 
     /// How many.
@@ -163,6 +169,150 @@ impl Instances {
             let (a, b) = (self.sorted(), other.sorted());
             a.iter().zip(&b).all(|(&i, &j)| self.id(i) == other.id(j) && self.name(i) == other.name(j))
         }
+    }
+}
+
+/// An instance-domain record's instances: read with the record, or
+/// checked then and left in the `.meta` file until first wanted (see
+/// [`Deferred`]).
+#[derive(Clone, Debug)]
+pub enum Logged {
+    /// Read with the record.
+    Read(Instances),
+    /// Left in the file.
+    Deferred(Deferred),
+}
+
+impl Logged {
+    /// How many.
+    pub fn len(&self) -> usize {
+        match self {
+            Logged::Read(i) => i.len(),
+            Logged::Deferred(d) => d.0.n,
+        }
+    }
+
+    /// None at all?
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The instances: those of a deferred record are read from the file
+    /// the first time (and shared from then on). `PM_ERR_LOGREC` when the
+    /// record there is no longer the one checked when the archive was
+    /// opened; the errno of a failed read.
+    pub fn get(&self) -> Result<Instances, PmError> {
+        match self {
+            Logged::Read(i) => Ok(i.clone()),
+            Logged::Deferred(d) => d.load(),
+        }
+    }
+}
+
+impl From<Instances> for Logged {
+    fn from(i: Instances) -> Logged {
+        Logged::Read(i)
+    }
+}
+
+/// Equal when both can be had and are the same instances.
+impl PartialEq for Logged {
+    fn eq(&self, other: &Logged) -> bool {
+        matches!((self.get(), other.get()), (Ok(a), Ok(b)) if a == b)
+    }
+}
+
+impl Eq for Logged {}
+
+/// A large instance-domain record of a plain `.meta` file, checked when
+/// the archive was opened but not kept: most of an archive's metadata is
+/// such records (a process instance domain logged again and again), and a
+/// tool reads few of them, while keeping them all costs the copy and the
+/// memory (2 MB over PCP's QA archive `20180102`, about a third of the
+/// time pmval takes to open it). The file stays open; the record is read
+/// again when first wanted and must still be the one checked: the same
+/// length words, the same words before the instances, and instances with
+/// the same hash (64 bits, taken when checked).
+#[derive(Clone)]
+pub struct Deferred(Arc<DeferredRecord>);
+
+struct DeferredRecord {
+    file: Arc<std::fs::File>,
+    /// Where the record's leading length word is in the file.
+    at: u64,
+    /// The record's length, both length words included.
+    len: u32,
+    /// The payload's words before the instances (type, time, instance
+    /// domain and count), as checked.
+    head: Box<[u8]>,
+    /// The hash of the instances as checked.
+    hash: u64,
+    n: usize,
+    delta: bool,
+    loaded: std::sync::OnceLock<Instances>,
+}
+
+/// The hash a deferred record's instances are known by.
+fn body_hash(body: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x7063_702d_7273).hash_one(body)
+}
+
+impl Deferred {
+    /// A record whose payload (`payload`: after the leading length word)
+    /// starts at `at + 4` in `file` and whose instances, `n` of them, start
+    /// `head` bytes into the payload: checked now (as
+    /// [`Instances::parse`]), read again when wanted.
+    pub(crate) fn new(
+        file: &Arc<std::fs::File>,
+        at: u64,
+        payload: &[u8],
+        head: usize,
+        n: usize,
+        delta: bool,
+    ) -> Result<Deferred, PmError> {
+        let rest = payload.get(head..).ok_or(PmError::PM_ERR_LOGREC)?;
+        Instances::check(rest, n, delta)?;
+        // the length words and the payload: the record as framed
+        let len = u32::try_from(payload.len() + 8).map_err(|_| PmError::PM_ERR_LOGREC)?;
+        Ok(Deferred(Arc::new(DeferredRecord {
+            file: Arc::clone(file),
+            at,
+            len,
+            head: payload[..head].into(),
+            hash: body_hash(rest),
+            n,
+            delta,
+            loaded: std::sync::OnceLock::new(),
+        })))
+    }
+
+    fn load(&self) -> Result<Instances, PmError> {
+        use std::os::unix::fs::FileExt;
+        const LOGREC: PmError = PmError::PM_ERR_LOGREC;
+        let d = &*self.0;
+        if let Some(i) = d.loaded.get() {
+            return Ok(i.clone());
+        }
+        let mut rec = vec![0u8; d.len as usize];
+        d.file.read_exact_at(&mut rec, d.at).map_err(|e| match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => LOGREC,
+            _ => PmError::from_errno(e.raw_os_error().unwrap_or(5)),
+        })?;
+        let len = d.len.to_be_bytes();
+        let end = rec.len() - 4;
+        let body = rec.get(4 + d.head.len()..end).ok_or(LOGREC)?;
+        if rec[..4] != len || rec[end..] != len || !rec[4..end].starts_with(&d.head) || body_hash(body) != d.hash {
+            return Err(LOGREC);
+        }
+        let insts = Instances::parse(body, d.n, d.delta)?;
+        Ok(d.loaded.get_or_init(|| insts).clone())
+    }
+}
+
+impl std::fmt::Debug for Deferred {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Deferred {{ at: {}, len: {}, n: {} }}", self.0.at, self.0.len, self.0.n)
     }
 }
 
@@ -287,5 +437,59 @@ mod tests {
         // a name may be empty, and names may overlap
         let ok = Instances::parse(&record(&[1, 2], &[1, 0], b"a\0"), 2, false).unwrap();
         assert_eq!(ok.iter().collect::<Vec<_>>(), [(1, Some(&b""[..])), (2, Some(&b"a"[..]))]);
+    }
+
+    /// A file holding `before` bytes, then the record framing `payload`.
+    fn framed(dir: &std::path::Path, name: &str, before: usize, payload: &[u8]) -> (Arc<std::fs::File>, u64) {
+        let len = (payload.len() as u32 + 8).to_be_bytes();
+        let mut bytes = vec![0xa5; before];
+        bytes.extend_from_slice(&len);
+        bytes.extend_from_slice(payload);
+        bytes.extend_from_slice(&len);
+        let path = dir.join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        (Arc::new(std::fs::File::open(&path).unwrap()), before as u64)
+    }
+
+    #[test]
+    fn a_deferred_record_is_read_again_only_as_it_was_checked() {
+        let dir = std::env::temp_dir().join(format!("pcp-rs-deferred-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let head = [0, 0, 0, 2, 0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0, 3];
+        let body = record(&[3, 1, 2], &[0, 4, 7], b"abc\0de\0f\0");
+        let payload = [&head[..], &body].concat();
+        let want = Instances::parse(&body, 3, false).unwrap();
+        let defer = |file: &Arc<std::fs::File>, at| Deferred::new(file, at, &payload, head.len(), 3, false);
+
+        let (file, at) = framed(&dir, "ok", 100, &payload);
+        let logged = Logged::Deferred(defer(&file, at).unwrap());
+        assert_eq!((logged.len(), logged.is_empty()), (3, false));
+        assert_eq!(logged.get(), Ok(want.clone()));
+        // read once: the same instances from then on, whatever the file
+        std::fs::write(dir.join("ok"), b"").unwrap();
+        assert_eq!(logged.get(), Ok(want.clone()));
+        assert_eq!(Logged::Deferred(defer(&file, at).unwrap()).get(), Err(PmError::PM_ERR_LOGREC));
+
+        // what no longer matches: a word before the instances, an
+        // instance, a length word, instances that fail the checks
+        let mut changed = payload.clone();
+        changed[7] = 8;
+        let (file, at) = framed(&dir, "head", 3, &changed);
+        assert_eq!(Logged::Deferred(defer(&file, at).unwrap()).get(), Err(PmError::PM_ERR_LOGREC));
+        let mut id = payload.clone();
+        id[head.len() + 3] = 4;
+        let (file, at) = framed(&dir, "id", 3, &id);
+        assert_eq!(Logged::Deferred(defer(&file, at).unwrap()).get(), Err(PmError::PM_ERR_LOGREC));
+        let (file, at) = framed(&dir, "len", 3, &payload[..payload.len() - 1]);
+        assert_eq!(Logged::Deferred(defer(&file, at).unwrap()).get(), Err(PmError::PM_ERR_LOGREC));
+        let mut bad = payload.clone();
+        let last = bad.len() - 1;
+        bad[last] = b'x';
+        let (file, at) = framed(&dir, "names", 0, &bad);
+        assert_eq!(Logged::Deferred(defer(&file, at).unwrap()).get(), Err(PmError::PM_ERR_LOGREC));
+        // and instances that fail the checks are refused at once
+        assert_eq!(Deferred::new(&file, at, &bad, head.len(), 3, false).err(), Some(PmError::PM_ERR_LOGREC));
+        assert_eq!(Deferred::new(&file, at, &payload, payload.len() + 1, 3, false).err(), Some(PmError::PM_ERR_LOGREC));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -515,12 +515,13 @@ impl Replay {
         }
         if !self.interp.calipers.contains_key(&indom.0) {
             let start = self.start;
-            // libpcp's chain: newest first
-            let sets = || self.meta.indom_history(indom).rev();
-            let table = sets().any(|set| set.ids.len() >= 16).then(|| {
+            // libpcp's chain: newest first (no calipers where a set cannot
+            // be read: each instance is then taken to be there throughout)
+            let sets: Vec<_> = self.meta.indom_history(indom).rev().collect::<Result<_, PmError>>().unwrap_or_default();
+            let table = sets.iter().any(|set| set.ids.len() >= 16).then(|| {
                 let mut t: HashMap<i32, (f64, f64)> = HashMap::new();
                 let mut t_indom_prior = -1.0;
-                for set in sets() {
+                for set in &sets {
                     let t_indom = Ts::from_timestamp(set.when).sub(start);
                     for &id in &set.ids {
                         t.entry(id).and_modify(|e| e.0 = t_indom).or_insert((t_indom, t_indom_prior));

@@ -3,7 +3,7 @@
 //! and help text, with libpcp's rules for duplicates, conflicts and
 //! version 3 delta instance domains.
 
-use crate::raw::{c_str, Instances, MetaRecord};
+use crate::raw::{c_str, Logged, MetaRecord};
 use foldhash::{HashMap, HashMapExt};
 use pcp_core::{Desc, InDom, PmError, PmId, PmResult, Timestamp};
 use std::sync::{Arc, OnceLock};
@@ -87,7 +87,7 @@ struct Raw {
     delta: bool,
     /// As logged (sorted by id when used); `None` names are deletions
     /// (deltas only).
-    insts: Instances,
+    insts: Logged,
 }
 
 impl MetaIndex {
@@ -147,7 +147,7 @@ impl MetaIndex {
                             m.indom_order.push(*indom);
                             chains.insert(*indom, vec![raw]);
                         }
-                        Some(chain) => add_to_chain(chain, raw),
+                        Some(chain) => add_to_chain(chain, raw)?,
                     }
                 }
                 MetaRecord::Text { kind, ident, text } => {
@@ -194,8 +194,13 @@ impl MetaIndex {
         &self.indom_order
     }
 
-    /// The whole history of `indom`, oldest first.
-    pub fn indom_history(&self, indom: InDom) -> impl DoubleEndedIterator<Item = &InDomSet> + ExactSizeIterator {
+    /// The whole history of `indom`, oldest first: each set, or why it
+    /// cannot be had (a record left in the file that can no longer be
+    /// read as it was when the archive was opened).
+    pub fn indom_history(
+        &self,
+        indom: InDom,
+    ) -> impl DoubleEndedIterator<Item = PmResult<&InDomSet>> + ExactSizeIterator {
         static NONE: History = History { entries: Vec::new(), first_full: None };
         let hist = self.indoms.get(&indom).unwrap_or(&NONE);
         (0..hist.len()).map(move |k| hist.set(k))
@@ -211,7 +216,7 @@ impl MetaIndex {
             None => hist.len(),
             Some(t) => hist.entries.partition_point(|e| e.when <= t),
         };
-        upto.checked_sub(1).map(|k| hist.set(k)).ok_or(PmError::PM_ERR_INDOM_LOG)
+        upto.checked_sub(1).ok_or(PmError::PM_ERR_INDOM_LOG).and_then(|k| hist.set(k))
     }
 
     /// The history the `pm*InDomArchive` calls search: `PM_ERR_INDOM` for
@@ -229,27 +234,37 @@ impl MetaIndex {
     #[doc(alias = "pmGetInDomArchive")]
     pub fn indom_union(&self, indom: InDom) -> PmResult<(Vec<i32>, Vec<Vec<u8>>)> {
         let hist = self.archive_history(indom)?;
-        Ok(union(hist).map(|(set, k)| (set.ids[k], set.names[k].to_vec())).unzip())
+        Ok(union(hist)?.into_iter().map(|(set, k)| (set.ids[k], set.names[k].to_vec())).unzip())
     }
 
     /// [`MetaIndex::indom_union`] without the names.
     pub fn indom_union_ids(&self, indom: InDom) -> PmResult<Vec<i32>> {
         let hist = self.archive_history(indom)?;
-        Ok(union(hist).map(|(set, k)| set.ids[k]).collect())
+        Ok(union(hist)?.into_iter().map(|(set, k)| set.ids[k]).collect())
     }
 
     /// `pmLookupInDomArchive`: an instance by name in any set, newest first.
     #[doc(alias = "pmLookupInDomArchive")]
     pub fn lookup_inst_any(&self, indom: InDom, name: &[u8]) -> PmResult<i32> {
         let hist = self.archive_history(indom)?;
-        hist.newest_first().find_map(|s| s.lookup(name)).ok_or(PmError::PM_ERR_INST_LOG)
+        for set in hist.newest_first() {
+            if let Some(inst) = set?.lookup(name) {
+                return Ok(inst);
+            }
+        }
+        Err(PmError::PM_ERR_INST_LOG)
     }
 
     /// `pmNameInDomArchive`: an instance's name from the newest set having it.
     #[doc(alias = "pmNameInDomArchive")]
     pub fn name_inst_any(&self, indom: InDom, inst: i32) -> PmResult<&[u8]> {
         let hist = self.archive_history(indom)?;
-        hist.newest_first().find_map(|s| s.name_of(inst)).ok_or(PmError::PM_ERR_INST_LOG)
+        for set in hist.newest_first() {
+            if let Some(name) = set?.name_of(inst) {
+                return Ok(name);
+            }
+        }
+        Err(PmError::PM_ERR_INST_LOG)
     }
 
     /// Every help text: its kind (`PM_TEXT_*` bits without
@@ -298,16 +313,24 @@ pub(crate) fn desc_conflict(old: &Desc, new: &Desc) -> PmResult<()> {
 /// moves to the head of its time slot); a new set goes to the head of its
 /// time slot. `chain` holds libpcp's chain in reverse (oldest first, a time
 /// slot's head last), so that sets logged in time order are appended.
-fn add_to_chain(chain: &mut Vec<Raw>, new: Raw) {
+/// (Comparing reads the instances of records left in the file: a failure
+/// to read them is the error.)
+fn add_to_chain(chain: &mut Vec<Raw>, new: Raw) -> PmResult<()> {
     // the time slot of `new`
     let lo = chain.partition_point(|c| c.when < new.when);
     let hi = lo + chain[lo..].partition_point(|c| c.when == new.when);
-    if let Some(dup) = (lo..hi).rev().find(|&i| chain[i].insts.same_sorted(&new.insts)) {
-        let item = chain.remove(dup);
-        chain.insert(hi - 1, item);
-        return;
+    if lo < hi {
+        let insts = new.insts.get()?;
+        for dup in (lo..hi).rev() {
+            if chain[dup].insts.get()?.same_sorted(&insts) {
+                let item = chain.remove(dup);
+                chain.insert(hi - 1, item);
+                return Ok(());
+            }
+        }
     }
     chain.insert(hi, new);
+    Ok(())
 }
 
 /// One instance domain's history, oldest first: whole sets sorted, and
@@ -329,7 +352,7 @@ struct Entry {
     /// Is `logged` a delta set?
     delta: bool,
     /// The set as logged (`None` names are deletions).
-    logged: Instances,
+    logged: Logged,
     /// The set, made on first use (boxed: most entries of a long history
     /// are never used).
     set: OnceLock<Box<InDomSet>>,
@@ -353,19 +376,20 @@ impl History {
         self.entries.len()
     }
 
-    /// The `k`th set (`k < len()`), resolved.
-    fn set(&self, k: usize) -> &InDomSet {
+    /// The `k`th set (`k < len()`), resolved (an error where a record
+    /// left in the file cannot be read as it was).
+    fn set(&self, k: usize) -> PmResult<&InDomSet> {
         let entry = &self.entries[k];
         if let Some(set) = entry.set.get() {
-            return set;
+            return Ok(set);
         }
-        let logged = &entry.logged;
+        let logged = &entry.logged.get()?;
         // sorted by id, as libpcp sorts every set it loads
         let sorted = logged.sorted().into_iter().map(|j| (logged.id(j), logged.shared_name(j)));
         if !entry.delta {
             // (a whole set has a name for every instance)
             let (ids, names) = sorted.map(|(id, n)| (id, n.unwrap_or_else(|| InstName::new(b"")))).unzip();
-            return entry.set.get_or_init(|| Box::new(InDomSet { when: entry.when, ids, names }));
+            return Ok(entry.set.get_or_init(|| Box::new(InDomSet { when: entry.when, ids, names })));
         }
         let delta: Vec<(i32, Option<InstName>)> = sorted.collect();
         let (ids, names) = match self.first_full {
@@ -377,29 +401,32 @@ impl History {
                     .find(|&j| !self.entries[j].delta || self.entries[j].set.get().is_some())
                     .unwrap_or(full);
                 for j in from + 1..k {
-                    self.set(j);
+                    self.set(j)?;
                 }
-                let prev = self.set(k - 1);
+                let prev = self.set(k - 1)?;
                 merge_delta((&prev.ids, &prev.names), &delta)
             }
             _ => delta.iter().filter_map(|(id, n)| n.clone().map(|n| (*id, n))).unzip(),
         };
-        entry.set.get_or_init(|| Box::new(InDomSet { when: entry.when, ids, names }))
+        Ok(entry.set.get_or_init(|| Box::new(InDomSet { when: entry.when, ids, names })))
     }
 
     /// The sets, newest first (resolving them all).
-    fn newest_first(&self) -> impl Iterator<Item = &InDomSet> {
+    fn newest_first(&self) -> impl Iterator<Item = PmResult<&InDomSet>> {
         (0..self.len()).rev().map(|k| self.set(k))
     }
 }
 
 /// Every instance of a history, each once, newest sets first: the set
 /// and position where each is first seen.
-fn union(hist: &History) -> impl Iterator<Item = (&InDomSet, usize)> {
+fn union(hist: &History) -> PmResult<Vec<(&InDomSet, usize)>> {
     let mut seen = std::collections::HashSet::new();
-    hist.newest_first()
-        .flat_map(|set| (0..set.ids.len()).map(move |k| (set, k)))
-        .filter(move |(set, k)| seen.insert(set.ids[*k]))
+    let mut out = Vec::new();
+    for set in hist.newest_first() {
+        let set = set?;
+        out.extend((0..set.ids.len()).filter(|&k| seen.insert(set.ids[k])).map(|k| (set, k)));
+    }
+    Ok(out)
 }
 
 /// Apply a sorted delta to a sorted full set: deletions remove a matching
@@ -464,7 +491,7 @@ mod tests {
         MetaRecord::InDom {
             when: t(when),
             indom: InDom(7),
-            instances: insts.iter().map(|&(i, n)| (i, n)).collect(),
+            instances: insts.iter().map(|&(i, n)| (i, n)).collect::<crate::raw::Instances>().into(),
             delta,
         }
     }
@@ -491,7 +518,7 @@ mod tests {
             indom(30, true, &[(3, None)]),
         ];
         let m = MetaIndex::build(&recs).unwrap();
-        let h: Vec<&InDomSet> = m.indom_history(InDom(7)).collect();
+        let h: Vec<&InDomSet> = m.indom_history(InDom(7)).collect::<PmResult<_>>().unwrap();
         assert_eq!(h.len(), 3);
         assert_eq!(h[0].ids, [1, 3]);
         assert_eq!(h[1].ids, [2, 3, 9]);
@@ -527,6 +554,7 @@ mod tests {
         let in_order = MetaIndex::build(&recs).unwrap();
         let all: Vec<(Vec<i32>, Vec<Vec<u8>>)> = in_order
             .indom_history(InDom(7))
+            .map(|s| s.unwrap())
             .map(|s| (s.ids.clone(), s.names.iter().map(|n| n.to_vec()).collect()))
             .collect();
         assert_eq!(all.len(), 7);
@@ -556,7 +584,7 @@ mod tests {
             indom(30, false, &[]),
         ];
         let m = MetaIndex::build(&recs).unwrap();
-        let h: Vec<_> = m.indom_history(InDom(7)).map(|s| (s.when.sec, s.ids.clone())).collect();
+        let h: Vec<_> = m.indom_history(InDom(7)).map(|s| s.unwrap()).map(|s| (s.when.sec, s.ids.clone())).collect();
         // oldest first; within t=20 the newest added is at the chain head,
         // so it comes last here
         assert_eq!(h, [(10, vec![2]), (20, vec![1]), (20, vec![5])]);
@@ -570,7 +598,7 @@ mod tests {
         let m = MetaIndex::build_all([&a[..], &b[..]]).unwrap();
         // the last text loaded wins; instance sets sort by time across them
         assert_eq!(m.text(text_kind::ONELINE | text_kind::PMID, 1).unwrap(), b"new");
-        let h: Vec<_> = m.indom_history(InDom(7)).map(|s| s.when.sec).collect();
+        let h: Vec<_> = m.indom_history(InDom(7)).map(|s| s.unwrap().when.sec).collect();
         assert_eq!(h, [10, 20]);
         let by_archive: Vec<usize> = m.names_by_archive().map(<[_]>::len).collect();
         assert_eq!(by_archive, [1, 2]);
@@ -632,10 +660,10 @@ mod tests {
                     1 => next(10) as i64,
                     _ => when,
                 };
-                let new =
-                    Raw { when: t(when), delta: false, insts: [(next(3) as i32, None::<&[u8]>)].into_iter().collect() };
+                let insts = [(next(3) as i32, None::<&[u8]>)].into_iter().collect::<crate::raw::Instances>();
+                let new = Raw { when: t(when), delta: false, insts: insts.into() };
                 let copy = Raw { when: new.when, delta: new.delta, insts: new.insts.clone() };
-                add_to_chain(&mut ours, new);
+                add_to_chain(&mut ours, new).unwrap();
                 newest_first(&mut theirs, copy);
             }
             let a: Vec<_> = ours.iter().rev().map(|r| (r.when, r.insts.clone())).collect();

@@ -220,7 +220,7 @@ impl Label {
     }
 }
 
-pub use crate::instances::{InstName, Instances};
+pub use crate::instances::{Deferred, InstName, Instances, Logged};
 
 /// One label set of a label record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -251,7 +251,7 @@ pub enum MetaRecord {
         /// Which instance domain.
         indom: InDom,
         /// The instances (for a delta: added, or deleted with no name).
-        instances: Instances,
+        instances: Logged,
         /// Is this a delta record?
         delta: bool,
     },
@@ -293,6 +293,30 @@ impl MetaRecord {
     /// instance-domain record are checked and kept as logged (see
     /// [`Instances`]).
     pub fn decode(payload: &[u8], version: Version) -> Result<MetaRecord, PmError> {
+        MetaRecord::decode_in(payload, version, None)
+    }
+
+    /// [`MetaRecord::decode`] of the record whose leading length word is
+    /// at `at` in the plain `.meta` file `file`: the instances of a large
+    /// instance-domain record are checked but left in the file (see
+    /// [`Deferred`]).
+    pub fn decode_deferring(
+        payload: &[u8],
+        version: Version,
+        file: &std::sync::Arc<std::fs::File>,
+        at: u64,
+    ) -> Result<MetaRecord, PmError> {
+        MetaRecord::decode_in(payload, version, Some((file, at)))
+    }
+
+    fn decode_in(
+        payload: &[u8],
+        version: Version,
+        file: Option<(&std::sync::Arc<std::fs::File>, u64)>,
+    ) -> Result<MetaRecord, PmError> {
+        // instances of fewer bytes than this are read at once: reading them
+        // again later would cost more than keeping them
+        const DEFER_FROM: usize = 4096;
         let mut r = Reader::new(payload);
         let kind = r.u32(LOGREC)?;
         match kind {
@@ -320,7 +344,14 @@ impl MetaRecord {
                 let indom = InDom(r.u32(LOGREC)?);
                 let n = count(r.i32(LOGREC)?, 8, &r)?;
                 let delta = kind == meta_type::INDOM_DELTA;
-                let instances = Instances::parse(r.rest(), n, delta)?;
+                let rest = r.rest();
+                let instances = match file {
+                    Some((file, at)) if rest.len() >= DEFER_FROM => {
+                        let head = payload.len() - rest.len();
+                        Logged::Deferred(Deferred::new(file, at, payload, head, n, delta)?)
+                    }
+                    _ => Logged::Read(Instances::parse(rest, n, delta)?),
+                };
                 Ok(MetaRecord::InDom { when, indom, instances, delta })
             }
             meta_type::LABEL_V2 | meta_type::LABEL => {
@@ -775,6 +806,7 @@ mod tests {
             for v in [Version::V2, Version::V3] {
                 if let Ok(MetaRecord::InDom { instances, .. }) = MetaRecord::decode(&data, v) {
                     // checked once: read in place without panicking
+                    let instances = instances.get().expect("instances read with the record");
                     let _ = instances.iter().count() + instances.sorted().len();
                     let _ = (0..instances.len()).filter_map(|k| instances.shared_name(k)).count();
                 }

@@ -55,7 +55,7 @@ fn check(base: &str, version: Version) {
     let find = |n: &str| names.iter().find(|(x, _)| x == n).map(|(_, d)| *d).unwrap_or_else(|| panic!("{n}"));
     assert_eq!(find("sample.double.hundred").ty, MetricType::DOUBLE);
     assert_eq!(find("sample.colour").indom.to_string(), "29.1");
-    let colour = colour.expect("the colour instance domain");
+    let colour = colour.expect("the colour instance domain").get().expect("read with the record");
     let inames: Vec<_> = colour.iter().map(|(_, n)| String::from_utf8(n.unwrap().to_vec()).unwrap()).collect();
     assert_eq!(inames, ["red", "green", "blue"]);
 

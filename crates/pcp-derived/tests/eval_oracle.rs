@@ -46,13 +46,13 @@ impl Catalog for Meta<'_> {
 impl Meta<'_> {
     /// The instance domain as last logged at or before `at` (else the
     /// first logged).
-    fn indom(&self, indom: InDom, at: Timestamp) -> Option<&Logged> {
+    fn indom(&self, indom: InDom, at: Timestamp) -> Option<Logged> {
         let logged = self.meta.iter().filter_map(|r| match r {
             MetaRecord::InDom { when, indom: i, instances, .. } if *i == indom => Some((*when, instances)),
             _ => None,
         });
         let before = logged.clone().filter(|l| l.0 <= at).max_by_key(|l| l.0);
-        before.or_else(|| logged.min_by_key(|l| l.0)).map(|l| l.1)
+        before.or_else(|| logged.min_by_key(|l| l.0)).and_then(|l| l.1.get().ok())
     }
 }
 
@@ -62,7 +62,8 @@ impl Instances for Meta<'_> {
     }
     fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Option<i32> {
         let list = self.indom(indom, at)?;
-        list.iter().find(|i| i.1 == Some(name)).map(|i| i.0)
+        let found = list.iter().find(|i| i.1 == Some(name)).map(|i| i.0);
+        found
     }
     fn instances(&mut self, indom: InDom, at: Timestamp) -> Result<Vec<i32>, PmError> {
         self.indom(indom, at).map(|l| l.iter().map(|i| i.0).collect()).ok_or(PmError::PM_ERR_INDOM)

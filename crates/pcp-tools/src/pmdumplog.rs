@@ -787,6 +787,8 @@ impl Dumper<'_> {
                 buf.extend_from_slice(b" delta");
             }
             let _ = writeln!(buf, " {} instances", instances.len());
+            // (read with the record: pmdumplog opens archives so)
+            let instances = instances.get().map_err(|e| std::io::Error::other(e.to_string()))?;
             for (id, name) in instances.iter() {
                 match (delta, name) {
                     (true, None) => {
@@ -820,6 +822,7 @@ impl Dumper<'_> {
             let mut buf = Vec::new();
             let _ = writeln!(buf, "InDom: {indom}");
             for set in meta.indom_history(indom) {
+                let set = set.map_err(|e| std::io::Error::other(e.to_string()))?;
                 self.stamp(&mut buf, set.when);
                 let _ = writeln!(buf, " {} instances", set.ids.len());
                 for (id, name) in set.ids.iter().zip(&set.names) {

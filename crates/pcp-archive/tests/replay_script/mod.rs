@@ -232,9 +232,14 @@ pub fn run(name: &str, script: &str, wrap: bool) -> String {
                             MetaRecord::InDom { indom: i, instances, .. } if *i == indom => Some(instances),
                             _ => None,
                         })
-                        .flat_map(|insts| insts.iter())
-                        .filter(|(id, name)| id & 1 == 1 && name.is_some())
-                        .map(|(id, _)| id)
+                        .map(|insts| insts.get().expect("the record's instances"))
+                        .flat_map(|insts| {
+                            insts
+                                .iter()
+                                .filter(|(id, name)| id & 1 == 1 && name.is_some())
+                                .map(|(id, _)| id)
+                                .collect::<Vec<_>>()
+                        })
                         .collect();
                     odd.sort_unstable();
                     odd.dedup();
