@@ -451,6 +451,44 @@ mod tests {
         (Arc::new(std::fs::File::open(&path).unwrap()), before as u64)
     }
 
+    proptest::proptest! {
+        /// Whatever happens to the file after the check (a byte changed,
+        /// the file cut short or grown), a deferred record reads back as
+        /// the instances checked or as `PM_ERR_LOGREC`: never others, never
+        /// a panic.
+        #[test]
+        fn a_deferred_record_reads_back_as_checked_or_not_at_all(
+            at in 0usize..80,
+            change in proptest::option::of((0usize..200, 1u8..=255)),
+            cut in proptest::option::of(0usize..200),
+            grow in 0usize..8,
+        ) {
+            let dir = std::env::temp_dir().join(format!("pcp-rs-deferred-prop-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let head = [0, 0, 0, 5, 1, 2, 3, 4];
+            let body = record(&[7, 3, 9], &[4, -1, 0], b"xyz\0ab\0");
+            let payload = [&head[..], &body].concat();
+            let want = Instances::parse(&body, 3, true).unwrap();
+            let name = "record";
+            let (file, off) = framed(&dir, name, at, &payload);
+            let d = Deferred::new(&file, off, &payload, head.len(), 3, true).unwrap();
+            let mut bytes = std::fs::read(dir.join(name)).unwrap();
+            if let Some((i, x)) = change {
+                if let Some(b) = bytes.get_mut(i) {
+                    *b ^= x;
+                }
+            }
+            if let Some(n) = cut {
+                bytes.truncate(n);
+            }
+            bytes.extend(std::iter::repeat_n(0u8, grow));
+            std::fs::write(dir.join(name), &bytes).unwrap();
+            let got = Logged::Deferred(d).get();
+            std::fs::remove_dir_all(&dir).unwrap();
+            proptest::prop_assert!(got == Ok(want.clone()) || got == Err(PmError::PM_ERR_LOGREC), "{got:?}");
+        }
+    }
+
     #[test]
     fn a_deferred_record_is_read_again_only_as_it_was_checked() {
         let dir = std::env::temp_dir().join(format!("pcp-rs-deferred-{}", std::process::id()));
