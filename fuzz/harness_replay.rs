@@ -6,8 +6,13 @@
 // many bytes (0xffffffff: the file is absent): the .meta file, the .index
 // file, then data volumes 0, 1, ... (up to 4). Flags: bit 0 turns counter
 // wrapping on; bit 1 names volume 0 `.0.xz` (its bytes go in as they are,
-// so decompression is fuzzed too). The files are written to a scratch
-// directory and replayed in every mode.
+// so decompression is fuzzed too); bit 2 opens the archive as a context
+// does (large instance-domain records left in the file, read when
+// wanted). The files are written to a scratch directory and replayed in
+// every mode. `corpus/replay/seed-deferred-indom` is the fixture archive
+// `v2` with a record of 400 instances of 29.1 appended to its metadata
+// (as the test `large_instance_domains_wait_in_the_file_and_read_as_the_rest`
+// makes it), opened as a context does.
 
 use pcp_archive::archive::Archive;
 use pcp_archive::raw::MetaRecord;
@@ -65,7 +70,7 @@ fn drain(r: &mut Replay, pmids: &[PmId], n: usize) {
 /// Replay an archive made of fuzzed files in every mode.
 pub fn replay_target(data: &[u8]) {
     let Some(base) = write_archive(data) else { return };
-    if let Ok(archive) = Archive::open(&base.to_string_lossy()) {
+    if let Ok(archive) = Archive::open_early(&base.to_string_lossy(), data[0] & 4 != 0) {
         let mut pmids: Vec<PmId> = archive
             .meta()
             .iter()
