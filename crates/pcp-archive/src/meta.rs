@@ -319,14 +319,20 @@ fn add_to_chain(chain: &mut Vec<Raw>, new: Raw) -> PmResult<()> {
     // the time slot of `new`
     let lo = chain.partition_point(|c| c.when < new.when);
     let hi = lo + chain[lo..].partition_point(|c| c.when == new.when);
-    if lo < hi {
-        let insts = new.insts.get()?;
-        for dup in (lo..hi).rev() {
-            if chain[dup].insts.get()?.same_sorted(&insts) {
-                let item = chain.remove(dup);
-                chain.insert(hi - 1, item);
-                return Ok(());
-            }
+    let mut insts = None;
+    for dup in (lo..hi).rev() {
+        // (sets of different sizes differ: neither is read to find that)
+        if chain[dup].insts.len() != new.insts.len() {
+            continue;
+        }
+        let insts = match &insts {
+            Some(i) => i,
+            None => insts.insert(new.insts.get()?),
+        };
+        if chain[dup].insts.get()?.same_sorted(insts) {
+            let item = chain.remove(dup);
+            chain.insert(hi - 1, item);
+            return Ok(());
         }
     }
     chain.insert(hi, new);

@@ -501,17 +501,13 @@ impl Context {
             pcp_derived::prefetch_into(pmids, &evaluators, &mut list);
             let fetched = self.fetch_source(&list);
             self.derived.asked = list;
-            let r = match fetched {
-                Ok(r) => r,
-                Err(e) => {
-                    self.derived.restore_from(&mut evaluators);
-                    self.derived.lent = evaluators;
-                    return Err(e);
-                }
-            };
-            let mut out = pcp_derived::postfetch(&r, pmids.len(), &mut evaluators, &mut ContextInstances(self));
+            let evaluated = fetched.map(|r| {
+                let out = pcp_derived::postfetch(&r, pmids.len(), &mut evaluators, &mut ContextInstances(self));
+                (r, out)
+            });
             self.derived.restore_from(&mut evaluators);
             self.derived.lent = evaluators;
+            let (r, mut out) = evaluated?;
             // one that could not be bound keeps what the source said of it
             for (set, source) in out.sets.iter_mut().zip(&r.sets) {
                 if self.derived.get(set.pmid).is_some_and(|m| !self.derived.is_bound(m)) {
