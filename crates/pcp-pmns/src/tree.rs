@@ -184,7 +184,18 @@ impl Pmns {
     /// The visible child of `n` named `name`.
     fn child(&self, n: NodeId, name: &[u8]) -> Option<NodeId> {
         let sorted = &self.sorted[self.range(n)];
-        let i = sorted.binary_search_by(|&c| self.name_bytes(c).cmp(name)).ok()?;
+        // (siblings' names mostly differ in their first byte: compared
+        // first, without a call)
+        let first = name.first().copied();
+        let i = sorted
+            .binary_search_by(|&c| {
+                let have = self.name_bytes(c);
+                match have.first().copied().cmp(&first) {
+                    std::cmp::Ordering::Equal => have.cmp(name),
+                    other => other,
+                }
+            })
+            .ok()?;
         let c = sorted[i];
         self.visible[c as usize].then_some(c)
     }
@@ -358,22 +369,32 @@ impl Pmns {
     /// unknown name is `PM_ERR_NAME`.
     #[doc(alias = "pmLookupName")]
     pub fn lookup(&self, name: &str) -> PmResult<PmId> {
-        if let Some(n) = self.locate(name) {
+        if name.is_empty() {
+            return Err(PmError::PM_ERR_NONLEAF);
+        }
+        // one walk down: the deepest node the name's leading parts reach
+        let mut n = ROOT;
+        let mut parts = name.split('.');
+        let whole = loop {
+            let Some(part) = parts.next() else { break true };
+            match self.child(n, part.as_bytes()) {
+                Some(c) => n = c,
+                None => break false,
+            }
+        };
+        if whole {
             return if self.is_childless(n) && n != ROOT {
                 Ok(self.nodes[n as usize].pmid)
             } else {
                 Err(PmError::PM_ERR_NONLEAF)
             };
         }
-        let mut prefix = name;
-        while let Some(dot) = prefix.rfind('.') {
-            prefix = &prefix[..dot];
-            if let Some(n) = self.locate(prefix) {
-                let pmid = self.nodes[n as usize].pmid;
-                if self.is_childless(n) && pmid.is_dynamic_root() {
-                    return Ok(pmid);
-                }
-            }
+        // a name below a leaf: only the root of a dynamic subtree has
+        // names below it (the nodes above the deepest one reached all
+        // have children, so it is the only leaf among the name's prefixes)
+        let pmid = self.nodes[n as usize].pmid;
+        if self.is_childless(n) && pmid.is_dynamic_root() {
+            return Ok(pmid);
         }
         Err(PmError::PM_ERR_NAME)
     }
@@ -575,6 +596,36 @@ mod tests {
         let (ids, n) = t.lookup_names(&["a.x", "zz", "b"]).unwrap();
         assert_eq!((ids[1], n), (PmId::NULL, 2));
         assert_eq!(t.lookup_names(&["zz"]), Err(PmError::PM_ERR_NAME));
+    }
+
+    proptest::proptest! {
+        /// One walk down finds what looking up each prefix in turn (the
+        /// way libpcp searches for a dynamic subtree's root) finds.
+        #[test]
+        fn lookup_is_the_prefix_search(parts in proptest::collection::vec("(a|b|x|y|zz|dyn|foo|)", 0..5)) {
+            let t = sample();
+            let name = parts.join(".");
+            let by_prefixes = match t.locate(&name) {
+                Some(n) if t.is_childless(n) && n != ROOT => Ok(t.nodes[n as usize].pmid),
+                Some(_) => Err(PmError::PM_ERR_NONLEAF),
+                None => {
+                    let mut found = Err(PmError::PM_ERR_NAME);
+                    let mut prefix = name.as_str();
+                    while let Some(dot) = prefix.rfind('.') {
+                        prefix = &prefix[..dot];
+                        if let Some(n) = t.locate(prefix) {
+                            let pmid = t.nodes[n as usize].pmid;
+                            if t.is_childless(n) && pmid.is_dynamic_root() {
+                                found = Ok(pmid);
+                                break;
+                            }
+                        }
+                    }
+                    found
+                }
+            };
+            proptest::prop_assert_eq!(t.lookup(&name), by_prefixes, "{}", name);
+        }
     }
 
     #[test]
