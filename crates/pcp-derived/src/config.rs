@@ -191,13 +191,44 @@ impl Registry {
     /// Loads the definitions in one file's text (named `fname` in the
     /// report); returns how many metrics it defined.
     pub fn load_text(&mut self, fname: &[u8], text: &[u8], report: &mut Vec<u8>) -> usize {
+        self.load_lines(fname, text, report, true)
+    }
+
+    /// [`Registry::load_text`]; `whole_lines` takes each line that is not
+    /// continued at once, rather than a byte at a time (the same, faster).
+    fn load_lines(&mut self, fname: &[u8], text: &[u8], report: &mut Vec<u8>, whole_lines: bool) -> usize {
         let mut cfg = ConfigText { fname, text, pos: 0, lineno: 1, report };
         let mut defined = 0;
         let mut buf: Vec<u8> = Vec::new();
         let (mut eq, mut lp, mut rp) = (None, None, None);
         let mut lastc = 0u8;
         let mut continued = 0;
-        while let Some(c) = cfg.getc() {
+        loop {
+            if whole_lines && buf.is_empty() && continued == 0 {
+                // at the start of a line: one not continued onto the next
+                // is taken where it lies (it ends the same way whether
+                // read a byte at a time or found at once)
+                let text = cfg.text;
+                let rest = &text[cfg.pos..];
+                if let Some(nl) = memchr::memchr(b'\n', rest) {
+                    let line = &rest[..nl];
+                    if line.last() != Some(&b'\\') {
+                        cfg.pos += nl + 1;
+                        if !line.is_empty() && line[0] != b'#' {
+                            let head = &line[..memchr::memchr(b'=', line).unwrap_or(line.len())];
+                            let eq = (head.len() < line.len()).then_some(head.len());
+                            let (lp, rp) = (memchr::memchr(b'(', head), memchr::memchr(b')', head));
+                            defined += self.config_line(&mut cfg, line, eq, lp, rp);
+                        }
+                        cfg.lineno += 1;
+                        if let Some(&c) = line.last() {
+                            lastc = c;
+                        }
+                        continue;
+                    }
+                }
+            }
+            let Some(c) = cfg.getc() else { break };
             if eq.is_none() {
                 if c == b'=' {
                     eq = Some(buf.len());
@@ -265,7 +296,7 @@ impl Registry {
             cfg.error_quoting("illegal derived metric name (", name, ")");
             return 0;
         }
-        let name = String::from_utf8_lossy(name).into_owned();
+        let name = String::from_utf8_lossy(name);
         let (lp, rp) = match (lp, rp) {
             (Some(_), None) => {
                 cfg.error_with_line("missing ')' after attribute", line);
@@ -560,6 +591,35 @@ mod tests {
             derived_config: cfg.map(|c| c.as_bytes().to_vec()),
             var_dir: b"/var/lib/pcp".to_vec(),
             progname: "test".into(),
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Taking a line at once defines what reading it a byte at a
+        /// time defines, and reports the same.
+        #[test]
+        fn whole_lines_read_as_bytes_do(lines in proptest::collection::vec((
+            proptest::sample::select(vec!["", "", " ", "#", "\t"]),
+            proptest::sample::select(vec!["a.b", "x", "", "m(", "c.d", "a.b(oneline)", "x(helptext)", "y)", "z(q", "e.f"]),
+            proptest::sample::select(vec![" = ", "=", " = ", "=", " ", "= (", "==", ""]),
+            proptest::sample::select(vec![
+                "1", "a.b + 1", "rate(x", "\"text\"", "'quoted \\", "'two\\\nlines'", "", "(1)", "x[y]", "\0z",
+            ]),
+            proptest::sample::select(vec!["\n", "\\\n", "", "\n\n", " \\\n"]),
+        ), 0..20)) {
+            let text: String = lines.iter().map(|(a, b, c, d, e)| format!("{a}{b}{c}{d}{e}")).collect();
+            let load = |whole_lines: bool| {
+                let (mut r, mut report) = (Registry::new(), Vec::new());
+                let n = r.load_lines(b"f", text.as_bytes(), &mut report, whole_lines);
+                let defs: Vec<_> = r
+                    .metrics()
+                    .iter()
+                    .map(|d| (d.name.clone(), d.pmid, d.text.clone(), d.oneline.clone(), d.helptext.clone()))
+                    .collect();
+                (n, defs, report)
+            };
+            proptest::prop_assert_eq!(load(true), load(false), "{:?}", text);
         }
     }
 

@@ -9,7 +9,7 @@
 //! expression, bad units, an unknown `type=` or `semantics=` value.
 
 use crate::ast::{Builder, Constant, Expr, Filter, Metadata, Node, NodeId};
-use crate::grammar::{Act, SpecKind, Tok, RULES};
+use crate::grammar::{Act, SpecKind, Tok, NTOKENS, RULES};
 use crate::lex::{Lexer, Token};
 use crate::tables::STATES;
 use pcp_core::{MetricType, Semantics};
@@ -146,6 +146,29 @@ enum Step {
     Error,
 }
 
+/// Each state's explicit actions (`STATES`' lists) by token, laid out at
+/// compile time: the parser reads one entry instead of searching a list.
+/// 0 is no action (no action is 0: state 0 is never shifted to, and rule
+/// 0 never reduced by, which building the table checks).
+static ACTIONS: [[i16; NTOKENS]; STATES.len()] = dense_actions();
+
+const fn dense_actions() -> [[i16; NTOKENS]; STATES.len()] {
+    let mut table = [[0i16; NTOKENS]; STATES.len()];
+    let mut s = 0;
+    while s < STATES.len() {
+        let actions = STATES[s].actions;
+        let mut k = 0;
+        while k < actions.len() {
+            let (tok, a) = actions[k];
+            assert!(a != 0, "an action of 0 would read as none");
+            table[s][tok as usize] = a;
+            k += 1;
+        }
+        s += 1;
+    }
+    table
+}
+
 impl<'t> Parser<'t, '_> {
     fn read(&mut self) -> Tok {
         if let Some(t) = &self.lookahead {
@@ -190,8 +213,8 @@ impl<'t> Parser<'t, '_> {
             let mut step = None;
             if !row.actions.is_empty() {
                 let tok = self.read();
-                if let Ok(i) = row.actions.binary_search_by_key(&tok, |&(t, _)| t) {
-                    let a = row.actions[i].1;
+                let a = ACTIONS[top][tok as usize];
+                if a != 0 {
                     step = Some(if a > 0 { Step::Shift(a as usize) } else { Step::Reduce((-a) as usize) });
                 }
             }
