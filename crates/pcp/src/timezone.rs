@@ -145,9 +145,14 @@ fn ydhms_diff(
 /// the epoch (no zone); `None` if the year does not fit a C `int` after
 /// subtracting 1900.
 fn offtime(t: i64, offset: i64) -> Option<CTm> {
-    let total = i128::from(t) + i128::from(offset);
-    let days = i64::try_from(total.div_euclid(86_400)).ok()?;
-    let rem = total.rem_euclid(86_400) as i32;
+    // (in 128 bits only where the sum overflows 64)
+    let (days, rem) = match t.checked_add(offset) {
+        Some(total) => (total.div_euclid(86_400), total.rem_euclid(86_400) as i32),
+        None => {
+            let total = i128::from(t) + i128::from(offset);
+            (i64::try_from(total.div_euclid(86_400)).ok()?, total.rem_euclid(86_400) as i32)
+        }
+    };
     // civil date from days since 1970-01-01 (proleptic Gregorian)
     let z = days.checked_add(719_468)?;
     let era = z.div_euclid(146_097);
@@ -521,6 +526,18 @@ mod tests {
         let mel = Zone::from_tz_env(":Australia/Melbourne").unwrap_or_else(|_| Zone::utc());
         let t = mel.localtime_c(638_351_551_611_000);
         assert_eq!(t.map(|t| (t.year + 1900, t.mon + 1, t.mday, t.hour, t.isdst)), Some((20_230_525, 5, 25, 2, 1)));
+    }
+
+    #[test]
+    fn offtime_either_side_of_midnight_and_out_of_range() {
+        let ymdhms = |t: i64, off: i64| offtime(t, off).map(|c| (c.year, c.mon, c.mday, c.hour, c.min, c.sec, c.wday));
+        assert_eq!(ymdhms(-1, 0), Some((69, 11, 31, 23, 59, 59, 3)));
+        assert_eq!(ymdhms(86_399, 1), Some((70, 0, 2, 0, 0, 0, 5)));
+        assert_eq!(ymdhms(0, -3600), Some((69, 11, 31, 23, 0, 0, 3)));
+        // the sum overflows 64 bits, or the year a C int: no time
+        assert_eq!(ymdhms(i64::MAX, 1), None);
+        assert_eq!(ymdhms(i64::MIN, -1), None);
+        assert_eq!(ymdhms(i64::MAX - 10, 0), None);
     }
 
     #[test]
