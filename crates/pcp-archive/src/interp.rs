@@ -123,6 +123,8 @@ pub(crate) struct InterpState {
     /// Per instance domain: each instance's first and last sighting, for
     /// big instance domains (`time_caliper`); `None` for small ones.
     calipers: HashMap<u32, Option<Calipers>>,
+    /// Value lists emptied, to fill again.
+    pool: Vec<Vec<InstValue>>,
 }
 
 impl InterpState {
@@ -594,14 +596,16 @@ impl Replay {
     }
 }
 
-/// `__pmLogFetchInterp`.
-pub(crate) fn fetch(
+/// `__pmLogFetchInterp`, into `out` (its value lists reused; on an error,
+/// what it holds is unspecified).
+pub(crate) fn fetch_into(
     r: &mut Replay,
     pmids: &[PmId],
     wanted: &dyn Fn(InDom, i32) -> bool,
-) -> Result<FetchResult, PmError> {
+    out: &mut FetchResult,
+) -> Result<(), PmError> {
     let t_req = r.origin.sub(r.start);
-    let res = fetch_at(r, t_req, pmids, wanted);
+    let res = fetch_at(r, t_req, pmids, wanted, out);
     match res {
         Err(Early(e)) => Err(e),
         Ok(v) => {
@@ -621,9 +625,15 @@ impl From<PmError> for Early {
     }
 }
 
-type Step = Result<Result<FetchResult, PmError>, Early>;
+type Step = Result<Result<(), PmError>, Early>;
 
-fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i32) -> bool) -> Step {
+fn fetch_at(
+    r: &mut Replay,
+    t_req: f64,
+    pmids: &[PmId],
+    wanted: &dyn Fn(InDom, i32) -> bool,
+    out: &mut FetchResult,
+) -> Step {
     if t_req < -0.001 {
         return Ok(Err(PmError::PM_ERR_EOL));
     }
@@ -703,9 +713,24 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
     let mut done_roll = false;
     let (mut back, mut forw) = (0i32, 0i32);
 
+    // Most often (many samples between two records) every instance is
+    // bounded on both sides already: then neither pass below would read
+    // or change anything, and both are passed over.
+    let bounded = {
+        let (pmids, direction) = (&r.interp.pmids, r.direction);
+        r.interp.want.iter().all(|&(pi, ii)| {
+            let icp = &pmids[pi].insts[ii];
+            !(prior_missing(icp, t_req)
+                || search_back(icp, t_req, direction)
+                || next_missing(icp, t_req)
+                || search_forw(icp, t_req, direction))
+        })
+    };
+    let todo = if bounded { 0 } else { r.interp.want.len() };
+
     // second pass: who needs a bound from earlier in the archive
     let mut unbound = Unbound::new();
-    for k in 0..r.interp.want.len() {
+    for k in 0..todo {
         let (pi, ii) = r.interp.want[k];
         {
             let icp = &r.interp.pmids[pi].insts[ii];
@@ -715,7 +740,7 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
             {
                 continue;
             }
-            if (icp.t_prior < 0.0 || icp.t_prior > t_req) && back == 0 && !done_roll {
+            if prior_missing(icp, t_req) && back == 0 && !done_roll {
                 done_roll = true;
                 if r.direction > 0 {
                     r.do_roll(t_req, &mut seen_mark)?;
@@ -724,10 +749,7 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
         }
         let direction = r.direction;
         let icp = &mut r.interp.pmids[pi].insts[ii];
-        if (is(icp.s_prior, S_UNDEFINED) && !is(icp.s_prior, S_SCANNED))
-            || (icp.t_prior > t_req && (direction < 0 || !is(icp.s_prior, S_SCANNED)))
-            || (is(icp.s_next, S_MARK) && icp.t_prior == t_req)
-        {
+        if search_back(icp, t_req, direction) {
             back += 1;
             icp.search = true;
             let t_first = icp.t_first;
@@ -782,7 +804,7 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
 
     // third pass: who needs a bound from later in the archive
     let mut unbound = Unbound::new();
-    for k in 0..r.interp.want.len() {
+    for k in 0..todo {
         let (pi, ii) = r.interp.want[k];
         {
             let icp = &r.interp.pmids[pi].insts[ii];
@@ -792,7 +814,7 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
             {
                 continue;
             }
-            if (icp.t_next < 0.0 || icp.t_next < t_req) && forw == 0 && !done_roll {
+            if next_missing(icp, t_req) && forw == 0 && !done_roll {
                 done_roll = true;
                 if r.direction < 0 {
                     r.do_roll(t_req, &mut seen_mark)?;
@@ -801,10 +823,7 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
         }
         let direction = r.direction;
         let icp = &mut r.interp.pmids[pi].insts[ii];
-        if (is(icp.s_next, S_UNDEFINED) && !is(icp.s_next, S_SCANNED))
-            || (icp.t_next < t_req && (direction > 0 || !is(icp.s_next, S_SCANNED)))
-            || (is(icp.s_prior, S_MARK) && icp.t_next == t_req)
-        {
+        if search_forw(icp, t_req, direction) {
             forw += 1;
             icp.search = true;
             let t_last = icp.t_last;
@@ -896,17 +915,26 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
         }
     }
 
-    // build the result
+    // build the result, in the lists of the one `out` held
     let wrap = r.counter_wrap;
-    let mut sets = Vec::with_capacity(pmids.len());
+    let pool = &mut r.interp.pool;
+    for set in out.sets.drain(..) {
+        if let Ok(mut vals) = set.values {
+            vals.clear();
+            pool.push(vals);
+        }
+    }
+    let sets = &mut out.sets;
+    sets.reserve(pmids.len());
     for &pmid in pmids {
         if pmid == PmId::NULL {
-            sets.push(ValueSet { pmid, values: Ok(Vec::new()) });
+            sets.push(ValueSet { pmid, values: Ok(pool.pop().unwrap_or_default()) });
             continue;
         }
         let Some(&pi) = r.interp.by_pmid.get(&pmid.0) else { continue };
         let pcp = &mut r.interp.pmids[pi];
-        let mut vals = Vec::with_capacity(usize::try_from(pcp.numval).unwrap_or(0));
+        let mut vals = if pcp.numval < 0 { Vec::new() } else { pool.pop().unwrap_or_default() };
+        vals.reserve(usize::try_from(pcp.numval).unwrap_or(0));
         if pcp.numval > 0 {
             for icp in pcp.insts.iter().filter(|i| i.inresult) {
                 if let Some(value) = interpolate(pcp.ty, pcp.sem, pcp.valfmt, icp, t_req, wrap) {
@@ -918,7 +946,36 @@ fn fetch_at(r: &mut Replay, t_req: f64, pmids: &[PmId], wanted: &dyn Fn(InDom, i
         let values = if pcp.numval < 0 { Err(PmError::from_code(pcp.numval)) } else { Ok(vals) };
         sets.push(ValueSet { pmid, values });
     }
-    Ok(Ok(FetchResult { timestamp: r.origin.to_timestamp(), sets }))
+    out.timestamp = r.origin.to_timestamp();
+    Ok(Ok(()))
+}
+
+/// Whether `icp` has no prior bound at or before `t_req` (the second pass
+/// of [`fetch_at`] then reads on to `t_req` first, going forwards).
+fn prior_missing(icp: &InstCtl, t_req: f64) -> bool {
+    icp.t_prior < 0.0 || icp.t_prior > t_req
+}
+
+/// Whether the second pass of [`fetch_at`] searches back for `icp`'s prior
+/// bound.
+fn search_back(icp: &InstCtl, t_req: f64, direction: i32) -> bool {
+    (is(icp.s_prior, S_UNDEFINED) && !is(icp.s_prior, S_SCANNED))
+        || (icp.t_prior > t_req && (direction < 0 || !is(icp.s_prior, S_SCANNED)))
+        || (is(icp.s_next, S_MARK) && icp.t_prior == t_req)
+}
+
+/// Whether `icp` has no next bound at or after `t_req` (the third pass then
+/// reads on to `t_req` first, going backwards).
+fn next_missing(icp: &InstCtl, t_req: f64) -> bool {
+    icp.t_next < 0.0 || icp.t_next < t_req
+}
+
+/// Whether the third pass of [`fetch_at`] searches forwards for `icp`'s
+/// next bound.
+fn search_forw(icp: &InstCtl, t_req: f64, direction: i32) -> bool {
+    (is(icp.s_next, S_UNDEFINED) && !is(icp.s_next, S_SCANNED))
+        || (icp.t_next < t_req && (direction > 0 || !is(icp.s_next, S_SCANNED)))
+        || (is(icp.s_prior, S_MARK) && icp.t_next == t_req)
 }
 
 /// One instance's value at `t_req` from its bounds, or `None` where libpcp

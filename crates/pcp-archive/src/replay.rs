@@ -229,12 +229,29 @@ impl Replay {
     #[doc(alias = "pmFetch")]
     #[doc(alias = "pmFetchHighRes")]
     pub fn fetch(&mut self, pmids: &[PmId], wanted: &dyn Fn(InDom, i32) -> bool) -> Result<FetchResult, PmError> {
+        let mut out = FetchResult::default();
+        self.fetch_into(pmids, wanted, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Replay::fetch`] into `out`, whose room (its list of value sets,
+    /// and their value lists) is reused where the mode allows. On an
+    /// error, what `out` holds is unspecified.
+    pub fn fetch_into(
+        &mut self,
+        pmids: &[PmId],
+        wanted: &dyn Fn(InDom, i32) -> bool,
+        out: &mut FetchResult,
+    ) -> Result<(), PmError> {
         if pmids.is_empty() {
             return Err(PmError::PM_ERR_TOOSMALL);
         }
         match self.mode {
-            Mode::Interp => crate::interp::fetch(self, pmids, wanted),
-            _ => self.log_fetch(Some((pmids, wanted))).map(to_fetch_result),
+            Mode::Interp => crate::interp::fetch_into(self, pmids, wanted, out),
+            _ => {
+                *out = self.log_fetch(Some((pmids, wanted))).map(to_fetch_result)?;
+                Ok(())
+            }
         }
     }
 

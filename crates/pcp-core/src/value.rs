@@ -274,7 +274,7 @@ impl ValueSet {
 /// one value set per requested metric, in request order.
 #[doc(alias = "pmResult")]
 #[doc(alias = "pmHighResResult")]
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FetchResult {
     /// When the values were collected.
     pub timestamp: Timestamp,

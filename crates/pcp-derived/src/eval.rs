@@ -240,6 +240,16 @@ impl Evaluator {
     /// keeps them. Otherwise the functions of expressions (`delta(sum(x))`)
     /// behave as in PCP 6.3: a constant's previous value is itself.
     pub fn evaluate(&mut self, result: &FetchResult, names: &mut dyn Instances) -> ValueSet {
+        self.evaluate_into(result, names, Vec::new())
+    }
+
+    /// [`Evaluator::evaluate`], the values made in `room` (emptied first).
+    pub fn evaluate_into(
+        &mut self,
+        result: &FetchResult,
+        names: &mut dyn Instances,
+        mut room: Vec<InstValue>,
+    ) -> ValueSet {
         let pmid = self.pmid();
         let n = self.expr.nodes().len();
         if n == 0 {
@@ -253,7 +263,11 @@ impl Evaluator {
                 let ty = self.desc_of(root).ty;
                 match &self.state[root].cur {
                     Err(e) => Err(*e),
-                    Ok(v) => Ok(v.iter().map(|(inst, a)| InstValue { inst: *inst, value: pack(a, ty) }).collect()),
+                    Ok(v) => {
+                        room.clear();
+                        room.extend(v.iter().map(|(inst, a)| InstValue { inst: *inst, value: pack(a, ty) }));
+                        Ok(room)
+                    }
                 }
             }
         };
@@ -268,6 +282,9 @@ impl Evaluator {
         // (node, next child to visit)
         let mut stack = std::mem::take(&mut self.stack);
         stack.clear();
+        // (shared once for the whole tree: the nodes are read while the
+        // state is updated)
+        let expr = Arc::clone(&self.expr);
         stack.push((root, 0));
         let mut ret: Result<(), PmError> = Ok(());
         while let Some(&mut (i, ref mut next)) = stack.last_mut() {
@@ -288,7 +305,7 @@ impl Evaluator {
                 continue;
             }
             stack.pop();
-            ret = self.eval_node(i, result, names);
+            ret = self.eval_node(&expr, i, result, names);
         }
         self.stack = stack;
         ret
@@ -339,10 +356,15 @@ impl Evaluator {
         vals_or_none(&self.state[i].cur)
     }
 
-    fn eval_node(&mut self, i: usize, result: &FetchResult, names: &mut dyn Instances) -> Result<(), PmError> {
+    fn eval_node(
+        &mut self,
+        expr: &Expr,
+        i: usize,
+        result: &FetchResult,
+        names: &mut dyn Instances,
+    ) -> Result<(), PmError> {
         let desc = self.desc_of(i);
         let stamp = result.timestamp;
-        let expr = Arc::clone(&self.expr);
         match &expr.nodes()[i] {
             Node::Integer(c) | Node::Double(c) => {
                 if desc.indom == InDom::NULL {
@@ -477,7 +499,7 @@ impl Evaluator {
                 self.state[i].matches = Some(matches);
                 self.set(i, Ok(out))
             }
-            Node::Ternary(g, t, e) => self.ternary(i, g.index(), t.index(), e.index()),
+            Node::Ternary(g, t, e) => self.ternary(expr, i, g.index(), t.index(), e.index()),
             Node::Binary(op, l, r) => self.binary(i, *op, l.index(), r.index()),
         }
     }
@@ -608,9 +630,8 @@ impl Evaluator {
         self.set(i, out)
     }
 
-    fn ternary(&mut self, i: usize, g: usize, t: usize, e: usize) -> Result<(), PmError> {
+    fn ternary(&mut self, expr: &Expr, i: usize, g: usize, t: usize, e: usize) -> Result<(), PmError> {
         let choose = self.checked.info.get(i).map_or(Choose::Both, |x| x.choose);
-        let expr = Arc::clone(&self.expr);
         let novalue = |x: usize| matches!(expr.nodes()[x], Node::NoValue(_));
         let gn = numval(&self.state[g].cur);
         if gn <= 0 {
@@ -797,19 +818,47 @@ pub fn postfetch<E: BorrowMut<Evaluator>>(
     evaluators: &mut [E],
     names: &mut dyn Instances,
 ) -> FetchResult {
-    let mut sets = Vec::with_capacity(requested.min(result.sets.len()));
+    let mut out =
+        FetchResult { timestamp: result.timestamp, sets: Vec::with_capacity(requested.min(result.sets.len())) };
+    postfetch_into(result, requested, evaluators, names, &mut out);
+    out
+}
+
+/// [`postfetch`] into `out`, whose value lists are filled again.
+pub fn postfetch_into<E: BorrowMut<Evaluator>>(
+    result: &FetchResult,
+    requested: usize,
+    evaluators: &mut [E],
+    names: &mut dyn Instances,
+    out: &mut FetchResult,
+) {
+    let n = requested.min(result.sets.len());
+    out.sets.truncate(n);
+    out.timestamp = result.timestamp;
     let by_pmid = EvaluatorIndex::new(evaluators);
-    for set in result.sets.iter().take(requested) {
-        if !crate::check::is_derived(set.pmid) {
-            sets.push(set.clone());
-            continue;
-        }
-        match by_pmid.find(evaluators, set.pmid).and_then(|i| evaluators.get_mut(i)) {
-            Some(ev) => sets.push(ev.borrow_mut().evaluate(result, names)),
-            None => sets.push(ValueSet { pmid: set.pmid, values: Err(PmError::PM_ERR_PMID) }),
+    for (k, set) in result.sets.iter().take(n).enumerate() {
+        // the list the set in this place held
+        let mut room = match out.sets.get_mut(k).map(|old| std::mem::replace(&mut old.values, Ok(Vec::new()))) {
+            Some(Ok(v)) => v,
+            _ => Vec::new(),
+        };
+        let made = if !crate::check::is_derived(set.pmid) {
+            let values = set.values.as_ref().map_err(|e| *e).map(|v| {
+                room.clone_from(v);
+                room
+            });
+            ValueSet { pmid: set.pmid, values }
+        } else {
+            match by_pmid.find(evaluators, set.pmid).and_then(|i| evaluators.get_mut(i)) {
+                Some(ev) => ev.borrow_mut().evaluate_into(result, names, room),
+                None => ValueSet { pmid: set.pmid, values: Err(PmError::PM_ERR_PMID) },
+            }
+        };
+        match out.sets.get_mut(k) {
+            Some(old) => *old = made,
+            None => out.sets.push(made),
         }
     }
-    FetchResult { timestamp: result.timestamp, sets }
 }
 
 const ZERO_DESC: Desc =

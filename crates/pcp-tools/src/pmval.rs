@@ -103,6 +103,9 @@ struct Report {
     /// sample to the next.
     line: Vec<u8>,
     text: String,
+    /// The result each fetch fills, holding the room of a value set done
+    /// with ([`Report::recycle`]).
+    fetched: FetchResult,
 }
 
 fn main(
@@ -405,6 +408,7 @@ fn main(
         archive: archive_insts,
         line: Vec::new(),
         text: String::new(),
+        fetched: FetchResult::default(),
     };
     if let Err(code) = rep.init_insts(&mut ctx, err)? {
         return Ok(code);
@@ -574,7 +578,9 @@ fn main(
             rep.print_rates(out, &vs1, t1, vs2, *t2)?;
         }
         reporting = true;
-        prev = Some((t1, vs1));
+        if let Some((_, old)) = prev.replace((t1, vs1)) {
+            rep.recycle(old);
+        }
     }
     Ok(0)
 }
@@ -795,7 +801,7 @@ impl Report {
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> std::io::Result<Got> {
-        let fetched: Result<FetchResult, PmError> = if uninterp {
+        let fetched: Result<(), PmError> = if uninterp {
             loop {
                 match ctx.fetch_archive() {
                     Err(e) => break Err(e),
@@ -808,31 +814,34 @@ impl Report {
                         if let Some(i) = r.sets.iter().position(|s| s.pmid == pmid) {
                             let mut r = r;
                             let set = r.sets.swap_remove(i);
-                            break Ok(FetchResult { timestamp: r.timestamp, sets: vec![set] });
+                            self.fetched = FetchResult { timestamp: r.timestamp, sets: vec![set] };
+                            break Ok(());
                         }
                     }
                 }
             }
         } else {
-            ctx.fetch(&[pmid])
+            ctx.fetch_into(&[pmid], &mut self.fetched)
         };
-        let r = match fetched {
-            Ok(r) => r,
+        match fetched {
+            Ok(()) => {}
             Err(PmError::PM_ERR_EOL) => return Ok(Got::Exit(0)),
             Err(e) => {
                 let what = if uninterp { "pmFetchArchive" } else { "pmFetch" };
                 writeln!(err, "\npmval: {what}: {e}")?;
                 return Ok(Got::Exit(1));
             }
-        };
-        if finish.is_some_and(|f| r.timestamp.as_secs_f64() > f.as_secs_f64()) {
+        }
+        let timestamp = self.fetched.timestamp;
+        if finish.is_some_and(|f| timestamp.as_secs_f64() > f.as_secs_f64()) {
             return Ok(Got::PastEnd);
         }
-        let Some(mut vs) = r.sets.into_iter().next() else { return Ok(Got::Nothing) };
+        // (the set is taken out, the list that held it kept)
+        let Some(mut vs) = self.fetched.sets.drain(..).next() else { return Ok(Got::Nothing) };
         match &mut vs.values {
             Ok(v) if v.is_empty() => {
                 if self.stamps {
-                    self.timestamp(out, r.timestamp)?;
+                    self.timestamp(out, timestamp)?;
                     out.write_all(b"  ")?;
                 }
                 if !self.raw_events {
@@ -850,8 +859,15 @@ impl Report {
             }
             Ok(v) => {
                 v.sort_by_key(|iv| iv.inst);
-                Ok(Got::Values(r.timestamp, vs))
+                Ok(Got::Values(timestamp, vs))
             }
+        }
+    }
+
+    /// Hand back a value set done with: the next fetch fills its list.
+    fn recycle(&mut self, vs: ValueSet) {
+        if self.fetched.sets.is_empty() {
+            self.fetched.sets.push(vs);
         }
     }
 

@@ -228,6 +228,7 @@ impl Context {
                 masked: false,
             })
             .collect();
+        self.derived.reserve(bound.len());
         for m in bound {
             self.derived.push(m);
         }
@@ -485,66 +486,79 @@ impl Context {
     #[doc(alias = "pmFetch")]
     #[doc(alias = "pmFetchHighRes")]
     pub fn fetch(&mut self, pmids: &[PmId]) -> PmResult<FetchResult> {
+        let mut out = FetchResult::default();
+        self.fetch_into(pmids, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Context::fetch`] into `out`, whose room (the list of value sets
+    /// and their value lists) is reused where the source allows: a tool
+    /// fetching over and over hands back the result it is done with. On an
+    /// error, what `out` holds is unspecified.
+    #[doc(alias = "pmFetch")]
+    pub fn fetch_into(&mut self, pmids: &[PmId], out: &mut FetchResult) -> PmResult<()> {
         if pmids.is_empty() {
             return Err(PmError::PM_ERR_TOOSMALL);
         }
         let derived = pmids.iter().any(|p| self.derived.get(*p).is_some());
-        if derived {
-            for &p in pmids {
-                self.bind(p, true);
-            }
-            // (lent out for the fetch, and put back whatever it gives; both
-            // lists' room is kept for the next fetch)
-            let mut evaluators = std::mem::take(&mut self.derived.lent);
-            self.derived.take_evaluators_into(pmids, &mut evaluators);
-            let mut list = std::mem::take(&mut self.derived.asked);
-            pcp_derived::prefetch_into(pmids, &evaluators, &mut list);
-            let fetched = self.fetch_source(&list);
-            self.derived.asked = list;
-            let evaluated = fetched.map(|r| {
-                let out = pcp_derived::postfetch(&r, pmids.len(), &mut evaluators, &mut ContextInstances(self));
-                (r, out)
-            });
-            self.derived.restore_from(&mut evaluators);
-            self.derived.lent = evaluators;
-            let (r, mut out) = evaluated?;
+        if !derived {
+            return self.fetch_source_into(pmids, out);
+        }
+        for &p in pmids {
+            self.bind(p, true);
+        }
+        // (lent out for the fetch, and put back whatever it gives; both
+        // lists' room is kept for the next fetch)
+        let mut evaluators = std::mem::take(&mut self.derived.lent);
+        self.derived.take_evaluators_into(pmids, &mut evaluators);
+        let mut list = std::mem::take(&mut self.derived.asked);
+        pcp_derived::prefetch_into(pmids, &evaluators, &mut list);
+        // (the source's result is filled in the one of the last fetch)
+        let mut r = std::mem::take(&mut self.derived.fetched);
+        let fetched = self.fetch_source_into(&list, &mut r);
+        self.derived.asked = list;
+        if fetched.is_ok() {
+            pcp_derived::postfetch_into(&r, pmids.len(), &mut evaluators, &mut ContextInstances(self), out);
+        }
+        self.derived.restore_from(&mut evaluators);
+        self.derived.lent = evaluators;
+        if fetched.is_ok() {
             // one that could not be bound keeps what the source said of it
             for (set, source) in out.sets.iter_mut().zip(&r.sets) {
                 if self.derived.get(set.pmid).is_some_and(|m| !self.derived.is_bound(m)) {
                     set.clone_from(source);
                 }
             }
-            return Ok(out);
         }
-        self.fetch_source(pmids)
+        self.derived.fetched = r;
+        fetched
     }
 
-    /// A fetch from the source, the anonymous derived metrics given no
-    /// values.
-    fn fetch_source(&mut self, pmids: &[PmId]) -> PmResult<FetchResult> {
+    /// A fetch from the source into `out` (its room reused where the
+    /// source allows; on an error, what it holds is unspecified), the
+    /// anonymous derived metrics given no values.
+    fn fetch_source_into(&mut self, pmids: &[PmId], out: &mut FetchResult) -> PmResult<()> {
         let profile = &self.profile;
         let wanted = |indom, inst| profile.wanted(indom, inst);
-        let mut r = match &mut self.source {
-            Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
+        match &mut self.source {
+            Source::NameSpace => return Err(PmError::PM_ERR_NOCONTEXT),
             Source::Archive(src) => {
                 let replay = src.replay()?;
-                let r = replay.fetch(pmids, &wanted);
+                let r = replay.fetch_into(pmids, &wanted, out);
                 self.origin = replay.position();
-                r
+                r?
             }
-            Source::Local(src) => Ok(src.fetch(pmids, crate::local::now(), &wanted)),
-            Source::Host(h) => h.fetch(pmids, profile).map(|(r, _)| r),
-        };
+            Source::Local(src) => *out = src.fetch(pmids, crate::local::now(), &wanted),
+            Source::Host(h) => *out = h.fetch(pmids, profile)?.0,
+        }
         // derived metrics are evaluated over the result (__pmFinishResult);
         // the anonymous event metrics have no operands, so no values
-        if let Ok(result) = &mut r {
-            for set in &mut result.sets {
-                if crate::derived::anon_by_pmid(set.pmid).is_some() {
-                    set.values = Ok(Vec::new());
-                }
+        for set in &mut out.sets {
+            if crate::derived::anon_by_pmid(set.pmid).is_some() {
+                set.values = Ok(Vec::new());
             }
         }
-        r
+        Ok(())
     }
 
     /// `pmFetchArchive`: the next whole record of an archive, marks
@@ -1209,7 +1223,7 @@ pub fn pmda_instance_by_name(names: &[Vec<u8>], name: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pcp_core::MetricType;
+    use pcp_core::{MetricType, ValueSet};
 
     #[test]
     fn local_instance_names_match_as_pmda_instance_matches_them() {
@@ -1253,6 +1267,43 @@ mod tests {
         assert_eq!(sum.len(), real.len());
         assert!(!sum.is_empty());
         assert_eq!(ctx.lookup_text(ids[0], TextLevel::OneLine), Err(PmError::PM_ERR_TEXT));
+    }
+
+    #[test]
+    fn fetching_into_a_result_handed_back_is_fetching_afresh() {
+        // instances coming and going, derived metrics with history, one
+        // that cannot be bound, real metrics, interpolated at half the
+        // logging interval
+        let defs = registry(&[
+            ("my.rate", "rate(sample.dynamic.counter)"),
+            ("my.ratio", "sample.dynamic.instant / (sample.long.hundred + 1)"),
+            ("my.bad", "sample.dynamic.counter + sample.dynamic.instant"),
+        ]);
+        let open = || {
+            let mut ctx = fixture("dyn");
+            ctx.bind_derived(&defs);
+            let start = ctx.origin();
+            ctx.set_mode(Mode::Interp, start, 500_000_000).expect("interp");
+            ctx
+        };
+        let (mut fresh, mut reused) = (open(), open());
+        let names = ["my.rate", "sample.dynamic.discrete", "my.ratio", "my.bad", "sample.long.hundred"];
+        let (ids, _) = fresh.lookup_names(&names).expect("names");
+        let mut rated = 0;
+        for pmids in [&ids[..], &ids[1..2], &ids[..1], &ids[..]] {
+            // a result of another shape to start from: more sets, an error
+            let junk = ValueSet { pmid: PmId::NULL, values: Err(PmError::PM_ERR_PMID) };
+            let mut out = FetchResult { timestamp: Timestamp::new(1, 2), sets: vec![junk.clone(), junk.clone(), junk] };
+            for _ in 0..12 {
+                let want = fresh.fetch(pmids);
+                let got = reused.fetch_into(pmids, &mut out);
+                assert_eq!(got.map(|()| out.clone()), want);
+                rated +=
+                    usize::from(out.sets[0].pmid == ids[0] && out.sets[0].values.as_ref().is_ok_and(|v| v.len() > 1));
+            }
+        }
+        // (rates of several instances were made, from the second fetch on)
+        assert!(rated >= 10, "{rated}");
     }
 
     #[test]

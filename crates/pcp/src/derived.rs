@@ -12,7 +12,7 @@
 //! descriptors, adds its name to the context's name space and keeps its
 //! evaluator in the context.
 
-use pcp_core::{Desc, InDom, MetricType, PmError, PmId, Semantics, Units};
+use pcp_core::{Desc, FetchResult, InDom, MetricType, PmError, PmId, Semantics, Units};
 pub use pcp_derived::check::is_derived;
 pub use pcp_derived::Registry;
 use pcp_derived::{ConfigFiles, Environment, Evaluator, PathKind};
@@ -200,6 +200,8 @@ pub(crate) struct Bound {
     #[allow(clippy::vec_box)]
     pub(crate) lent: Vec<Box<Evaluator>>,
     pub(crate) asked: Vec<PmId>,
+    /// The source's result of the last derived fetch, its room reused.
+    pub(crate) fetched: FetchResult,
 }
 
 impl Bound {
@@ -222,6 +224,12 @@ impl Bound {
             });
         }
         copy
+    }
+
+    /// Room for `n` more metrics.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.metrics.reserve(n);
+        self.index.reserve(n);
     }
 
     /// Append a metric.
