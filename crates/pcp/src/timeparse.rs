@@ -622,6 +622,26 @@ mod tests {
     }
 
     #[test]
+    fn a_free_form_origin_from_a_start_past_any_year() {
+        // -S wraps the start far past the years an int holds, where
+        // localtime fails; libpcp 6.0.3 reads "this +1 year" from what
+        // glibc left in its struct and clamps the origin to the start
+        let spec = WindowSpec {
+            start: Some(b"- 214543743820488 weeks"),
+            finish: None,
+            align: None,
+            origin: Some(b"-tHIs  +1 yEar"),
+        };
+        let zone = Zone::new("AEDT-11").unwrap_or_else(|_| Zone::utc());
+        let (start, end) = (RawTime { sec: 1_667_649_600, nsec: 500_000_000 }, RawTime { sec: 1_667_822_400, nsec: 0 });
+        let w = parse_time_window_raw(&spec, start, end, &zone, 1_667_665_150).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(
+            (w.start.sec, w.end.sec, w.origin.sec),
+            (628_847_748_331_930_688, 1_667_822_400, 628_847_748_331_930_688)
+        );
+    }
+
+    #[test]
     fn window_alignment() {
         let w = window(None, None, Some("1h"), Some("+90m")).unwrap_or_else(|e| panic!("{e}"));
         // 04:00, then 04:00 + 90 minutes aligned up to 06:00

@@ -18,6 +18,8 @@ pub struct Zone {
     /// Read from a zoneinfo file (else a POSIX TZ rule applies at all
     /// times).
     from_file: bool,
+    /// The offset from UTC, for a zone whose offset never changes.
+    fixed: Option<i32>,
 }
 
 /// A broken-down local time (`struct tm`).
@@ -246,6 +248,18 @@ fn glibc_rule_is_dst(rule: &tz::timezone::AlternateTime, t: i64) -> Option<bool>
 const ZONEINFO: &str = "/usr/share/zoneinfo";
 
 impl Zone {
+    fn made(tz: tz::TimeZone, from_file: bool) -> Zone {
+        // without transitions, whether from a file or a TZ string, the one
+        // rule (or the one local time type) applies at all times
+        let r = tz.as_ref();
+        let fixed = match (r.transitions(), r.extra_rule()) {
+            ([], Some(tz::timezone::TransitionRule::Fixed(ltt))) => Some(ltt.ut_offset()),
+            ([], None) => r.local_time_types().first().map(|ltt| ltt.ut_offset()),
+            _ => None,
+        };
+        Zone { tz, from_file, fixed }
+    }
+
     /// The zone a `$TZ` string names (`pmNewZone`). `PM_ERR_GENERIC` if it
     /// names nothing usable.
     #[doc(alias = "pmNewZone")]
@@ -264,9 +278,9 @@ impl Zone {
         let file = |name: &str| -> Option<Zone> {
             let path = if name.starts_with('/') { name.to_string() } else { format!("{ZONEINFO}/{name}") };
             let bytes = std::fs::read(path).ok()?;
-            tz::TimeZone::from_tz_data(&bytes).ok().map(|tz| Zone { tz, from_file: true })
+            tz::TimeZone::from_tz_data(&bytes).ok().map(|tz| Zone::made(tz, true))
         };
-        let posix = |s: &str| tz::TimeZone::from_posix_tz(s).ok().map(|tz| Zone { tz, from_file: false });
+        let posix = |s: &str| tz::TimeZone::from_posix_tz(s).ok().map(|tz| Zone::made(tz, false));
         let zone = if let Some(name) = tz_string.strip_prefix(':') {
             file(name)
         } else {
@@ -284,13 +298,13 @@ impl Zone {
             Err(_) => std::fs::read("/etc/localtime")
                 .ok()
                 .and_then(|b| tz::TimeZone::from_tz_data(&b).ok())
-                .map_or_else(Zone::utc, |tz| Zone { tz, from_file: true }),
+                .map_or_else(Zone::utc, |tz| Zone::made(tz, true)),
         }
     }
 
     /// Coordinated Universal Time.
     pub fn utc() -> Zone {
-        Zone { tz: tz::TimeZone::utc(), from_file: false }
+        Zone::made(tz::TimeZone::utc(), false)
     }
 
     /// `localtime`: the local time `sec` seconds after the epoch.
@@ -360,6 +374,48 @@ impl Zone {
     /// (the year does not fit).
     pub fn localtime_c(&self, sec: i64) -> Option<CTm> {
         self.breakdown(sec).map(|(c, _)| c)
+    }
+
+    /// glibc's `localtime_r` into a `struct tm` holding `buf`, what
+    /// libpcp's `pmLocaltime` hands on whether or not it failed. Where the
+    /// year does not fit, glibc has already written the time of day, the
+    /// weekday and the year cut to an `int` (from the UTC time for a TZ
+    /// rule; for a zoneinfo file, at the offset of the last transition's
+    /// local time type, or before the first of its first standard one,
+    /// whose DST flag it also writes); the other fields are `buf`'s.
+    pub(crate) fn localtime_as_glibc_leaves(&self, sec: i64, buf: CTm) -> CTm {
+        if let Some(c) = self.localtime_c(sec) {
+            return c;
+        }
+        let mut c = buf;
+        let mut offset = 0;
+        if self.from_file {
+            let r = self.tz.as_ref();
+            let types = r.local_time_types();
+            let ltt = match r.transitions() {
+                [.., last] if sec >= last.unix_leap_time() => types.get(last.local_time_type_index()),
+                _ => types.iter().find(|t| !t.is_dst()).or(types.first()),
+            };
+            if let Some(ltt) = ltt {
+                offset = ltt.ut_offset();
+                c.isdst = i32::from(ltt.is_dst());
+            }
+        }
+        let total = i128::from(sec) + i128::from(offset);
+        let days = total.div_euclid(86_400);
+        let rem = total.rem_euclid(86_400) as i32;
+        (c.hour, c.min, c.sec) = (rem / 3600, rem / 60 % 60, rem % 60);
+        c.wday = (4 + days).rem_euclid(7) as i32;
+        // the proleptic Gregorian year of the day, as glibc counts it in a
+        // long, then stored in an int
+        let z = days + 719_468;
+        let (era, doe) = (z.div_euclid(146_097), z.rem_euclid(146_097));
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let year = yoe + era * 400 + i128::from(mp >= 10);
+        c.year = (year - 1900) as i32;
+        c
     }
 
     /// `mktime` as glibc 2.36 computes it: the instant whose local time in
@@ -465,8 +521,14 @@ impl Zone {
 /// callers that need only the clock).
 impl pcp_core::LocalTime for Zone {
     fn hms(&self, sec: i64) -> Option<(u32, u32, u32)> {
-        let tm = self.localtime(sec).ok()?;
-        Some((tm.hour as u32, tm.min as u32, tm.sec as u32))
+        // (a fixed offset: the time of day at once, for any time whose
+        // year fits, as these do)
+        if let Some(offset) = self.fixed.filter(|_| sec.unsigned_abs() < 1 << 55) {
+            let s = (sec + i64::from(offset)).rem_euclid(86_400) as u32;
+            return Some((s / 3600, s / 60 % 60, s % 60));
+        }
+        let (c, _) = self.pm_breakdown(sec).ok()?;
+        Some((c.hour as u32, c.min as u32, c.sec as u32))
     }
 }
 
@@ -529,6 +591,28 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_localtime_leaves_what_glibc_leaves() {
+        // from glibc 2.36: localtime_r of 628847748331930688 and its
+        // negative into a struct filled with 0x55 bytes
+        let buf = CTm { sec: 7, min: 7, hour: 7, mday: 7, mon: 7, year: 7, wday: 7, yday: 7, isdst: 7 };
+        let got = |tz: &str, t: i64| {
+            let z = Zone::from_tz_env(tz).unwrap_or_else(|_| Zone::utc());
+            let c = z.localtime_as_glibc_leaves(t, buf);
+            (c.sec, c.min, c.hour, c.mday, c.mon, c.year, c.wday, c.yday, c.isdst)
+        };
+        let t = 628_847_748_331_930_688;
+        assert_eq!(got("AEDT-11", t), (8, 58, 10, 7, 7, -1_547_444_553, 4, 7, 7));
+        assert_eq!(got("AEDT-11", -t), (52, 1, 13, 7, 7, 1_547_444_692, 3, 7, 7));
+        assert_eq!(got(":Australia/Melbourne", t), (8, 58, 21, 7, 7, -1_547_444_553, 4, 7, 1));
+        assert_eq!(got(":Australia/Melbourne", -t), (44, 41, 22, 7, 7, 1_547_444_692, 3, 7, 0));
+        assert_eq!(got(":America/New_York", t), (8, 58, 5, 7, 7, -1_547_444_553, 4, 7, 0));
+        assert_eq!(got(":America/New_York", -t), (50, 5, 8, 7, 7, 1_547_444_692, 3, 7, 0));
+        // where it does not fail: the whole time
+        let z = Zone::new("UTC").unwrap_or_else(|_| Zone::utc());
+        assert_eq!(z.localtime_as_glibc_leaves(0, buf), z.localtime_c(0).unwrap_or_default());
+    }
+
+    #[test]
     fn offtime_either_side_of_midnight_and_out_of_range() {
         let ymdhms = |t: i64, off: i64| offtime(t, off).map(|c| (c.year, c.mon, c.mday, c.hour, c.min, c.sec, c.wday));
         assert_eq!(ymdhms(-1, 0), Some((69, 11, 31, 23, 59, 59, 3)));
@@ -542,12 +626,19 @@ mod tests {
 
     #[test]
     fn time_of_day_agrees_with_localtime() {
-        for tz in ["UTC", "EST-11EST-10,89/2:00,299/2:00", "AEST-10AEDT-11,M10.5.0/3,M3.5.0/2", "PST8PDT"] {
+        for tz in
+            ["UTC", "EST-11EST-10,89/2:00,299/2:00", "AEST-10AEDT-11,M10.5.0/3,M3.5.0/2", "PST8PDT", "AEDT-11", "EST5"]
+        {
             let z = Zone::new(tz).unwrap();
             // across a year, in steps that cross both transitions
             for sec in (1_700_000_000i64..1_732_000_000).step_by(3_607) {
                 let tm = z.localtime(sec).unwrap();
                 assert_eq!(z.hms(sec), Some((tm.hour as u32, tm.min as u32, tm.sec as u32)), "{tz} {sec}");
+            }
+            // before 1970, and where the year no longer fits
+            for sec in [-1, -86_401, -(1 << 54), 1 << 54, (1 << 55) + 7, 1 << 62, i64::MIN, i64::MAX] {
+                let tm = z.localtime(sec).ok();
+                assert_eq!(z.hms(sec), tm.map(|tm| (tm.hour as u32, tm.min as u32, tm.sec as u32)), "{tz} {sec}");
             }
         }
     }

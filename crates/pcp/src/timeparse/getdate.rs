@@ -640,14 +640,17 @@ fn convert(
 /// Hours between two instants' local clocks, as a correction for a DST
 /// change between them.
 fn dst_correct(zone: &Zone, start: i64, future: i64) -> Option<i64> {
-    let shifted_hour = |t: i64| zone.localtime_c(t).map(|tm| i64::from((tm.hour + 1) % 24));
-    let (a, b) = (shifted_hour(start)?, shifted_hour(future)?);
+    // (the hour is there even where localtime fails)
+    let shifted_hour = |t: i64| i64::from((zone.localtime_as_glibc_leaves(t, CTm::default()).hour + 1) % 24);
+    let (a, b) = (shifted_hour(start), shifted_hour(future));
     Some(future.wrapping_sub(start).wrapping_add((a - b) * 3600))
 }
 
 /// Seconds from `start` to the `ordinal`th `weekday` (0 = Sunday).
 fn relative_date(zone: &Zone, start: i64, ordinal: i64, weekday: i64) -> Option<i64> {
-    let tm = zone.localtime_c(start)?;
+    // (libpcp carries on where localtime fails, with what it left in a
+    // struct never cleared: here taken to be zeros)
+    let tm = zone.localtime_as_glibc_leaves(start, CTm::default());
     let mut t = start.wrapping_add(SECS_PER_DAY * ((weekday - i64::from(tm.wday) + 7) % 7));
     let weeks = if ordinal <= 0 { ordinal } else { ordinal - 1 };
     t = t.wrapping_add(weeks.wrapping_mul(7 * SECS_PER_DAY));
@@ -659,7 +662,7 @@ fn relative_month(zone: &Zone, timezone: i64, start: i64, months: i64) -> Option
     if months == 0 {
         return Some(0);
     }
-    let tm = zone.localtime_c(start)?;
+    let tm = zone.localtime_as_glibc_leaves(start, CTm::default());
     // 12 * year + month in a C int, then the relative months in a long long
     let m = i64::from(tm.year.wrapping_add(1900).wrapping_mul(12).wrapping_add(tm.mon)).wrapping_add(months);
     let (year, month) = (m / 12, m % 12 + 1);
@@ -694,9 +697,9 @@ fn tm_diff(a: &CTm, b: &CTm) -> i64 {
 /// epoch) in `zone`; `None` if it is not one libpcp accepts.
 #[doc(alias = "__pmGetDate")]
 pub(crate) fn get_date(text: &[u8], now: i64, zone: &Zone) -> Option<i64> {
-    // where localtime fails libpcp carries on with the zeroed struct it
-    // passed in (and no UTC offset)
-    let local = zone.localtime_c(now).unwrap_or_default();
+    // where localtime fails libpcp carries on with what it left in the
+    // zeroed struct passed in (and no UTC offset)
+    let local = zone.localtime_as_glibc_leaves(now, CTm::default());
     let mut tzoff = match Zone::utc().localtime_c(now) {
         Some(gmt) => tm_diff(&gmt, &local) / 60,
         None => 0,
