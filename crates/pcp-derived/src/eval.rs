@@ -168,9 +168,20 @@ pub struct Evaluator {
     regex: Box<[(usize, Option<regex::bytes::Regex>)]>,
     /// What [`Evaluator::operands`] gives, found once.
     operands: Box<[PmId]>,
-    /// Room for [`Evaluator::eval_tree`]'s stack, kept between fetches.
-    stack: Vec<(usize, usize)>,
+    /// The nodes in the order [`Evaluator::eval_tree`] evaluates them
+    /// (found once: which operands are evaluated is settled at binding).
+    order: Box<[Step]>,
 }
+
+/// A node to evaluate, and where in the order its parent is (`NO_PARENT`
+/// for the root).
+#[derive(Clone, Copy, Debug)]
+struct Step {
+    node: u32,
+    parent: u32,
+}
+
+const NO_PARENT: u32 = u32::MAX;
 
 impl Evaluator {
     /// An evaluator for a metric's expression and what [`crate::check::check`]
@@ -196,15 +207,47 @@ impl Evaluator {
             }
         }
         let operands = operands_of(&expr, &checked);
-        Evaluator {
+        let mut ev = Evaluator {
             expr,
             checked,
             state: vec![State::default(); n],
             save_last: save_last.into(),
             regex: regex.into(),
             operands,
-            stack: Vec::new(),
+            order: Box::default(),
+        };
+        if n > 0 {
+            ev.order = ev.order_below(n - 1);
         }
+        ev
+    }
+
+    /// The nodes of the subtree at `root` that are evaluated, children
+    /// before parents, left to right (as libpcp recurses), each with its
+    /// parent's place in the order.
+    fn order_below(&self, root: usize) -> Box<[Step]> {
+        let mut order: Vec<Step> = Vec::new();
+        // (node, next operand to visit, where its operands' places start
+        // in `placed`)
+        let mut stack = vec![(root, 0usize, 0usize)];
+        // the places of nodes whose parent is not placed yet
+        let mut placed: Vec<usize> = Vec::new();
+        while let Some(&mut (i, ref mut next, from)) = stack.last_mut() {
+            if let Some(c) = self.child_to_eval(i, *next) {
+                *next += 1;
+                stack.push((c, 0, placed.len()));
+                continue;
+            }
+            stack.pop();
+            let at = order.len();
+            for &child in &placed[from..] {
+                order[child].parent = at as u32;
+            }
+            placed.truncate(from);
+            placed.push(at);
+            order.push(Step { node: i as u32, parent: NO_PARENT });
+        }
+        order.into()
     }
 
     /// The derived metric's PMID.
@@ -256,7 +299,7 @@ impl Evaluator {
             return ValueSet { pmid, values: Err(PmError::PM_ERR_PMID) };
         }
         let root = n - 1;
-        let ret = self.eval_tree(root, result, names);
+        let ret = self.eval_tree(result, names);
         let values = match ret {
             Err(e) => Err(e),
             Ok(()) => {
@@ -274,40 +317,39 @@ impl Evaluator {
         ValueSet { pmid, values }
     }
 
-    /// Evaluates the subtree at `root`, children first (left to right), as
+    /// Evaluates the expression, children first (left to right), as
     /// libpcp's recursion does, without recursing: an error from a child
-    /// ends its parent's evaluation (and so on up) without touching the
-    /// parent's state, but for `count()`, which counts it as no values.
-    fn eval_tree(&mut self, root: usize, result: &FetchResult, names: &mut dyn Instances) -> Result<(), PmError> {
-        // (node, next child to visit)
-        let mut stack = std::mem::take(&mut self.stack);
-        stack.clear();
+    /// ends its parent's evaluation (and so on up; its later operands are
+    /// not evaluated) without touching the parent's state, but for
+    /// `count()`, which counts it as no values.
+    fn eval_tree(&mut self, result: &FetchResult, names: &mut dyn Instances) -> Result<(), PmError> {
         // (shared once for the whole tree: the nodes are read while the
         // state is updated)
         let expr = Arc::clone(&self.expr);
-        stack.push((root, 0));
-        let mut ret: Result<(), PmError> = Ok(());
-        while let Some(&mut (i, ref mut next)) = stack.last_mut() {
-            // a child just returned an error: unwind
-            if let Err(e) = ret {
-                if *next > 0 && matches!(self.expr.nodes()[i], Node::Func(Func::Count, _)) {
-                    ret = self.set(i, Ok(vec![(PM_IN_NULL, AtomValue::U32(0))]));
-                    stack.pop();
-                    continue;
-                }
-                ret = Err(e);
-                stack.pop();
-                continue;
+        let order = std::mem::take(&mut self.order);
+        let mut ret = Ok(());
+        let mut k = 0;
+        while let Some(step) = order.get(k) {
+            ret = self.eval_node(&expr, step.node as usize, result, names);
+            k += 1;
+            let mut at = k - 1;
+            while let Err(e) = ret {
+                // on up to the parent, passing over the operands after this one
+                let Some(parent) = order.get(order[at].parent as usize) else { break };
+                at = order[at].parent as usize;
+                k = at + 1;
+                let p = parent.node as usize;
+                ret = if matches!(expr.nodes()[p], Node::Func(Func::Count, _)) {
+                    self.set(p, Ok(vec![(PM_IN_NULL, AtomValue::U32(0))]))
+                } else {
+                    Err(e)
+                };
             }
-            if let Some(c) = self.child_to_eval(i, *next) {
-                *next += 1;
-                stack.push((c, 0));
-                continue;
+            if ret.is_err() {
+                break;
             }
-            stack.pop();
-            ret = self.eval_node(&expr, i, result, names);
         }
-        self.stack = stack;
+        self.order = order;
         ret
     }
 
@@ -1583,6 +1625,26 @@ mod tests {
         // the same timestamp twice: no panic, an infinite or NaN rate
         let r = run("rate(w)", &[(at(1), w(1)), (at(1), w(2))]);
         assert_eq!(r[1], Ok(vec![(1, Double(f64::INFINITY))]));
+    }
+
+    #[test]
+    fn an_error_passes_over_the_operands_after_it() {
+        // b fails in the second fetch: delta(c) is not evaluated then, so
+        // its history is the first fetch's when the third comes
+        let err = ValueSet { pmid: pmid("b"), values: Err(PmError::PM_ERR_AGAIN) };
+        let b = set("b", &[(PM_IN_NULL, U32(1))]);
+        let c = |v: i32| set("c", &[(0, I32(v))]);
+        let f = [(at(0), vec![b.clone(), c(10)]), (at(1), vec![err.clone(), c(20)]), (at(2), vec![b.clone(), c(35)])];
+        let r = run("b + delta(c)", &f);
+        assert_eq!(r[1], Err(PmError::PM_ERR_AGAIN));
+        assert_eq!(r[2], Ok(vec![(0, U32(26))]));
+        // the same under count(), which counts the error as no values, and
+        // under a ternary's guard
+        let r = run("count(b) + delta(c)", &f);
+        assert_eq!(r[1], Ok(vec![(0, U32(10))]));
+        let r = run("(b ? delta(c) : -delta(c)) + 0", &f);
+        assert_eq!(r[1], Err(PmError::PM_ERR_AGAIN));
+        assert_eq!(r[2], Ok(vec![(0, U32(25))]));
     }
 
     #[test]

@@ -885,14 +885,14 @@ impl Report {
         if !self.stamps {
             return Ok(());
         }
-        let Ok(tm) = self.zone.local_clock(t.sec) else { return Ok(()) };
         if self.xflag == 0 {
+            let Some((hour, min, sec)) = pcp_core::LocalTime::hms(&self.zone, t.sec) else { return Ok(()) };
             let ms = i64::from(t.nsec / 1_000_000);
             // (the common case, each sample's, without the formatting machinery)
             let digit = |v: i64| b'0' + v.rem_euclid(10) as u8;
-            let two = |v: i32| [digit(i64::from(v) / 10), digit(v.into())];
-            if (0..60).contains(&tm.sec) && (0..1000).contains(&ms) {
-                let ([h1, h2], [m1, m2], [s1, s2]) = (two(tm.hour), two(tm.min), two(tm.sec));
+            let two = |v: u32| [digit(i64::from(v) / 10), digit(v.into())];
+            if sec < 60 && (0..1000).contains(&ms) {
+                let ([h1, h2], [m1, m2], [s1, s2]) = (two(hour), two(min), two(sec));
                 return out.write_all(&[
                     h1,
                     h2,
@@ -908,8 +908,9 @@ impl Report {
                     digit(ms),
                 ]);
             }
-            return write!(out, "{:02}:{:02}:{:02}.{:03}", tm.hour, tm.min, tm.sec, ms);
+            return write!(out, "{hour:02}:{min:02}:{sec:02}.{ms:03}");
         }
+        let Ok(tm) = self.zone.local_clock(t.sec) else { return Ok(()) };
         let ctime = self.zone.ctime(t.sec).unwrap_or_default();
         let ddmm = ctime.get(..10).unwrap_or("");
         let yr = ctime.get(20..24).unwrap_or("");

@@ -505,7 +505,10 @@ impl Context {
             return self.fetch_source_into(pmids, out);
         }
         for &p in pmids {
-            self.bind(p, true);
+            // (one bound and announced already is passed over without a lock)
+            if !self.derived.bound_and_announced(p) {
+                self.bind(p, true);
+            }
         }
         // (lent out for the fetch, and put back whatever it gives; both
         // lists' room is kept for the next fetch)
@@ -519,17 +522,16 @@ impl Context {
         self.derived.asked = list;
         if fetched.is_ok() {
             pcp_derived::postfetch_into(&r, pmids.len(), &mut evaluators, &mut ContextInstances(self), out);
-        }
-        self.derived.restore_from(&mut evaluators);
-        self.derived.lent = evaluators;
-        if fetched.is_ok() {
-            // one that could not be bound keeps what the source said of it
+            // one that could not be bound (so not lent out) keeps what the
+            // source said of it
             for (set, source) in out.sets.iter_mut().zip(&r.sets) {
-                if self.derived.get(set.pmid).is_some_and(|m| !self.derived.is_bound(m)) {
+                if self.derived.get(set.pmid).is_some() && !evaluators.iter().any(|e| e.pmid() == set.pmid) {
                     set.clone_from(source);
                 }
             }
         }
+        self.derived.restore_from(&mut evaluators);
+        self.derived.lent = evaluators;
         self.derived.fetched = r;
         fetched
     }

@@ -256,6 +256,15 @@ impl Bound {
             .is_some_and(|m| m.announced.load(Ordering::Relaxed) && matches!(*lock(&m.binding), Binding::Failed(_)))
     }
 
+    /// Whether the derived metric `pmid` is bound, its evaluator in place,
+    /// and announced (so that binding it again would do nothing).
+    pub(crate) fn bound_and_announced(&mut self, pmid: PmId) -> bool {
+        let Some(m) = self.index.get(&pmid).and_then(|&i| self.metrics.get_mut(i)) else { return false };
+        !m.masked
+            && *m.announced.get_mut()
+            && matches!(m.binding.get_mut().unwrap_or_else(PoisonError::into_inner), Binding::Bound(_))
+    }
+
     /// Whether `m` is bound (its evaluator there or lent out).
     pub(crate) fn is_bound(&self, m: &BoundMetric) -> bool {
         matches!(*lock(&m.binding), Binding::Bound(_) | Binding::Lent)
