@@ -606,6 +606,67 @@ pub fn open_records(path: &Path) -> Result<(Label, RecordReader<Box<dyn Read + S
 mod tests {
     use super::*;
 
+    /// A stream handing out its bytes in the sizes given, in turn.
+    struct Chunky {
+        data: Vec<u8>,
+        at: usize,
+        sizes: Vec<usize>,
+        turn: usize,
+    }
+
+    impl Read for Chunky {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let size = self.sizes.get(self.turn % self.sizes.len().max(1)).copied().unwrap_or(1).max(1);
+            self.turn += 1;
+            let n = size.min(buf.len()).min(self.data.len() - self.at);
+            buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    proptest::proptest! {
+        /// Records read from a stream, however it hands out its bytes,
+        /// are what splitting the same bytes in memory finds, up to the
+        /// same error.
+        #[test]
+        fn records_from_a_stream_are_records_from_memory(
+            pieces in proptest::collection::vec(
+                (0usize..3, proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)),
+                0..8,
+            ),
+            sizes in proptest::collection::vec(1usize..100_000, 1..5),
+        ) {
+            // whole records mostly, now and then a broken one
+            let mut data = Vec::new();
+            for (kind, body) in &pieces {
+                let len = (body.len() + 8) as u32;
+                match kind {
+                    0 | 1 => {
+                        data.extend_from_slice(&len.to_be_bytes());
+                        data.extend_from_slice(body);
+                        data.extend_from_slice(&len.to_be_bytes());
+                    }
+                    _ => data.extend_from_slice(body),
+                }
+            }
+            let mut reader = RecordReader::new(Chunky { data: data.clone(), at: 0, sizes, turn: 0 }, 0);
+            let mut at = 0;
+            loop {
+                let want = crate::raw::next_record(&data[at..]).map(|r| r.map(|(p, used)| (p.to_vec(), used)));
+                let got = reader.next_record().map(|r| r.map(<[u8]>::to_vec));
+                proptest::prop_assert_eq!(got.clone(), want.clone().map(|r| r.map(|(p, _)| p)));
+                match want {
+                    Ok(Some((_, used))) => {
+                        at += used;
+                        proptest::prop_assert_eq!(reader.offset(), at as u64);
+                    }
+                    _ => break,
+                }
+            }
+        }
+    }
+
     /// Gives `data` in reads of at most 3 bytes, failing once after `fail_at` bytes.
     struct Flaky {
         data: Vec<u8>,

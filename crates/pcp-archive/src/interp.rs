@@ -946,9 +946,14 @@ fn fetch_at(
         let values = if pcp.numval < 0 { Err(PmError::from_code(pcp.numval)) } else { Ok(vals) };
         sets.push(ValueSet { pmid, values });
     }
+    // (what is left over is kept for results of more sets, within reason)
+    r.interp.pool.truncate(POOL_MAX);
     out.timestamp = r.origin.to_timestamp();
     Ok(Ok(()))
 }
+
+/// How many emptied value lists interpolation keeps for the next fetch.
+const POOL_MAX: usize = 64;
 
 /// Whether `icp` has no prior bound at or before `t_req` (the second pass
 /// of [`fetch_at`] then reads on to `t_req` first, going forwards).
