@@ -220,10 +220,9 @@ impl Registry {
                             let (lp, rp) = (memchr::memchr(b'(', head), memchr::memchr(b')', head));
                             defined += self.config_line(&mut cfg, line, eq, lp, rp);
                         }
+                        // (`lastc` is left as it is: it matters only when
+                        // it is a `\`, and no line start follows one)
                         cfg.lineno += 1;
-                        if let Some(&c) = line.last() {
-                            lastc = c;
-                        }
                         continue;
                     }
                 }

@@ -330,9 +330,9 @@ impl Evaluator {
         let mut ret = Ok(());
         let mut k = 0;
         while let Some(step) = order.get(k) {
-            ret = self.eval_node(&expr, step.node as usize, result, names);
+            let mut at = k;
             k += 1;
-            let mut at = k - 1;
+            ret = self.eval_node(&expr, step.node as usize, result, names);
             while let Err(e) = ret {
                 // on up to the parent, passing over the operands after this one
                 let Some(parent) = order.get(order[at].parent as usize) else { break };

@@ -143,19 +143,23 @@ fn ydhms_diff(
     mins.wrapping_mul(60).wrapping_add(i64::from(s1)).wrapping_sub(i64::from(s0))
 }
 
-/// glibc's `__offtime`: the broken-down time `t + offset` seconds after
-/// the epoch (no zone); `None` if the year does not fit a C `int` after
-/// subtracting 1900.
-fn offtime(t: i64, offset: i64) -> Option<CTm> {
+/// The day (counted from 1970-01-01) and the second of that day `t +
+/// offset` seconds after the epoch; `None` where the day does not fit 64
+/// bits.
+fn day_and_second(t: i64, offset: i64) -> Option<(i64, i32)> {
     // (in 128 bits only where the sum overflows 64)
-    let (days, rem) = match t.checked_add(offset) {
-        Some(total) => (total.div_euclid(86_400), total.rem_euclid(86_400) as i32),
+    match t.checked_add(offset) {
+        Some(total) => Some((total.div_euclid(86_400), total.rem_euclid(86_400) as i32)),
         None => {
             let total = i128::from(t) + i128::from(offset);
-            (i64::try_from(total.div_euclid(86_400)).ok()?, total.rem_euclid(86_400) as i32)
+            Some((i64::try_from(total.div_euclid(86_400)).ok()?, total.rem_euclid(86_400) as i32))
         }
-    };
-    // civil date from days since 1970-01-01 (proleptic Gregorian)
+    }
+}
+
+/// The proleptic Gregorian date of a day counted from 1970-01-01: the
+/// year, the month (1 to 12) and the day of the month.
+fn civil_date(days: i64) -> Option<(i64, i32, i32)> {
     let z = days.checked_add(719_468)?;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -165,6 +169,15 @@ fn offtime(t: i64, offset: i64) -> Option<CTm> {
     let mday = (doy - (153 * mp + 2) / 5 + 1) as i32;
     let month = if mp < 10 { mp + 3 } else { mp - 9 } as i32;
     let year = yoe.checked_add(era.checked_mul(400)?)? + i64::from(month <= 2);
+    Some((year, month, mday))
+}
+
+/// glibc's `__offtime`: the broken-down time `t + offset` seconds after
+/// the epoch (no zone); `None` if the year does not fit a C `int` after
+/// subtracting 1900.
+fn offtime(t: i64, offset: i64) -> Option<CTm> {
+    let (days, rem) = day_and_second(t, offset)?;
+    let (year, month, mday) = civil_date(days)?;
     let tm_year = i32::try_from(year.checked_sub(1900)?).ok()?;
     let leap = leap_since_1900(i64::from(tm_year));
     let yday = MON_YDAY[usize::from(leap)][(month - 1) as usize] as i32 + mday - 1;
@@ -401,20 +414,14 @@ impl Zone {
                 c.isdst = i32::from(ltt.is_dst());
             }
         }
-        let total = i128::from(sec) + i128::from(offset);
-        let days = total.div_euclid(86_400);
-        let rem = total.rem_euclid(86_400) as i32;
+        // (any i64 time and offset give a day and a year that fit 64 bits)
+        let Some((days, rem)) = day_and_second(sec, i64::from(offset)) else { return c };
         (c.hour, c.min, c.sec) = (rem / 3600, rem / 60 % 60, rem % 60);
         c.wday = (4 + days).rem_euclid(7) as i32;
-        // the proleptic Gregorian year of the day, as glibc counts it in a
-        // long, then stored in an int
-        let z = days + 719_468;
-        let (era, doe) = (z.div_euclid(146_097), z.rem_euclid(146_097));
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let year = yoe + era * 400 + i128::from(mp >= 10);
-        c.year = (year - 1900) as i32;
+        // the year as glibc counts it in a long, then stored in an int
+        if let Some((year, _, _)) = civil_date(days) {
+            c.year = year.wrapping_sub(1900) as i32;
+        }
         c
     }
 
@@ -524,7 +531,8 @@ impl pcp_core::LocalTime for Zone {
         // (a fixed offset: the time of day at once, for any time whose
         // year fits, as these do)
         if let Some(offset) = self.fixed.filter(|_| sec.unsigned_abs() < 1 << 55) {
-            let s = (sec + i64::from(offset)).rem_euclid(86_400) as u32;
+            let (_, s) = day_and_second(sec, i64::from(offset))?;
+            let s = s as u32;
             return Some((s / 3600, s / 60 % 60, s % 60));
         }
         let (c, _) = self.pm_breakdown(sec).ok()?;
