@@ -116,7 +116,11 @@ fn add(sd: i64, q: Num) -> Num {
 
 fn to_f64(n: Num) -> f64 {
     let r = round_to(n, 53);
-    let v = (r.mant as f64) * 2f64.powi(r.exp);
+    // (exact: the significand fits a double's, and a power of two in the
+    // normal range is built from its bits rather than by powi)
+    let scale =
+        if (-1022..=1023).contains(&r.exp) { f64::from_bits(((r.exp + 1023) as u64) << 52) } else { 2f64.powi(r.exp) };
+    let v = (r.mant as u64 as f64) * scale;
     if r.neg {
         -v
     } else {
@@ -131,6 +135,11 @@ fn to_f64(n: Num) -> f64 {
 pub fn timestamp_sub(a: (i64, i32), b: (i64, i32)) -> f64 {
     let sd = a.0.wrapping_sub(b.0);
     let nd = a.1.wrapping_sub(b.1) as i64;
+    if nd == 0 && sd.unsigned_abs() <= 1 << 53 {
+        // whole seconds apart (as samples a whole number of seconds from
+        // the start are): every step is exact
+        return sd as f64;
+    }
     to_f64(add(sd, quotient(nd)))
 }
 
@@ -147,6 +156,33 @@ mod tests {
         // the extended-precision quotient and sum do not give the double
         // nearest 1e-9; this is what gcc's long double code gives
         assert_eq!(timestamp_sub((1, 0), (0, 999_999_999)), 1.0000000000157452e-9);
+    }
+
+    /// The arithmetic without the shortcuts: whole seconds through the
+    /// quotient and sum, and the final scaling by `powi`.
+    fn unhurried(a: (i64, i32), b: (i64, i32)) -> f64 {
+        let r = round_to(add(a.0.wrapping_sub(b.0), quotient(a.1.wrapping_sub(b.1) as i64)), 53);
+        let v = (r.mant as f64) * 2f64.powi(r.exp);
+        if r.neg {
+            -v
+        } else {
+            v
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn shortcuts_change_nothing(
+            sa in proptest::prop_oneof![proptest::prelude::any::<i64>(), -(1i64 << 54)..(1i64 << 54), -5000i64..5000],
+            sb in proptest::prop_oneof![proptest::prelude::any::<i64>(), -(1i64 << 54)..(1i64 << 54), -5000i64..5000],
+            na in proptest::prop_oneof![proptest::prelude::any::<i32>(), 0i32..1_000_000_000],
+            nb in proptest::prelude::any::<i32>(),
+            same_nsec in proptest::prelude::any::<bool>(),
+        ) {
+            let nb = if same_nsec { na } else { nb };
+            let (got, want) = (timestamp_sub((sa, na), (sb, nb)), unhurried((sa, na), (sb, nb)));
+            proptest::prop_assert_eq!(got.to_bits(), want.to_bits());
+        }
     }
 
     #[test]
