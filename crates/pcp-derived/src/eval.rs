@@ -760,16 +760,25 @@ impl Evaluator {
                     }
                 }
             }
-            let v = if relational {
-                let pt = promote(ld.ty, rd.ty);
-                let (p, q) = (scaled(&x.1, ld.ty, pt, lscale), scaled(&y.1, rd.ty, pt, rscale));
-                AtomValue::U32(u32::from(compare(pt, op, &p, &q)))
-            } else {
-                let (p, q) = (scaled(&x.1, ld.ty, ty, lscale), scaled(&y.1, rd.ty, ty, rscale));
-                arith(ty, op, &p, &q)
-            };
             let inst = if lind { x.0 } else { y.0 };
-            out.push((inst, v));
+            if !relational && ty == MetricType::DOUBLE {
+                // (the most common case, made in place: an AtomValue made
+                // apart and then moved into the list costs more than the
+                // arithmetic)
+                let p = as_f64(&x.1, ld.ty) / f64::from(lscale.1) * f64::from(lscale.0);
+                let q = as_f64(&y.1, rd.ty) / f64::from(rscale.1) * f64::from(rscale.0);
+                out.push((inst, AtomValue::Double(arith_f64(op, p, q))));
+            } else {
+                let v = if relational {
+                    let pt = promote(ld.ty, rd.ty);
+                    let (p, q) = (scaled(&x.1, ld.ty, pt, lscale), scaled(&y.1, rd.ty, pt, rscale));
+                    AtomValue::U32(u32::from(compare(pt, op, &p, &q)))
+                } else {
+                    let (p, q) = (scaled(&x.1, ld.ty, ty, lscale), scaled(&y.1, rd.ty, ty, rscale));
+                    arith(ty, op, &p, &q)
+                };
+                out.push((inst, v));
+            }
             if lind {
                 a += 1;
                 if rind {
@@ -1019,18 +1028,20 @@ fn arith(ty: MetricType, op: BinOp, a: &AtomValue, b: &AtomValue) -> AtomValue {
                 _ => 0.0,
             })
         }
-        _ => {
-            let (x, y) = (as_f64(a, ty), as_f64(b, ty));
-            AtomValue::Double(match op {
-                BinOp::Add => x + y,
-                BinOp::Sub => x - y,
-                BinOp::Mul => x * y,
-                // 0 divided by anything (0 included) is 0
-                BinOp::Div if x == 0.0 => 0.0,
-                BinOp::Div => x / y,
-                _ => 0.0,
-            })
-        }
+        _ => AtomValue::Double(arith_f64(op, as_f64(a, ty), as_f64(b, ty))),
+    }
+}
+
+/// [`arith`] of doubles.
+fn arith_f64(op: BinOp, x: f64, y: f64) -> f64 {
+    match op {
+        BinOp::Add => x + y,
+        BinOp::Sub => x - y,
+        BinOp::Mul => x * y,
+        // 0 divided by anything (0 included) is 0
+        BinOp::Div if x == 0.0 => 0.0,
+        BinOp::Div => x / y,
+        _ => 0.0,
     }
 }
 
@@ -1900,6 +1911,62 @@ mod tests {
                 })
                 .collect();
             sets.prop_map(|v| v.into_iter().flatten().collect())
+        }
+
+        proptest! {
+            /// The double arithmetic made in place is the general path's:
+            /// operands scaled by the checker's factors, then `arith`.
+            #[test]
+            fn double_arithmetic_in_place_is_the_general_one(
+                op in prop::sample::select(vec!["+", "-", "*", "/"]),
+                (l, r) in prop::sample::select(vec![
+                    ("k", "mkconst(2048, units=byte)"),
+                    ("mkconst(3, units=Mbyte)", "k"),
+                    ("dd", "k"),
+                    ("k", "dd"),
+                    ("dd", "c"),
+                    ("f", "dd"),
+                    ("a", "a"),
+                ]),
+                kv in prop_oneof![any::<u32>(), Just(0u32)],
+                dv in prop_oneof![any::<f64>(), Just(0.0), Just(-0.0)],
+                av in any::<u64>(),
+                cv in any::<i32>(),
+                fv in any::<f32>(),
+            ) {
+                let tree = parse(&format!("{l} {op} {r}")).expect("parses");
+                // (adding a dimensionless double to bytes is refused: passed over)
+                let checked = check("m", DERIVED, &tree, &mut Fake);
+                prop_assume!(checked.is_ok());
+                let mut ev = Evaluator::new(tree, checked.expect("checks"));
+                prop_assume!(ev.desc().ty == MetricType::DOUBLE);
+                let sets = vec![
+                    set("k", &[(-1, U32(kv))]),
+                    set("dd", &[(0, Double(dv))]),
+                    set("a", &[(0, U64(av))]),
+                    set("c", &[(0, I32(cv))]),
+                    set("f", &[(0, Float(fv))]),
+                ];
+                let got = ev.evaluate(&FetchResult { timestamp: at(1), sets }, &mut Fake).values.expect("values");
+                // what the general path makes of the operands' values
+                let root = ev.expr.nodes().len() - 1;
+                let Node::Binary(bop, ln, rn) = ev.expr.nodes()[root].clone() else { panic!("a binary root") };
+                let (ln, rn) = (ln.index(), rn.index());
+                let scale = |x: usize| ev.checked.info.get(x).map_or((1, 1), |f| (f.mul, f.div));
+                let (lt, rt) = (ev.desc_of(ln).ty, ev.desc_of(rn).ty);
+                let want = arith(
+                    MetricType::DOUBLE,
+                    bop,
+                    &scaled(&ev.vals(ln)[0].1, lt, MetricType::DOUBLE, scale(ln)),
+                    &scaled(&ev.vals(rn)[0].1, rt, MetricType::DOUBLE, scale(rn)),
+                );
+                prop_assert_eq!(got.len(), 1);
+                let bits = |a: AtomValue| match a {
+                    Double(x) => x.to_bits(),
+                    _ => 0,
+                };
+                prop_assert_eq!(bits(decode(&got[0].value, MetricType::DOUBLE).expect("decodes")), bits(want));
+            }
         }
 
         proptest! {
