@@ -307,8 +307,16 @@ impl Evaluator {
                 match &self.state[root].cur {
                     Err(e) => Err(*e),
                     Ok(v) => {
-                        room.clear();
-                        room.extend(v.iter().map(|(inst, a)| InstValue { inst: *inst, value: pack(a, ty) }));
+                        // (the values the list held are overwritten where
+                        // they are: most often the last fetch's, of the
+                        // same type)
+                        room.truncate(v.len());
+                        let held = room.len();
+                        for (slot, (inst, a)) in room.iter_mut().zip(v) {
+                            slot.inst = *inst;
+                            pack_into(a, ty, &mut slot.value);
+                        }
+                        room.extend(v[held..].iter().map(|(inst, a)| InstValue { inst: *inst, value: pack(a, ty) }));
                         Ok(room)
                     }
                 }
@@ -1198,6 +1206,31 @@ fn vals_or_none(v: &Vals) -> &[(i32, AtomValue)] {
 
 /// A result value of the derived metric's type `ty`, packed as libpcp
 /// does: 32-bit integers in place, everything else in a block.
+/// [`pack`] into `slot`: a block there takes the bytes of a number held
+/// in a block in place.
+fn pack_into(a: &AtomValue, ty: MetricType, slot: &mut Value) {
+    let t = a.metric_type();
+    let (bytes, n) = match ty {
+        MetricType::I64 => (as_i64(a, t).to_le_bytes(), 8),
+        MetricType::U64 => (as_u64(a, t).to_le_bytes(), 8),
+        MetricType::DOUBLE => (as_f64(a, t).to_le_bytes(), 8),
+        MetricType::FLOAT => {
+            let mut b = [0u8; 8];
+            b[..4].copy_from_slice(&as_f32(a, t).to_le_bytes());
+            (b, 4)
+        }
+        _ => return *slot = pack(a, ty),
+    };
+    match slot {
+        Value::Block(block) => {
+            block.vtype = ty.0 as u8;
+            block.data.clear();
+            block.data.extend_from_slice(&bytes[..n]);
+        }
+        _ => *slot = pack(a, ty),
+    }
+}
+
 fn pack(a: &AtomValue, ty: MetricType) -> Value {
     match ty {
         MetricType::I32 | MetricType::U32 | MetricType::I64 | MetricType::U64 | MetricType::FLOAT => {
@@ -1966,6 +1999,32 @@ mod tests {
                     _ => 0,
                 };
                 prop_assert_eq!(bits(decode(&got[0].value, MetricType::DOUBLE).expect("decodes")), bits(want));
+            }
+        }
+
+        proptest! {
+            /// Packing over what a slot held gives what packing afresh does.
+            #[test]
+            fn packing_in_place_is_packing_afresh(
+                a in prop_oneof![
+                    atom(MetricType::I32),
+                    atom(MetricType::U32),
+                    any::<i64>().prop_map(I64),
+                    atom(MetricType::U64),
+                    atom(MetricType::FLOAT),
+                    atom(MetricType::DOUBLE),
+                    prop::collection::vec(any::<u8>(), 0..40).prop_map(AtomValue::String),
+                ],
+                ty in (0i32..=6).prop_map(MetricType),
+                held in prop_oneof![
+                    any::<i32>().prop_map(Value::Insitu),
+                    prop::collection::vec(any::<u8>(), 0..40)
+                        .prop_map(|b| Value::Block(pcp_core::ValueBlock::from_slice(6, &b))),
+                ],
+            ) {
+                let mut slot = held;
+                pack_into(&a, ty, &mut slot);
+                prop_assert_eq!(slot, pack(&a, ty));
             }
         }
 
