@@ -585,6 +585,23 @@ fn main(
     Ok(0)
 }
 
+/// A `?` right-aligned in `cols` columns: no value.
+fn unknown(line: &mut Vec<u8>, cols: usize) {
+    line.resize(line.len() + cols.saturating_sub(1), b' ');
+    line.push(b'?');
+}
+
+/// The first value of instance `id` in `values` (sorted by instance, as
+/// `getvals` leaves them: the first in the order fetched), looked for from
+/// `*at` on, where the search for the next, greater or equal, `id` goes
+/// on from.
+fn value_of<'v>(values: &'v [InstValue], at: &mut usize, id: i32) -> Option<&'v InstValue> {
+    while values.get(*at).is_some_and(|v| v.inst < id) {
+        *at += 1;
+    }
+    values.get(*at).filter(|v| v.inst == id)
+}
+
 /// What one fetch gave pmval.
 enum Got {
     /// Values (sorted by instance).
@@ -729,9 +746,16 @@ impl Report {
             }
         }
         self.iorder.clone_from(&pairs);
+        // (sorted: values are looked up in instance order)
         pairs.sort_by_key(|p| p.id);
         self.ipairs = pairs;
         Ok(Ok(()))
+    }
+
+    /// Whether instance `id` is one reported.
+    fn known(&self, id: i32) -> bool {
+        let k = self.ipairs.partition_point(|p| p.id < id);
+        self.ipairs.get(k).is_some_and(|p| p.id == id)
     }
 
     /// pmval's `initfilters` (`-x`, host contexts only): store `text` to
@@ -788,7 +812,14 @@ impl Report {
             return true;
         }
         let Ok(values) = &vs.values else { return true };
-        values.iter().all(|v| self.ipairs.iter().any(|p| p.id == v.inst))
+        // (both in instance order)
+        let mut at = 0;
+        values.iter().all(|v| {
+            while self.ipairs.get(at).is_some_and(|p| p.id < v.inst) {
+                at += 1;
+            }
+            self.ipairs.get(at).is_some_and(|p| p.id == v.inst)
+        })
     }
 
     /// pmval's `getvals`.
@@ -1054,21 +1085,23 @@ impl Report {
             if values.len() == 1 {
                 self.value(line, text, &values[0], self.cols);
             } else {
-                write!(line, "{:>cols$}", "?")?;
+                unknown(line, cols);
             }
             line.push(b'\n');
             return Ok(());
         }
+        // (the reported instances and the values both in instance order)
+        let mut at = 0;
         for p in &self.ipairs {
-            match values.iter().find(|v| v.inst == p.id) {
+            match value_of(values, &mut at, p.id) {
                 Some(v) => self.value(line, text, v, self.cols),
-                None => write!(line, "{:>cols$}", "?")?,
+                None => unknown(line, cols),
             }
             line.push(b' ');
         }
         line.push(b'\n');
         for v in values {
-            if self.iall && !self.ipairs.iter().any(|p| p.id == v.inst) {
+            if self.iall && !self.known(v.inst) {
                 line.extend_from_slice(b"Warning: value=");
                 self.value(line, text, v, 1);
                 writeln!(line, ", but instance={} is unknown", v.inst)?;
@@ -1121,23 +1154,24 @@ impl Report {
             if v1.len() == 1 && v2.len() == 1 {
                 self.rate(line, text, &v1[0], &v2[0], delta, self.cols);
             } else {
-                write!(line, "{:>cols$}", "?")?;
+                unknown(line, cols);
             }
             line.push(b'\n');
             return Ok(());
         }
+        let (mut at1, mut at2) = (0, 0);
         for p in &self.ipairs {
-            let cur = v1.iter().find(|v| v.inst == p.id);
-            let old = cur.and_then(|c| v2.iter().find(|v| v.inst == c.inst));
+            let cur = value_of(v1, &mut at1, p.id);
+            let old = cur.and_then(|c| value_of(v2, &mut at2, c.inst));
             match (cur, old) {
                 (Some(c), Some(o)) => self.rate(line, text, c, o, delta, self.cols),
-                _ => write!(line, "{:>cols$}", "?")?,
+                _ => unknown(line, cols),
             }
             line.push(b' ');
         }
         line.push(b'\n');
         for (j, v) in v1.iter().enumerate() {
-            let known = self.ipairs.iter().any(|p| p.id == v.inst);
+            let known = self.known(v.inst);
             if self.iall && !known && v2.get(j).is_some_and(|o| o.inst == v.inst) {
                 line.extend_from_slice(b"Warning: value=");
                 self.rate(line, text, v, &v2[j], delta, 1);

@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/dyn
+-t
+0.03
+sample.dynamic.counter
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/wrap
+--derived=tests/derived/wrap.conf
+-t
+0.02
+wr.rate.ulong
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

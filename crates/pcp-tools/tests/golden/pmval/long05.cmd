@@ -1,0 +1,13 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-t
+0.01
+-s
+300
+sample.seconds
+-f
+2
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

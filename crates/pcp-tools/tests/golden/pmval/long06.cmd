@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/marks
+-t
+0.02
+sample.long.hundred
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
