@@ -773,8 +773,7 @@ impl Evaluator {
                 // (the most common case, made in place: an AtomValue made
                 // apart and then moved into the list costs more than the
                 // arithmetic)
-                let p = as_f64(&x.1, ld.ty) / f64::from(lscale.1) * f64::from(lscale.0);
-                let q = as_f64(&y.1, rd.ty) / f64::from(rscale.1) * f64::from(rscale.0);
+                let (p, q) = (scaled_f64(&x.1, ld.ty, lscale), scaled_f64(&y.1, rd.ty, rscale));
                 out.push((inst, AtomValue::Double(arith_f64(op, p, q))));
             } else {
                 let v = if relational {
@@ -1000,12 +999,17 @@ fn convert(v: &AtomValue, to: MetricType) -> AtomValue {
 
 /// An operand promoted to `to`, and when that is a double, converted by
 /// its scale factors (`v / div * mul`).
-fn scaled(v: &AtomValue, from: MetricType, to: MetricType, (mul, div): (i32, i32)) -> AtomValue {
+fn scaled(v: &AtomValue, from: MetricType, to: MetricType, scale: (i32, i32)) -> AtomValue {
     if to == MetricType::DOUBLE {
-        AtomValue::Double(as_f64(v, from) / f64::from(div) * f64::from(mul))
+        AtomValue::Double(scaled_f64(v, from, scale))
     } else {
         convert(v, to)
     }
+}
+
+/// [`scaled`] to a double.
+fn scaled_f64(v: &AtomValue, from: MetricType, (mul, div): (i32, i32)) -> f64 {
+    as_f64(v, from) / f64::from(div) * f64::from(mul)
 }
 
 /// `a op b` for arithmetic operators, both already of type `ty`.

@@ -591,15 +591,21 @@ fn unknown(line: &mut Vec<u8>, cols: usize) {
     line.push(b'?');
 }
 
-/// The first value of instance `id` in `values` (sorted by instance, as
-/// `getvals` leaves them: the first in the order fetched), looked for from
-/// `*at` on, where the search for the next, greater or equal, `id` goes
-/// on from.
-fn value_of<'v>(values: &'v [InstValue], at: &mut usize, id: i32) -> Option<&'v InstValue> {
-    while values.get(*at).is_some_and(|v| v.inst < id) {
+/// The first entry of instance `id` in `list`, sorted by instance (`inst`
+/// gives an entry's), looked for from `*at` on, where the search for the
+/// next, greater or equal, `id` goes on from. pmval's values (sorted by
+/// `getvals`, the first in the order fetched) and its reported instances
+/// (sorted when they are set) are walked together this way.
+fn seek<'l, T>(list: &'l [T], at: &mut usize, id: i32, inst: impl Fn(&T) -> i32) -> Option<&'l T> {
+    while list.get(*at).is_some_and(|e| inst(e) < id) {
         *at += 1;
     }
-    values.get(*at).filter(|v| v.inst == id)
+    list.get(*at).filter(|e| inst(e) == id)
+}
+
+/// [`seek`] in a list of values.
+fn value_of<'v>(values: &'v [InstValue], at: &mut usize, id: i32) -> Option<&'v InstValue> {
+    seek(values, at, id, |v| v.inst)
 }
 
 /// What one fetch gave pmval.
@@ -752,10 +758,9 @@ impl Report {
         Ok(Ok(()))
     }
 
-    /// Whether instance `id` is one reported.
-    fn known(&self, id: i32) -> bool {
-        let k = self.ipairs.partition_point(|p| p.id < id);
-        self.ipairs.get(k).is_some_and(|p| p.id == id)
+    /// Whether instance `id` is one reported ([`seek`] from `*at`).
+    fn known(&self, at: &mut usize, id: i32) -> bool {
+        seek(&self.ipairs, at, id, |p| p.id).is_some()
     }
 
     /// pmval's `initfilters` (`-x`, host contexts only): store `text` to
@@ -812,14 +817,8 @@ impl Report {
             return true;
         }
         let Ok(values) = &vs.values else { return true };
-        // (both in instance order)
         let mut at = 0;
-        values.iter().all(|v| {
-            while self.ipairs.get(at).is_some_and(|p| p.id < v.inst) {
-                at += 1;
-            }
-            self.ipairs.get(at).is_some_and(|p| p.id == v.inst)
-        })
+        values.iter().all(|v| self.known(&mut at, v.inst))
     }
 
     /// pmval's `getvals`.
@@ -1100,8 +1099,9 @@ impl Report {
             line.push(b' ');
         }
         line.push(b'\n');
+        let mut at = 0;
         for v in values {
-            if self.iall && !self.known(v.inst) {
+            if self.iall && !self.known(&mut at, v.inst) {
                 line.extend_from_slice(b"Warning: value=");
                 self.value(line, text, v, 1);
                 writeln!(line, ", but instance={} is unknown", v.inst)?;
@@ -1170,8 +1170,9 @@ impl Report {
             line.push(b' ');
         }
         line.push(b'\n');
+        let mut at = 0;
         for (j, v) in v1.iter().enumerate() {
-            let known = self.known(v.inst);
+            let known = self.known(&mut at, v.inst);
             if self.iall && !known && v2.get(j).is_some_and(|o| o.inst == v.inst) {
                 line.extend_from_slice(b"Warning: value=");
                 self.rate(line, text, v, &v2[j], delta, 1);
