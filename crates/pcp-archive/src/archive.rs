@@ -1,6 +1,6 @@
 //! An archive opened by name: its files, label, metadata and extent.
 
-use crate::files::{base_name, find_file, open_records, volumes, Compression, COMPRESSION_SUFFIXES};
+use crate::files::{archive_base, find_file, open_records, volumes, Compression, COMPRESSION_SUFFIXES};
 use crate::ldouble::timestamp_sub;
 use crate::meta::desc_conflict;
 use crate::raw::{decode_result, IndexEntry, Label, MetaRecord};
@@ -38,11 +38,7 @@ impl Archive {
     /// checked but left in it, the file kept open, until first wanted
     /// ([`crate::raw::Deferred`]).
     pub fn open_early(name: &str, early: bool) -> Result<Archive, PmError> {
-        let base = if find_file(Path::new(name), ".meta").is_some() {
-            PathBuf::from(name)
-        } else {
-            PathBuf::from(base_name(name))
-        };
+        let base = archive_base(name);
         let meta_path = find_file(&base, ".meta").ok_or(PmError::from_errno(2))?;
         let volumes = volumes(&base);
         let first_volume = match (&volumes, early) {

@@ -60,6 +60,33 @@ pub fn base_name(name: &str) -> &str {
     name
 }
 
+/// `__pmLogFindOpen`'s base name for the archive `name`: its directory
+/// and last component as `dirname(3)` and `basename(3)` take them (so
+/// trailing slashes go), the last component stripped to its archive base
+/// name ([`base_name`]) only when `name` names a file that exists, plain
+/// or with a compression suffix.
+pub fn archive_base(name: &str) -> PathBuf {
+    let trimmed = name.trim_end_matches('/');
+    if trimmed.is_empty() {
+        // "/" (or "//"): both its dirname and basename
+        return PathBuf::from(if name.is_empty() { "." } else { "/" });
+    }
+    let (dir, last) = match trimmed.rfind('/') {
+        Some(i) => {
+            let dir = trimmed[..i].trim_end_matches('/');
+            (Some(if dir.is_empty() { "/" } else { dir }), &trimmed[i + 1..])
+        }
+        None => (None, trimmed),
+    };
+    let exists =
+        Path::new(name).exists() || COMPRESSION_SUFFIXES.iter().any(|c| Path::new(&format!("{name}{c}")).exists());
+    let last = if exists { base_name(last) } else { last };
+    match dir {
+        Some(dir) => Path::new(dir).join(last),
+        None => PathBuf::from(last),
+    }
+}
+
 /// The file `base` + `suffix` (e.g. `.meta`, `.0`), plain or with a
 /// compression suffix, trying them in PCP's order.
 pub fn find_file(base: &Path, suffix: &str) -> Option<PathBuf> {
@@ -705,6 +732,35 @@ mod tests {
         assert_eq!(chunks.next().unwrap().unwrap(), Vec::<u8>::new());
         assert!(chunks.next().is_none());
         assert_eq!(chunks.made(), 20);
+    }
+
+    #[test]
+    fn archive_bases_like_pcp() {
+        let dir = std::env::temp_dir().join(format!("pcp-rs-base-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in ["a.meta", "a.0", "b.0.xz"] {
+            std::fs::write(dir.join(f), b"").unwrap();
+        }
+        let d = dir.to_string_lossy().into_owned();
+        for (name, base) in [
+            (format!("{d}/a"), format!("{d}/a")),
+            (format!("{d}/a/"), format!("{d}/a")),
+            (format!("{d}//a//"), format!("{d}/a")),
+            (format!("{d}/a.0"), format!("{d}/a")),
+            (format!("{d}/a.meta"), format!("{d}/a")),
+            // a file's name with a slash after it names no file
+            (format!("{d}/a.0/"), format!("{d}/a.0")),
+            (format!("{d}/b.0"), format!("{d}/b")),
+            (format!("{d}/b.0.xz"), format!("{d}/b")),
+            // not there: left as it is
+            (format!("{d}/c.0"), format!("{d}/c.0")),
+            ("v3/".to_string(), "v3".to_string()),
+            ("/".to_string(), "/".to_string()),
+            ("/v3//".to_string(), "/v3".to_string()),
+        ] {
+            assert_eq!(archive_base(&name), PathBuf::from(&base), "{name}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

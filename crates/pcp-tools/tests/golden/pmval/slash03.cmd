@@ -1,0 +1,9 @@
+-s
+1
+-a
+../pcp-archive/tests/fixtures/v2
+../pcp-archive/tests/fixtures/v3//bin-300
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
