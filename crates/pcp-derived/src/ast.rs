@@ -129,11 +129,6 @@ pub struct Builder {
 impl Builder {
     /// Adds a node whose operands were added before it.
     pub fn push(&mut self, node: Node) -> NodeId {
-        if self.nodes.capacity() == 0 {
-            // most expressions have a few nodes: room for them at once
-            self.nodes.reserve(8);
-            self.first.reserve(8);
-        }
         let id = self.nodes.len() as u32;
         let first = node.children().next().map_or(id, |c| self.first.get(c.index()).copied().unwrap_or(id));
         self.nodes.push(node);
@@ -141,11 +136,18 @@ impl Builder {
         NodeId(id)
     }
 
-    /// The expression whose root is the last node added.
-    pub fn finish(mut self) -> Expr {
-        self.nodes.shrink_to_fit();
-        self.first.shrink_to_fit();
-        Expr { nodes: self.nodes, first: self.first }
+    /// The expression whose root is the last node added, in lists of its
+    /// size. The builder is left empty, its room kept for the next.
+    pub fn finish(&mut self) -> Expr {
+        let first = self.first.as_slice().to_vec();
+        self.first.clear();
+        Expr { nodes: self.nodes.drain(..).collect(), first }
+    }
+
+    /// Empty, its room kept.
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+        self.first.clear();
     }
 }
 

@@ -80,13 +80,16 @@ pub struct Lexer<'a> {
     pos: usize,
     /// A character pushed back (0: none), as C's `lexpeek`.
     peek: i32,
+    /// Whether a name's bytes are taken at once (as they always are but
+    /// in a test of that shortcut).
+    hurried: bool,
 }
 
 impl<'a> Lexer<'a> {
     /// A scanner over `text` (which ends at its first NUL, if any).
     pub fn new(text: &'a [u8]) -> Lexer<'a> {
-        let end = text.iter().position(|&b| b == 0).unwrap_or(text.len());
-        Lexer { text: &text[..end], pos: 0, peek: 0 }
+        let end = memchr::memchr(0, text).unwrap_or(text.len());
+        Lexer { text: &text[..end], pos: 0, peek: 0, hurried: true }
     }
 
     fn get(&mut self) -> i32 {
@@ -225,6 +228,17 @@ impl<'a> Lexer<'a> {
                 }
                 Partial::Name => {
                     if is_alpha(c) || is_digit(c) || c == b'_' as i32 || c == b'.' as i32 {
+                        // (the rest of the name at once, when its bytes
+                        // follow one another in the text)
+                        if own.is_none() && self.peek == 0 && self.hurried {
+                            let rest = text.get(self.pos..).unwrap_or_default();
+                            let more = rest
+                                .iter()
+                                .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))
+                                .unwrap_or(rest.len());
+                            self.pos += more;
+                            len += more;
+                        }
                         continue;
                     }
                     self.peek = c;
@@ -317,6 +331,39 @@ mod tests {
             if end {
                 return out;
             }
+        }
+    }
+
+    fn all_tokens(mut lx: Lexer<'_>) -> Vec<Token<'_>> {
+        let mut out = Vec::new();
+        let mut in_matchinst = false;
+        loop {
+            let t = lx.next_token(in_matchinst);
+            in_matchinst |= t.tok == Tok::MatchInst;
+            let end = t.tok == Tok::Eos || t.tok == Tok::LexError;
+            out.push(t);
+            if end {
+                return out;
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// Taking a name's bytes at once reads the tokens reading them
+        /// one at a time reads.
+        #[test]
+        fn names_taken_at_once_are_names_taken_a_byte_at_a_time(parts in proptest::collection::vec(
+            proptest::sample::select(vec![
+                &b"a"[..], b"b.c_1", b"Z9", b"_", b".", b"..5", b"7", b" ", b"\t", b"+", b"[", b"]", b"\\", b"/",
+                b"matchinst(", b"(", b"avg(", b"units", b"\"", b"\xff", b"\0", b"<=", b"!", b"&", b"|", b"x[a\\]b]",
+                "\u{e9}".as_bytes(),
+            ]),
+            0..24,
+        )) {
+            let text: Vec<u8> = parts.concat();
+            let slow = Lexer { hurried: false, ..Lexer::new(&text) };
+            proptest::prop_assert_eq!(all_tokens(Lexer::new(&text)), all_tokens(slow), "{:?}", text);
         }
     }
 

@@ -22,6 +22,53 @@ use std::fmt;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ParseState {
     in_matchinst: bool,
+    /// Room the parses of a table's expressions share.
+    room: Room,
+}
+
+/// The parser's stacks and the tree's lists, kept empty between parses so
+/// that each parse of a table's many expressions does not allocate them
+/// afresh. Not part of the state: two states compare equal whatever
+/// room they hold, and a clone starts with none.
+#[derive(Default)]
+struct Room {
+    states: Vec<usize>,
+    vals: Vec<Val<'static>>,
+    tree: Builder,
+}
+
+impl Clone for Room {
+    fn clone(&self) -> Room {
+        Room::default()
+    }
+}
+
+impl PartialEq for Room {
+    fn eq(&self, _: &Room) -> bool {
+        true
+    }
+}
+
+impl Eq for Room {}
+
+impl std::fmt::Debug for Room {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Room")
+    }
+}
+
+/// An empty list of values of any lifetime, in the room of `v` (emptied):
+/// collecting nothing from a list into one of the same layout reuses its
+/// allocation.
+/// The deepest parse whose room is kept for the next.
+const ROOM_KEPT: usize = 256;
+
+// (a map to another type is what lets the lifetime change; there is
+// nothing to map)
+#[allow(clippy::unnecessary_filter_map)]
+fn relend<'a, 'b>(mut v: Vec<Val<'a>>) -> Vec<Val<'b>> {
+    v.clear();
+    v.into_iter().filter_map(|_| None).collect()
 }
 
 impl ParseState {
@@ -123,6 +170,9 @@ pub fn parse_traced<'t>(
 }
 
 fn run<'t>(text: &'t [u8], state: &mut ParseState, trace: Option<&mut Vec<Token<'t>>>) -> Result<Expr, SyntaxError> {
+    let mut states = std::mem::take(&mut state.room.states);
+    let mut vals = relend(std::mem::take(&mut state.room.vals));
+    let tree = std::mem::take(&mut state.room.tree);
     let mut p = Parser {
         lexer: Lexer::new(text),
         state,
@@ -130,14 +180,22 @@ fn run<'t>(text: &'t [u8], state: &mut ParseState, trace: Option<&mut Vec<Token<
         lexicon: -1,
         message: None,
         spec: Metadata::default(),
-        tree: Builder::default(),
+        tree,
         trace,
     };
-    match p.drive() {
-        // the root is the last node made
+    let parsed = p.drive(&mut states, &mut vals);
+    // the root is the last node made
+    let done = match parsed {
         Some(()) => Ok(p.tree.finish()),
-        None => Err(SyntaxError { offset: p.lexicon, message: p.message }),
+        None => Err(SyntaxError { offset: p.lexicon, message: p.message.take() }),
+    };
+    p.tree.clear();
+    states.clear();
+    // (the room of a deep expression's parse is not held on to)
+    if states.capacity() <= ROOM_KEPT {
+        p.state.room = Room { states, vals: relend(vals), tree: std::mem::take(&mut p.tree) };
     }
+    done
 }
 
 enum Step {
@@ -198,11 +256,7 @@ impl<'t> Parser<'t, '_> {
 
     /// `Some` when the expression is parsed (the tree is in `self.tree`),
     /// `None` on a syntax error (offset and message left in `self`).
-    fn drive(&mut self) -> Option<()> {
-        // (deep enough for most expressions without growing, and small
-        // enough for the allocator's fast path)
-        let mut states: Vec<usize> = Vec::with_capacity(16);
-        let mut vals: Vec<Val<'t>> = Vec::with_capacity(16);
+    fn drive(&mut self, states: &mut Vec<usize>, vals: &mut Vec<Val<'t>>) -> Option<()> {
         states.push(0);
         vals.push(Val::None);
         // yacc's count of tokens to shift before errors are reported again
@@ -246,7 +300,7 @@ impl<'t> Parser<'t, '_> {
                         Err(Stop::Abort) => return None,
                         Err(Stop::Unwind) => {
                             errstatus = 3;
-                            self.recover(&mut states, &mut vals)?;
+                            self.recover(states, vals)?;
                         }
                     }
                 }
@@ -260,7 +314,7 @@ impl<'t> Parser<'t, '_> {
                         }
                     }
                     errstatus = 3;
-                    self.recover(&mut states, &mut vals)?;
+                    self.recover(states, vals)?;
                 }
             }
         }
@@ -497,6 +551,46 @@ impl<'t> Parser<'t, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn room_is_relent_not_reallocated() {
+        let v: Vec<Val<'static>> = Vec::with_capacity(40);
+        let at = v.as_ptr() as usize;
+        let text = b"x".to_vec();
+        let mut w: Vec<Val<'_>> = relend(v);
+        assert_eq!((w.capacity(), w.as_ptr() as usize), (40, at));
+        w.push(Val::Tok(Lexer::new(&text).next_token(false)));
+        let back: Vec<Val<'static>> = relend(w);
+        assert_eq!((back.len(), back.capacity(), back.as_ptr() as usize), (0, 40, at));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+        /// Parses that share their room (as a table's do) give what parses
+        /// in rooms of their own give, the state carried from one to the
+        /// next the same way: after failures, deep and shallow trees.
+        #[test]
+        fn parses_sharing_room_are_parses_on_their_own(texts in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "a.b + 1", "rate(x) / delta(y)", "matchinst(/a", "matchinst(/a/, b)", "x[i\\]j]", "(a ? b : c)",
+                "mkconst(3, type=u32, semantics=instant)", "1 +", ")", "-(-(-(-(-(-(-(-(-(-(-a))))))))))",
+                "avg(z) * sum(w) - count(v) + max(u) / min(t)", "/", "a / b", "novalue(type=double)", "", "\"s\"",
+            ]),
+            0..12,
+        )) {
+            let mut shared = ParseState::default();
+            let mut alone = ParseState::default();
+            for text in &texts {
+                let a = parse_bytes(text.as_bytes(), &mut shared);
+                // (a clone has no room of its own)
+                let mut own = alone.clone();
+                let b = parse_bytes(text.as_bytes(), &mut own);
+                alone = own;
+                proptest::prop_assert_eq!(&a, &b, "{:?}", texts);
+                proptest::prop_assert_eq!(&shared, &alone);
+            }
+        }
+    }
 
     /// libpcp's parser stack holds 9999 states: 9997 minus signs and a
     /// name fit, one more does not (the error points at the token that

@@ -269,7 +269,7 @@ pub struct AnonError {
 
 /// A C string's bytes: up to the first NUL.
 pub(crate) fn cstr(s: &[u8]) -> &[u8] {
-    &s[..s.iter().position(|&b| b == 0).unwrap_or(s.len())]
+    &s[..memchr::memchr(0, s).unwrap_or(s.len())]
 }
 
 /// The caret line libpcp draws: `^` under byte `offset` of the expression
