@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/badinst
+-f
+sample.bin
+sample.dupnames.two
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/badinst
+--derived=tests/golden/pmval/badinst.conf
+-t
+0.5
+bad.sum
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

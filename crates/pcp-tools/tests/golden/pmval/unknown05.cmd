@@ -1,0 +1,11 @@
+-U
+../pcp-archive/tests/fixtures/badinst
+-f
+2
+-i
+bin-900,bin-100
+sample.bin
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
