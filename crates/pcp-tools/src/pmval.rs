@@ -32,7 +32,7 @@ use pcp::spec::{MetricSpec, SpecSource};
 use pcp::timeparse::PM_MAX_TIME_T;
 use pcp::timezone::Zone;
 use pcp::Context;
-use pcp_core::cfmt::push_f64_text;
+use pcp_core::cfmt::{push_f64, push_f64_text, FloatSpec};
 use pcp_core::value::extract_value;
 use pcp_core::{
     Desc, FetchResult, InDom, InstValue, MetricType, PmError, PmId, Semantics, Timestamp, Value, ValueSet, PM_IN_NULL,
@@ -622,6 +622,41 @@ enum Got {
     Exit(i32),
 }
 
+/// printreal's conversion for `v` (not zero and not negative where that
+/// prints '!'), from "%*.0f.0   " to "%*.0f.    ", its width given as a
+/// `*` argument (negative: left-justified, as in C), and the text after it.
+// a NaN fails every comparison and falls to the last format, as in C: a
+// range test would change that
+#[allow(clippy::manual_range_contains)]
+fn printreal_spec(v: f64, minwidth: i32) -> (FloatSpec, &'static str) {
+    let (conv, precision, w, tail) = if v == 0.0 {
+        (b'f', 0, minwidth - 5, ".0   ")
+    } else if v < 0.1 || v > 9999.0 {
+        (b'E', 3, minwidth, "")
+    } else if v <= 0.9999 {
+        (b'f', 4, minwidth, "")
+    } else if v <= 9.999 {
+        (b'f', 3, minwidth - 1, " ")
+    } else if v <= 99.99 {
+        (b'f', 2, minwidth - 2, "  ")
+    } else if v <= 999.9 {
+        (b'f', 1, minwidth - 3, "   ")
+    } else {
+        (b'f', 0, minwidth - 5, ".    ")
+    };
+    let spec = FloatSpec {
+        conv,
+        left: w < 0,
+        plus: false,
+        space: false,
+        alt: false,
+        zero: false,
+        width: w.unsigned_abs() as usize,
+        precision: Some(precision),
+    };
+    (spec, tail)
+}
+
 /// pmval's `howide`: the column width for a type.
 fn howide(ty: MetricType) -> Option<i32> {
     Some(match ty {
@@ -1010,9 +1045,6 @@ impl Report {
     }
 
     /// pmval's `printreal`.
-    // a NaN fails every comparison and falls to the last format, as in C:
-    // a range test would change that
-    #[allow(clippy::manual_range_contains)]
     fn real(&self, text: &mut String, v: f64, sem: Semantics, minwidth: i32) {
         if v < 0.0 && sem == Semantics::COUNTER {
             let _ = write!(text, "{:>w$}", "!", w = minwidth.max(0) as usize);
@@ -1022,22 +1054,9 @@ impl Report {
             push_f64_text(text, "%*.*f", &[minwidth, self.fixed], v);
             return;
         }
-        let (fmt, w) = if v == 0.0 {
-            ("%*.0f.0   ", minwidth - 5)
-        } else if v < 0.1 || v > 9999.0 {
-            ("%*.3E", minwidth)
-        } else if v <= 0.9999 {
-            ("%*.4f", minwidth)
-        } else if v <= 9.999 {
-            ("%*.3f ", minwidth - 1)
-        } else if v <= 99.99 {
-            ("%*.2f  ", minwidth - 2)
-        } else if v <= 999.9 {
-            ("%*.1f   ", minwidth - 3)
-        } else {
-            ("%*.0f.    ", minwidth - 5)
-        };
-        push_f64_text(text, fmt, &[w], v);
+        let (spec, tail) = printreal_spec(v, minwidth);
+        push_f64(text, &spec, v);
+        text.push_str(tail);
     }
 
     /// [`Report::real`] appended to `line`, made in `text`.
@@ -1386,6 +1405,53 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The conversions made directly are what pmval's format strings make
+    /// through the general formatter.
+    #[test]
+    #[allow(clippy::manual_range_contains)]
+    fn printreal_conversions_are_its_formats() {
+        let formats = |v: f64, w: i32| {
+            if v == 0.0 {
+                ("%*.0f.0   ", w - 5)
+            } else if v < 0.1 || v > 9999.0 {
+                ("%*.3E", w)
+            } else if v <= 0.9999 {
+                ("%*.4f", w)
+            } else if v <= 9.999 {
+                ("%*.3f ", w - 1)
+            } else if v <= 99.99 {
+                ("%*.2f  ", w - 2)
+            } else if v <= 999.9 {
+                ("%*.1f   ", w - 3)
+            } else {
+                ("%*.0f.    ", w - 5)
+            }
+        };
+        let mut values =
+            vec![0.0, -0.0, f64::INFINITY, -f64::INFINITY, f64::NAN, 0.1, 0.9999, 9.999, 99.99, 999.9, 9999.0];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..4000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let m = (x >> 11) as f64 / (1u64 << 53) as f64;
+            let e = (x % 17) as i32 - 6;
+            values.push(if x & 1 == 0 { m * 10f64.powi(e) } else { -m * 10f64.powi(e) });
+        }
+        for &v in &values {
+            for w in -8..=24 {
+                let (fmt, star) = formats(v, w);
+                let mut want = String::new();
+                assert!(push_f64_text(&mut want, fmt, &[star], v));
+                let (spec, tail) = printreal_spec(v, w);
+                let mut got = String::new();
+                push_f64(&mut got, &spec, v);
+                got.push_str(tail);
+                assert_eq!(got, want, "{v} {w}");
+            }
+        }
+    }
 
     #[test]
     fn instance_lists_split_like_pmval() {
