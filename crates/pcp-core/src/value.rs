@@ -210,14 +210,14 @@ impl Value {
     /// Pack an atom the way a PMDA would: 32-bit integers in place, all
     /// else in a block of the atom's type.
     pub fn from_atom(atom: &AtomValue) -> Value {
-        let block = |t: MetricType, data: &[u8]| Value::Block(ValueBlock::from_slice(t.0 as u8, data));
         match atom {
             AtomValue::I32(v) => Value::Insitu(*v),
             AtomValue::U32(v) => Value::Insitu(*v as i32),
-            AtomValue::I64(v) => block(MetricType::I64, &v.to_le_bytes()),
-            AtomValue::U64(v) => block(MetricType::U64, &v.to_le_bytes()),
-            AtomValue::Float(v) => block(MetricType::FLOAT, &v.to_le_bytes()),
-            AtomValue::Double(v) => block(MetricType::DOUBLE, &v.to_le_bytes()),
+            AtomValue::I64(_) | AtomValue::U64(_) | AtomValue::Float(_) | AtomValue::Double(_) => {
+                let mut v = Value::Insitu(0);
+                v.set_atom(atom);
+                v
+            }
             AtomValue::String(s) => {
                 let mut data = BlockData::with_capacity(s.len() + 1);
                 data.extend_from_slice(s);
@@ -227,6 +227,38 @@ impl Value {
             AtomValue::Aggregate(b) | AtomValue::Event(b) => Value::Block(b.clone()),
         }
     }
+
+    /// [`Value::from_atom`] over this value: a block held here takes a
+    /// number that goes in a block in place, its room kept.
+    #[inline]
+    pub fn set_atom(&mut self, atom: &AtomValue) {
+        let Some((t, bytes, n)) = number_block(atom) else { return *self = Value::from_atom(atom) };
+        match self {
+            Value::Block(block) => {
+                block.vtype = t.0 as u8;
+                block.data.clear();
+                block.data.extend_from_slice(&bytes[..n]);
+            }
+            Value::Insitu(_) => *self = Value::Block(ValueBlock::from_slice(t.0 as u8, &bytes[..n])),
+        }
+    }
+}
+
+/// The type and bytes (`n` of them) of a number packed in a block: 64-bit
+/// integers, floats and doubles.
+#[inline]
+fn number_block(atom: &AtomValue) -> Option<(MetricType, [u8; 8], usize)> {
+    let mut b = [0u8; 8];
+    Some(match atom {
+        AtomValue::I64(v) => (MetricType::I64, v.to_le_bytes(), 8),
+        AtomValue::U64(v) => (MetricType::U64, v.to_le_bytes(), 8),
+        AtomValue::Double(v) => (MetricType::DOUBLE, v.to_le_bytes(), 8),
+        AtomValue::Float(v) => {
+            b[..4].copy_from_slice(&v.to_le_bytes());
+            (MetricType::FLOAT, b, 4)
+        }
+        _ => return None,
+    })
 }
 
 /// One instance's value (`pmValue`).
@@ -450,6 +482,41 @@ pub fn extract_value(value: &Value, itype: MetricType, otype: MetricType) -> PmR
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Setting an atom over any value gives what packing it afresh gives,
+    /// and a block of a number keeps its room.
+    #[test]
+    fn set_atom_is_from_atom() {
+        let atoms = [
+            AtomValue::I32(-7),
+            AtomValue::U32(u32::MAX),
+            AtomValue::I64(i64::MIN),
+            AtomValue::U64(1 << 40),
+            AtomValue::Float(-1.5),
+            AtomValue::Double(f64::MAX),
+            AtomValue::String(b"abc".to_vec()),
+            AtomValue::Aggregate(ValueBlock::from_slice(MetricType::AGGREGATE.0 as u8, &[1, 2, 3, 4, 5])),
+        ];
+        let held = |i: usize| match i {
+            0 => Value::Insitu(9),
+            1 => Value::Block(ValueBlock::from_slice(MetricType::STRING.0 as u8, b"a longer string than any number\0")),
+            _ => Value::from_atom(&atoms[i % atoms.len()]),
+        };
+        for atom in &atoms {
+            for i in 0..atoms.len() + 2 {
+                let mut v = held(i);
+                v.set_atom(atom);
+                assert_eq!(v, Value::from_atom(atom), "{atom:?} over {:?}", held(i));
+            }
+        }
+        let mut v = held(1);
+        let room = match &v {
+            Value::Block(b) => b.data.capacity(),
+            Value::Insitu(_) => 0,
+        };
+        v.set_atom(&AtomValue::Double(2.5));
+        assert!(matches!(&v, Value::Block(b) if b.data.capacity() == room));
+    }
 
     #[test]
     fn conversion_table_examples() {
