@@ -46,7 +46,7 @@ enum Upd {
     Back,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct InstCtl {
     inst: i32,
     inresult: bool,
@@ -63,7 +63,7 @@ struct InstCtl {
     t_death: f64,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct PmidCtl {
     /// The metric's type, -1 when the archive has no descriptor for it.
     ty: i32,
@@ -94,7 +94,7 @@ impl std::ops::Deref for Read {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct CacheEntry {
     rp: Read,
     /// How many metrics had been asked for when `rp.hits` was found.
@@ -107,7 +107,7 @@ struct CacheEntry {
 }
 
 /// Interpolation state kept between fetches.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct InterpState {
     pmids: Vec<PmidCtl>,
     by_pmid: IdMap<u32, usize>,

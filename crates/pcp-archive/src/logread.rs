@@ -446,6 +446,31 @@ impl Cursor {
         }
     }
 
+    /// A second cursor on the same volume at the same place, with the
+    /// window read (nothing read ahead: see [`Cursor::carry_ahead`]).
+    fn fork(&self) -> Cursor {
+        Cursor {
+            data: Arc::clone(&self.data),
+            version: self.version,
+            pos: self.pos,
+            win: Arc::clone(&self.win),
+            win_off: self.win_off,
+            win_len: self.win_len,
+            spare: Vec::new(),
+            ahead: None,
+            win_checks: self.win_checks.clone(),
+            onwards: self.onwards,
+            record_at: self.record_at,
+        }
+    }
+
+    /// Move the reading ahead, and the room for windows, to `to` (a fork
+    /// of this cursor that reads on while this one waits).
+    fn carry_ahead(&mut self, to: &mut Cursor) {
+        to.spare = std::mem::take(&mut self.spare);
+        to.ahead = self.ahead.take();
+    }
+
     /// Is this volume being read ahead ([`Cursor::fill_ahead`])?
     pub fn reading_ahead(&self) -> bool {
         self.ahead.is_some()
@@ -729,6 +754,40 @@ impl Log {
             label_start: Ts::default(),
             mark_done: false,
             check_features: true,
+        }
+    }
+
+    /// A copy in the same state, reading the same volumes (nothing read
+    /// ahead: see [`Log::carry_ahead`]).
+    pub fn fork(&self) -> Log {
+        Log {
+            base: self.base.clone(),
+            version: self.version,
+            label_size: self.label_size,
+            minvol: self.minvol,
+            maxvol: self.maxvol,
+            ti: self.ti.clone(),
+            seen: self.seen.clone(),
+            mfp: self.mfp.as_ref().map(Cursor::fork),
+            peek: self.peek.as_ref().map(Cursor::fork),
+            curvol: self.curvol,
+            ahead_at: self.ahead_at,
+            decompressed: self.decompressed.clone(),
+            physend: self.physend,
+            endtime: self.endtime,
+            label_start: self.label_start,
+            mark_done: self.mark_done,
+            check_features: self.check_features,
+        }
+    }
+
+    /// Move what reads ahead to `to`, a fork of this log.
+    pub fn carry_ahead(&mut self, to: &mut Log) {
+        if let (Some(from), Some(to)) = (self.mfp.as_mut(), to.mfp.as_mut()) {
+            from.carry_ahead(to);
+        }
+        if let (Some(from), Some(to)) = (self.peek.as_mut(), to.peek.as_mut()) {
+            from.carry_ahead(to);
         }
     }
 

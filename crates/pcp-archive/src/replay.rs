@@ -161,6 +161,37 @@ impl Replay {
         Ok(r)
     }
 
+    /// A second replay in exactly this one's state, interpolation caches
+    /// and all: the same fetches give the same results from either. What
+    /// reads the open volume ahead moves to the copy, which is meant to
+    /// read on while this one waits (a pcp-rs addition: libpcp has no
+    /// such copy; [`Replay::dup`] is `pmDupContext`).
+    pub fn fork(&mut self) -> Replay {
+        let mut copy = self.snapshot();
+        self.log.carry_ahead(&mut copy.log);
+        copy
+    }
+
+    /// [`Replay::fork`], leaving what reads ahead where it is.
+    pub fn snapshot(&self) -> Replay {
+        Replay {
+            archives: self.archives.clone(),
+            cur: self.cur,
+            log: self.log.fork(),
+            start: self.start,
+            meta: Arc::clone(&self.meta),
+            mode: self.mode,
+            origin: self.origin,
+            delta: self.delta,
+            direction: self.direction,
+            ac_vol: self.ac_vol,
+            ac_offset: self.ac_offset,
+            serial: self.serial,
+            interp: self.interp.clone(),
+            counter_wrap: self.counter_wrap,
+        }
+    }
+
     /// The archive being replayed (the first, of several).
     pub fn archive(&self) -> &Archive {
         self.archives.first()

@@ -443,6 +443,9 @@ fn main(
             writeln!(err, "pmval: pmSetMode: {e}")?;
             return Ok(1);
         }
+        // (the interpolation for the next samples is done while this one
+        // is reported)
+        ctx.set_fetch_ahead(amode == Mode::Interp);
     }
     if rep.cols <= 0 {
         rep.cols = match howide(rep.desc.ty) {

@@ -480,6 +480,17 @@ impl Context {
         Ok(())
     }
 
+    /// Let an archive context make interpolated fetches ahead, on a
+    /// thread of its own, while the caller uses the ones before (see
+    /// [`ArchiveSource::set_fetch_ahead`]; the results are the same).
+    /// Other contexts have nothing to make ahead, and ignore it. A pcp-rs
+    /// addition, off by default.
+    pub fn set_fetch_ahead(&mut self, on: bool) {
+        if let Source::Archive(a) = &mut self.source {
+            a.set_fetch_ahead(on);
+        }
+    }
+
     /// `pmFetch`: the values of `pmids` (instances as the profile allows):
     /// from an archive, at its current time; from the local machine or
     /// pmcd, now (pmcd's state-change bits: [`Context::fetch_changes`]).
@@ -545,9 +556,8 @@ impl Context {
         match &mut self.source {
             Source::NameSpace => return Err(PmError::PM_ERR_NOCONTEXT),
             Source::Archive(src) => {
-                let replay = src.replay()?;
-                let r = replay.fetch_into(pmids, &wanted, out);
-                self.origin = replay.position();
+                let (r, position) = src.fetch_into(pmids, profile, out)?;
+                self.origin = position;
                 r?
             }
             Source::Local(src) => *out = src.fetch(pmids, crate::local::now(), &wanted),

@@ -1,0 +1,171 @@
+//! Interpolated fetches from an archive made ahead, on a thread of their
+//! own (a pcp-rs addition; libpcp has nothing like it).
+//!
+//! A tool replaying an archive at even steps (pmval) asks for the same
+//! metrics fetch after fetch, and between fetches it evaluates derived
+//! metrics and prints. Interpolating is half of its work, and none of it
+//! depends on what the tool does in between: so a thread can make the
+//! next fetches while the tool reports the last ones.
+//!
+//! The thread works on a fork of the replay ([`Replay::fork`]); the replay
+//! as it was when the thread started is kept. The thread hands its results
+//! over in batches (of 1, 2, 4 … up to [`MOST`] fetches, so that the first
+//! comes at once and later ones cost few hand-overs), and gets back the
+//! results the tool is done with, to fill again. As long as the tool asks
+//! for the same metrics through the same profile, each fetch is the next
+//! result the thread made. Anything else (other metrics, another profile,
+//! any other use of the replay) calls the thread back first
+//! ([`FetchAhead::recall`]): its replay is the context's again if the tool
+//! took every fetch it made; otherwise the replay kept is brought up to
+//! where the tool got by making the fetches the tool took over again. A
+//! replay gives the same results for the same fetches, so either way the
+//! context is exactly where fetching one by one would have left it.
+
+use crate::profile::Profile;
+use pcp_archive::replay::Replay;
+use pcp_core::{FetchResult, PmError, PmId, Timestamp};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
+use std::sync::Mutex;
+use std::thread::JoinHandle;
+
+/// The most fetches handed over at once: whichever side waits for the
+/// other is woken once a batch (pmval over 20180102 at -t 1, 11,652
+/// fetches, was woken 90-140 times with batches of 64 at most, 25-30
+/// with 512).
+pub(crate) const MOST: usize = 512;
+/// How many batches may wait for the tool.
+const WAITING: usize = 2;
+
+/// One fetch made ahead: its outcome, its result and the time after it.
+#[derive(Debug)]
+struct Made {
+    outcome: Result<(), PmError>,
+    result: FetchResult,
+    position: Timestamp,
+}
+
+/// What the thread gives back when called back: its replay, and how many
+/// fetches it made.
+type Finish = (Replay, u64);
+
+/// Fetches being made ahead.
+#[derive(Debug)]
+pub(crate) struct FetchAhead {
+    pmids: Vec<PmId>,
+    profile: Profile,
+    /// The profile's change count when the thread started.
+    changes: u64,
+    /// The replay as it was when the thread started.
+    base: Replay,
+    /// How many fetches the tool has taken.
+    taken: u64,
+    ready: std::vec::IntoIter<Made>,
+    /// (behind a lock only for a context to be `Sync`: taking from it
+    /// needs the context mutably)
+    made: Option<Mutex<Receiver<Vec<Made>>>>,
+    spent: Sender<FetchResult>,
+    thread: Option<JoinHandle<Finish>>,
+}
+
+impl FetchAhead {
+    /// Start making fetches of `pmids` through `profile` from where
+    /// `replay` is, on a thread of its own; the replay is kept here while
+    /// they are made (`None`, and the replay left where it is, if no
+    /// thread could be started).
+    pub(crate) fn start(replay: &mut Option<Replay>, pmids: &[PmId], profile: &Profile) -> Option<FetchAhead> {
+        let mut fork = replay.as_mut()?.fork();
+        let (made_tx, made) = sync_channel::<Vec<Made>>(WAITING);
+        let (spent, spent_rx) = channel::<FetchResult>();
+        let (list, wanted) = (pmids.to_vec(), profile.clone());
+        let thread = std::thread::Builder::new().name("pcp-fetch-ahead".into()).spawn(move || {
+            let wanted = |indom, inst| wanted.wanted(indom, inst);
+            let (mut n, mut made) = (1, 0u64);
+            loop {
+                let mut batch = Vec::with_capacity(n);
+                let mut last = false;
+                while batch.len() < n && !last {
+                    let mut result = spent_rx.try_recv().unwrap_or_default();
+                    let outcome = fork.fetch_into(&list, &wanted, &mut result);
+                    made += 1;
+                    // (after an error the tool most likely stops; if not,
+                    // it fetches for itself)
+                    last = outcome.is_err();
+                    batch.push(Made { outcome, result, position: fork.position() });
+                }
+                if made_tx.send(batch).is_err() || last {
+                    return (fork, made);
+                }
+                n = (n * 2).min(MOST);
+            }
+        });
+        // (what read ahead for a fork that could not start is gone with
+        // it: the replay starts again where it needs to)
+        let thread = thread.ok()?;
+        Some(FetchAhead {
+            pmids: pmids.to_vec(),
+            profile: profile.clone(),
+            changes: profile.changes(),
+            base: replay.take()?,
+            taken: 0,
+            ready: Vec::new().into_iter(),
+            made: Some(Mutex::new(made)),
+            spent,
+            thread: Some(thread),
+        })
+    }
+
+    /// Is this the fetch being made ahead?
+    pub(crate) fn serves(&self, pmids: &[PmId], profile: &Profile) -> bool {
+        self.pmids == pmids && self.changes == profile.changes()
+    }
+
+    /// The next fetch, into `out` (whose old result goes back to the
+    /// thread to fill again): its outcome and the time after it; `None`
+    /// when the thread has stopped (after an error it handed over).
+    pub(crate) fn next(&mut self, out: &mut FetchResult) -> Option<(Result<(), PmError>, Timestamp)> {
+        let made = match self.ready.next() {
+            Some(m) => m,
+            None => {
+                self.ready = self.made.as_mut()?.get_mut().ok()?.recv().ok()?.into_iter();
+                self.ready.next()?
+            }
+        };
+        self.taken += 1;
+        let old = std::mem::replace(out, made.result);
+        // (a thread that has stopped has no use for it)
+        let _ = self.spent.send(old);
+        Some((made.outcome, made.position))
+    }
+
+    /// Call the thread back: the replay, where fetching one by one would
+    /// have left it.
+    pub(crate) fn recall(mut self) -> Replay {
+        // (a thread waiting to hand over a batch stops)
+        self.made = None;
+        let finish = self.thread.take().map(JoinHandle::join);
+        match finish {
+            Some(Ok((replay, made))) if made == self.taken => replay,
+            _ => {
+                let base = self.base.fork();
+                self.caught_up(base)
+            }
+        }
+    }
+
+    /// A copy of the replay where the fetches taken have left it (for
+    /// `pmDupContext` while fetches are being made ahead).
+    pub(crate) fn current(&self) -> Replay {
+        self.caught_up(self.base.snapshot())
+    }
+
+    /// `replay` (in the state the thread started from) after the fetches
+    /// the tool has taken.
+    fn caught_up(&self, mut replay: Replay) -> Replay {
+        let wanted = |indom, inst| self.profile.wanted(indom, inst);
+        let mut out = FetchResult::default();
+        for _ in 0..self.taken {
+            let _ = replay.fetch_into(&self.pmids, &wanted, &mut out);
+        }
+        replay
+    }
+}
