@@ -650,8 +650,11 @@ fn fetch_at(
 
     // first pass: the metric-instances asked for, through the profile
     // (the last fetch's list, emptied: its room kept)
+    // (whether each is bounded on both sides already, see below, is
+    // found on the way)
     let mut want_rev = std::mem::take(&mut r.interp.want);
     want_rev.clear();
+    let (direction, mut bounded) = (r.direction, true);
     for &pmid in pmids {
         if pmid == PmId::NULL {
             continue;
@@ -668,6 +671,7 @@ fn fetch_at(
                     icp.inresult = true;
                     want_rev.push((pi, ii));
                     pcp.numval += 1;
+                    bounded = bounded && is_bounded(icp, t_req, direction);
                 } else {
                     icp.inresult = false;
                 }
@@ -677,12 +681,14 @@ fn fetch_at(
             icp.search = false;
             want_rev.push((pi, 0));
             pcp.numval = 1;
+            bounded = bounded && is_bounded(icp, t_req, direction);
         }
     }
     want_rev.reverse();
     r.interp.want = want_rev;
 
-    if !r.serial {
+    let serial = r.serial;
+    if !serial {
         // coarse positioning with the index, then back up against the
         // direction of travel to just before the requested time
         let _ = r.set_time();
@@ -715,17 +721,12 @@ fn fetch_at(
 
     // Most often (many samples between two records) every instance is
     // bounded on both sides already: then neither pass below would read
-    // or change anything, and both are passed over.
-    let bounded = {
-        let (pmids, direction) = (&r.interp.pmids, r.direction);
-        r.interp.want.iter().all(|&(pi, ii)| {
-            let icp = &pmids[pi].insts[ii];
-            !(prior_missing(icp, t_req)
-                || search_back(icp, t_req, direction)
-                || next_missing(icp, t_req)
-                || search_forw(icp, t_req, direction))
-        })
-    };
+    // or change anything, and both are passed over. (Found in the first
+    // pass, unless positioning has read records since.)
+    if !serial {
+        let pmids = &r.interp.pmids;
+        bounded = r.interp.want.iter().all(|&(pi, ii)| is_bounded(&pmids[pi].insts[ii], t_req, direction));
+    }
     let todo = if bounded { 0 } else { r.interp.want.len() };
 
     // second pass: who needs a bound from earlier in the archive
@@ -955,6 +956,22 @@ fn fetch_at(
 /// How many emptied value lists interpolation keeps for the next fetch.
 const POOL_MAX: usize = 64;
 
+/// Whether neither the second nor the third pass of [`fetch_at`] has
+/// anything to do for `icp`: both its bounds are there, and no search is
+/// wanted. Most often both are values, one at or before `t_req` and one
+/// at or after it, which is decided at once.
+#[inline]
+fn is_bounded(icp: &InstCtl, t_req: f64, direction: i32) -> bool {
+    let (odd_prior, odd_next) = (icp.s_prior & (S_UNDEFINED | S_MARK), icp.s_next & (S_UNDEFINED | S_MARK));
+    if odd_prior == 0 && odd_next == 0 && icp.t_prior >= 0.0 && icp.t_prior <= t_req && t_req <= icp.t_next {
+        return true;
+    }
+    !(prior_missing(icp, t_req)
+        || search_back(icp, t_req, direction)
+        || next_missing(icp, t_req)
+        || search_forw(icp, t_req, direction))
+}
+
 /// Whether `icp` has no prior bound at or before `t_req` (the second pass
 /// of [`fetch_at`] then reads on to `t_req` first, going forwards).
 fn prior_missing(icp: &InstCtl, t_req: f64) -> bool {
@@ -1124,6 +1141,28 @@ fn interpolate(ty: i32, sem: Semantics, valfmt: i32, icp: &InstCtl, t_req: f64, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The shortcut in `is_bounded` decides as the four tests it
+        /// passes over would.
+        #[test]
+        fn bounded_at_once_as_by_the_passes(
+            t_prior in prop::sample::select(vec![-1.0, 0.0, 0.5, 1.0, 2.0, 3.0]),
+            t_next in prop::sample::select(vec![-1.0, 0.0, 0.5, 1.0, 2.0, 3.0]),
+            t_req in prop::sample::select(vec![0.0, 0.5, 1.0, 1.5, 2.0, 3.0, f64::NAN]),
+            s_prior in prop::sample::select(vec![S_UNDEFINED, S_MARK, S_VALUE, S_UNDEFINED | S_SCANNED, S_MARK | S_SCANNED, S_VALUE | S_SCANNED]),
+            s_next in prop::sample::select(vec![S_UNDEFINED, S_MARK, S_VALUE, S_UNDEFINED | S_SCANNED, S_MARK | S_SCANNED, S_VALUE | S_SCANNED]),
+            direction in prop::sample::select(vec![-1, 1]),
+        ) {
+            let icp = InstCtl { t_prior, t_next, s_prior, s_next, ..InstCtl::new(0) };
+            let slow = !(prior_missing(&icp, t_req)
+                || search_back(&icp, t_req, direction)
+                || next_missing(&icp, t_req)
+                || search_forw(&icp, t_req, direction));
+            prop_assert_eq!(is_bounded(&icp, t_req, direction), slow);
+        }
+    }
 
     #[test]
     fn conversions_behave_like_x86_64() {
