@@ -7,19 +7,21 @@
 //! depends on what the tool does in between: so a thread can make the
 //! next fetches while the tool reports the last ones.
 //!
-//! The thread works on a fork of the replay ([`Replay::fork`]); the replay
-//! as it was when the thread started is kept. The thread hands its results
-//! over in batches (of 1, 2, 4 … up to [`MOST`] fetches, so that the first
-//! comes at once and later ones cost few hand-overs), and gets back the
-//! results the tool is done with, to fill again. As long as the tool asks
-//! for the same metrics through the same profile, each fetch is the next
-//! result the thread made. Anything else (other metrics, another profile,
-//! any other use of the replay) calls the thread back first
-//! ([`FetchAhead::recall`]): its replay is the context's again if the tool
-//! took every fetch it made; otherwise the replay kept is brought up to
-//! where the tool got by making the fetches the tool took over again. A
-//! replay gives the same results for the same fetches, so either way the
-//! context is exactly where fetching one by one would have left it.
+//! The thread works on a fork of the replay ([`Replay::fork`]). It hands
+//! its results over in batches (of 1, 2, 4 … up to [`MOST`] fetches, so
+//! that the first comes at once and later ones cost few hand-overs), each
+//! with a copy of its replay as it was before the batch
+//! ([`Replay::snapshot`]), and gets back the results the tool is done with,
+//! to fill again. As long as the tool asks for the same metrics through the
+//! same profile, each fetch is the next result the thread made. Anything
+//! else (other metrics, another profile, any other use of the replay)
+//! calls the thread back first ([`FetchAhead::recall`]): its replay is the
+//! context's again if the tool took every fetch it made; otherwise the
+//! copy from before the batch the tool is in is brought up to where the
+//! tool got, by making the fetches of that batch the tool took over again
+//! (fewer than [`MOST`]). A replay gives the same results for the same
+//! fetches, so either way the context is exactly where fetching one by one
+//! would have left it.
 
 use crate::profile::Profile;
 use pcp_archive::replay::Replay;
@@ -48,6 +50,14 @@ struct Made {
 /// fetches it made.
 type Finish = (Replay, u64);
 
+/// Fetches handed over at once, with the replay as it was before them
+/// (`None` for the first: the replay kept when the thread started).
+#[derive(Debug)]
+struct Batch {
+    before: Option<Replay>,
+    made: Vec<Made>,
+}
+
 /// Fetches being made ahead.
 #[derive(Debug)]
 pub(crate) struct FetchAhead {
@@ -55,14 +65,17 @@ pub(crate) struct FetchAhead {
     profile: Profile,
     /// The profile's change count when the thread started.
     changes: u64,
-    /// The replay as it was when the thread started.
+    /// The replay as it was before the batch the tool is taking from (as
+    /// when the thread started, before the first), and how many fetches
+    /// the tool had taken then.
     base: Replay,
+    base_taken: u64,
     /// How many fetches the tool has taken.
     taken: u64,
     ready: std::vec::IntoIter<Made>,
     /// (behind a lock only for a context to be `Sync`: taking from it
     /// needs the context mutably)
-    made: Option<Mutex<Receiver<Vec<Made>>>>,
+    made: Option<Mutex<Receiver<Batch>>>,
     spent: Sender<FetchResult>,
     thread: Option<JoinHandle<Finish>>,
 }
@@ -74,13 +87,14 @@ impl FetchAhead {
     /// thread could be started).
     pub(crate) fn start(replay: &mut Option<Replay>, pmids: &[PmId], profile: &Profile) -> Option<FetchAhead> {
         let mut fork = replay.as_mut()?.fork();
-        let (made_tx, made) = sync_channel::<Vec<Made>>(WAITING);
+        let (made_tx, made) = sync_channel::<Batch>(WAITING);
         let (spent, spent_rx) = channel::<FetchResult>();
         let (list, wanted) = (pmids.to_vec(), profile.clone());
         let thread = std::thread::Builder::new().name("pcp-fetch-ahead".into()).spawn(move || {
             let wanted = |indom, inst| wanted.wanted(indom, inst);
             let (mut n, mut made) = (1, 0u64);
             loop {
+                let before = (made > 0).then(|| fork.snapshot());
                 let mut batch = Vec::with_capacity(n);
                 let mut last = false;
                 while batch.len() < n && !last {
@@ -92,7 +106,7 @@ impl FetchAhead {
                     last = outcome.is_err();
                     batch.push(Made { outcome, result, position: fork.position() });
                 }
-                if made_tx.send(batch).is_err() || last {
+                if made_tx.send(Batch { before, made: batch }).is_err() || last {
                     return (fork, made);
                 }
                 n = (n * 2).min(MOST);
@@ -106,6 +120,7 @@ impl FetchAhead {
             profile: profile.clone(),
             changes: profile.changes(),
             base: replay.take()?,
+            base_taken: 0,
             taken: 0,
             ready: Vec::new().into_iter(),
             made: Some(Mutex::new(made)),
@@ -126,7 +141,11 @@ impl FetchAhead {
         let made = match self.ready.next() {
             Some(m) => m,
             None => {
-                self.ready = self.made.as_mut()?.get_mut().ok()?.recv().ok()?.into_iter();
+                let batch = self.made.as_mut()?.get_mut().ok()?.recv().ok()?;
+                if let Some(before) = batch.before {
+                    (self.base, self.base_taken) = (before, self.taken);
+                }
+                self.ready = batch.made.into_iter();
                 self.ready.next()?
             }
         };
@@ -158,12 +177,12 @@ impl FetchAhead {
         self.caught_up(self.base.snapshot())
     }
 
-    /// `replay` (in the state the thread started from) after the fetches
-    /// the tool has taken.
+    /// `replay` (a copy of the one kept from before the batch the tool is
+    /// taking from) after the fetches the tool has taken since.
     fn caught_up(&self, mut replay: Replay) -> Replay {
         let wanted = |indom, inst| self.profile.wanted(indom, inst);
         let mut out = FetchResult::default();
-        for _ in 0..self.taken {
+        for _ in self.base_taken..self.taken {
             let _ = replay.fetch_into(&self.pmids, &wanted, &mut out);
         }
         replay
