@@ -419,6 +419,26 @@ pub(crate) struct Cursor {
     record_at: Option<u64>,
 }
 
+/// A second cursor on the same volume at the same place, with the window
+/// read; nothing is read ahead for it (see [`Cursor::carry_ahead`]).
+impl Clone for Cursor {
+    fn clone(&self) -> Cursor {
+        Cursor {
+            data: Arc::clone(&self.data),
+            version: self.version,
+            pos: self.pos,
+            win: Arc::clone(&self.win),
+            win_off: self.win_off,
+            win_len: self.win_len,
+            spare: Vec::new(),
+            ahead: None,
+            win_checks: self.win_checks.clone(),
+            onwards: self.onwards,
+            record_at: self.record_at,
+        }
+    }
+}
+
 impl Drop for Cursor {
     fn drop(&mut self) {
         if let Store::Inflated(m) = &self.data.store {
@@ -446,25 +466,7 @@ impl Cursor {
         }
     }
 
-    /// A second cursor on the same volume at the same place, with the
-    /// window read (nothing read ahead: see [`Cursor::carry_ahead`]).
-    fn fork(&self) -> Cursor {
-        Cursor {
-            data: Arc::clone(&self.data),
-            version: self.version,
-            pos: self.pos,
-            win: Arc::clone(&self.win),
-            win_off: self.win_off,
-            win_len: self.win_len,
-            spare: Vec::new(),
-            ahead: None,
-            win_checks: self.win_checks.clone(),
-            onwards: self.onwards,
-            record_at: self.record_at,
-        }
-    }
-
-    /// Move the reading ahead, and the room for windows, to `to` (a fork
+    /// Move the reading ahead, and the room for windows, to `to` (a clone
     /// of this cursor that reads on while this one waits).
     fn carry_ahead(&mut self, to: &mut Cursor) {
         to.spare = std::mem::take(&mut self.spare);
@@ -692,7 +694,7 @@ pub(crate) enum Which {
 
 /// The data volumes of one archive and the reading position in them:
 /// libpcp's `__pmArchCtl`/`__pmLogCtl` as far as reading goes.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Log {
     base: PathBuf,
     pub version: Version,
@@ -757,31 +759,8 @@ impl Log {
         }
     }
 
-    /// A copy in the same state, reading the same volumes (nothing read
-    /// ahead: see [`Log::carry_ahead`]).
-    pub fn fork(&self) -> Log {
-        Log {
-            base: self.base.clone(),
-            version: self.version,
-            label_size: self.label_size,
-            minvol: self.minvol,
-            maxvol: self.maxvol,
-            ti: self.ti.clone(),
-            seen: self.seen.clone(),
-            mfp: self.mfp.as_ref().map(Cursor::fork),
-            peek: self.peek.as_ref().map(Cursor::fork),
-            curvol: self.curvol,
-            ahead_at: self.ahead_at,
-            decompressed: self.decompressed.clone(),
-            physend: self.physend,
-            endtime: self.endtime,
-            label_start: self.label_start,
-            mark_done: self.mark_done,
-            check_features: self.check_features,
-        }
-    }
-
-    /// Move what reads ahead to `to`, a fork of this log.
+    /// Move what reads ahead to `to`, a clone of this log (whose cursors
+    /// read nothing ahead).
     pub fn carry_ahead(&mut self, to: &mut Log) {
         if let (Some(from), Some(to)) = (self.mfp.as_mut(), to.mfp.as_mut()) {
             from.carry_ahead(to);

@@ -60,7 +60,10 @@ impl Mode {
 }
 
 /// An archive being replayed: the state of one PMAPI archive context.
-#[derive(Debug)]
+///
+/// A clone is a copy in exactly the same state, interpolation caches and
+/// all, reading the same files (see also [`Replay::fork`]).
+#[derive(Clone, Debug)]
 pub struct Replay {
     /// The archives, in time order (see [`crate::multi`]).
     pub(crate) archives: ArchiveSet,
@@ -165,31 +168,12 @@ impl Replay {
     /// and all: the same fetches give the same results from either. What
     /// reads the open volume ahead moves to the copy, which is meant to
     /// read on while this one waits (a pcp-rs addition: libpcp has no
-    /// such copy; [`Replay::dup`] is `pmDupContext`).
+    /// such copy; [`Replay::dup`] is `pmDupContext`). [`Replay::clone`]
+    /// makes the same copy, leaving what reads ahead where it is.
     pub fn fork(&mut self) -> Replay {
-        let mut copy = self.snapshot();
+        let mut copy = self.clone();
         self.log.carry_ahead(&mut copy.log);
         copy
-    }
-
-    /// [`Replay::fork`], leaving what reads ahead where it is.
-    pub fn snapshot(&self) -> Replay {
-        Replay {
-            archives: self.archives.clone(),
-            cur: self.cur,
-            log: self.log.fork(),
-            start: self.start,
-            meta: Arc::clone(&self.meta),
-            mode: self.mode,
-            origin: self.origin,
-            delta: self.delta,
-            direction: self.direction,
-            ac_vol: self.ac_vol,
-            ac_offset: self.ac_offset,
-            serial: self.serial,
-            interp: self.interp.clone(),
-            counter_wrap: self.counter_wrap,
-        }
     }
 
     /// The archive being replayed (the first, of several).

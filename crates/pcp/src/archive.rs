@@ -110,9 +110,7 @@ impl ArchiveSource {
 
     /// The replay state: mode, position, fetches (set up on first use).
     pub fn replay(&mut self) -> PmResult<&mut Replay> {
-        if let Some(a) = self.ahead.take() {
-            self.replay = Some(a.recall());
-        }
+        self.call_back();
         if self.replay.is_none() {
             self.replay = Some(self.new_replay()?);
         }
@@ -128,9 +126,15 @@ impl ArchiveSource {
     pub fn set_fetch_ahead(&mut self, on: bool) {
         self.may_fetch_ahead = on;
         if !on {
-            if let Some(a) = self.ahead.take() {
-                self.replay = Some(a.recall());
-            }
+            self.call_back();
+        }
+    }
+
+    /// Stop fetches being made ahead, if they are: the replay is here
+    /// again, where fetching one by one would have left it.
+    fn call_back(&mut self) {
+        if let Some(a) = self.ahead.take() {
+            self.replay = Some(a.recall());
         }
     }
 

@@ -10,8 +10,7 @@
 //! The thread works on a fork of the replay ([`Replay::fork`]). It hands
 //! its results over in batches (of 1, 2, 4 … up to [`MOST`] fetches, so
 //! that the first comes at once and later ones cost few hand-overs), each
-//! with a copy of its replay as it was before the batch
-//! ([`Replay::snapshot`]), and gets back the results the tool is done with,
+//! with a copy of its replay as it was before the batch (a clone), and gets back the results the tool is done with,
 //! to fill again. As long as the tool asks for the same metrics through the
 //! same profile, each fetch is the next result the thread made. Anything
 //! else (other metrics, another profile, any other use of the replay)
@@ -94,7 +93,7 @@ impl FetchAhead {
             let wanted = |indom, inst| wanted.wanted(indom, inst);
             let (mut n, mut made) = (1, 0u64);
             loop {
-                let before = (made > 0).then(|| fork.snapshot());
+                let before = (made > 0).then(|| fork.clone());
                 let mut batch = Vec::with_capacity(n);
                 let mut last = false;
                 while batch.len() < n && !last {
@@ -164,27 +163,25 @@ impl FetchAhead {
         let finish = self.thread.take().map(JoinHandle::join);
         match finish {
             Some(Ok((replay, made))) if made == self.taken => replay,
-            _ => {
-                let base = self.base.fork();
-                self.caught_up(base)
-            }
+            _ => catch_up(self.base, &self.pmids, &self.profile, self.taken - self.base_taken),
         }
     }
 
     /// A copy of the replay where the fetches taken have left it (for
     /// `pmDupContext` while fetches are being made ahead).
     pub(crate) fn current(&self) -> Replay {
-        self.caught_up(self.base.snapshot())
+        catch_up(self.base.clone(), &self.pmids, &self.profile, self.taken - self.base_taken)
     }
+}
 
-    /// `replay` (a copy of the one kept from before the batch the tool is
-    /// taking from) after the fetches the tool has taken since.
-    fn caught_up(&self, mut replay: Replay) -> Replay {
-        let wanted = |indom, inst| self.profile.wanted(indom, inst);
-        let mut out = FetchResult::default();
-        for _ in self.base_taken..self.taken {
-            let _ = replay.fetch_into(&self.pmids, &wanted, &mut out);
-        }
-        replay
+/// `replay` (the one kept from before the batch the tool is taking from,
+/// or a copy of it) after the `n` fetches of `pmids` the tool has taken
+/// since.
+fn catch_up(mut replay: Replay, pmids: &[PmId], profile: &Profile, n: u64) -> Replay {
+    let wanted = |indom, inst| profile.wanted(indom, inst);
+    let mut out = FetchResult::default();
+    for _ in 0..n {
+        let _ = replay.fetch_into(pmids, &wanted, &mut out);
     }
+    replay
 }
