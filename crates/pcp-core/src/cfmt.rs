@@ -152,6 +152,17 @@ fn sci_digits(a: f64, prec: usize) -> (String, i32) {
 /// `d.ddd` (`d` alone for a precision of 0), and return the decimal
 /// exponent of the first digit.
 fn push_sci_mantissa(out: &mut String, a: f64, prec: usize) -> i32 {
+    if let Some((n, exp)) = sci_quick(a, prec) {
+        let n = crate::format::Decimal::unsigned(n);
+        // ASCII digits, prec + 1 of them
+        let digits = std::str::from_utf8(n.as_bytes()).unwrap_or_default();
+        out.push_str(&digits[..1]);
+        if prec > 0 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        return exp;
+    }
     // Rust writes e.g. "1.2345e-7" or "5e0": C's digits, then its own
     // exponent, taken off here
     let start = out.len();
@@ -162,11 +173,65 @@ fn push_sci_mantissa(out: &mut String, a: f64, prec: usize) -> i32 {
     exp
 }
 
+/// `%.Ne`'s significant digits of `a` (finite, positive) as an integer of
+/// N + 1 digits, and the decimal exponent of the first, by scaling `a`
+/// with one exact power of ten, where that is sure to round as the exact
+/// decimal expansion does; `None` elsewhere. With N at most 6 the scaled
+/// value is below 10^7 and has an error under 2^-23 (one rounding of a
+/// product or quotient by an exactly held power of ten), so a fraction
+/// more than 10^-3 from one half rounds the same way in both. An exponent
+/// guessed one off (near a power of ten) is put right by scaling again;
+/// digits that round up to 10^(N+1) are 10^N of the next exponent. (pmval
+/// formats every value of 10^4 or more so; Rust's exact formatting is
+/// several times slower.)
+fn sci_quick(a: f64, prec: usize) -> Option<(u64, i32)> {
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
+    ];
+    if prec > 6 || !(a > 0.0 && a.is_finite()) {
+        return None;
+    }
+    let (lo, hi) = (POW10[prec], POW10[prec + 1]);
+    // `a` scaled to N + 1 digits before the point for exponent `exp`
+    let scaled = |exp: i32| -> Option<f64> {
+        let k = prec as i32 - exp;
+        Some(if k >= 0 { a * POW10.get(k as usize)? } else { a / POW10.get(k.unsigned_abs() as usize)? })
+    };
+    let mut exp = a.log10().floor() as i32;
+    let mut y = scaled(exp)?;
+    if y < lo {
+        exp -= 1;
+        y = scaled(exp)?;
+    } else if y >= hi {
+        exp += 1;
+        y = scaled(exp)?;
+    }
+    if !(lo..hi).contains(&y) {
+        return None;
+    }
+    let whole = y.floor();
+    let frac = y - whole;
+    if (frac - 0.5).abs() < 1e-3 {
+        return None;
+    }
+    // below 10^7: exact in a u64
+    let n = whole as u64 + u64::from(frac > 0.5);
+    Some(if n == hi as u64 { (lo as u64, exp + 1) } else { (n, exp) })
+}
+
 /// Append C's exponent: `e` or `E`, a sign, and at least two digits.
 fn push_exponent(out: &mut String, exp: i32, upper: bool) {
     out.push(if upper { 'E' } else { 'e' });
     out.push(if exp < 0 { '-' } else { '+' });
-    let _ = write!(out, "{:02}", exp.unsigned_abs());
+    let e = exp.unsigned_abs();
+    if e < 100 {
+        out.push(char::from(b'0' + (e / 10) as u8));
+        out.push(char::from(b'0' + (e % 10) as u8));
+    } else {
+        let n = crate::format::Decimal::unsigned(u64::from(e));
+        out.push_str(std::str::from_utf8(n.as_bytes()).unwrap_or_default());
+    }
 }
 
 /// `%e`: `d.ddd` (precision digits after the point) and the exponent.
@@ -425,6 +490,24 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn quick_scientific_is_the_exact_formatting(bits in proptest::prelude::any::<u64>(), scale in -30i32..30, prec in 0usize..8) {
+            // values of every magnitude from 1e-30 to 1e30 (near powers of
+            // ten and halfway cases among them), and any bits
+            let m = 1.0 + (bits >> 12) as f64 / (1u64 << 52) as f64;
+            let near = [10f64.powi(scale), 10f64.powi(scale) * (1.0 - f64::EPSILON), 9.9995 * 10f64.powi(scale)];
+            for a in [m * 10f64.powi(scale), f64::from_bits(bits).abs(), near[0], near[1], near[2], (bits % 100_000_000) as f64] {
+                let mut quick = String::new();
+                if let Some((n, exp)) = sci_quick(a, prec) {
+                    let mut c = String::new();
+                    push_sci_mantissa(&mut c, a, prec);
+                    let _ = write!(quick, "{c}e{exp}");
+                    proptest::prop_assert_eq!(quick, format!("{a:.prec$e}"));
+                    proptest::prop_assert_eq!(n.to_string().len(), prec + 1);
+                }
+            }
+        }
+
         #[test]
         fn quick_fixed_is_the_exact_formatting(bits in proptest::prelude::any::<u64>(), scale in 0i32..14, prec in 0usize..8) {
             // values of every magnitude from 1e-6 to 1e7, and any bits

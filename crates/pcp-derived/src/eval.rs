@@ -458,25 +458,27 @@ impl Evaluator {
             }
             Node::Func(Func::Defined, _) => {
                 let defined = self.checked.info.get(i).is_some_and(|x| x.defined);
-                self.set(i, Ok(vec![(PM_IN_NULL, AtomValue::U32(u32::from(defined)))]))
+                let mut out = self.out_buf(i, 1);
+                out.push((PM_IN_NULL, AtomValue::U32(u32::from(defined))));
+                self.set(i, Ok(out))
             }
             Node::NoValue(_) | Node::Anon(_) => self.set(i, Ok(Vec::new())),
             Node::Not(x) => {
                 let x = x.index();
                 let xt = self.desc_of(x).ty;
-                let v = self.map_vals(x, |a| not_value(as_f64(a, xt) == 0.0, desc.ty));
+                let v = self.map_vals(i, x, |a| not_value(as_f64(a, xt) == 0.0, desc.ty));
                 self.set(i, v)
             }
             Node::Neg(x) => {
                 let x = x.index();
                 let xt = self.desc_of(x).ty;
-                let v = self.map_vals(x, |a| negate(a, xt));
+                let v = self.map_vals(i, x, |a| negate(a, xt));
                 self.set(i, v)
             }
             Node::Rescale(x, to) => {
                 let x = x.index();
                 let from = self.desc_of(x).units;
-                let v = self.map_vals_opt(x, |a| conv_scale(&convert(a, desc.ty), from, *to).ok());
+                let v = self.map_vals_opt(i, x, |a| conv_scale(&convert(a, desc.ty), from, *to).ok());
                 self.set(i, v)
             }
             Node::Func(Func::Instant, x) => {
@@ -492,7 +494,7 @@ impl Evaluator {
                 let indom = self.desc_of(x).indom;
                 self.state[i].last_stamp = self.state[i].stamp;
                 self.state[i].stamp = stamp;
-                let mut out = Vec::new();
+                let mut out = self.out_buf(i, 1);
                 if !self.vals(x).is_empty() {
                     if self.state[i].inst.is_none() {
                         self.state[i].inst = names.inst_id(indom, name, stamp);
@@ -512,10 +514,10 @@ impl Evaluator {
                 let indom = self.desc_of(x).indom;
                 self.state[i].last_stamp = self.state[i].stamp;
                 self.state[i].stamp = stamp;
-                let mut out = Vec::new();
-                let operand = self.vals(x).to_vec();
+                let mut out = self.out_buf(i, 0);
                 let mut matches = self.state[i].matches.take().unwrap_or_default();
-                for (inst, value) in operand {
+                for k in 0..self.vals(x).len() {
+                    let (inst, value) = self.vals(x)[k].clone();
                     let known = matches.seen.get(&inst).map(|m| m.0);
                     let matched = match known {
                         Some(m) => m,
@@ -554,16 +556,21 @@ impl Evaluator {
         }
     }
 
-    fn map_vals(&self, x: usize, f: impl Fn(&AtomValue) -> AtomValue) -> Vals {
-        self.state[x].cur.as_ref().map(|v| v.iter().map(|(inst, a)| (*inst, f(a))).collect()).map_err(|e| *e)
+    /// Node `i`'s values: `f` of each of node `x`'s.
+    fn map_vals(&mut self, i: usize, x: usize, f: impl Fn(&AtomValue) -> AtomValue) -> Vals {
+        self.map_vals_opt(i, x, |a| Some(f(a)))
     }
 
-    fn map_vals_opt(&self, x: usize, f: impl Fn(&AtomValue) -> Option<AtomValue>) -> Vals {
-        self.state[x]
-            .cur
-            .as_ref()
-            .map(|v| v.iter().filter_map(|(inst, a)| f(a).map(|b| (*inst, b))).collect())
-            .map_err(|e| *e)
+    /// Node `i`'s values: `f` of each of node `x`'s, where it gives one.
+    fn map_vals_opt(&mut self, i: usize, x: usize, f: impl Fn(&AtomValue) -> Option<AtomValue>) -> Vals {
+        let mut out = self.out_buf(i, self.vals(x).len());
+        match &self.state[x].cur {
+            Ok(v) => {
+                out.extend(v.iter().filter_map(|(inst, a)| f(a).map(|b| (*inst, b))));
+                Ok(out)
+            }
+            Err(e) => Err(*e),
+        }
     }
 
     fn delta(&mut self, i: usize, f: Func, x: usize, stamp: Timestamp) -> Result<(), PmError> {
@@ -640,20 +647,16 @@ impl Evaluator {
         let xt = self.desc_of(x).ty;
         let vals = self.vals(x);
         let n = vals.len();
-        let one = |v: AtomValue| Ok(vec![(PM_IN_NULL, v)]);
-        let out: Vals = match f {
-            Func::Count => one(AtomValue::U32(n as u32)),
-            Func::Scalar => match vals.first() {
-                Some((_, v)) => one(v.clone()),
-                None => Ok(Vec::new()),
-            },
+        let one: Option<AtomValue> = match f {
+            Func::Count => Some(AtomValue::U32(n as u32)),
+            Func::Scalar => vals.first().map(|(_, v)| v.clone()),
             Func::Avg => {
                 let nf = n as f32;
-                one(AtomValue::Float(vals.iter().fold(0f32, |s, (_, v)| s + as_f32(v, xt) / nf)))
+                Some(AtomValue::Float(vals.iter().fold(0f32, |s, (_, v)| s + as_f32(v, xt) / nf)))
             }
             Func::Sum => {
                 let zero = convert(&AtomValue::U32(0), ty);
-                one(vals.iter().fold(zero, |s, (_, v)| arith(ty, BinOp::Add, &s, &convert(v, ty))))
+                Some(vals.iter().fold(zero, |s, (_, v)| arith(ty, BinOp::Add, &s, &convert(v, ty))))
             }
             Func::Max | Func::Min => {
                 let prev = match &self.state[i].cur {
@@ -672,12 +675,15 @@ impl Evaluator {
                         acc = v;
                     }
                 }
-                one(acc)
+                Some(acc)
             }
             // (Delta, Rate, Instant, Defined are done elsewhere)
-            _ => Ok(Vec::new()),
+            _ => None,
         };
-        self.set(i, out)
+        // (in the list the values before last held)
+        let mut out = self.out_buf(i, 1);
+        out.extend(one.map(|v| (PM_IN_NULL, v)));
+        self.set(i, Ok(out))
     }
 
     fn ternary(&mut self, expr: &Expr, i: usize, g: usize, t: usize, e: usize) -> Result<(), PmError> {
@@ -1152,9 +1158,8 @@ fn decode(v: &Value, ty: MetricType) -> Result<AtomValue, PmError> {
         match v {
             Value::Block(b) => {
                 let mut out = [0u8; 8];
-                for (o, i) in out.iter_mut().zip(b.data.iter().take(n)) {
-                    *o = *i;
-                }
+                let n = n.min(b.data.len());
+                out[..n].copy_from_slice(&b.data[..n]);
                 Ok(out)
             }
             Value::Insitu(_) => Err(PmError::PM_ERR_LOGREC),
