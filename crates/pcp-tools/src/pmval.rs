@@ -39,7 +39,6 @@ use pcp_core::{
 };
 use pcp_pmns::cpp::{Files, OsFiles};
 use std::ffi::OsString;
-use std::fmt::Write as _;
 use std::io::Write;
 
 /// Run `pmval` with `args` (including the program name).
@@ -660,6 +659,31 @@ fn printreal_spec(v: f64, minwidth: i32) -> (FloatSpec, &'static str) {
     (spec, tail)
 }
 
+/// printreal's conversion of `v` appended to `text`, but for the spaces
+/// a right-justified number has before it: how wide the text is to be
+/// with them. (Padding in place would move the digits; the caller puts
+/// the spaces first, [`pad_left`].)
+fn printreal_unpadded(text: &mut String, v: f64, minwidth: i32) -> usize {
+    let (mut spec, tail) = printreal_spec(v, minwidth);
+    let width = if spec.left { 0 } else { std::mem::take(&mut spec.width) };
+    push_f64(text, &spec, v);
+    text.push_str(tail);
+    // (the text after the number counts too: the padding comes before it)
+    width + tail.len()
+}
+
+/// `text` appended to `line` after the spaces that make it `width` wide.
+fn pad_left(line: &mut Vec<u8>, width: usize, text: &[u8]) {
+    const SPACES: &[u8; 32] = b"                                ";
+    let mut fill = width.saturating_sub(text.len());
+    while fill > 0 {
+        let k = fill.min(SPACES.len());
+        line.extend_from_slice(&SPACES[..k]);
+        fill -= k;
+    }
+    line.extend_from_slice(text);
+}
+
 /// pmval's `howide`: the column width for a type.
 fn howide(ty: MetricType) -> Option<i32> {
     Some(match ty {
@@ -1047,26 +1071,26 @@ impl Report {
         Ok(())
     }
 
-    /// pmval's `printreal`.
-    fn real(&self, text: &mut String, v: f64, sem: Semantics, minwidth: i32) {
+    /// pmval's `printreal`, made in `text` but for the spaces a
+    /// right-justified number has before it: how wide it is to be with
+    /// them.
+    fn real(&self, text: &mut String, v: f64, sem: Semantics, minwidth: i32) -> usize {
         if v < 0.0 && sem == Semantics::COUNTER {
-            let _ = write!(text, "{:>w$}", "!", w = minwidth.max(0) as usize);
-            return;
+            text.push('!');
+            return minwidth.max(0) as usize;
         }
         if self.fixed != -1 {
             push_f64_text(text, "%*.*f", &[minwidth, self.fixed], v);
-            return;
+            return 0;
         }
-        let (spec, tail) = printreal_spec(v, minwidth);
-        push_f64(text, &spec, v);
-        text.push_str(tail);
+        printreal_unpadded(text, v, minwidth)
     }
 
     /// [`Report::real`] appended to `line`, made in `text`.
     fn real_line(&self, line: &mut Vec<u8>, text: &mut String, v: f64, sem: Semantics, minwidth: i32) {
         text.clear();
-        self.real(text, v, sem, minwidth);
-        line.extend_from_slice(text.as_bytes());
+        let width = self.real(text, v, sem, minwidth);
+        pad_left(line, width, text.as_bytes());
     }
 
     /// One value as pmval prints it, appended to `line`: reals through
@@ -1452,6 +1476,12 @@ mod tests {
                 push_f64(&mut got, &spec, v);
                 got.push_str(tail);
                 assert_eq!(got, want, "{v} {w}");
+                // made unpadded, the spaces put first
+                let mut text = String::new();
+                let width = printreal_unpadded(&mut text, v, w);
+                let mut line = b"x".to_vec();
+                pad_left(&mut line, width, text.as_bytes());
+                assert_eq!(line, [b"x", want.as_bytes()].concat(), "{v} {w}");
             }
         }
     }
