@@ -658,25 +658,16 @@ impl Evaluator {
                 let zero = convert(&AtomValue::U32(0), ty);
                 Some(vals.iter().fold(zero, |s, (_, v)| arith(ty, BinOp::Add, &s, &convert(v, ty))))
             }
-            Func::Max | Func::Min => {
-                let prev = match &self.state[i].cur {
-                    Ok(v) => v.first().map(|p| p.1.clone()),
-                    Err(_) => None,
-                };
-                let mut acc = prev.unwrap_or_else(|| convert(&AtomValue::U32(0), ty));
-                for (k, (_, v)) in vals.iter().enumerate() {
-                    let v = convert(v, ty);
-                    let better = if f == Func::Max {
-                        compare(ty, BinOp::Lt, &acc, &v)
-                    } else {
-                        compare(ty, BinOp::Gt, &acc, &v)
+            Func::Max | Func::Min => match extreme_alike(vals, f == Func::Max) {
+                Some(v) if v.metric_type() == ty => Some(v),
+                _ => {
+                    let prev = match &self.state[i].cur {
+                        Ok(v) => v.first().map(|p| p.1.clone()),
+                        Err(_) => None,
                     };
-                    if k == 0 || better {
-                        acc = v;
-                    }
+                    Some(extreme(vals, f == Func::Max, ty, prev))
                 }
-                Some(acc)
-            }
+            },
             // (Delta, Rate, Instant, Defined are done elsewhere)
             _ => None,
         };
@@ -1089,6 +1080,51 @@ fn compare(ty: MetricType, op: BinOp, a: &AtomValue, b: &AtomValue) -> bool {
         MetricType::U64 => cmp!(as_u64(a, ty), as_u64(b, ty), 0),
         MetricType::FLOAT => cmp!(as_f32(a, ty), as_f32(b, ty), 0.0),
         _ => cmp!(as_f64(a, ty), as_f64(b, ty), 0.0),
+    }
+}
+
+/// `max()` (`most`) or `min()` of `vals` in type `ty`: the first value,
+/// then each one that compares above (below) the one kept; `prev` (or 0)
+/// where there are none.
+fn extreme(vals: &[(i32, AtomValue)], most: bool, ty: MetricType, prev: Option<AtomValue>) -> AtomValue {
+    let mut acc = prev.unwrap_or_else(|| convert(&AtomValue::U32(0), ty));
+    for (k, (_, v)) in vals.iter().enumerate() {
+        let v = convert(v, ty);
+        let better = if most { compare(ty, BinOp::Lt, &acc, &v) } else { compare(ty, BinOp::Gt, &acc, &v) };
+        if k == 0 || better {
+            acc = v;
+        }
+    }
+    acc
+}
+
+/// [`extreme`] the quick way, for values all of one numeric type (as a
+/// metric's are): compared as that type, without converting each one.
+/// `None` where there are none, or they are not all alike.
+fn extreme_alike(vals: &[(i32, AtomValue)], most: bool) -> Option<AtomValue> {
+    macro_rules! fold {
+        ($variant:ident) => {{
+            let mut acc = match vals.first()? {
+                (_, AtomValue::$variant(x)) => *x,
+                _ => return None,
+            };
+            for (_, v) in &vals[1..] {
+                let AtomValue::$variant(x) = v else { return None };
+                if if most { acc < *x } else { acc > *x } {
+                    acc = *x;
+                }
+            }
+            Some(AtomValue::$variant(acc))
+        }};
+    }
+    match vals.first()?.1 {
+        AtomValue::I32(_) => fold!(I32),
+        AtomValue::U32(_) => fold!(U32),
+        AtomValue::I64(_) => fold!(I64),
+        AtomValue::U64(_) => fold!(U64),
+        AtomValue::Float(_) => fold!(Float),
+        AtomValue::Double(_) => fold!(Double),
+        _ => None,
     }
 }
 
@@ -1858,6 +1894,43 @@ mod tests {
     mod props {
         use super::*;
         use proptest::prelude::*;
+
+        fn any_atom() -> impl Strategy<Value = AtomValue> {
+            prop_oneof![
+                any::<i32>().prop_map(AtomValue::I32),
+                any::<u32>().prop_map(AtomValue::U32),
+                any::<i64>().prop_map(AtomValue::I64),
+                any::<u64>().prop_map(AtomValue::U64),
+                any::<f32>().prop_map(AtomValue::Float),
+                any::<f64>().prop_map(AtomValue::Double),
+                prop_oneof![Just(f64::NAN), Just(-0.0), Just(0.0)].prop_map(AtomValue::Double),
+            ]
+        }
+
+        proptest! {
+            /// The quick max() and min() of values all of one type are
+            /// what comparing them converted one by one gives (NaNs,
+            /// signed zeros and ties included).
+            #[test]
+            fn extremes_of_alike_values_are_the_general_ones(
+                first in any_atom(),
+                more in prop::collection::vec(any_atom(), 0..6),
+                same in any::<bool>(),
+                most in any::<bool>(),
+            ) {
+                let ty = first.metric_type();
+                // (most often all of the first one's type)
+                let vals: Vec<(i32, AtomValue)> = std::iter::once(first)
+                    .chain(more.into_iter().map(|v| if same { convert(&v, ty) } else { v }))
+                    .enumerate()
+                    .map(|(k, v)| (k as i32, v))
+                    .collect();
+                if let Some(quick) = extreme_alike(&vals, most) {
+                    let general = extreme(&vals, most, ty, None);
+                    prop_assert_eq!(format!("{quick:?}"), format!("{general:?}"));
+                }
+            }
+        }
 
         fn leaf() -> impl Strategy<Value = String> {
             prop_oneof![
