@@ -155,11 +155,11 @@ fn push_sci_mantissa(out: &mut String, a: f64, prec: usize) -> i32 {
     if let Some((n, exp)) = sci_quick(a, prec) {
         let n = crate::format::Decimal::unsigned(n);
         // ASCII digits, prec + 1 of them
-        let digits = std::str::from_utf8(n.as_bytes()).unwrap_or_default();
-        out.push_str(&digits[..1]);
+        let (first, rest) = n.as_bytes().split_at(1);
+        out.push(char::from(first[0]));
         if prec > 0 {
             out.push('.');
-            out.push_str(&digits[1..]);
+            push_ascii(out, rest);
         }
         return exp;
     }
@@ -198,13 +198,19 @@ fn sci_quick(a: f64, prec: usize) -> Option<(u64, i32)> {
         let k = prec as i32 - exp;
         Some(if k >= 0 { a * POW10.get(k as usize)? } else { a / POW10.get(k.unsigned_abs() as usize)? })
     };
-    let mut exp = a.log10().floor() as i32;
+    // floor(log10(a)), or one below it: from the binary exponent
+    // (78913 / 2^18 is log10(2) to six places; subnormals are not taken)
+    let e2 = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    if e2 < -1000 {
+        return None;
+    }
+    let mut exp = (e2 * 78913) >> 18;
     let mut y = scaled(exp)?;
-    if y < lo {
-        exp -= 1;
-        y = scaled(exp)?;
-    } else if y >= hi {
+    if y >= hi {
         exp += 1;
+        y = scaled(exp)?;
+    } else if y < lo {
+        exp -= 1;
         y = scaled(exp)?;
     }
     if !(lo..hi).contains(&y) {
@@ -300,21 +306,25 @@ fn push_fixed_quick(out: &mut String, a: f64, prec: usize) -> bool {
     }
     // below 2^40 + 1: exact in a u64
     let n = crate::format::Decimal::unsigned(whole as u64 + u64::from(frac > 0.5));
-    // ASCII digits
-    let digits = std::str::from_utf8(n.as_bytes()).unwrap_or_default();
+    let digits = n.as_bytes();
     if prec == 0 {
-        out.push_str(digits);
+        push_ascii(out, digits);
     } else if digits.len() <= prec {
         out.push_str("0.");
         out.extend(std::iter::repeat_n('0', prec - digits.len()));
-        out.push_str(digits);
+        push_ascii(out, digits);
     } else {
         let (int, fraction) = digits.split_at(digits.len() - prec);
-        out.push_str(int);
+        push_ascii(out, int);
         out.push('.');
-        out.push_str(fraction);
+        push_ascii(out, fraction);
     }
     true
+}
+
+/// ASCII bytes (digits) appended to `out`.
+fn push_ascii(out: &mut String, bytes: &[u8]) {
+    out.extend(bytes.iter().map(|&b| char::from(b)));
 }
 
 /// The digits of finite, non-negative `a` for `spec` (no sign, no padding).
