@@ -231,13 +231,10 @@ fn push_exponent(out: &mut String, exp: i32, upper: bool) {
     out.push(if upper { 'E' } else { 'e' });
     out.push(if exp < 0 { '-' } else { '+' });
     let e = exp.unsigned_abs();
-    if e < 100 {
-        out.push(char::from(b'0' + (e / 10) as u8));
-        out.push(char::from(b'0' + (e % 10) as u8));
-    } else {
-        let n = crate::format::Decimal::unsigned(u64::from(e));
-        out.push_str(std::str::from_utf8(n.as_bytes()).unwrap_or_default());
+    if e < 10 {
+        out.push('0');
     }
+    push_ascii(out, crate::format::Decimal::unsigned(u64::from(e)).as_bytes());
 }
 
 /// `%e`: `d.ddd` (precision digits after the point) and the exponent.

@@ -658,16 +658,13 @@ impl Evaluator {
                 let zero = convert(&AtomValue::U32(0), ty);
                 Some(vals.iter().fold(zero, |s, (_, v)| arith(ty, BinOp::Add, &s, &convert(v, ty))))
             }
-            Func::Max | Func::Min => match extreme_alike(vals, f == Func::Max) {
-                Some(v) if v.metric_type() == ty => Some(v),
-                _ => {
-                    let prev = match &self.state[i].cur {
-                        Ok(v) => v.first().map(|p| p.1.clone()),
-                        Err(_) => None,
-                    };
-                    Some(extreme(vals, f == Func::Max, ty, prev))
-                }
-            },
+            Func::Max | Func::Min => Some(extreme_alike(vals, f == Func::Max, ty).unwrap_or_else(|| {
+                let prev = match &self.state[i].cur {
+                    Ok(v) => v.first().map(|p| p.1.clone()),
+                    Err(_) => None,
+                };
+                extreme(vals, f == Func::Max, ty, prev)
+            })),
             // (Delta, Rate, Instant, Defined are done elsewhere)
             _ => None,
         };
@@ -1098,10 +1095,11 @@ fn extreme(vals: &[(i32, AtomValue)], most: bool, ty: MetricType, prev: Option<A
     acc
 }
 
-/// [`extreme`] the quick way, for values all of one numeric type (as a
-/// metric's are): compared as that type, without converting each one.
-/// `None` where there are none, or they are not all alike.
-fn extreme_alike(vals: &[(i32, AtomValue)], most: bool) -> Option<AtomValue> {
+/// [`extreme`] the quick way, for values all of the numeric type `ty` (as
+/// a metric's are, in its own type): compared as that type, without
+/// converting each one. `None` where there are none, or they are not all
+/// of that type.
+fn extreme_alike(vals: &[(i32, AtomValue)], most: bool, ty: MetricType) -> Option<AtomValue> {
     macro_rules! fold {
         ($variant:ident) => {{
             let mut acc = match vals.first()? {
@@ -1117,7 +1115,11 @@ fn extreme_alike(vals: &[(i32, AtomValue)], most: bool) -> Option<AtomValue> {
             Some(AtomValue::$variant(acc))
         }};
     }
-    match vals.first()?.1 {
+    let first = &vals.first()?.1;
+    if first.metric_type() != ty {
+        return None;
+    }
+    match first {
         AtomValue::I32(_) => fold!(I32),
         AtomValue::U32(_) => fold!(U32),
         AtomValue::I64(_) => fold!(I64),
@@ -1925,7 +1927,7 @@ mod tests {
                     .enumerate()
                     .map(|(k, v)| (k as i32, v))
                     .collect();
-                if let Some(quick) = extreme_alike(&vals, most) {
+                if let Some(quick) = extreme_alike(&vals, most, ty) {
                     let general = extreme(&vals, most, ty, None);
                     prop_assert_eq!(format!("{quick:?}"), format!("{general:?}"));
                 }

@@ -10,8 +10,8 @@
 //! The thread works on a fork of the replay ([`Replay::fork`]). It hands
 //! its results over in batches (of 1, 2, 4 … up to [`MOST`] fetches, so
 //! that the first comes at once and later ones cost few hand-overs), each
-//! with a copy of its replay as it was before the batch (a clone), and gets back the results the tool is done with,
-//! to fill again. As long as the tool asks for the same metrics through the
+//! with a copy (a clone) of its replay as it was before the batch, and
+//! gets back the results the tool is done with, to fill again. As long as the tool asks for the same metrics through the
 //! same profile, each fetch is the next result the thread made. Anything
 //! else (other metrics, another profile, any other use of the replay)
 //! calls the thread back first ([`FetchAhead::recall`]): its replay is the
