@@ -22,22 +22,13 @@ cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
 check=${CHECK:-1}
 export PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C
-make_big() {
-    local dir=/tmp/pcp-rs-bench
-    if [ ! -f "$dir/big.meta" ]; then
-        mkdir -p "$dir"
-        cp scripts/busy-pmlogger.config "$dir/config"
-        (cd "$dir" && pmlogger -V 3 -c config -T 60sec big >/dev/null 2>&1 || true)
-    fi
-    echo "$dir/big"
-}
+# $ours, measure() and make_big()
+. scripts/bench-lib.sh
 if [ $# -eq 0 ]; then
     set -- /var/lib/pcp/testsuite/archives/20180416.10.00,disk.dev.read,10 "$(make_big),kernel.all.load,1"
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# $ours and measure()
-. scripts/bench-lib.sh
 
 # every file of archive $1, decompressed
 read_files() {

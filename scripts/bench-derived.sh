@@ -19,8 +19,8 @@
 #
 #   scripts/bench-derived.sh [ARCHIVE]
 #
-# Default archive: the >= 100 MB plain archive scripts/bench-archive.sh makes
-# (/tmp/pcp-rs-bench/big, made by that script if missing). The archive must
+# Default archive: the >= 100 MB plain archive scripts/bench-lib.sh's
+# make_big makes (/tmp/pcp-rs-bench/big, made here if missing). The archive must
 # have the kernel, mem, disk and network metrics of Linux (as pmlogger
 # records them from pmcd's linux PMDA). Needs pcp and /usr/bin/time.
 set -euo pipefail
@@ -30,14 +30,11 @@ check=${CHECK:-1}
 count=${N:-1000}
 interval=${T:-1}
 export PCP_DERIVED_CONFIG= TZ=UTC LC_ALL=C
-archive=${1:-/tmp/pcp-rs-bench/big}
-if [ ! -f "$archive.meta" ] && [ ! -f "$archive.meta.xz" ]; then
-    CHECK=0 RUNS=1 scripts/bench-archive.sh /tmp/pcp-rs-bench/big >/dev/null 2>&1 || true
-fi
+# $ours, measure() and make_big()
+. scripts/bench-lib.sh
+archive=${1:-$(make_big)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# $ours and measure()
-. scripts/bench-lib.sh
 cache_as_read "$archive"
 cfg=$work/derived.conf
 

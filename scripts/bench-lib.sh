@@ -45,3 +45,16 @@ for base in sys.argv[1:]:
             os.close(fd)
 PY
 }
+
+# The >= 100 MB plain archive the benchmarks default to, made once (about a
+# minute: pmlogger recording scripts/busy-pmlogger.config from pmcd, which
+# needs the sample PMDA); prints its name.
+make_big() {
+    local dir=/tmp/pcp-rs-bench
+    if [ ! -f "$dir/big.meta" ]; then
+        mkdir -p "$dir"
+        cp scripts/busy-pmlogger.config "$dir/config"
+        (cd "$dir" && pmlogger -V 3 -c config -T 60sec big >/dev/null 2>&1 || true)
+    fi
+    echo "$dir/big"
+}
