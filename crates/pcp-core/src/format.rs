@@ -19,14 +19,20 @@ fn gfmt(fmt: &str, width: i32, v: f64) -> String {
 
 /// Right-justify (or, for negative `width`, left-justify) as printf's `%*s`.
 fn pad(out: &mut Vec<u8>, text: &[u8], width: i32) {
-    let fill = (width.unsigned_abs() as usize).saturating_sub(text.len());
+    let wide = width.unsigned_abs() as usize;
     if width >= 0 {
-        out.resize(out.len() + fill, b' ');
-        out.extend_from_slice(text);
+        pad_left(out, wide, text);
     } else {
         out.extend_from_slice(text);
-        out.resize(out.len() + fill, b' ');
+        out.resize(out.len() + wide.saturating_sub(text.len()), b' ');
     }
+}
+
+/// `text` appended to `out` after the spaces that make it `width` wide
+/// (printf's `%*s`).
+pub fn pad_left(out: &mut Vec<u8>, width: usize, text: &[u8]) {
+    out.resize(out.len() + width.saturating_sub(text.len()), b' ');
+    out.extend_from_slice(text);
 }
 
 /// An integer's decimal digits, made without allocating.

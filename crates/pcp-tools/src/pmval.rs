@@ -33,6 +33,7 @@ use pcp::timeparse::PM_MAX_TIME_T;
 use pcp::timezone::Zone;
 use pcp::Context;
 use pcp_core::cfmt::{push_f64, push_f64_text, FloatSpec};
+use pcp_core::format::pad_left;
 use pcp_core::value::extract_value;
 use pcp_core::{
     Desc, FetchResult, InDom, InstValue, MetricType, PmError, PmId, Semantics, Timestamp, Value, ValueSet, PM_IN_NULL,
@@ -670,18 +671,6 @@ fn printreal_unpadded(text: &mut String, v: f64, minwidth: i32) -> usize {
     text.push_str(tail);
     // (the text after the number counts too: the padding comes before it)
     width + tail.len()
-}
-
-/// `text` appended to `line` after the spaces that make it `width` wide.
-fn pad_left(line: &mut Vec<u8>, width: usize, text: &[u8]) {
-    const SPACES: &[u8; 32] = b"                                ";
-    let mut fill = width.saturating_sub(text.len());
-    while fill > 0 {
-        let k = fill.min(SPACES.len());
-        line.extend_from_slice(&SPACES[..k]);
-        fill -= k;
-    }
-    line.extend_from_slice(text);
 }
 
 /// pmval's `howide`: the column width for a type.

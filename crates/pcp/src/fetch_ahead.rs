@@ -11,8 +11,9 @@
 //! its results over in batches (of 1, 2, 4 … up to [`MOST`] fetches, so
 //! that the first comes at once and later ones cost few hand-overs), each
 //! with a copy (a clone) of its replay as it was before the batch, and
-//! gets back the results the tool is done with, to fill again. As long as the tool asks for the same metrics through the
-//! same profile, each fetch is the next result the thread made. Anything
+//! gets back the results the tool is done with, to fill again. As long as
+//! the tool asks for the same metrics through the same profile, each
+//! fetch is the next result the thread made. Anything
 //! else (other metrics, another profile, any other use of the replay)
 //! calls the thread back first ([`FetchAhead::recall`]): its replay is the
 //! context's again if the tool took every fetch it made; otherwise the
