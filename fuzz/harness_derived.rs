@@ -6,7 +6,7 @@ use pcp_core::{Desc, InDom, MetricType, PmError, PmId, Semantics, Units};
 use pcp_derived::check::{check, Catalog};
 use pcp_derived::config::{ConfigFiles, Environment, PathKind};
 use pcp_derived::lex::Lexer;
-use pcp_derived::{parse_bytes, register_message, ContextTable, ParseState, Registry};
+use pcp_derived::{parse_bytes, recognises, register_message, ContextTable, ParseState, Registry};
 
 /// One file, "f", holding the input; "d" a directory listing it twice.
 struct OneFile<'a>(&'a [u8]);
@@ -75,7 +75,17 @@ pub fn derived_target(data: &[u8]) {
             // leave a matchinst( open, as a failed parse can
             let _ = parse_bytes(b"matchinst(", &mut state);
         }
-        match parse_bytes(data, &mut state) {
+        // what the recogniser is sure of parses, from the same state, and
+        // leaves the state as it was
+        let before = state.clone();
+        let sure = recognises(data, &mut state);
+        assert_eq!(state, before);
+        let parsed = parse_bytes(data, &mut state);
+        if sure {
+            assert!(parsed.is_ok(), "recognised but {parsed:?}");
+            assert_eq!(state, before);
+        }
+        match parsed {
             Ok(e) => {
                 let _ = check("m", PmId(0x7fc0_0001), &e, &mut Letters);
                 // what a tree prints parses to a tree that prints the same

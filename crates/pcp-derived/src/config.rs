@@ -614,7 +614,7 @@ mod tests {
                 let defs: Vec<_> = r
                     .metrics()
                     .iter()
-                    .map(|d| (d.name.clone(), d.pmid, d.text.clone(), d.oneline.clone(), d.helptext.clone()))
+                    .map(|d| (d.name.clone(), d.pmid, d.text().to_vec(), d.oneline.clone(), d.helptext.clone()))
                     .collect();
                 (n, defs, report)
             };
@@ -653,7 +653,7 @@ mod tests {
         let mut report = Vec::new();
         let n = r.load_text(b"f", b"a = 1 + \\\n 2\nb = (\n", &mut report);
         assert_eq!(n, 1);
-        assert_eq!(r.get("a").map(|d| d.text.as_slice()), Some(&b"1 +  2"[..]));
+        assert_eq!(r.get("a").map(|d| d.text()), Some(&b"1 +  2"[..]));
         assert_eq!(
             String::from_utf8_lossy(&report),
             "[f:3] Error: pmRegisterDerived(b, ...) syntax error\n (\n ^\nUnexpected initial '('\n"

@@ -42,7 +42,7 @@ macro_rules! tokens {
 
             /// The word for this token: a function name (a token only when
             /// `(` follows at once) or a keyword (always a token).
-            pub fn word(self) -> Option<Word> {
+            pub const fn word(self) -> Option<Word> {
                 match self {
                     $($(Tok::$name => Some(Word::$kind($word)),)?)*
                     _ => None,

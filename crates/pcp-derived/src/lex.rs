@@ -51,11 +51,145 @@ fn word_token(word: &[u8], function: bool) -> Option<Tok> {
     if word.iter().any(|&b| !b.is_ascii_alphabetic()) {
         return None;
     }
-    Tok::ALL.into_iter().find(|t| match t.word() {
-        Some(Word::Function(w)) => function && w.as_bytes() == word,
-        Some(Word::Keyword(w)) => w.as_bytes() == word,
-        None => false,
-    })
+    WORDS.iter().find(|w| (function || !w.2) && w.0 == word).map(|w| w.1)
+}
+
+/// How many terminals have a word.
+const NWORDS: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < Tok::ALL.len() {
+        if Tok::ALL[i].word().is_some() {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+};
+
+/// [`Tok::word`] the other way round: each word's bytes, its token, and
+/// whether it is a function's.
+static WORDS: [(&[u8], Tok, bool); NWORDS] = {
+    let mut table: [(&[u8], Tok, bool); NWORDS] = [(b"", Tok::End, false); NWORDS];
+    let (mut i, mut n) = (0, 0);
+    while i < Tok::ALL.len() {
+        let tok = Tok::ALL[i];
+        match tok.word() {
+            Some(Word::Function(w)) => {
+                table[n] = (w.as_bytes(), tok, true);
+                n += 1;
+            }
+            Some(Word::Keyword(w)) => {
+                table[n] = (w.as_bytes(), tok, false);
+                n += 1;
+            }
+            None => {}
+        }
+        i += 1;
+    }
+    table
+};
+
+/// The kinds of the tokens in an expression, read quickly where the text
+/// is plain (for [`crate::parse::recognises`], outside a `matchinst(`):
+/// what [`Lexer`] reads from ASCII names, numbers, operators,
+/// parentheses, commas and white space. `None` for anything else (a
+/// string, an instance name, a byte that is not ASCII, an integer too
+/// large for 32 bits, a lone `&` or `|`), which the lexer must read.
+pub(crate) struct Kinds<'a> {
+    text: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Kinds<'a> {
+    /// The kinds in `text` (which ends at its first NUL, if any).
+    pub(crate) fn new(text: &'a [u8]) -> Kinds<'a> {
+        let end = memchr::memchr(0, text).unwrap_or(text.len());
+        Kinds { text: &text[..end], pos: 0 }
+    }
+
+    /// The next token's kind (`Eos` at the end, again and again).
+    pub(crate) fn next_kind(&mut self) -> Option<Tok> {
+        let t = self.text;
+        let mut i = self.pos;
+        while t.get(i).is_some_and(|&b| is_space(i32::from(b))) {
+            i += 1;
+        }
+        let Some(&c) = t.get(i) else {
+            self.pos = i;
+            return Some(Tok::Eos);
+        };
+        i += 1;
+        let digits = |mut i: usize| {
+            while t.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            i
+        };
+        let tok = match c {
+            b'+' => Tok::Plus,
+            b'-' => Tok::Minus,
+            b'*' => Tok::Star,
+            b'/' => Tok::Slash,
+            b'(' => Tok::LParen,
+            b')' => Tok::RParen,
+            b'?' => Tok::Quest,
+            b':' => Tok::Colon,
+            b',' => Tok::Comma,
+            b'0'..=b'9' => {
+                let mut v = u64::from(c - b'0');
+                while let Some(&d @ b'0'..=b'9') = t.get(i) {
+                    v = v * 10 + u64::from(d - b'0');
+                    if v > u64::from(u32::MAX) {
+                        return None;
+                    }
+                    i += 1;
+                }
+                if t.get(i) == Some(&b'.') {
+                    i = digits(i + 1);
+                    Tok::Double
+                } else {
+                    Tok::Integer
+                }
+            }
+            b'.' => {
+                i = digits(i);
+                Tok::Double
+            }
+            b'a'..=b'z' | b'A'..=b'Z' => {
+                let from = i - 1;
+                while t.get(i).is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.') {
+                    i += 1;
+                }
+                word_token(&t[from..i], t.get(i) == Some(&b'(')).unwrap_or(Tok::Name)
+            }
+            b'<' | b'>' | b'=' | b'!' => {
+                let with_eq = t.get(i) == Some(&b'=');
+                i += usize::from(with_eq);
+                match (c, with_eq) {
+                    (b'<', true) => Tok::Leq,
+                    (b'<', false) => Tok::Lt,
+                    (b'>', true) => Tok::Geq,
+                    (b'>', false) => Tok::Gt,
+                    (b'=', true) => Tok::Eq,
+                    (b'=', false) => Tok::Assign,
+                    (_, true) => Tok::Neq,
+                    (_, false) => Tok::Not,
+                }
+            }
+            b'&' | b'|' if t.get(i) == Some(&c) => {
+                i += 1;
+                if c == b'&' {
+                    Tok::And
+                } else {
+                    Tok::Or
+                }
+            }
+            _ => return None,
+        };
+        self.pos = i;
+        Some(tok)
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -365,6 +499,65 @@ mod tests {
             let slow = Lexer { hurried: false, ..Lexer::new(&text) };
             proptest::prop_assert_eq!(all_tokens(Lexer::new(&text)), all_tokens(slow), "{:?}", text);
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+        /// Where the quick reading of kinds gives one, it is the kind the
+        /// lexer reads, token after token, to the end.
+        #[test]
+        fn kinds_read_quickly_are_the_lexers(parts in proptest::collection::vec(
+            proptest::sample::select(vec![
+                &b"a"[..], b"b.c_1", b"Z9", b"_", b".", b"..5", b"7", b"4294967295", b"4294967296", b"0.", b" ",
+                b"\t", b"\n", b"+", b"-", b"*", b"/", b"?", b":", b",", b"(", b")", b"[", b"]", b"\"", b"avg",
+                b"avg(", b"rate(", b"matchinst(", b"units", b"type", b"novalue", b"\xff", b"\0", b"<", b">", b"=",
+                b"!", b"&", b"|", b"\x7f", b"@", "\u{e9}".as_bytes(),
+            ]),
+            0..24,
+        )) {
+            let text: Vec<u8> = parts.concat();
+            let mut lx = Lexer::new(&text);
+            let mut quick = Kinds::new(&text);
+            loop {
+                let t = lx.next_token(false);
+                let Some(kind) = quick.next_kind() else { break };
+                proptest::prop_assert_eq!(kind, t.tok, "{:?}", text);
+                if t.tok == Tok::Eos {
+                    proptest::prop_assert_eq!(quick.next_kind(), Some(Tok::Eos));
+                    break;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn quick_kinds_give_up_where_the_lexer_reads_more() {
+        for text in [&b"x[a]"[..], b"\"s\"", b"4294967296", b"a & b", b"a \xff", b"#"] {
+            let mut quick = Kinds::new(text);
+            let gave_up = std::iter::from_fn(|| Some(quick.next_kind())).take(4).any(|k| k.is_none());
+            assert!(gave_up, "{}", String::from_utf8_lossy(text));
+        }
+        let mut quick = Kinds::new(b"rate(x) >= .5 && !y ? 1 : 2.0\0+");
+        let kinds: Vec<Tok> = std::iter::from_fn(|| quick.next_kind()).take(13).collect();
+        assert_eq!(
+            kinds,
+            [
+                Tok::Rate,
+                Tok::LParen,
+                Tok::Name,
+                Tok::RParen,
+                Tok::Geq,
+                Tok::Double,
+                Tok::And,
+                Tok::Not,
+                Tok::Name,
+                Tok::Quest,
+                Tok::Integer,
+                Tok::Colon,
+                Tok::Double
+            ]
+        );
+        assert_eq!(quick.next_kind(), Some(Tok::Eos));
     }
 
     #[test]

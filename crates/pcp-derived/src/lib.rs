@@ -33,7 +33,7 @@
 //! assert_eq!(pmid.0, 511 << 22 | 1);
 //! let err = r.register_metric("my.disk.rates", "4rat(disk.dev.read)").unwrap_err();
 //! assert_eq!(err, b"Error: pmRegisterDerivedMetric(\"my.disk.rates\", ...)\n4rat(disk.dev.read)\n ^\n");
-//! let tree = &r.get("disk.dev.avgsz").unwrap().expr;
+//! let tree = r.get("disk.dev.avgsz").unwrap().expr.tree().unwrap();
 //! assert!(matches!(tree[tree.root()], Node::Binary(..)));
 //! ```
 #![forbid(unsafe_code)]
@@ -57,5 +57,5 @@ pub use ast::{BinOp, Constant, Expr, Filter, Func, Metadata, Node, NodeId};
 pub use config::{ConfigFiles, Environment, PathKind};
 pub use eval::{postfetch, postfetch_into, prefetch, prefetch_into, Evaluator, Instances, NoInstances, Patterns};
 pub use grammar::{Tok, Word};
-pub use parse::{parse, parse_bytes, parse_traced, ParseState, SyntaxError};
-pub use registry::{add_message, register_message, AddError, ContextTable, Definition, Registry};
+pub use parse::{parse, parse_bytes, parse_traced, recognises, ParseState, SyntaxError};
+pub use registry::{add_message, register_message, AddError, ContextTable, Definition, LazyExpr, Registry};

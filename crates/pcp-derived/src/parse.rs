@@ -10,7 +10,7 @@
 
 use crate::ast::{Builder, Constant, Expr, Filter, Metadata, Node, NodeId};
 use crate::grammar::{Act, SpecKind, Tok, NTOKENS, RULES};
-use crate::lex::{Lexer, Token};
+use crate::lex::{Kinds, Lexer, Token};
 use crate::tables::STATES;
 use pcp_core::{MetricType, Semantics};
 use std::fmt;
@@ -167,6 +167,80 @@ pub fn parse_traced<'t>(
     trace: &mut Vec<Token<'t>>,
 ) -> Result<Expr, SyntaxError> {
     run(text, state, Some(trace))
+}
+
+/// Whether `text` is sure to parse, found without making its tree: the
+/// parser's automaton runs on the tokens alone, and gives up (`false`) at
+/// the first error and at anything the parse would look into further (a
+/// `matchinst(` and its pattern, units, metadata parameters, a
+/// diagnostic rule). `true` promises that [`parse_bytes`] from `state`
+/// succeeds and leaves `state` as it was, so that the tree can be made
+/// when it is first wanted; `false` promises nothing.
+pub fn recognises(text: &[u8], state: &mut ParseState) -> bool {
+    if state.in_matchinst {
+        return false;
+    }
+    let mut states = std::mem::take(&mut state.room.states);
+    states.clear();
+    let sure = recognise(text, &mut states);
+    states.clear();
+    if states.capacity() <= ROOM_KEPT {
+        state.room.states = states;
+    }
+    sure
+}
+
+/// [`recognises`], the automaton's stack in `states`.
+fn recognise(text: &[u8], states: &mut Vec<usize>) -> bool {
+    let mut kinds = Kinds::new(text);
+    let mut lookahead = None;
+    states.push(0);
+    loop {
+        let Some(&top) = states.last() else { return false };
+        let row = &STATES[top];
+        let mut action = 0;
+        if !row.actions.is_empty() {
+            let tok = match lookahead {
+                Some(tok) => tok,
+                None => match kinds.next_kind() {
+                    // (a `matchinst(` changes how the rest is read)
+                    None | Some(Tok::MatchInst) => return false,
+                    Some(tok) => *lookahead.insert(tok),
+                },
+            };
+            action = ACTIONS[top][tok as usize];
+        }
+        let rule = match (action, row.default) {
+            (a, _) if a > 0 => {
+                lookahead = None;
+                states.push(a as usize);
+                if states.len() >= MAX_DEPTH {
+                    return false;
+                }
+                continue;
+            }
+            (a, _) if a < 0 => &RULES[(-a) as usize],
+            (_, 0) => return false,
+            (_, d) => &RULES[d as usize - 1],
+        };
+        match rule.act {
+            Act::Accept => return true,
+            // (actions that can fail, or that change the state)
+            Act::Fail { .. }
+            | Act::TernaryNoValueBoth
+            | Act::Regexpr
+            | Act::MkConstDouble
+            | Act::Spec(_)
+            | Act::Rescale
+            | Act::MatchInst => return false,
+            _ => {}
+        }
+        let Some(keep) = states.len().checked_sub(rule.rhs.len()) else { return false };
+        states.truncate(keep);
+        let Some(&from) = states.last() else { return false };
+        let Some(&(_, to)) = STATES[from].gotos.iter().find(|(n, _)| *n == rule.lhs) else { return false };
+        states.push(to as usize);
+    }
 }
 
 fn run<'t>(text: &'t [u8], state: &mut ParseState, trace: Option<&mut Vec<Token<'t>>>) -> Result<Expr, SyntaxError> {
@@ -592,6 +666,72 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+        /// Whatever the recogniser is sure of parses, from the state it was
+        /// asked in, and leaves the state as it was.
+        #[test]
+        fn what_is_recognised_parses(parts in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "a", "b.c", "7", "4294967296", ".5", "1.", " ", "+", "-", "*", "/", "?", ":", ",", "(", ")", "!",
+                "<", "<=", "==", "!=", ">", ">=", "&&", "||", "=", "&", "avg(", "count(", "delta(", "max(", "min(",
+                "sum(", "rate(", "instant(", "scalar(", "defined(", "anon(", "mkconst(", "rescale(", "matchinst(",
+                "novalue(", "type", "units", "\"s\"", "[i]", "/p/", "PM_TYPE_32", "u32", "meta", "x[", "\0",
+            ]),
+            0..20,
+        ), open: bool) {
+            let text: Vec<u8> = parts.concat().into_bytes();
+            let mut state = ParseState::default();
+            if open {
+                let _ = parse_bytes(b"matchinst(", &mut state);
+            }
+            let before = state.clone();
+            let sure = recognises(&text, &mut state);
+            proptest::prop_assert_eq!(&state, &before);
+            let parsed = parse_bytes(&text, &mut state);
+            if sure {
+                proptest::prop_assert!(parsed.is_ok(), "{:?}: {:?}", String::from_utf8_lossy(&text), parsed);
+                proptest::prop_assert_eq!(&state, &before);
+            }
+        }
+    }
+
+    /// The recogniser is sure of the common forms, and leaves the rest to
+    /// the parser.
+    #[test]
+    fn recognised_and_left_to_the_parser() {
+        let sure = |t: &str| recognises(t.as_bytes(), &mut ParseState::default());
+        for t in [
+            "rate(kernel.all.cpu.user)",
+            "delta(disk.dev.read_bytes) / delta(disk.dev.read)",
+            "disk.dev.read > 0 ? disk.dev.read : 0 * disk.dev.read",
+            "100 * mem.util.used / mem.physmem",
+            "kernel.all.load > 0 && mem.util.used > 0 ? kernel.all.load : -kernel.all.load",
+            "!(disk.dev.read == 0) || kernel.all.cpu.user < 0",
+            "(max(disk.dev.read) - min(disk.dev.read)) / count(disk.dev.read)",
+            "defined(a) ? scalar(b) + avg(c) + sum(d) : instant(e) - 1.5",
+            "a ? b : c ? d : e",
+        ] {
+            assert!(sure(t), "{t}");
+        }
+        for t in [
+            "matchinst(/^eth/, disk.dev.read)",
+            "rescale(mem.util.used, \"Mbyte\")",
+            "mkconst(0, type=u32, semantics=instant)",
+            "a ? novalue() : novalue()",
+            "x[i]",
+            "a +",
+            "rate (x)",
+            "units",
+            "",
+        ] {
+            assert!(!sure(t), "{t}");
+        }
+        let mut open = ParseState::default();
+        assert!(parse_bytes(b"matchinst(", &mut open).is_err());
+        assert!(!recognises(b"a", &mut open), "a pattern may start the next text");
+    }
+
     /// libpcp's parser stack holds 9999 states: 9997 minus signs and a
     /// name fit, one more does not (the error points at the token that
     /// would not fit).
@@ -618,6 +758,9 @@ mod tests {
         let sum = parse(&vec!["a"; 200_000].join("+")).expect("parses");
         assert_eq!(sum.nodes().len(), 399_999);
         assert!(sum.to_string().starts_with(&"(".repeat(1000)));
+        let sure = |t: &str| recognises(t.as_bytes(), &mut ParseState::default());
+        assert!(sure(&deep(9997, "a+b")));
+        assert!(!sure(&deep(9998, "a")));
         let err = parse(&deep(9998, "a")).expect_err("too deep");
         assert_eq!((err.offset, err.message), (9998, None));
         assert_eq!(parse(&deep(9999, "a")).expect_err("too deep").offset, 9998);

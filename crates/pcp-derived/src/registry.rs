@@ -15,8 +15,9 @@
 //! the registry's, as they share libpcp's parser.
 
 use crate::ast::Expr;
-use crate::parse::{parse_bytes, ParseState, SyntaxError};
+use crate::parse::{parse_bytes, recognises, ParseState, SyntaxError};
 use pcp_core::{MetricType, PmError, PmId};
+use std::sync::{Arc, OnceLock};
 
 /// The PMID domain of derived metrics.
 pub const DERIVED_DOMAIN: u32 = 511;
@@ -32,16 +33,73 @@ pub struct Definition {
     pub name: String,
     /// Its PMID.
     pub pmid: PmId,
-    /// The expression as given.
-    pub text: Vec<u8>,
-    /// The expression parsed (shared with the contexts that bind it).
-    pub expr: std::sync::Arc<Expr>,
+    /// The expression (shared with the contexts that bind it).
+    pub expr: LazyExpr,
     /// An anonymous metric (`__pmRegisterAnon`), such as `event.flags`.
     pub anon: bool,
     /// One-line help (`name(oneline) = ...` in a configuration file).
     pub oneline: Option<Vec<u8>>,
     /// Long help (`name(helptext) = ...`).
     pub helptext: Option<Vec<u8>>,
+}
+
+impl Definition {
+    /// The expression as given.
+    pub fn text(&self) -> &[u8] {
+        self.expr.text()
+    }
+}
+
+/// An expression's text, and its tree: made at once, or when first asked
+/// for where registration found the text sure to parse without making it
+/// ([`recognises`]). Of the many definitions a configuration file brings,
+/// a tool most often uses few. Clones share the text and the tree.
+#[derive(Clone)]
+pub struct LazyExpr(Arc<Lazy>);
+
+struct Lazy {
+    text: Box<[u8]>,
+    tree: OnceLock<Result<Arc<Expr>, SyntaxError>>,
+}
+
+impl LazyExpr {
+    /// `text`, parsed as `tree`.
+    pub fn parsed(text: &[u8], tree: Expr) -> LazyExpr {
+        LazyExpr(Arc::new(Lazy { text: text.into(), tree: OnceLock::from(Ok(Arc::new(tree))) }))
+    }
+
+    /// `text`, to be parsed from a fresh [`ParseState`] when first asked
+    /// for: text that [`recognises`] accepted from a state not in a
+    /// `matchinst(`.
+    pub fn unparsed(text: &[u8]) -> LazyExpr {
+        LazyExpr(Arc::new(Lazy { text: text.into(), tree: OnceLock::new() }))
+    }
+
+    /// The expression as given.
+    pub fn text(&self) -> &[u8] {
+        &self.0.text
+    }
+
+    /// The tree, made now if not yet. An error only where the text was
+    /// given to [`LazyExpr::unparsed`] without [`recognises`]' say-so.
+    pub fn tree(&self) -> Result<Arc<Expr>, SyntaxError> {
+        self.0.tree.get_or_init(|| parse_bytes(&self.0.text, &mut ParseState::default()).map(Arc::new)).clone()
+    }
+}
+
+impl PartialEq for LazyExpr {
+    fn eq(&self, other: &LazyExpr) -> bool {
+        self.text() == other.text() && self.tree() == other.tree()
+    }
+}
+
+impl std::fmt::Debug for LazyExpr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyExpr")
+            .field("text", &String::from_utf8_lossy(self.text()))
+            .field("tree", &self.0.tree.get())
+            .finish()
+    }
 }
 
 fn pmid(cluster: u32, item: u32) -> PmId {
@@ -150,7 +208,12 @@ impl Registry {
         if self.by_name.contains_key(&name) {
             return refuse("Duplicate global derived metric name");
         }
-        let tree = parse_bytes(expr, &mut self.parse)?;
+        // (most often the tree can wait: see LazyExpr)
+        let lazy = if recognises(expr, &mut self.parse) {
+            LazyExpr::unparsed(expr)
+        } else {
+            LazyExpr::parsed(expr, parse_bytes(expr, &mut self.parse)?)
+        };
         let (cluster, item) = match self.last_global {
             None => (0, 1),
             Some((c, i)) if i < 1023 => (c, i + 1),
@@ -160,15 +223,7 @@ impl Registry {
         self.last_global = Some((cluster, item));
         let id = pmid(cluster, item);
         self.by_name.insert(name.clone(), self.metrics.len());
-        self.metrics.push(Definition {
-            name,
-            pmid: id,
-            text: expr.to_vec(),
-            expr: tree.into(),
-            anon,
-            oneline: None,
-            helptext: None,
-        });
+        self.metrics.push(Definition { name, pmid: id, expr: lazy, anon, oneline: None, helptext: None });
         if anon {
             self.anon += 1;
         }
@@ -436,8 +491,7 @@ impl ContextTable {
         self.entries.push(Entry::Local(Definition {
             name,
             pmid: id,
-            text: text.to_vec(),
-            expr: tree.into(),
+            expr: LazyExpr::parsed(text, tree),
             anon: false,
             oneline: None,
             helptext: None,
@@ -471,6 +525,24 @@ impl ContextTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trees_wait_until_asked_for_where_the_text_is_sure_to_parse() {
+        let mut r = Registry::new();
+        r.register("a", "delta(x.y) / delta(x.z)").expect("register");
+        r.register("b", "rescale(x.y, \"Mbyte\")").expect("register");
+        let (a, b) = (r.get("a").expect("a"), r.get("b").expect("b"));
+        assert!(a.expr.0.tree.get().is_none(), "a's tree waits");
+        assert!(b.expr.0.tree.get().is_some(), "b's is made: units are checked at once");
+        let tree = a.expr.tree().expect("parses");
+        assert_eq!(*tree, crate::parse("delta(x.y) / delta(x.z)").expect("parses"));
+        assert!(Arc::ptr_eq(&tree, &a.expr.clone().tree().expect("parses")), "made once, shared by clones");
+        assert_eq!(a.text(), b"delta(x.y) / delta(x.z)");
+        // a failed matchinst( leaves the parser reading patterns: then the
+        // next text is parsed at once, from that state
+        assert!(r.register("c", "matchinst(/x").is_err());
+        r.register("d", "a / b").expect_err("a pattern, unterminated");
+    }
 
     #[test]
     fn global_pmids_ascend_and_wrap_clusters() {

@@ -90,12 +90,13 @@ fn run_case(archive: &Path, defs: &[&str]) -> String {
             writeln!(out, "D\t{name}\t{}", PmError::PM_ERR_NAME.code()).unwrap();
             continue;
         };
-        match check(name, def.pmid, &def.expr, &mut meta) {
+        let tree = def.expr.tree().expect("a registered expression parses");
+        match check(name, def.pmid, &tree, &mut meta) {
             Ok(checked) => {
                 let d = checked.desc();
                 writeln!(out, "D\t{name}\t0\t{}\t{:08x}\t{}\t{:08x}", d.ty.0, d.indom.0, d.sem.0, d.units.to_u32())
                     .unwrap();
-                evaluators.push(Evaluator::new(def.expr.clone(), checked));
+                evaluators.push(Evaluator::new(tree, checked));
                 fetched.push((*name, d));
             }
             Err(_) => writeln!(out, "D\t{name}\t{}", PmError::PM_ERR_BADDERIVE.code()).unwrap(),

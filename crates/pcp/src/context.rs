@@ -289,7 +289,7 @@ impl Context {
         self.derived.push(BoundMetric {
             pmid,
             name: name.to_string(),
-            expr: tree.into(),
+            expr: pcp_derived::LazyExpr::parsed(text.as_bytes(), tree),
             oneline: None,
             helptext: None,
             binding: std::sync::Mutex::new(if shadowed { Binding::Failed(None) } else { Binding::Unbound }),
@@ -303,8 +303,10 @@ impl Context {
         // bound at once, its error returned rather than reported
         let Some(m) = self.derived.get(pmid) else { return Ok(pmid) };
         *lock(&m.binding) = Binding::Failed(None);
-        let binding = match pcp_derived::check::check(&m.name, pmid, &m.expr, &mut ContextCatalog(self)) {
-            Ok(checked) => Binding::Bound(Box::new(self.derived.evaluator(m, checked))),
+        // (parsed above)
+        let Ok(tree) = m.expr.tree() else { return Ok(pmid) };
+        let binding = match pcp_derived::check::check(&m.name, pmid, &tree, &mut ContextCatalog(self)) {
+            Ok(checked) => Binding::Bound(Box::new(self.derived.evaluator(tree, checked))),
             Err(e) => {
                 *lock(&m.binding) = Binding::Failed(None);
                 // an operand that cannot be looked up is no error to
@@ -370,16 +372,22 @@ impl Context {
         if matches!(*lock(&m.binding), Binding::Unbound) {
             // while it is checked, a metric that names it finds it failed
             *lock(&m.binding) = Binding::Failed(None);
-            let binding =
-                if self.remote_names().is_some() && pcp_derived::check::shadowed(&m.name, &mut ContextCatalog(self)) {
-                    // a real metric of pmcd's has the name: it wins, silently
-                    Binding::Failed(None)
-                } else {
-                    match pcp_derived::check::check(&m.name, m.pmid, &m.expr, &mut ContextCatalog(self)) {
-                        Ok(checked) => Binding::Bound(Box::new(self.derived.evaluator(m, checked))),
+            let binding = if self.remote_names().is_some()
+                && pcp_derived::check::shadowed(&m.name, &mut ContextCatalog(self))
+            {
+                // a real metric of pmcd's has the name: it wins, silently
+                Binding::Failed(None)
+            } else {
+                match m.expr.tree() {
+                    // (no tree: registration parses what it cannot
+                    // promise will parse, so this is not met)
+                    Err(_) => Binding::Failed(None),
+                    Ok(tree) => match pcp_derived::check::check(&m.name, m.pmid, &tree, &mut ContextCatalog(self)) {
+                        Ok(checked) => Binding::Bound(Box::new(self.derived.evaluator(tree, checked))),
                         Err(e) => Binding::Failed(e.report),
-                    }
-                };
+                    },
+                }
+            };
             *lock(&m.binding) = binding;
         }
         if announce && !m.announced.swap(true, std::sync::atomic::Ordering::Relaxed) {

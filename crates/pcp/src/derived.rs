@@ -164,7 +164,7 @@ pub(crate) enum Binding {
 pub(crate) struct BoundMetric {
     pub(crate) pmid: PmId,
     pub(crate) name: String,
-    pub(crate) expr: std::sync::Arc<pcp_derived::Expr>,
+    pub(crate) expr: pcp_derived::LazyExpr,
     pub(crate) oneline: Option<Vec<u8>>,
     pub(crate) helptext: Option<Vec<u8>>,
     pub(crate) binding: Mutex<Binding>,
@@ -295,10 +295,14 @@ impl Bound {
         }
     }
 
-    /// An evaluator for `m`, checked as `checked`, its patterns compiled
-    /// once in this context.
-    pub(crate) fn evaluator(&self, m: &BoundMetric, checked: pcp_derived::check::Checked) -> pcp_derived::Evaluator {
-        pcp_derived::Evaluator::with_patterns(m.expr.clone(), checked, &mut lock(&self.patterns))
+    /// An evaluator for a metric's `tree`, checked as `checked`, its
+    /// patterns compiled once in this context.
+    pub(crate) fn evaluator(
+        &self,
+        tree: std::sync::Arc<pcp_derived::Expr>,
+        checked: pcp_derived::check::Checked,
+    ) -> pcp_derived::Evaluator {
+        pcp_derived::Evaluator::with_patterns(tree, checked, &mut lock(&self.patterns))
     }
 
     /// Put evaluators lent out back in their place.
