@@ -91,11 +91,12 @@ static WORDS: [(&[u8], Tok, bool); NWORDS] = {
 };
 
 /// The kinds of the tokens in an expression, read quickly where the text
-/// is plain (for [`crate::parse::recognises`], outside a `matchinst(`):
-/// what [`Lexer`] reads from ASCII names, numbers, operators,
-/// parentheses, commas and white space. `None` for anything else (a
-/// string, an instance name, a byte that is not ASCII, an integer too
-/// large for 32 bits, a lone `&` or `|`), which the lexer must read.
+/// is plain (for [`crate::parse::recognises`]): what [`Lexer`] reads from
+/// ASCII text, each kind with where its text is (for strings, instance
+/// names and patterns, between the delimiters, escapes still in).
+/// `None` where the lexer must read: at a byte that is not ASCII, an
+/// integer too large for 32 bits, a lone `&` or `|`, a character the
+/// lexer refuses, or a string, name or pattern left open.
 pub(crate) struct Kinds<'a> {
     text: &'a [u8],
     pos: usize,
@@ -108,8 +109,14 @@ impl<'a> Kinds<'a> {
         Kinds { text: &text[..end], pos: 0 }
     }
 
-    /// The next token's kind (`Eos` at the end, again and again).
-    pub(crate) fn next_kind(&mut self) -> Option<Tok> {
+    /// The text read (up to the first NUL).
+    pub(crate) fn text(&self) -> &'a [u8] {
+        self.text
+    }
+
+    /// The next token's kind and where its text is (`Eos` at the end,
+    /// again and again); `in_matchinst` as for [`Lexer::next_token`].
+    pub(crate) fn next_kind(&mut self, in_matchinst: bool) -> Option<(Tok, (usize, usize))> {
         let t = self.text;
         let mut i = self.pos;
         while t.get(i).is_some_and(|&b| is_space(i32::from(b))) {
@@ -117,8 +124,9 @@ impl<'a> Kinds<'a> {
         }
         let Some(&c) = t.get(i) else {
             self.pos = i;
-            return Some(Tok::Eos);
+            return Some((Tok::Eos, (i, i)));
         };
+        let from = i;
         i += 1;
         let digits = |mut i: usize| {
             while t.get(i).is_some_and(u8::is_ascii_digit) {
@@ -126,11 +134,25 @@ impl<'a> Kinds<'a> {
             }
             i
         };
+        // the end of text closed by `close`: after it, and the text before it
+        let closed = |mut i: usize, close: u8, escapes: bool| -> Option<(usize, usize)> {
+            loop {
+                match *t.get(i)? {
+                    b if b == close => return Some((i + 1, i)),
+                    b'\\' if escapes => {
+                        t.get(i + 1).filter(|b| b.is_ascii())?;
+                        i += 2;
+                    }
+                    b if b.is_ascii() => i += 1,
+                    _ => return None,
+                }
+            }
+        };
         let tok = match c {
             b'+' => Tok::Plus,
             b'-' => Tok::Minus,
             b'*' => Tok::Star,
-            b'/' => Tok::Slash,
+            b'/' if !in_matchinst => Tok::Slash,
             b'(' => Tok::LParen,
             b')' => Tok::RParen,
             b'?' => Tok::Quest,
@@ -157,7 +179,6 @@ impl<'a> Kinds<'a> {
                 Tok::Double
             }
             b'a'..=b'z' | b'A'..=b'Z' => {
-                let from = i - 1;
                 while t.get(i).is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.') {
                     i += 1;
                 }
@@ -185,10 +206,20 @@ impl<'a> Kinds<'a> {
                     Tok::Or
                 }
             }
+            b'"' | b'[' | b'/' => {
+                let (close, escapes, tok) = match c {
+                    b'"' => (b'"', false, Tok::String),
+                    b'[' => (b']', true, Tok::InstName),
+                    _ => (b'/', true, Tok::Pattern),
+                };
+                let (after, end) = closed(i, close, escapes)?;
+                self.pos = after;
+                return Some((tok, (from + 1, end)));
+            }
             _ => return None,
         };
         self.pos = i;
-        Some(tok)
+        Some((tok, (from, i)))
     }
 }
 
@@ -504,26 +535,37 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
         /// Where the quick reading of kinds gives one, it is the kind the
-        /// lexer reads, token after token, to the end.
+        /// lexer reads, and its text (escapes dropped) the lexer's, token
+        /// after token, to the end.
         #[test]
         fn kinds_read_quickly_are_the_lexers(parts in proptest::collection::vec(
             proptest::sample::select(vec![
                 &b"a"[..], b"b.c_1", b"Z9", b"_", b".", b"..5", b"7", b"4294967295", b"4294967296", b"0.", b" ",
                 b"\t", b"\n", b"+", b"-", b"*", b"/", b"?", b":", b",", b"(", b")", b"[", b"]", b"\"", b"avg",
                 b"avg(", b"rate(", b"matchinst(", b"units", b"type", b"novalue", b"\xff", b"\0", b"<", b">", b"=",
-                b"!", b"&", b"|", b"\x7f", b"@", "\u{e9}".as_bytes(),
+                b"!", b"&", b"|", b"\x7f", b"@", "\u{e9}".as_bytes(), b"\\", b"\"Mbyte\"", b"[a\\]b]", b"/^e/",
+                b"#",
             ]),
             0..24,
         )) {
             let text: Vec<u8> = parts.concat();
             let mut lx = Lexer::new(&text);
             let mut quick = Kinds::new(&text);
+            let mut in_matchinst = false;
             loop {
-                let t = lx.next_token(false);
-                let Some(kind) = quick.next_kind() else { break };
+                let t = lx.next_token(in_matchinst);
+                let Some((kind, (from, to))) = quick.next_kind(in_matchinst) else { break };
                 proptest::prop_assert_eq!(kind, t.tok, "{:?}", text);
+                if matches!(kind, Tok::String | Tok::InstName | Tok::Pattern) {
+                    let raw = &quick.text()[from..to];
+                    let unescaped = if kind == Tok::String { raw.to_vec() } else { crate::parse::unescape(raw) };
+                    proptest::prop_assert_eq!(&unescaped[..], &t.text[..], "{:?}", text);
+                } else if kind != Tok::Eos {
+                    proptest::prop_assert_eq!(&quick.text()[from..to], &t.text[..], "{:?}", text);
+                }
+                in_matchinst |= kind == Tok::MatchInst;
                 if t.tok == Tok::Eos {
-                    proptest::prop_assert_eq!(quick.next_kind(), Some(Tok::Eos));
+                    proptest::prop_assert_eq!(quick.next_kind(in_matchinst).map(|k| k.0), Some(Tok::Eos));
                     break;
                 }
             }
@@ -532,13 +574,13 @@ mod tests {
 
     #[test]
     fn quick_kinds_give_up_where_the_lexer_reads_more() {
-        for text in [&b"x[a]"[..], b"\"s\"", b"4294967296", b"a & b", b"a \xff", b"#"] {
+        for text in [&b"x[a"[..], b"\"s", b"4294967296", b"a & b", b"a \xff", b"#", b"\"\xe9\""] {
             let mut quick = Kinds::new(text);
-            let gave_up = std::iter::from_fn(|| Some(quick.next_kind())).take(4).any(|k| k.is_none());
+            let gave_up = std::iter::from_fn(|| Some(quick.next_kind(false))).take(4).any(|k| k.is_none());
             assert!(gave_up, "{}", String::from_utf8_lossy(text));
         }
         let mut quick = Kinds::new(b"rate(x) >= .5 && !y ? 1 : 2.0\0+");
-        let kinds: Vec<Tok> = std::iter::from_fn(|| quick.next_kind()).take(13).collect();
+        let kinds: Vec<Tok> = std::iter::from_fn(|| quick.next_kind(false).map(|k| k.0)).take(13).collect();
         assert_eq!(
             kinds,
             [
@@ -557,7 +599,7 @@ mod tests {
                 Tok::Double
             ]
         );
-        assert_eq!(quick.next_kind(), Some(Tok::Eos));
+        assert_eq!(quick.next_kind(false).map(|k| k.0), Some(Tok::Eos));
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub struct ParseState {
 #[derive(Default)]
 struct Room {
     states: Vec<usize>,
+    /// The recogniser's texts, one per state.
+    spans: Vec<(usize, usize)>,
     vals: Vec<Val<'static>>,
     tree: Builder,
 }
@@ -170,77 +172,113 @@ pub fn parse_traced<'t>(
 }
 
 /// Whether `text` is sure to parse, found without making its tree: the
-/// parser's automaton runs on the tokens alone, and gives up (`false`) at
-/// the first error and at anything the parse would look into further (a
-/// `matchinst(` and its pattern, units, metadata parameters, a
-/// diagnostic rule). `true` promises that [`parse_bytes`] from `state`
-/// succeeds and leaves `state` as it was, so that the tree can be made
-/// when it is first wanted; `false` promises nothing.
+/// parser's automaton runs on the tokens alone, checking what the
+/// parser's actions check (patterns, units, metadata parameters), and
+/// gives up (`false`) at the first error, at a diagnostic rule, and at
+/// text that is not plain ASCII. `true` promises that [`parse_bytes`]
+/// from `state` succeeds and leaves `state` as it was, so that the tree
+/// can be made when it is first wanted; `false` promises nothing.
 pub fn recognises(text: &[u8], state: &mut ParseState) -> bool {
     if state.in_matchinst {
         return false;
     }
     let mut states = std::mem::take(&mut state.room.states);
+    let mut spans = std::mem::take(&mut state.room.spans);
     states.clear();
-    let sure = recognise(text, &mut states);
+    spans.clear();
+    let sure = recognise(text, &mut states, &mut spans);
     states.clear();
+    spans.clear();
     if states.capacity() <= ROOM_KEPT {
         state.room.states = states;
+        state.room.spans = spans;
     }
     sure
 }
 
-/// [`recognises`], the automaton's stack in `states`.
-fn recognise(text: &[u8], states: &mut Vec<usize>) -> bool {
+/// [`recognises`], the automaton's stack in `states`, and in `spans`
+/// where each symbol on it got its text (a token's, or the one token a
+/// nonterminal passes on), for the checks.
+fn recognise(text: &[u8], states: &mut Vec<usize>, spans: &mut Vec<(usize, usize)>) -> bool {
     let mut kinds = Kinds::new(text);
     let mut lookahead = None;
+    let mut in_matchinst = false;
+    let mut spec = Metadata::default();
+    let text = kinds.text();
     states.push(0);
+    spans.push((0, 0));
     loop {
         let Some(&top) = states.last() else { return false };
         let row = &STATES[top];
         let mut action = 0;
         if !row.actions.is_empty() {
-            let tok = match lookahead {
-                Some(tok) => tok,
-                None => match kinds.next_kind() {
-                    // (a `matchinst(` changes how the rest is read)
-                    None | Some(Tok::MatchInst) => return false,
-                    Some(tok) => *lookahead.insert(tok),
+            let (tok, span) = match lookahead {
+                Some(t) => t,
+                None => match kinds.next_kind(in_matchinst) {
+                    None => return false,
+                    Some(t) => {
+                        // (as the parser's read: when the token is read)
+                        in_matchinst |= t.0 == Tok::MatchInst;
+                        *lookahead.insert(t)
+                    }
                 },
             };
             action = ACTIONS[top][tok as usize];
-        }
-        let rule = match (action, row.default) {
-            (a, _) if a > 0 => {
+            if action > 0 {
                 lookahead = None;
-                states.push(a as usize);
+                states.push(action as usize);
+                spans.push(span);
                 if states.len() >= MAX_DEPTH {
                     return false;
                 }
                 continue;
             }
+        }
+        let rule = match (action, row.default) {
             (a, _) if a < 0 => &RULES[(-a) as usize],
             (_, 0) => return false,
             (_, d) => &RULES[d as usize - 1],
         };
+        let Some(keep) = states.len().checked_sub(rule.rhs.len()) else { return false };
+        let arg = |k: usize| spans.get(keep + k).and_then(|&(a, b)| text.get(a..b)).unwrap_or_default();
+        let mut passed = (0, 0);
         match rule.act {
-            Act::Accept => return true,
-            // (actions that can fail, or that change the state)
-            Act::Fail { .. }
-            | Act::TernaryNoValueBoth
-            | Act::Regexpr
-            | Act::MkConstDouble
-            | Act::Spec(_)
-            | Act::Rescale
-            | Act::MatchInst => return false,
+            Act::Accept => return !in_matchinst,
+            Act::Fail { .. } | Act::TernaryNoValueBoth => return false,
+            Act::Pass if rule.rhs.len() == 1 => passed = spans.get(keep).copied().unwrap_or_default(),
+            Act::Regexpr if crate::regex::check(&unescape(arg(1))).is_err() => return false,
+            Act::Rescale if pcp_core::parse_units(&String::from_utf8_lossy(arg(4))).is_err() => return false,
+            Act::Spec(kind) if set_spec(&mut spec, kind, arg(2)).is_err() => return false,
+            Act::MkConstDouble if !float_type_allowed(&spec) => return false,
+            Act::MidInt | Act::MidDouble | Act::NoValueSpecs | Act::MkConstInt | Act::MkConstDouble => {
+                spec = Metadata::default()
+            }
+            Act::MatchInst => in_matchinst = false,
             _ => {}
         }
-        let Some(keep) = states.len().checked_sub(rule.rhs.len()) else { return false };
         states.truncate(keep);
+        spans.truncate(keep);
         let Some(&from) = states.last() else { return false };
         let Some(&(_, to)) = STATES[from].gotos.iter().find(|(n, _)| *n == rule.lhs) else { return false };
         states.push(to as usize);
+        spans.push(passed);
     }
+}
+
+/// An instance name's or a pattern's text as the lexer gives it: each
+/// backslash dropped, and the byte after it kept.
+pub(crate) fn unescape(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut escape = false;
+    for &b in raw {
+        if !escape && b == b'\\' {
+            escape = true;
+            continue;
+        }
+        escape = false;
+        out.push(b);
+    }
+    out
 }
 
 fn run<'t>(text: &'t [u8], state: &mut ParseState, trace: Option<&mut Vec<Token<'t>>>) -> Result<Expr, SyntaxError> {
@@ -267,7 +305,8 @@ fn run<'t>(text: &'t [u8], state: &mut ParseState, trace: Option<&mut Vec<Token<
     states.clear();
     // (the room of a deep expression's parse is not held on to)
     if states.capacity() <= ROOM_KEPT {
-        p.state.room = Room { states, vals: relend(vals), tree: std::mem::take(&mut p.tree) };
+        let spans = std::mem::take(&mut p.state.room.spans);
+        p.state.room = Room { states, spans, vals: relend(vals), tree: std::mem::take(&mut p.tree) };
     }
     done
 }
@@ -519,8 +558,8 @@ impl<'t> Parser<'t, '_> {
                 if act == Act::MkConstInt {
                     self.node(Node::Integer(Constant { text: number, meta: Some(Box::new(meta)) }))
                 } else {
-                    let ty = meta.ty.unwrap_or(MetricType::DOUBLE);
-                    if ty != MetricType::DOUBLE && ty != MetricType::FLOAT {
+                    if !float_type_allowed(&meta) {
+                        let ty = meta.ty.unwrap_or(MetricType::DOUBLE);
                         let m = format!("Incompatible floating point constant and type '{}'", ty.name());
                         self.set_message(m.into_bytes());
                         return Err(Stop::Abort);
@@ -588,28 +627,10 @@ impl<'t> Parser<'t, '_> {
 
     /// A `type=`, `semantics=` or `units=` parameter.
     fn spec_value(&mut self, kind: SpecKind, value: &[u8]) -> Result<(), Stop> {
-        let is = |word: &str| value.eq_ignore_ascii_case(word.as_bytes());
-        match kind {
-            SpecKind::Type => {
-                let types = [MetricType::I32, MetricType::U32, MetricType::I64, MetricType::U64];
-                match types.into_iter().chain([MetricType::FLOAT, MetricType::DOUBLE]).find(|t| is(t.name())) {
-                    Some(t) => self.spec.ty = Some(t),
-                    None => return self.abort_quoting("Unrecognized value for type", value),
-                }
-            }
-            SpecKind::Semantics => {
-                let sems = [Semantics::COUNTER, Semantics::INSTANT, Semantics::DISCRETE];
-                match sems.into_iter().find(|s| is(s.name())) {
-                    Some(s) => self.spec.sem = Some(s),
-                    None => return self.abort_quoting("Unrecognized value for semantics", value),
-                }
-            }
-            SpecKind::Units => match pcp_core::parse_units(&String::from_utf8_lossy(value)) {
-                Ok((u, _)) => self.spec.units = Some(u),
-                Err(why) => return self.abort_quoting("Illegal units:", why.message.as_bytes()),
-            },
+        match set_spec(&mut self.spec, kind, value) {
+            Ok(()) => Ok(()),
+            Err((phrase, what)) => self.abort_quoting(phrase, &what),
         }
-        Ok(())
     }
 
     /// Stops with the message `phrase 'what'`.
@@ -620,6 +641,39 @@ impl<'t> Parser<'t, '_> {
         self.set_message(m);
         Err(Stop::Abort)
     }
+}
+
+/// Puts a `type=`, `semantics=` or `units=` parameter's value in `spec`,
+/// or says why it cannot: the diagnostic's phrase and what it quotes.
+fn set_spec(spec: &mut Metadata, kind: SpecKind, value: &[u8]) -> Result<(), (&'static str, Vec<u8>)> {
+    let is = |word: &str| value.eq_ignore_ascii_case(word.as_bytes());
+    match kind {
+        SpecKind::Type => {
+            let types = [MetricType::I32, MetricType::U32, MetricType::I64, MetricType::U64];
+            match types.into_iter().chain([MetricType::FLOAT, MetricType::DOUBLE]).find(|t| is(t.name())) {
+                Some(t) => spec.ty = Some(t),
+                None => return Err(("Unrecognized value for type", value.to_vec())),
+            }
+        }
+        SpecKind::Semantics => {
+            let sems = [Semantics::COUNTER, Semantics::INSTANT, Semantics::DISCRETE];
+            match sems.into_iter().find(|s| is(s.name())) {
+                Some(s) => spec.sem = Some(s),
+                None => return Err(("Unrecognized value for semantics", value.to_vec())),
+            }
+        }
+        SpecKind::Units => match pcp_core::parse_units(&String::from_utf8_lossy(value)) {
+            Ok((u, _)) => spec.units = Some(u),
+            Err(why) => return Err(("Illegal units:", why.message.as_bytes().to_vec())),
+        },
+    }
+    Ok(())
+}
+
+/// Whether a `mkconst()` of a floating point constant may have the type
+/// its parameters give (none: `double`).
+fn float_type_allowed(spec: &Metadata) -> bool {
+    matches!(spec.ty.unwrap_or(MetricType::DOUBLE), MetricType::DOUBLE | MetricType::FLOAT)
 }
 
 #[cfg(test)]
@@ -677,6 +731,8 @@ mod tests {
                 "<", "<=", "==", "!=", ">", ">=", "&&", "||", "=", "&", "avg(", "count(", "delta(", "max(", "min(",
                 "sum(", "rate(", "instant(", "scalar(", "defined(", "anon(", "mkconst(", "rescale(", "matchinst(",
                 "novalue(", "type", "units", "\"s\"", "[i]", "/p/", "PM_TYPE_32", "u32", "meta", "x[", "\0",
+                "\"Mbyte\"", "\"count / sec\"", "=", "type=", "semantics=", "units=", "meta=", "double", "float",
+                "counter", "/[/", "/a\\/b/", "[a\\]", "\\", "1.5", "\u{e9}", "\u{ff}",
             ]),
             0..20,
         ), open: bool) {
@@ -711,15 +767,25 @@ mod tests {
             "(max(disk.dev.read) - min(disk.dev.read)) / count(disk.dev.read)",
             "defined(a) ? scalar(b) + avg(c) + sum(d) : instant(e) - 1.5",
             "a ? b : c ? d : e",
+            "matchinst(/^eth/, disk.dev.read) / 2",
+            "matchinst(!/a\\/b/, x) + matchinst(/c/, y)",
+            "rescale(mem.util.used, \"Mbyte\")",
+            "mkconst(0, type=u32, semantics=instant)",
+            "mkconst(1.5, type=\"float\", units=\"millisec / count\")",
+            "a ? novalue(type=double, semantics=counter) : b",
+            "x[i] + (y)[a\\]b]",
         ] {
             assert!(sure(t), "{t}");
         }
         for t in [
-            "matchinst(/^eth/, disk.dev.read)",
-            "rescale(mem.util.used, \"Mbyte\")",
-            "mkconst(0, type=u32, semantics=instant)",
+            "matchinst(/a[/, x)",
+            "matchinst(/a/ x)",
+            "rescale(x, \"furlongs\")",
+            "mkconst(1.5, type=u32)",
+            "mkconst(1, type=bogus)",
+            "novalue(semantics=sometimes)",
             "a ? novalue() : novalue()",
-            "x[i]",
+            "x[caf\u{e9}]",
             "a +",
             "rate (x)",
             "units",
