@@ -4,7 +4,7 @@
 //!
 //! The behaviour follows libpcp's reading position model: a current volume
 //! and offset, a temporal index used for coarse positioning after each
-//! `pmSetMode`, then record-by-record reading (see [`crate::logread`]).
+//! `pmSetMode`, then record-by-record reading (see the private `logread` module).
 //! In brief:
 //!
 //! - `Forw` returns the first record at or after the current time, then
@@ -18,9 +18,9 @@
 //!   values are filtered through the instance profile (`wanted`), except
 //!   in `fetch_archive`, which returns whole records.
 //! - At either end of the archive a fetch fails with `PM_ERR_EOL`.
-//! - Several archives replay as one, in time order (see [`crate::multi`]):
+//! - Several archives replay as one, in time order (see the private `multi` module):
 //!   each boundary between them reads as a mark record.
-//! - `Interp` (see [`crate::interp`]) computes values at the current time
+//! - `Interp` (see the private `interp` module) computes values at the current time
 //!   from the records around it, then advances the time by the delta.
 
 use crate::archive::{Archive, ArchiveSet};
@@ -65,7 +65,7 @@ impl Mode {
 /// all, reading the same files (see also [`Replay::fork`]).
 #[derive(Clone, Debug)]
 pub struct Replay {
-    /// The archives, in time order (see [`crate::multi`]).
+    /// The archives, in time order (see the private `multi` module).
     pub(crate) archives: ArchiveSet,
     /// `ac_cur_log`: which of them `log` reads.
     pub(crate) cur: usize,

@@ -8,7 +8,7 @@
 //! instance names through traits). The pieces, in pipeline order:
 //!
 //! - [`lex`]: the scanner;
-//! - [`parse`]: the parser (an LALR(1) automaton with yacc's error
+//! - [`parse`](mod@parse): the parser (an LALR(1) automaton with yacc's error
 //!   recovery, which is what decides libpcp's error positions and
 //!   messages) producing an [`Expr`];
 //! - [`regex`]: the syntax of `matchinst()` patterns;

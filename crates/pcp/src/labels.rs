@@ -94,7 +94,7 @@ impl Context {
     /// `pmLookupLabels`: the first set of each level that applies to
     /// `pmid`, lowest precedence first (context, domain, instance domain
     /// if any, cluster, item), ready for
-    /// [`merge_label_sets`](pcp_core::labels::merge_label_sets).
+    /// [`merge_label_sets`].
     #[doc(alias = "pmLookupLabels")]
     pub fn lookup_labels(&self, pmid: PmId) -> PmResult<Vec<LabelSet>> {
         let desc = self.lookup_desc(pmid)?;

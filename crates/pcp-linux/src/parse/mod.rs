@@ -3,7 +3,7 @@
 //! as a number is `None` ("no value"), never an error or a panic.
 //!
 //! Each parser reads what the PCP 6.0.3 Linux PMDA reads from the same
-//! file, with the same conversions (see [`crate::scan`] for the C number
+//! file, with the same conversions (see the private `scan` module for the C number
 //! rules), so the values computed from them agree with the PMDA's.
 
 mod disk;

@@ -4,7 +4,7 @@
 //! `SIOCGIFFLAGS` gives) and the ethtool family's link modes dump
 //! (`ETHTOOL_MSG_LINKMODES_GET`: the speed and duplex `SIOCETHTOOL`'s
 //! `ETHTOOL_GSET` gives). Bytes in, values out; the sockets are in
-//! [`crate::files`].
+//! the crate's private `files` module.
 
 /// One network interface as the link dump reports it.
 #[doc(alias = "SIOCGIFMTU")]
