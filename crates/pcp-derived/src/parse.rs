@@ -12,7 +12,7 @@ use crate::ast::{Builder, Constant, Expr, Filter, Metadata, Node, NodeId};
 use crate::grammar::{Act, SpecKind, Tok, NTOKENS, RULES};
 use crate::lex::{Kinds, Lexer, Token};
 use crate::tables::STATES;
-use pcp_core::{MetricType, Semantics};
+use pcp_core::{MetricType, Semantics, Units};
 use std::fmt;
 
 /// What libpcp's parser remembers from one expression to the next: whether
@@ -247,7 +247,7 @@ fn recognise(text: &[u8], states: &mut Vec<usize>, spans: &mut Vec<(usize, usize
             Act::Fail { .. } | Act::TernaryNoValueBoth => return false,
             Act::Pass if rule.rhs.len() == 1 => passed = spans.get(keep).copied().unwrap_or_default(),
             Act::Regexpr if crate::regex::check(&unescape(arg(1))).is_err() => return false,
-            Act::Rescale if pcp_core::parse_units(&String::from_utf8_lossy(arg(4))).is_err() => return false,
+            Act::Rescale if parse_units(arg(4)).is_err() => return false,
             Act::Spec(kind) if set_spec(&mut spec, kind, arg(2)).is_err() => return false,
             Act::MkConstDouble if !float_type_allowed(&spec) => return false,
             Act::MidInt | Act::MidDouble | Act::NoValueSpecs | Act::MkConstInt | Act::MkConstDouble => {
@@ -602,10 +602,10 @@ impl<'t> Parser<'t, '_> {
                 let e = expr(next());
                 next();
                 let units = bytes(next());
-                match pcp_core::parse_units(&String::from_utf8_lossy(&units)) {
-                    Ok((u, _)) => self.node(Node::Rescale(e, u)),
+                match parse_units(&units) {
+                    Ok(u) => self.node(Node::Rescale(e, u)),
                     Err(why) => {
-                        let _ = self.abort_quoting("Illegal units:", why.message.as_bytes());
+                        let _ = self.abort_quoting("Illegal units:", why.as_bytes());
                         return Err(Stop::Abort);
                     }
                 }
@@ -662,12 +662,18 @@ fn set_spec(spec: &mut Metadata, kind: SpecKind, value: &[u8]) -> Result<(), (&'
                 None => return Err(("Unrecognized value for semantics", value.to_vec())),
             }
         }
-        SpecKind::Units => match pcp_core::parse_units(&String::from_utf8_lossy(value)) {
-            Ok((u, _)) => spec.units = Some(u),
-            Err(why) => return Err(("Illegal units:", why.message.as_bytes().to_vec())),
+        SpecKind::Units => match parse_units(value) {
+            Ok(u) => spec.units = Some(u),
+            Err(why) => return Err(("Illegal units:", why.as_bytes().to_vec())),
         },
     }
     Ok(())
+}
+
+/// A units string of `rescale()` or `units=`, or why it is not one
+/// (`pmParseUnitsStr`'s message).
+fn parse_units(text: &[u8]) -> Result<Units, &'static str> {
+    pcp_core::parse_units(&String::from_utf8_lossy(text)).map(|(u, _)| u).map_err(|why| why.message)
 }
 
 /// Whether a `mkconst()` of a floating point constant may have the type
