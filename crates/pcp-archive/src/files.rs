@@ -538,19 +538,39 @@ fn temp_file() -> io::Result<File> {
     Err(io::Error::other("cannot make a temporary file"))
 }
 
-/// Reads framed records from a stream, one at a time, into one reusable
-/// buffer. A record's claimed length is never allocated up front: the
-/// buffer grows only with bytes that actually arrive.
+/// Reads framed records from a stream, one at a time, through one
+/// reusable buffer: a record that is wholly in it is handed out where it
+/// is, not copied. A record's claimed length is never allocated up front:
+/// the buffer grows only with bytes that actually arrive.
 pub struct RecordReader<R: Read> {
     input: R,
+    /// Bytes read; those from `start` to `end` not handed out yet.
     buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// The input has ended.
+    ended: bool,
+    /// Read ahead of the record wanted (a plain file), rather than asking
+    /// the input for no byte after it (a decompressor, which would then
+    /// find damage further on sooner than libpcp).
+    ahead: bool,
     offset: u64,
 }
+
+/// How much [`RecordReader`] reads at a time (more when a record is
+/// longer).
+const READ_AHEAD: usize = 1 << 17;
 
 impl<R: Read> RecordReader<R> {
     /// Read records from `input`, which starts `offset` bytes into its file.
     pub fn new(input: R, offset: u64) -> RecordReader<R> {
-        RecordReader { input, buf: Vec::new(), offset }
+        RecordReader { input, buf: Vec::new(), start: 0, end: 0, ended: false, ahead: false, offset }
+    }
+
+    /// [`RecordReader::new`] for a plain file: reads [`READ_AHEAD`] bytes
+    /// at a time.
+    pub fn reading_ahead(input: R, offset: u64) -> RecordReader<R> {
+        RecordReader { ahead: true, ..RecordReader::new(input, offset) }
     }
 
     /// Byte offset of the next record in the file.
@@ -558,34 +578,54 @@ impl<R: Read> RecordReader<R> {
         self.offset
     }
 
+    /// Read until at least `want` bytes are waiting, or the input ends.
+    fn fill(&mut self, want: usize) -> Result<(), PmError> {
+        while self.end - self.start < want && !self.ended {
+            if self.buf.len() - self.start < want && self.start > 0 {
+                // the bytes waiting moved to the front, to make room
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+            if self.end == self.buf.len() {
+                // (at most doubled: by no more than what has arrived)
+                let more = self.buf.len().max(READ_AHEAD);
+                self.buf.resize(self.buf.len() + more, 0);
+            }
+            let upto = if self.ahead { self.buf.len() } else { self.buf.len().min(self.start + want) };
+            match self.input.read(&mut self.buf[self.end..upto]) {
+                Ok(0) => self.ended = true,
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(io_err(e)),
+            }
+        }
+        Ok(())
+    }
+
     /// The next record's payload; `Ok(None)` at a clean end of file. A
     /// record cut short, or whose two length words disagree, is
     /// `PM_ERR_LOGREC`; a read failure is its errno.
     pub fn next_record(&mut self) -> Result<Option<&[u8]>, PmError> {
-        let mut head = [0u8; 4];
-        let got = read_full(&mut self.input, &mut head)?;
-        if got == 0 {
-            return Ok(None);
-        }
-        if got < 4 {
-            return Err(PmError::PM_ERR_LOGREC);
-        }
-        let len = u32::from_be_bytes(head) as u64;
+        self.fill(4)?;
+        let waiting = &self.buf[self.start..self.end];
+        let Some(head) = waiting.first_chunk::<4>() else {
+            return if waiting.is_empty() { Ok(None) } else { Err(PmError::PM_ERR_LOGREC) };
+        };
+        let len = u32::from_be_bytes(*head) as usize;
         if len < 8 {
             return Err(PmError::PM_ERR_LOGREC);
         }
-        self.buf.clear();
-        (&mut self.input).take(len - 4).read_to_end(&mut self.buf).map_err(io_err)?;
-        if (self.buf.len() as u64) < len - 4 {
+        self.fill(len)?;
+        let Some(record) = self.buf.get(self.start..self.end).and_then(|b| b.get(..len)) else {
+            return Err(PmError::PM_ERR_LOGREC);
+        };
+        if record[len - 4..] != record[..4] {
             return Err(PmError::PM_ERR_LOGREC);
         }
-        let n = self.buf.len();
-        let tail = u32::from_be_bytes([self.buf[n - 4], self.buf[n - 3], self.buf[n - 2], self.buf[n - 1]]) as u64;
-        if tail != len {
-            return Err(PmError::PM_ERR_LOGREC);
-        }
-        self.offset += len;
-        Ok(Some(&self.buf[..n - 4]))
+        self.start += len;
+        self.offset += len as u64;
+        Ok(Some(&record[4..len - 4]))
     }
 }
 
@@ -610,7 +650,11 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<usize, PmError> {
 /// Open one archive file, check its label, and return the label and a
 /// record reader positioned after it.
 pub fn open_records(path: &Path) -> Result<(Label, RecordReader<Box<dyn Read + Send>>), PmError> {
-    let mut input = open(path).map_err(io_err)?;
+    // (a plain file is read by the record reader's own reads, big enough
+    // not to want a buffer between)
+    let plain = compression_of(&path.to_string_lossy()) == Compression::None;
+    let mut input: Box<dyn Read + Send> =
+        if plain { Box::new(File::open(path).map_err(io_err)?) } else { open(path).map_err(io_err)? };
     let mut head = [0u8; 4];
     if read_full(&mut input, &mut head)? < 4 {
         return Err(PmError::PM_ERR_LABEL);
@@ -626,7 +670,9 @@ pub fn open_records(path: &Path) -> Result<(Label, RecordReader<Box<dyn Read + S
         return Err(PmError::PM_ERR_LABEL);
     }
     let (label, used) = Label::decode(&rec)?;
-    Ok((label, RecordReader::new(input, used as u64)))
+    let records =
+        if plain { RecordReader::reading_ahead(input, used as u64) } else { RecordReader::new(input, used as u64) };
+    Ok((label, records))
 }
 
 #[cfg(test)]
@@ -677,7 +723,10 @@ mod tests {
                     _ => data.extend_from_slice(body),
                 }
             }
-            let mut reader = RecordReader::new(Chunky { data: data.clone(), at: 0, sizes, turn: 0 }, 0);
+            // asking for no more than each record, and reading ahead
+            for ahead in [false, true] {
+            let chunky = Chunky { data: data.clone(), at: 0, sizes: sizes.clone(), turn: 0 };
+            let mut reader = if ahead { RecordReader::reading_ahead(chunky, 0) } else { RecordReader::new(chunky, 0) };
             let mut at = 0;
             loop {
                 let want = crate::raw::next_record(&data[at..]).map(|r| r.map(|(p, used)| (p.to_vec(), used)));
@@ -690,6 +739,7 @@ mod tests {
                     }
                     _ => break,
                 }
+            }
             }
         }
     }
@@ -809,6 +859,31 @@ mod tests {
         assert_eq!(compression_of("a.0.bz"), Compression::Bzip2);
         assert_eq!(compression_of("a.0.z"), Compression::Gzip);
         assert_eq!(compression_of("a.0"), Compression::None);
+    }
+
+    #[test]
+    fn records_longer_than_a_read_are_whole() {
+        let mut data = Vec::new();
+        let bodies: Vec<Vec<u8>> = [70_000usize, 10, 130_000, 65_528, 3]
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| (0..n).map(|i| (i * 7 + k) as u8).collect())
+            .collect();
+        for body in &bodies {
+            let len = (body.len() + 8) as u32;
+            data.extend_from_slice(&len.to_be_bytes());
+            data.extend_from_slice(body);
+            data.extend_from_slice(&len.to_be_bytes());
+        }
+        for ahead in [false, true] {
+            let chunky = Chunky { data: data.clone(), at: 0, sizes: vec![50_000, 1, 9_999], turn: 0 };
+            let mut r = if ahead { RecordReader::reading_ahead(chunky, 0) } else { RecordReader::new(chunky, 0) };
+            for body in &bodies {
+                assert_eq!(r.next_record().unwrap(), Some(&body[..]));
+            }
+            assert_eq!(r.next_record().unwrap(), None);
+            assert_eq!(r.offset(), data.len() as u64);
+        }
     }
 
     #[test]

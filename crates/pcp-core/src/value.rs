@@ -236,8 +236,15 @@ impl Value {
         match self {
             Value::Block(block) => {
                 block.vtype = t.0 as u8;
-                block.data.clear();
-                block.data.extend_from_slice(&bytes[..n]);
+                // (most often the block held a number of the same size:
+                // overwritten where it is)
+                match block.data.as_mut_slice() {
+                    held @ [_, _, _, _, _, _, _, _] if n == 8 => held.copy_from_slice(&bytes),
+                    _ => {
+                        block.data.clear();
+                        block.data.extend_from_slice(&bytes[..n]);
+                    }
+                }
             }
             Value::Insitu(_) => *self = Value::Block(ValueBlock::from_slice(t.0 as u8, &bytes[..n])),
         }
