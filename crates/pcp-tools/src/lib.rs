@@ -64,13 +64,20 @@ impl<T: Send + 'static> Drop for DropAside<T> {
 pub type ToolFn = fn(&[OsString], &mut dyn Write, &mut dyn Write) -> i32;
 
 /// Run a tool as a process: real arguments and streams, then exit with its
-/// status. Output goes through one buffer per stream; a reader that goes
-/// away early (a broken pipe) ends the tool quietly, as with the C tools
-/// under `head`.
+/// status. Standard output is buffered as C's stdio buffers it: a line at a
+/// time to a terminal (so that a live tool's samples show as they come),
+/// in blocks otherwise. A reader that goes away early (a broken pipe) ends
+/// the tool quietly, as with the C tools under `head`.
 pub fn main_with(tool: ToolFn) -> ! {
+    use std::io::IsTerminal;
     let args: Vec<OsString> = std::env::args_os().collect();
     let stdout = io::stdout();
-    let mut out = BrokenPipeOk::new(io::BufWriter::new(stdout.lock()));
+    // (the standard library's lock writes out each line: a terminal gets
+    // it as it is; anything else gets it through a block buffer)
+    let lines = stdout.is_terminal();
+    let lock = stdout.lock();
+    let mut out: BrokenPipeOk<Box<dyn Write>> =
+        BrokenPipeOk::new(if lines { Box::new(lock) } else { Box::new(io::BufWriter::new(lock)) });
     let mut err = BrokenPipeOk::new(io::stderr());
     let status = tool(&args, &mut out, &mut err);
     let _ = out.flush();
