@@ -66,8 +66,8 @@ pub type ToolFn = fn(&[OsString], &mut dyn Write, &mut dyn Write) -> i32;
 /// Run a tool as a process: real arguments and streams, then exit with its
 /// status. Standard output is buffered as C's stdio buffers it: a line at a
 /// time to a terminal (so that a live tool's samples show as they come),
-/// in blocks otherwise. A reader that goes away early (a broken pipe) ends
-/// the tool quietly, as with the C tools under `head`.
+/// in blocks otherwise. A reader that goes away early (`| head`) ends the
+/// tool at its next write, with status 141, as `SIGPIPE` ends the C tools.
 pub fn main_with(tool: ToolFn) -> ! {
     use std::io::IsTerminal;
     let args: Vec<OsString> = std::env::args_os().collect();
@@ -76,48 +76,41 @@ pub fn main_with(tool: ToolFn) -> ! {
     // it as it is; anything else gets it through a block buffer)
     let lines = stdout.is_terminal();
     let lock = stdout.lock();
-    let mut out: BrokenPipeOk<Box<dyn Write>> =
-        BrokenPipeOk::new(if lines { Box::new(lock) } else { Box::new(io::BufWriter::new(lock)) });
-    let mut err = BrokenPipeOk::new(io::stderr());
+    let mut out: EndOnClosedPipe<Box<dyn Write>> =
+        EndOnClosedPipe(if lines { Box::new(lock) } else { Box::new(io::BufWriter::new(lock)) });
+    let mut err = EndOnClosedPipe(io::stderr());
     let status = tool(&args, &mut out, &mut err);
     let _ = out.flush();
     std::process::exit(status)
 }
 
-/// A writer that swallows `BrokenPipe` (and everything after it).
-struct BrokenPipeOk<W: Write> {
-    inner: W,
-    closed: bool,
-}
+/// The status a shell shows for a process that `SIGPIPE` killed
+/// (128 + 13).
+const SIGPIPE_STATUS: i32 = 141;
 
-impl<W: Write> BrokenPipeOk<W> {
-    fn new(inner: W) -> Self {
-        BrokenPipeOk { inner, closed: false }
-    }
-    fn filter(&mut self, r: io::Result<()>) -> io::Result<()> {
-        match r {
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(())
-            }
-            other => other,
-        }
+/// A writer that ends the process when the pipe it writes to has lost its
+/// reader, where a C tool is killed by `SIGPIPE` at that write (Rust's
+/// runtime ignores the signal): at once, with the status a shell shows
+/// for that. (A parent that waits for the process sees it exit with 141,
+/// not killed by the signal.)
+struct EndOnClosedPipe<W: Write>(W);
+
+/// `r`, unless it is a closed pipe's error: then the process ends.
+fn unless_closed<T>(r: io::Result<T>) -> io::Result<T> {
+    match r {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => std::process::exit(SIGPIPE_STATUS),
+        other => other,
     }
 }
 
-impl<W: Write> Write for BrokenPipeOk<W> {
+impl<W: Write> Write for EndOnClosedPipe<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if !self.closed {
-            let r = self.inner.write_all(buf);
-            self.filter(r)?;
-        }
-        Ok(buf.len())
+        unless_closed(self.0.write(buf))
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        unless_closed(self.0.write_all(buf))
     }
     fn flush(&mut self) -> io::Result<()> {
-        if self.closed {
-            return Ok(());
-        }
-        let r = self.inner.flush();
-        self.filter(r)
+        unless_closed(self.0.flush())
     }
 }
