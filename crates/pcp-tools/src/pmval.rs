@@ -494,6 +494,7 @@ fn main(
     if !is_archive {
         let wait = window.start.as_secs_f64() - options::now().as_secs_f64();
         if wait > 0.0 {
+            out.flush()?;
             std::thread::sleep(std::time::Duration::from_secs_f64(wait));
         }
     }
@@ -543,6 +544,10 @@ fn main(
             }
         }
         if pause || !is_archive {
+            // (PCP's pmval writes each line as it is made, setlinebuf():
+            // what is buffered here goes out before waiting, so that a
+            // reader of a pipe gets each sample when it comes)
+            out.flush()?;
             std::thread::sleep(std::time::Duration::from_nanos(interval_ns.max(0) as u64));
         }
         if !have_prev {
