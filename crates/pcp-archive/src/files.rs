@@ -725,21 +725,20 @@ mod tests {
             }
             // asking for no more than each record, and reading ahead
             for ahead in [false, true] {
-            let chunky = Chunky { data: data.clone(), at: 0, sizes: sizes.clone(), turn: 0 };
-            let mut reader = if ahead { RecordReader::reading_ahead(chunky, 0) } else { RecordReader::new(chunky, 0) };
-            let mut at = 0;
-            loop {
-                let want = crate::raw::next_record(&data[at..]).map(|r| r.map(|(p, used)| (p.to_vec(), used)));
-                let got = reader.next_record().map(|r| r.map(<[u8]>::to_vec));
-                proptest::prop_assert_eq!(got.clone(), want.clone().map(|r| r.map(|(p, _)| p)));
-                match want {
-                    Ok(Some((_, used))) => {
-                        at += used;
-                        proptest::prop_assert_eq!(reader.offset(), at as u64);
+                let mut reader = chunky_reader(Chunky { data: data.clone(), at: 0, sizes: sizes.clone(), turn: 0 }, ahead);
+                let mut at = 0;
+                loop {
+                    let want = crate::raw::next_record(&data[at..]).map(|r| r.map(|(p, used)| (p.to_vec(), used)));
+                    let got = reader.next_record().map(|r| r.map(<[u8]>::to_vec));
+                    proptest::prop_assert_eq!(got.clone(), want.clone().map(|r| r.map(|(p, _)| p)));
+                    match want {
+                        Ok(Some((_, used))) => {
+                            at += used;
+                            proptest::prop_assert_eq!(reader.offset(), at as u64);
+                        }
+                        _ => break,
                     }
-                    _ => break,
                 }
-            }
             }
         }
     }
@@ -861,6 +860,15 @@ mod tests {
         assert_eq!(compression_of("a.0"), Compression::None);
     }
 
+    /// A record reader over `chunky`, reading ahead or not.
+    fn chunky_reader(chunky: Chunky, ahead: bool) -> RecordReader<Chunky> {
+        if ahead {
+            RecordReader::reading_ahead(chunky, 0)
+        } else {
+            RecordReader::new(chunky, 0)
+        }
+    }
+
     #[test]
     fn records_longer_than_a_read_are_whole() {
         let mut data = Vec::new();
@@ -876,8 +884,8 @@ mod tests {
             data.extend_from_slice(&len.to_be_bytes());
         }
         for ahead in [false, true] {
-            let chunky = Chunky { data: data.clone(), at: 0, sizes: vec![50_000, 1, 9_999], turn: 0 };
-            let mut r = if ahead { RecordReader::reading_ahead(chunky, 0) } else { RecordReader::new(chunky, 0) };
+            let mut r =
+                chunky_reader(Chunky { data: data.clone(), at: 0, sizes: vec![50_000, 1, 9_999], turn: 0 }, ahead);
             for body in &bodies {
                 assert_eq!(r.next_record().unwrap(), Some(&body[..]));
             }
