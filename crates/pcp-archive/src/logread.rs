@@ -83,6 +83,8 @@ const LOGREC: PmError = PmError::PM_ERR_LOGREC;
 const PM_LOG_MAGIC: u32 = 0x5005_2600;
 /// The least a plain volume is read in at a time.
 const WINDOW: usize = 1 << 17;
+/// The least of a plain volume mapped at a time ([`crate::mapped`]).
+const MAP_WINDOW: usize = 1 << 20;
 /// How many windows a cursor keeps for reuse (records still held by the
 /// interpolation cache keep theirs busy).
 const SPARE_WINDOWS: usize = 4;
@@ -116,24 +118,53 @@ fn io_err(e: &io::Error) -> PmError {
     PmError::from_errno(e.raw_os_error().unwrap_or(5))
 }
 
+/// A window of a volume: bytes read into memory (or decompressed), or
+/// mapped from a plain file ([`crate::mapped`]).
+#[derive(Clone, Debug)]
+enum Buf {
+    Heap(Arc<Vec<u8>>),
+    Mapped(Arc<crate::mapped::Mapped>),
+}
+
+impl Buf {
+    fn empty() -> Buf {
+        Buf::Heap(Arc::new(Vec::new()))
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Buf::Heap(v) => v,
+            Buf::Mapped(m) => m.as_slice(),
+        }
+    }
+
+    /// The same window (not merely the same bytes)?
+    fn same(&self, other: &Buf) -> bool {
+        match (self, other) {
+            (Buf::Heap(a), Buf::Heap(b)) => Arc::ptr_eq(a, b),
+            (Buf::Mapped(a), Buf::Mapped(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
 /// Bytes shared with the buffer they were read into: a record refers to
 /// the window (or decompressed piece) it was read from instead of copying.
 #[derive(Clone, Debug)]
 pub(crate) struct Bytes {
-    buf: Arc<Vec<u8>>,
+    buf: Buf,
     start: usize,
     len: usize,
 }
 
 impl Bytes {
-    #[cfg(test)]
-    fn owned(v: Vec<u8>) -> Bytes {
-        let len = v.len();
-        Bytes { buf: Arc::new(v), start: 0, len }
+    fn heap(v: Vec<u8>, start: usize) -> Bytes {
+        let len = v.len().saturating_sub(start);
+        Bytes { buf: Buf::Heap(Arc::new(v)), start, len }
     }
 
     pub fn as_slice(&self) -> &[u8] {
-        self.buf.get(self.start..self.start + self.len).unwrap_or_default()
+        self.buf.as_slice().get(self.start..self.start + self.len).unwrap_or_default()
     }
 
     pub fn len(&self) -> usize {
@@ -315,6 +346,9 @@ enum Store {
 #[derive(Debug)]
 struct VolData {
     store: Store,
+    /// A plain file's windows are mapped where the system allows (not in
+    /// tests of reading them).
+    map: bool,
     size: u64,
 }
 
@@ -327,7 +361,7 @@ impl VolData {
             None => {
                 let mut inflate = Inflate::new(path);
                 let size = inflate.size()?;
-                Ok(VolData { store: Store::Inflated(Mutex::new(inflate)), size })
+                Ok(VolData { store: Store::Inflated(Mutex::new(inflate)), map: false, size })
             }
         }
     }
@@ -342,7 +376,7 @@ impl VolData {
     fn sized(path: PathBuf, size: u64) -> VolData {
         let mut inflate = Inflate::new(path);
         inflate.small = size <= KEEP_WHOLE;
-        VolData { store: Store::Inflated(Mutex::new(inflate)), size }
+        VolData { store: Store::Inflated(Mutex::new(inflate)), map: false, size }
     }
 
     fn piece(&self, i: usize) -> Result<Option<Arc<Vec<u8>>>, PmError> {
@@ -402,8 +436,8 @@ pub(crate) struct Cursor {
     version: Version,
     pos: i64,
     /// The bytes at `win_off..win_off + win_len` of the volume: a window
-    /// read from a plain file, or a piece of a decompressed one.
-    win: Arc<Vec<u8>>,
+    /// mapped or read from a plain file, or a piece of a decompressed one.
+    win: Buf,
     win_off: u64,
     win_len: usize,
     /// Windows to read a plain file into again (reused once no record
@@ -427,7 +461,7 @@ impl Clone for Cursor {
             data: Arc::clone(&self.data),
             version: self.version,
             pos: self.pos,
-            win: Arc::clone(&self.win),
+            win: self.win.clone(),
             win_off: self.win_off,
             win_len: self.win_len,
             spare: Vec::new(),
@@ -455,7 +489,7 @@ impl Cursor {
             data,
             version,
             pos: 0,
-            win: Arc::new(Vec::new()),
+            win: Buf::empty(),
             win_off: 0,
             win_len: 0,
             spare: Vec::new(),
@@ -512,6 +546,21 @@ impl Cursor {
         self.win_checks = None;
         match &self.data.store {
             Store::Plain(file) => {
+                // mapped, where the system will map it (going backwards,
+                // as for the archive's end, a few records are read)
+                let span = if backwards { WINDOW } else { MAP_WINDOW };
+                let start = if backwards && len <= span { (off + len as u64).saturating_sub(span as u64) } else { off };
+                let want = (self.data.size - start).min(span.max(len + 8) as u64) as usize;
+                let mapped = if self.data.map { crate::mapped::map(file, start, want) } else { None };
+                if let Some(m) = mapped {
+                    if let Buf::Heap(old) = std::mem::replace(&mut self.win, Buf::Mapped(Arc::new(m))) {
+                        self.spare.insert(0, old);
+                        self.spare.truncate(SPARE_WINDOWS);
+                    }
+                    self.win_off = start;
+                    self.win_len = want;
+                    return Ok(());
+                }
                 let start =
                     if backwards && len <= WINDOW { (off + len as u64).saturating_sub(WINDOW as u64) } else { off };
                 // going forwards, a record is read on its own, with the
@@ -521,15 +570,20 @@ impl Cursor {
                 // going on forwards, the old window may hold the start of
                 // the new one (a record it cut short)
                 let old_end = self.win_off + self.win_len as u64;
-                let kept = if start >= self.win_off && start < old_end {
-                    (start - self.win_off) as usize..self.win_len.min((start - self.win_off) as usize + want)
-                } else {
-                    0..0
+                let old = std::mem::replace(&mut self.win, Buf::empty());
+                let kept = match old {
+                    Buf::Heap(old) if start >= self.win_off && start < old_end => {
+                        // a window no record refers to any more (the old
+                        // one first), or a new one
+                        self.spare.insert(0, old);
+                        (start - self.win_off) as usize..self.win_len.min((start - self.win_off) as usize + want)
+                    }
+                    Buf::Heap(old) => {
+                        self.spare.insert(0, old);
+                        0..0
+                    }
+                    Buf::Mapped(_) => 0..0,
                 };
-                // a window no record refers to any more (the old one
-                // first), or a new one
-                let old = std::mem::replace(&mut self.win, Arc::new(Vec::new()));
-                self.spare.insert(0, old);
                 let reuse = self.spare.iter().position(|w| Arc::strong_count(w) == 1);
                 let mut buf = match reuse {
                     Some(i) => self.spare.remove(i),
@@ -560,7 +614,7 @@ impl Cursor {
                         Err(e) => return Err(io_err(&e)),
                     }
                 }
-                self.win = buf;
+                self.win = Buf::Heap(buf);
                 self.win_off = start;
                 self.win_len = got;
             }
@@ -570,7 +624,7 @@ impl Cursor {
                 let piece_off = i as u64 * CHUNK as u64;
                 if off + len as u64 <= piece_off + piece.len() as u64 {
                     self.win_len = piece.len();
-                    self.win = piece;
+                    self.win = Buf::Heap(piece);
                     self.win_off = piece_off;
                 } else {
                     // across pieces: a copy of just these bytes
@@ -593,7 +647,7 @@ impl Cursor {
                         }
                     }
                     self.win_len = out.len();
-                    self.win = Arc::new(out);
+                    self.win = Buf::Heap(Arc::new(out));
                     self.win_off = off;
                 }
             }
@@ -631,7 +685,7 @@ impl Cursor {
         }
         let Some((at, window, checks)) = self.ahead.as_mut().and_then(|a| a.get(off, len)) else { return false };
         self.win_len = window.len();
-        self.win = window;
+        self.win = Buf::Heap(window);
         self.win_off = at;
         self.win_checks = Some(checks);
         true
@@ -642,7 +696,7 @@ impl Cursor {
     /// thread reading ahead, most often). `None` where the body did not
     /// come from such a window, or the record is not laid out plainly.
     fn plain_layout_of(&self, body: &Bytes) -> Option<Vec<(u32, u32)>> {
-        let checks = self.win_checks.as_ref().filter(|_| Arc::ptr_eq(&body.buf, &self.win))?;
+        let checks = self.win_checks.as_ref().filter(|_| body.buf.same(&self.win))?;
         let version = self.version;
         checks.layout(body.start, body.as_slice(), |b| plain_index(b, version))?
     }
@@ -652,7 +706,7 @@ impl Cursor {
     pub fn view(&mut self, n: usize) -> Result<(Bytes, bool), PmError> {
         let size = self.data.size as i64;
         if self.pos >= size {
-            return Ok((Bytes { buf: Arc::clone(&self.win), start: 0, len: 0 }, n > 0));
+            return Ok((Bytes { buf: self.win.clone(), start: 0, len: 0 }, n > 0));
         }
         let take = ((size - self.pos) as u64).min(n as u64) as usize;
         let off = self.pos as u64;
@@ -662,11 +716,11 @@ impl Cursor {
             self.fill(off, take, backwards)?;
         }
         let start = (off - self.win_off) as usize;
-        if start + take > self.win_len.min(self.win.len()) {
+        if start + take > self.win_len.min(self.win.as_slice().len()) {
             return Err(PmError::from_errno(5));
         }
         self.pos += take as i64;
-        Ok((Bytes { buf: Arc::clone(&self.win), start, len: take }, take < n))
+        Ok((Bytes { buf: self.win.clone(), start, len: take }, take < n))
     }
 
     /// `fread`: up to `n` bytes from the position (fewer at the end of the
@@ -806,7 +860,7 @@ impl Log {
         if compression_of(&path.to_string_lossy()) == Compression::None {
             let file = File::open(&path).map_err(|e| io_err(&e))?;
             let size = file.metadata().map_err(|e| io_err(&e))?.len();
-            return Ok(Arc::new(VolData { store: Store::Plain(file), size }));
+            return Ok(Arc::new(VolData { store: Store::Plain(file), map: true, size }));
         }
         Ok(self.keep(vol, Arc::new(VolData::inflated(path)?)))
     }
@@ -1353,7 +1407,7 @@ impl Record {
     /// A mark record at `ts` made up by the reader (`__pmLogGenerateMark`,
     /// between the archives of a multi-archive context).
     pub fn mark(ts: Ts) -> Record {
-        let body = Bytes { buf: Arc::new(Vec::new()), start: 0, len: 0 };
+        let body = Bytes::heap(Vec::new(), 0);
         Record { ts, body, first: 0, numpmid: 0, index: Vec::new(), swapped: false }
     }
 
@@ -1449,7 +1503,7 @@ impl Record {
 /// (`__pmLogRead` reports `PM_ERR_LOGREC`).
 #[cfg(test)]
 pub(crate) fn decode(payload: Vec<u8>, version: Version) -> Result<LogResult, PmError> {
-    decode_record(Bytes::owned(payload), version).map(|r| r.to_result())
+    decode_record(Bytes::heap(payload, 0), version).map(|r| r.to_result())
 }
 
 /// The record's time, the offset of its first value list in libpcp's
@@ -1506,7 +1560,7 @@ fn decode_as(body: Bytes, version: Version, as_read: bool) -> Result<Record, PmE
     pdu.extend_from_slice(&[0; 12]);
     pdu.extend_from_slice(body.as_slice());
     swap_and_check(&mut pdu, first, numpmid)?;
-    let body = Bytes { len: pdu.len() - 12, buf: Arc::new(pdu), start: 12 };
+    let body = Bytes::heap(pdu, 12);
     let mut record = Record { ts, body, first, numpmid, index: Vec::new(), swapped: true };
     record.index = record.walk().map(|s| (s.pmid, s.at as u32)).collect();
     if record.sets().any(|s| s.numval > 0 && !(0..=2).contains(&s.valfmt)) {
@@ -1830,7 +1884,7 @@ mod tests {
                     r.truncate(g.below(r.len() as u32) as usize);
                 }
             }
-            let body = Bytes::owned(r);
+            let body = Bytes::heap(r, 0);
             let mut index = Vec::new();
             if let Ok((_, first, numpmid)) = record_head(body.as_slice(), Version::V2) {
                 if plain_layout(body.as_slice(), first, numpmid, &mut index) {
@@ -1864,10 +1918,10 @@ mod tests {
         let mut xz = liblzma::write::XzEncoder::new(File::create(dir.join("v.1.xz")).unwrap(), 1);
         xz.write_all(&data).unwrap();
         xz.finish().unwrap();
-        let plain = VolData { store: Store::Plain(File::open(dir.join("v.0")).unwrap()), size: size as u64 };
+        let plain = |map| VolData { store: Store::Plain(File::open(dir.join("v.0")).unwrap()), map, size: size as u64 };
         let inflated = VolData::inflated(dir.join("v.1.xz")).unwrap();
         assert_eq!(inflated.size, size as u64);
-        for vol in [plain, inflated] {
+        for vol in [plain(true), plain(false), inflated] {
             let mut c = Cursor::new(Arc::new(vol), Version::V3);
             let mut held: Vec<(usize, Bytes)> = Vec::new();
             let mut pos = 0usize;
