@@ -1951,4 +1951,31 @@ mod tests {
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    /// A plain volume cut short after it was opened: what is left reads as
+    /// before, mapped or not; past the cut, reading fails as a read that
+    /// comes up short does (nothing is mapped there, so no `SIGBUS`).
+    #[test]
+    fn a_volume_cut_short_fails_to_read_past_the_cut() {
+        let size = 3 * MAP_WINDOW + 1000;
+        let data: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+        let dir = std::env::temp_dir().join(format!("pcp-rs-logread-cut-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("v.0");
+        std::fs::write(&path, &data).unwrap();
+        let cut = MAP_WINDOW + 500;
+        for map in [true, false] {
+            let vol = VolData { store: Store::Plain(File::open(&path).unwrap()), map, size: size as u64 };
+            let mut c = Cursor::new(Arc::new(vol), Version::V2);
+            std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(cut as u64).unwrap();
+            assert!(c.seek_set(100));
+            assert_eq!(c.view(1000).unwrap().0.as_slice(), &data[100..1100]);
+            assert!(c.seek_set(cut as i64 - 200));
+            assert!(c.view(1000).is_err(), "map {map}");
+            assert!(c.seek_set(2 * MAP_WINDOW as i64));
+            assert!(c.view(10).is_err(), "map {map}");
+            std::fs::write(&path, &data).unwrap();
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

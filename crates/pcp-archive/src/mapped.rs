@@ -18,9 +18,10 @@
 //! writes, and the tools that rewrite, merge, cut or compress archives
 //! (pmlogrewrite, pmlogextract, pmlogcompress, pmlogger_daily) write new
 //! files and rename or remove the old ones, which leaves a mapping of the
-//! old file intact. Only a window's bytes are mapped, up to the size the
-//! volume had when opened, and each mapping goes as soon as no record
-//! refers to its window.
+//! old file intact. Only a window's bytes are mapped, and only while the
+//! file still holds all of them (a volume found shorter than when it was
+//! opened is read instead, and comes up short as a read does); each
+//! mapping goes as soon as no record refers to its window.
 #![allow(unsafe_code)]
 
 use std::fs::File;
@@ -40,11 +41,11 @@ impl Mapped {
 }
 
 /// The `len` bytes of `file` at `off`, mapped read-only with their pages
-/// in place; `None` where the system will not map them (the caller reads
-/// them instead). `len` must not run past the file's size.
+/// in place; `None` where the file no longer holds them all or the system
+/// will not map them (the caller reads them instead).
 pub(crate) fn map(file: &File, off: u64, len: usize) -> Option<Mapped> {
     const PAGE: u64 = 4096;
-    if len == 0 {
+    if len == 0 || file.metadata().ok()?.len() < off.checked_add(len as u64)? {
         return None;
     }
     // (on systems with larger pages the offset is rejected, and the
@@ -75,6 +76,11 @@ mod tests {
             assert_eq!(m.as_slice(), &data[off..off + len], "{off} {len}");
         }
         assert!(map(&file, 100, 0).is_none());
+        // not past the file's end, nor once the file is cut short
+        assert!(map(&file, 49_999, 2).is_none());
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(20_000).unwrap();
+        assert!(map(&file, 12_345, 30_000).is_none());
+        assert_eq!(map(&file, 12_345, 7_655).unwrap().as_slice(), &data[12_345..20_000]);
         std::fs::remove_file(&path).unwrap();
     }
 }
