@@ -54,7 +54,9 @@ make_big() {
     if [ ! -f "$dir/big.meta" ]; then
         mkdir -p "$dir"
         cp scripts/busy-pmlogger.config "$dir/config"
-        (cd "$dir" && pmlogger -V 3 -c config -T 60sec big >/dev/null 2>&1 || true)
+        # (PCP's default derived metrics can stall pmlogger: none here,
+        # whoever calls this)
+        (cd "$dir" && PCP_DERIVED_CONFIG= pmlogger -V 3 -c config -T 60sec big >/dev/null 2>&1 || true)
     fi
     echo "$dir/big"
 }
