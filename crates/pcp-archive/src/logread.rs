@@ -544,19 +544,20 @@ impl Cursor {
             return Ok(());
         }
         self.win_checks = None;
-        match &self.data.store {
+        // (a handle of its own, for the window to change while the file is
+        // borrowed)
+        let data = Arc::clone(&self.data);
+        match &data.store {
             Store::Plain(file) => {
                 // mapped, where the system will map it (going backwards,
                 // as for the archive's end, a few records are read)
                 let span = if backwards { WINDOW } else { MAP_WINDOW };
                 let start = if backwards && len <= span { (off + len as u64).saturating_sub(span as u64) } else { off };
-                let want = (self.data.size - start).min(span.max(len + 8) as u64) as usize;
-                let mapped = if self.data.map { crate::mapped::map(file, start, want) } else { None };
+                let want = (data.size - start).min(span.max(len + 8) as u64) as usize;
+                let mapped = if data.map { crate::mapped::map(file, start, want) } else { None };
                 if let Some(m) = mapped {
-                    if let Buf::Heap(old) = std::mem::replace(&mut self.win, Buf::Mapped(Arc::new(m))) {
-                        self.spare.insert(0, old);
-                        self.spare.truncate(SPARE_WINDOWS);
-                    }
+                    self.replace_window(Buf::Mapped(Arc::new(m)));
+                    self.spare.truncate(SPARE_WINDOWS);
                     self.win_off = start;
                     self.win_len = want;
                     return Ok(());
@@ -566,24 +567,17 @@ impl Cursor {
                 // going forwards, a record is read on its own, with the
                 // length of the next one: it keeps its window to itself
                 let span = if !backwards && len > WINDOW / 4 { len + 8 } else { WINDOW.max(len) };
-                let want = (self.data.size - start).min(span as u64) as usize;
+                let want = (data.size - start).min(span as u64) as usize;
                 // going on forwards, the old window may hold the start of
                 // the new one (a record it cut short)
                 let old_end = self.win_off + self.win_len as u64;
-                let old = std::mem::replace(&mut self.win, Buf::empty());
-                let kept = match old {
-                    Buf::Heap(old) if start >= self.win_off && start < old_end => {
-                        // a window no record refers to any more (the old
-                        // one first), or a new one
-                        self.spare.insert(0, old);
-                        (start - self.win_off) as usize..self.win_len.min((start - self.win_off) as usize + want)
-                    }
-                    Buf::Heap(old) => {
-                        self.spare.insert(0, old);
-                        0..0
-                    }
-                    Buf::Mapped(_) => 0..0,
+                let kept = if self.replace_window(Buf::empty()) && start >= self.win_off && start < old_end {
+                    (start - self.win_off) as usize..self.win_len.min((start - self.win_off) as usize + want)
+                } else {
+                    0..0
                 };
+                // a window no record refers to any more (the old one
+                // first), or a new one
                 let reuse = self.spare.iter().position(|w| Arc::strong_count(w) == 1);
                 let mut buf = match reuse {
                     Some(i) => self.spare.remove(i),
@@ -620,7 +614,7 @@ impl Cursor {
             }
             Store::Inflated(_) => {
                 let i = (off / CHUNK as u64) as usize;
-                let piece = self.data.piece(i)?.ok_or(PmError::from_errno(5))?;
+                let piece = data.piece(i)?.ok_or(PmError::from_errno(5))?;
                 let piece_off = i as u64 * CHUNK as u64;
                 if off + len as u64 <= piece_off + piece.len() as u64 {
                     self.win_len = piece.len();
@@ -642,7 +636,7 @@ impl Cursor {
                         at += take as u64;
                         if out.len() < len {
                             let i = (at / CHUNK as u64) as usize;
-                            piece = self.data.piece(i)?.ok_or(PmError::from_errno(5))?;
+                            piece = data.piece(i)?.ok_or(PmError::from_errno(5))?;
                             piece_off = i as u64 * CHUNK as u64;
                         }
                     }
@@ -653,6 +647,19 @@ impl Cursor {
             }
         }
         Ok(())
+    }
+
+    /// Make `new` the window: the old one, if it was read into memory,
+    /// goes first among the spares (to be read into again once no record
+    /// refers to it). Whether it was.
+    fn replace_window(&mut self, new: Buf) -> bool {
+        match std::mem::replace(&mut self.win, new) {
+            Buf::Heap(old) => {
+                self.spare.insert(0, old);
+                true
+            }
+            Buf::Mapped(_) => false,
+        }
     }
 
     /// Reading forwards, a record starts at the position (its length

@@ -53,7 +53,7 @@ pub(crate) fn map(file: &File, off: u64, len: usize) -> Option<Mapped> {
     let start = off - off % PAGE;
     let skip = (off - start) as usize;
     // SAFETY: the mapping is private and read-only, and covers only bytes
-    // the file held when it was opened; see the module's documentation for
+    // the file holds (just checked); see the module's documentation for
     // the one way another process can still take them away.
     let map = unsafe { memmap2::MmapOptions::new().offset(start).len(skip + len).populate().map(file) }.ok()?;
     Some(Mapped { map, skip })
