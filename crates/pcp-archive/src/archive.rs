@@ -2,6 +2,7 @@
 
 use crate::files::{archive_base, find_file, open_records, volumes, Compression, COMPRESSION_SUFFIXES};
 use crate::ldouble::timestamp_sub;
+use crate::logread::Premap;
 use crate::meta::desc_conflict;
 use crate::raw::{decode_result, IndexEntry, Label, MetaRecord};
 use pcp_core::hash::PmHash;
@@ -31,9 +32,11 @@ impl Archive {
         Archive::open_early(name, false)
     }
 
-    /// [`Archive::open`]; with `early`, a first data volume that is an
-    /// `.xz` file starts decompressing (on a thread of its own) before the
-    /// metadata is read, for a reader that will replay the archive, and
+    /// [`Archive::open`]; with `early`, for a reader that will replay the
+    /// archive, a first data volume that is an `.xz` file starts
+    /// decompressing (on a thread of its own) before the metadata is read,
+    /// a small plain one is opened to be mapped whole on request
+    /// ([`Archive::premap_first_volume`]), and
     /// the large instance-domain records of a plain `.meta` file are
     /// checked but left in it, the file kept open, until first wanted
     /// ([`crate::raw::Deferred`]).
@@ -99,6 +102,13 @@ impl Archive {
             }
             None => self.meta = std::sync::Arc::new(self.meta.iter().filter(|r| keep(r)).cloned().collect()),
         }
+    }
+
+    /// Mapping the first data volume whole, for a thread to do ahead of a
+    /// replay ([`Premap`]): where [`Archive::open_early`] opened it, a
+    /// plain file, and no replay has taken it yet.
+    pub fn premap_first_volume(&self) -> Option<Premap> {
+        self.first_volume.lock().ok()?.as_ref()?.premap()
     }
 
     /// The first data volume as [`Archive::open_early`] started it, once.

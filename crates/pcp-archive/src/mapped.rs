@@ -1,4 +1,6 @@
-//! Windows of a plain data volume mapped into memory instead of read.
+//! Windows of a plain data volume mapped into memory instead of read
+//! (and a small first volume mapped whole ahead of a replay:
+//! [`crate::Premap`]).
 //!
 //! A window read with `read(2)` has the kernel copy each byte of the
 //! volume into fresh memory of our own, which must first be faulted in and
@@ -21,7 +23,8 @@
 //! old ones, which leaves a mapping of the old file intact. Only a window's bytes are mapped, and only while the
 //! file still holds all of them (a volume found shorter than when it was
 //! opened is read instead, and comes up short as a read does); each
-//! mapping goes as soon as no record refers to its window.
+//! mapping goes as soon as no record refers to its window (a first volume
+//! mapped whole, once nothing reads it any more).
 #![allow(unsafe_code)]
 
 use std::fs::File;

@@ -142,8 +142,15 @@ fn xz_volumes_replay_as_plain_ones() {
         std::io::Write::write_all(&mut enc, &volume).unwrap();
         std::fs::write(xz.join(format!("a.{vol}.xz")), enc.finish().unwrap()).unwrap();
     }
-    let replay_all = |base: &Path, early: bool| {
+    // premap: 0 none, 1 before the replay starts, 2 after it has read
+    // the archive forwards
+    let replay_all = |base: &Path, early: bool, premap: u8| {
         let archive = Archive::open_early(&base.to_string_lossy(), early).unwrap();
+        let first = archive.premap_first_volume();
+        assert_eq!(first.is_some(), premap > 0, "{premap}");
+        if premap == 1 {
+            first.as_ref().unwrap().run();
+        }
         let start = archive.label().start;
         let pmids: Vec<_> = archive
             .meta()
@@ -158,6 +165,9 @@ fn xz_volumes_replay_as_plain_ones() {
         replay.set_mode(Mode::Forw, Timestamp { sec: 0, nsec: 0 }, 0).unwrap();
         let mut read_ahead = false;
         let forwards = all(&mut replay, &mut read_ahead);
+        if let Some(first) = first.filter(|_| premap == 2) {
+            first.run();
+        }
         let end = replay.end().unwrap();
         replay.set_mode(Mode::Back, end, 0).unwrap();
         let backwards = all(&mut replay, &mut read_ahead);
@@ -175,10 +185,15 @@ fn xz_volumes_replay_as_plain_ones() {
         }
         (forwards, backwards, interp)
     };
-    let want = replay_all(&plain.join("a"), false);
-    let got_early = replay_all(&xz.join("a"), true);
-    let got = replay_all(&xz.join("a"), false);
+    let want = replay_all(&plain.join("a"), false, 0);
+    let got_early = replay_all(&xz.join("a"), true, 0);
+    let got = replay_all(&xz.join("a"), false, 0);
+    // the first plain volume mapped whole, before the replay or midway
+    let premapped = replay_all(&plain.join("a"), true, 1);
+    let premapped_midway = replay_all(&plain.join("a"), true, 2);
     std::fs::remove_dir_all(&dir).unwrap();
+    assert!(premapped == want, "the first volume mapped whole replays differently");
+    assert!(premapped_midway == want, "the first volume mapped whole midway replays differently");
     assert_eq!(want.0.len(), 3 * copies * recs.len());
     assert!(want.2.len() > 100);
     assert!(got_early == want, "xz volumes (first started early) replay differently");

@@ -118,6 +118,8 @@ fn main(
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
     let mut hooks =
         ContextHooks::new(files, env, &crate::options::progname(args.first().map(Vec::as_slice).unwrap_or_default()));
+    // (pmval replays the archive from its first volume)
+    hooks.premap = true;
     let mut p = Parser::new(&args, tools::PMVAL, env, &mut hooks, err);
     let (mut fixed, mut cols, mut raw_counter, mut xflag) = (-1i32, 0i32, false, 0u32);
     let mut inames: Vec<Vec<u8>> = Vec::new();

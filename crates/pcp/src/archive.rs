@@ -117,6 +117,14 @@ impl ArchiveSource {
         self.replay.as_mut().ok_or(PmError::PM_ERR_NOCONTEXT)
     }
 
+    /// The first data volume to map whole ahead of a replay, on a thread
+    /// with nothing else to do (a pcp-rs addition; see
+    /// [`pcp_archive::Premap`]): where it is a small plain file no replay
+    /// has opened yet.
+    pub fn premap_first_volume(&self) -> Option<pcp_archive::Premap> {
+        self.archives.first().premap_first_volume()
+    }
+
     /// Allow (or not) interpolated fetches to be made ahead on a thread of
     /// their own, while the caller does other things: from the second
     /// fetch alike (the same metrics through the same profile) in

@@ -9,6 +9,7 @@ use pcp::local::Agents;
 use pcp::Context;
 use pcp_core::PmError;
 use pcp_pmns::cpp::Files;
+use std::sync::mpsc::{sync_channel, Receiver};
 
 /// The side effects of a tool's options: the name space `-n`/`-N` loaded
 /// (kept as the name-space context `pmLoadASCIINameSpace` leaves behind),
@@ -38,19 +39,25 @@ pub struct ContextHooks<'f> {
     /// An archive context being opened on a thread of its own while the
     /// options are still being acted on (see [`Hooks::archive_ahead`]).
     ahead: ArchiveAhead,
+    /// Whether to map an archive's first data volume ahead of a replay
+    /// ([`pcp::archive::ArchiveSource::premap_first_volume`]), for a tool
+    /// that replays it: the thread opening the archive ahead goes on to,
+    /// or a thread of its own once it is opened here.
+    pub premap: bool,
 }
 
 /// An archive context perhaps being opened on a thread of its own (see
-/// [`Hooks::archive_ahead`]): the name it was asked for and the opening.
+/// [`Hooks::archive_ahead`]): the name it was asked for, and where the
+/// thread hands the context over.
 #[derive(Default)]
-pub struct ArchiveAhead(Option<(Vec<u8>, std::thread::JoinHandle<pcp::PmResult<Context>>)>);
+pub struct ArchiveAhead(Option<(Vec<u8>, Receiver<pcp::PmResult<Context>>)>);
 
 impl ArchiveAhead {
     /// `Context::open_archive(name)`: the opening started for `name` if
     /// it is the one started, else one made now.
     pub fn open(self, name: &str) -> pcp::PmResult<Context> {
         match self.0 {
-            Some((n, opening)) if n == name.as_bytes() => match opening.join() {
+            Some((n, opening)) if n == name.as_bytes() => match opening.recv() {
                 Ok(opened) => opened,
                 // (it panicked: have the error happen here)
                 Err(_) => Context::open_archive(name),
@@ -81,6 +88,7 @@ impl<'f> ContextHooks<'f> {
             output: (Vec::new(), Vec::new()),
             kept: false,
             ahead: ArchiveAhead::default(),
+            premap: false,
         }
     }
 }
@@ -89,7 +97,16 @@ impl ContextHooks<'_> {
     /// `Context::open_archive(name)`: the opening [`Hooks::archive_ahead`]
     /// started for `name` when there is one, else made now.
     pub fn open_archive(&mut self, name: &str) -> pcp::PmResult<Context> {
-        self.take_archive_ahead().open(name)
+        let ahead = self.take_archive_ahead();
+        // (an opening thread maps the first volume itself)
+        let mapping = ahead.0.as_ref().is_some_and(|(n, _)| n == name.as_bytes());
+        let opened = ahead.open(name);
+        if self.premap && !mapping {
+            if let Some(first) = opened.as_ref().ok().and_then(Context::archive).and_then(|a| a.premap_first_volume()) {
+                let _ = std::thread::Builder::new().name("pcp-premap".into()).spawn(move || first.run());
+            }
+        }
+        opened
     }
 
     /// The opening [`Hooks::archive_ahead`] started, if any, to finish
@@ -153,8 +170,18 @@ impl Hooks for ContextHooks<'_> {
             return;
         }
         let text = String::from_utf8_lossy(name).into_owned();
-        let opening = std::thread::Builder::new().name("pcp-open".into()).spawn(move || Context::open_archive(&text));
-        if let Ok(opening) = opening {
+        let premap = self.premap;
+        let (hand_over, opening) = sync_channel(1);
+        let opened = std::thread::Builder::new().name("pcp-open".into()).spawn(move || {
+            let context = Context::open_archive(&text);
+            let first_volume = context.as_ref().ok().and_then(Context::archive).and_then(|a| a.premap_first_volume());
+            let _ = hand_over.send(context);
+            // (while the tool sets up its replay)
+            if let Some(volume) = first_volume.filter(|_| premap) {
+                volume.run();
+            }
+        });
+        if opened.is_ok() {
             self.ahead = ArchiveAhead(Some((name.to_vec(), opening)));
         }
     }
@@ -184,10 +211,14 @@ mod tests {
         let label = |c: pcp::PmResult<Context>| c.map(|c| c.archive().map(|a| a.label().clone()));
         // the same context as one opened now, whether the name is the one
         // opened ahead or not
-        for (ahead, asked) in [(&v2, &v2), (&v2, &v3), (&v3, &v3)] {
-            hooks.archive_ahead(ahead.as_bytes());
-            assert_eq!(label(hooks.open_archive(asked)), label(Context::open_archive(asked)), "{ahead} {asked}");
-            assert!(hooks.take_archive_ahead().0.is_none());
+        // (mapping the first volume ahead of a replay or not)
+        for premap in [false, true] {
+            hooks.premap = premap;
+            for (ahead, asked) in [(&v2, &v2), (&v2, &v3), (&v3, &v3)] {
+                hooks.archive_ahead(ahead.as_bytes());
+                assert_eq!(label(hooks.open_archive(asked)), label(Context::open_archive(asked)), "{ahead} {asked}");
+                assert!(hooks.take_archive_ahead().0.is_none());
+            }
         }
         // and the same error
         let missing = format!("{fixtures}/no-such-archive");
