@@ -9,7 +9,9 @@ use pcp::local::Agents;
 use pcp::Context;
 use pcp_core::PmError;
 use pcp_pmns::cpp::Files;
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 
 /// The side effects of a tool's options: the name space `-n`/`-N` loaded
 /// (kept as the name-space context `pmLoadASCIINameSpace` leaves behind),
@@ -47,21 +49,46 @@ pub struct ContextHooks<'f> {
 }
 
 /// An archive context perhaps being opened on a thread of its own (see
-/// [`Hooks::archive_ahead`]): the name it was asked for, and where the
-/// thread hands the context over.
+/// [`Hooks::archive_ahead`]).
 #[derive(Default)]
-pub struct ArchiveAhead(Option<(Vec<u8>, Receiver<pcp::PmResult<Context>>)>);
+pub struct ArchiveAhead(Option<Ahead>);
+
+/// An opening handed to a thread: the archive's name, whether the opening
+/// is under way (claimed by the thread, or by the tool, which opens the
+/// archive itself if the thread has not started yet), where the thread
+/// hands the context over, and where the tool that opened it itself hands
+/// the thread the first volume to map ([`ContextHooks::premap`]).
+pub struct Ahead {
+    name: Vec<u8>,
+    claimed: Arc<AtomicBool>,
+    opened: Receiver<pcp::PmResult<Context>>,
+    to_map: SyncSender<pcp_archive::Premap>,
+}
 
 impl ArchiveAhead {
     /// `Context::open_archive(name)`: the opening started for `name` if
     /// it is the one started, else one made now.
     pub fn open(self, name: &str) -> pcp::PmResult<Context> {
         match self.0 {
-            Some((n, opening)) if n == name.as_bytes() => match opening.recv() {
-                Ok(opened) => opened,
-                // (it panicked: have the error happen here)
-                Err(_) => Context::open_archive(name),
-            },
+            Some(a) if a.name == name.as_bytes() => {
+                if !a.claimed.swap(true, Ordering::AcqRel) {
+                    // the thread has not started (on this host, a CPU
+                    // that has been idle can take a millisecond to wake):
+                    // open here, and leave the thread the first volume
+                    let opened = Context::open_archive(name);
+                    if let Some(first) = opened.as_ref().ok().and_then(Context::archive) {
+                        if let Some(volume) = first.premap_first_volume() {
+                            let _ = a.to_map.send(volume);
+                        }
+                    }
+                    return opened;
+                }
+                match a.opened.recv() {
+                    Ok(opened) => opened,
+                    // (it panicked: have the error happen here)
+                    Err(_) => Context::open_archive(name),
+                }
+            }
             _ => Context::open_archive(name),
         }
     }
@@ -99,7 +126,7 @@ impl ContextHooks<'_> {
     pub fn open_archive(&mut self, name: &str) -> pcp::PmResult<Context> {
         let ahead = self.take_archive_ahead();
         // (an opening thread maps the first volume itself)
-        let mapping = ahead.0.as_ref().is_some_and(|(n, _)| n == name.as_bytes());
+        let mapping = ahead.0.as_ref().is_some_and(|a| a.name == name.as_bytes());
         let opened = ahead.open(name);
         if self.premap && !mapping {
             if let Some(first) = opened.as_ref().ok().and_then(Context::archive).and_then(|a| a.premap_first_volume()) {
@@ -171,18 +198,29 @@ impl Hooks for ContextHooks<'_> {
         }
         let text = String::from_utf8_lossy(name).into_owned();
         let premap = self.premap;
-        let (hand_over, opening) = sync_channel(1);
-        let opened = std::thread::Builder::new().name("pcp-open".into()).spawn(move || {
-            let context = Context::open_archive(&text);
-            let first_volume = context.as_ref().ok().and_then(Context::archive).and_then(|a| a.premap_first_volume());
-            let _ = hand_over.send(context);
+        let claimed = Arc::new(AtomicBool::new(false));
+        let (hand_over, opened) = sync_channel(1);
+        let (to_map, mapping) = sync_channel::<pcp_archive::Premap>(1);
+        let claim = Arc::clone(&claimed);
+        let started = std::thread::Builder::new().name("pcp-open".into()).spawn(move || {
+            let first_volume = if claim.swap(true, Ordering::AcqRel) {
+                // the tool opened the archive itself: it hands over the
+                // first volume to map, if any
+                mapping.recv().ok()
+            } else {
+                let context = Context::open_archive(&text);
+                let first_volume =
+                    context.as_ref().ok().and_then(Context::archive).and_then(|a| a.premap_first_volume());
+                let _ = hand_over.send(context);
+                first_volume
+            };
             // (while the tool sets up its replay)
             if let Some(volume) = first_volume.filter(|_| premap) {
                 volume.run();
             }
         });
-        if opened.is_ok() {
-            self.ahead = ArchiveAhead(Some((name.to_vec(), opening)));
+        if started.is_ok() {
+            self.ahead = ArchiveAhead(Some(Ahead { name: name.to_vec(), claimed, opened, to_map }));
         }
     }
 
@@ -224,6 +262,24 @@ mod tests {
         let missing = format!("{fixtures}/no-such-archive");
         hooks.archive_ahead(missing.as_bytes());
         assert_eq!(hooks.open_archive(&missing).err(), Context::open_archive(&missing).err());
+    }
+
+    /// Where the opening thread has not started by the time the tool wants
+    /// the archive, the tool opens it itself (the same context) and hands
+    /// the thread the first volume to map.
+    #[test]
+    fn an_opening_not_started_is_made_by_the_tool() {
+        let v2 = format!("{}/../pcp-archive/tests/fixtures/v2", env!("CARGO_MANIFEST_DIR"));
+        let (_hand_over, opened) = sync_channel(1);
+        let (to_map, mapping) = sync_channel(1);
+        let claimed = Arc::new(AtomicBool::new(false));
+        let ahead = Ahead { name: v2.as_bytes().to_vec(), claimed: Arc::clone(&claimed), opened, to_map };
+        let label = |c: pcp::PmResult<Context>| c.map(|c| c.archive().map(|a| a.label().clone()));
+        assert_eq!(label(ArchiveAhead(Some(ahead)).open(&v2)), label(Context::open_archive(&v2)));
+        assert!(claimed.load(Ordering::Acquire));
+        // (the fixture's first volume is plain and small)
+        let volume: Option<pcp_archive::Premap> = mapping.recv().ok();
+        assert!(volume.is_some());
     }
 
     #[test]
