@@ -4,6 +4,7 @@
 
 use crate::fetch_ahead::FetchAhead;
 use crate::profile::Profile;
+use crate::worker::Worker;
 use pcp_archive::archive::{Archive, ArchiveSet};
 use pcp_archive::files::{find_file, open_records};
 use pcp_archive::labels::LabelIndex;
@@ -34,6 +35,8 @@ pub struct ArchiveSource {
     /// The metrics and profile change count of the last fetch made here
     /// (fetches are made ahead from the second alike).
     last_fetch: Option<(Vec<PmId>, u64)>,
+    /// A thread lent to make the fetches ahead on ([`ArchiveSource::lend_worker`]).
+    worker: Option<Worker>,
 }
 
 impl ArchiveSource {
@@ -72,6 +75,7 @@ impl ArchiveSource {
             labels,
             ahead: None,
             may_fetch_ahead: false,
+            worker: None,
             last_fetch: None,
         })
     }
@@ -95,6 +99,7 @@ impl ArchiveSource {
             ahead: None,
             may_fetch_ahead: self.may_fetch_ahead,
             last_fetch: None,
+            worker: None,
         })
     }
 
@@ -123,6 +128,12 @@ impl ArchiveSource {
     /// has opened yet.
     pub fn premap_first_volume(&self) -> Option<pcp_archive::Premap> {
         self.archives.first().premap_first_volume()
+    }
+
+    /// Lend a thread of the caller's to make fetches ahead on (see
+    /// [`crate::worker`]), rather than start one; a pcp-rs addition.
+    pub fn lend_worker(&mut self, worker: Worker) {
+        self.worker = Some(worker);
     }
 
     /// Allow (or not) interpolated fetches to be made ahead on a thread of
@@ -168,7 +179,7 @@ impl ArchiveSource {
             let key = (pmids, profile.changes());
             let again = self.last_fetch.as_ref().is_some_and(|(p, c)| (&p[..], *c) == key);
             if again && outcome.is_ok() && interp {
-                self.ahead = FetchAhead::start(&mut self.replay, pmids, profile);
+                self.ahead = FetchAhead::start(&mut self.replay, pmids, profile, self.worker.as_ref());
             } else if !again {
                 self.last_fetch = Some((pmids.to_vec(), profile.changes()));
             }

@@ -24,11 +24,11 @@
 //! would have left it.
 
 use crate::profile::Profile;
+use crate::worker::{Job, Worker};
 use pcp_archive::replay::Replay;
 use pcp_core::{FetchResult, PmError, PmId, Timestamp};
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 use std::sync::Mutex;
-use std::thread::JoinHandle;
 
 /// The most fetches handed over at once: whichever side waits for the
 /// other is woken once a batch (pmval over 20180102 at -t 1, 11,652
@@ -82,7 +82,9 @@ pub(crate) struct FetchAhead {
     /// needs the context mutably)
     made: Option<Mutex<Receiver<Batch>>>,
     spent: Sender<FetchResult>,
-    thread: Option<JoinHandle<Finish>>,
+    /// Where the thread hands its replay back when it stops (behind a
+    /// lock as `made` is).
+    done: Option<Mutex<Receiver<Finish>>>,
 }
 
 impl FetchAhead {
@@ -90,12 +92,17 @@ impl FetchAhead {
     /// `replay` is, on a thread of its own; the replay is kept here while
     /// they are made (`None`, and the replay left where it is, if no
     /// thread could be started).
-    pub(crate) fn start(replay: &mut Option<Replay>, pmids: &[PmId], profile: &Profile) -> Option<FetchAhead> {
+    pub(crate) fn start(
+        replay: &mut Option<Replay>,
+        pmids: &[PmId],
+        profile: &Profile,
+        worker: Option<&Worker>,
+    ) -> Option<FetchAhead> {
         let mut fork = replay.as_mut()?.fork();
         let (made_tx, made) = sync_channel::<Batch>(WAITING);
         let (spent, spent_rx) = channel::<FetchResult>();
         let (list, wanted) = (pmids.to_vec(), profile.clone());
-        let thread = std::thread::Builder::new().name("pcp-fetch-ahead".into()).spawn(move || {
+        let work = move || {
             let wanted = |indom, inst| wanted.wanted(indom, inst);
             let (mut n, mut made) = (1, 0u64);
             loop {
@@ -116,10 +123,21 @@ impl FetchAhead {
                 }
                 n = (n * 2).min(MOST);
             }
+        };
+        let (finished, done) = sync_channel(1);
+        let job: Job = Box::new(move || {
+            let _ = finished.send(work());
         });
-        // (what read ahead for a fork that could not start is gone with
-        // it: the replay starts again where it needs to)
-        let thread = thread.ok()?;
+        // on a thread lent for it, or else one of its own (what read ahead
+        // for a fork that could not start is gone with it: the replay
+        // starts again where it needs to)
+        let unserved = match worker {
+            Some(w) => w.run(job).err(),
+            None => Some(job),
+        };
+        if let Some(job) = unserved {
+            std::thread::Builder::new().name("pcp-fetch-ahead".into()).spawn(job).ok()?;
+        }
         Some(FetchAhead {
             pmids: pmids.to_vec(),
             profile: profile.clone(),
@@ -130,7 +148,7 @@ impl FetchAhead {
             ready: Vec::new().into_iter(),
             made: Some(Mutex::new(made)),
             spent,
-            thread: Some(thread),
+            done: Some(Mutex::new(done)),
         })
     }
 
@@ -166,7 +184,7 @@ impl FetchAhead {
     pub(crate) fn recall(mut self) -> Replay {
         // (a thread waiting to hand over a batch stops)
         self.made = None;
-        let finish = self.thread.take().map(JoinHandle::join);
+        let finish = self.done.take().and_then(|d| d.into_inner().ok()).map(|d| d.recv());
         match finish {
             Some(Ok((replay, made))) if made == self.taken => replay,
             _ => catch_up(self.base, &self.pmids, &self.profile, self.taken - self.base_taken),

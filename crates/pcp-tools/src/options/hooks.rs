@@ -6,6 +6,7 @@
 
 use super::{valid_debug_spec, Hooks};
 use pcp::local::Agents;
+use pcp::worker::Worker;
 use pcp::Context;
 use pcp_core::PmError;
 use pcp_pmns::cpp::Files;
@@ -63,6 +64,9 @@ pub struct Ahead {
     claimed: Arc<AtomicBool>,
     opened: Receiver<pcp::PmResult<Context>>,
     to_map: SyncSender<pcp_archive::Premap>,
+    /// The thread, lent to the context once its part is done (with
+    /// [`ContextHooks::premap`]), to make the fetches ahead on.
+    worker: Option<Worker>,
 }
 
 impl ArchiveAhead {
@@ -71,7 +75,7 @@ impl ArchiveAhead {
     pub fn open(self, name: &str) -> pcp::PmResult<Context> {
         match self.0 {
             Some(a) if a.name == name.as_bytes() => {
-                if !a.claimed.swap(true, Ordering::AcqRel) {
+                let mut opened = if !a.claimed.swap(true, Ordering::AcqRel) {
                     // the thread has not started (on this host, a CPU
                     // that has been idle can take a millisecond to wake):
                     // open here, and leave the thread the first volume
@@ -81,13 +85,18 @@ impl ArchiveAhead {
                             let _ = a.to_map.send(volume);
                         }
                     }
-                    return opened;
+                    opened
+                } else {
+                    match a.opened.recv() {
+                        Ok(opened) => opened,
+                        // (it panicked: have the error happen here)
+                        Err(_) => Context::open_archive(name),
+                    }
+                };
+                if let (Ok(context), Some(worker)) = (opened.as_mut(), a.worker) {
+                    context.lend_worker(worker);
                 }
-                match a.opened.recv() {
-                    Ok(opened) => opened,
-                    // (it panicked: have the error happen here)
-                    Err(_) => Context::open_archive(name),
-                }
+                opened
             }
             _ => Context::open_archive(name),
         }
@@ -201,6 +210,7 @@ impl Hooks for ContextHooks<'_> {
         let claimed = Arc::new(AtomicBool::new(false));
         let (hand_over, opened) = sync_channel(1);
         let (to_map, mapping) = sync_channel::<pcp_archive::Premap>(1);
+        let (worker, serve) = if premap { Some(Worker::new()).unzip() } else { (None, None) };
         let claim = Arc::clone(&claimed);
         let started = std::thread::Builder::new().name("pcp-open".into()).spawn(move || {
             let first_volume = if claim.swap(true, Ordering::AcqRel) {
@@ -214,13 +224,17 @@ impl Hooks for ContextHooks<'_> {
                 let _ = hand_over.send(context);
                 first_volume
             };
-            // (while the tool sets up its replay)
+            // (while the tool sets up its replay), then make the fetches
+            // ahead
             if let Some(volume) = first_volume.filter(|_| premap) {
                 volume.run();
             }
+            if let Some(serve) = serve {
+                serve.serve();
+            }
         });
         if started.is_ok() {
-            self.ahead = ArchiveAhead(Some(Ahead { name: name.to_vec(), claimed, opened, to_map }));
+            self.ahead = ArchiveAhead(Some(Ahead { name: name.to_vec(), claimed, opened, to_map, worker }));
         }
     }
 
@@ -273,7 +287,7 @@ mod tests {
         let (_hand_over, opened) = sync_channel(1);
         let (to_map, mapping) = sync_channel(1);
         let claimed = Arc::new(AtomicBool::new(false));
-        let ahead = Ahead { name: v2.as_bytes().to_vec(), claimed: Arc::clone(&claimed), opened, to_map };
+        let ahead = Ahead { name: v2.as_bytes().to_vec(), claimed: Arc::clone(&claimed), opened, to_map, worker: None };
         let label = |c: pcp::PmResult<Context>| c.map(|c| c.archive().map(|a| a.label().clone()));
         assert_eq!(label(ArchiveAhead(Some(ahead)).open(&v2)), label(Context::open_archive(&v2)));
         assert!(claimed.load(Ordering::Acquire));
