@@ -394,6 +394,13 @@ impl VolData {
         VolData { store: Store::Plain(file), map: true, size, whole: OnceLock::new() }
     }
 
+    /// Open the plain volume at `path`.
+    fn open_plain(path: &Path) -> io::Result<VolData> {
+        let file = File::open(path)?;
+        let size = file.metadata()?.len();
+        Ok(VolData::plain(file, size))
+    }
+
     /// Open a compressed volume: its size is read from an `.xz` file's
     /// index, otherwise it is decompressed once to count.
     fn inflated(path: PathBuf) -> Result<VolData, PmError> {
@@ -468,9 +475,8 @@ impl Early {
         let vol = i32::try_from(vol).ok()?;
         let path = find_file(base, &format!(".{vol}"))?;
         if compression_of(&path.to_string_lossy()) == Compression::None {
-            let file = File::open(&path).ok()?;
-            let size = file.metadata().ok()?.len();
-            return (size <= PREMAP_MOST).then(|| Early { vol, data: Arc::new(VolData::plain(file, size)) });
+            let data = VolData::open_plain(&path).ok()?;
+            return (data.size <= PREMAP_MOST).then(|| Early { vol, data: Arc::new(data) });
         }
         let data = VolData::indexed(path)?;
         data.start();
@@ -838,7 +844,8 @@ pub(crate) struct Log {
     /// the next one ([`Log::open_ahead`]).
     ahead_at: Option<i64>,
     /// Decompressed volumes kept for reuse (at most [`KEEP_DECOMPRESSED`],
-    /// most recently used first).
+    /// most recently used first), and a first plain volume opened with the
+    /// archive ([`Early`]).
     decompressed: Vec<(i32, Arc<VolData>)>,
     /// `pmGetArchiveEnd`'s cache: the last volume's size, and its end.
     physend: i64,
@@ -930,9 +937,7 @@ impl Log {
         }
         let path = find_file(&self.base, &format!(".{vol}")).ok_or(PmError::from_errno(2))?;
         if compression_of(&path.to_string_lossy()) == Compression::None {
-            let file = File::open(&path).map_err(|e| io_err(&e))?;
-            let size = file.metadata().map_err(|e| io_err(&e))?.len();
-            return Ok(Arc::new(VolData::plain(file, size)));
+            return Ok(Arc::new(VolData::open_plain(&path).map_err(|e| io_err(&e))?));
         }
         Ok(self.keep(vol, Arc::new(VolData::inflated(path)?)))
     }

@@ -89,9 +89,10 @@ pub(crate) struct FetchAhead {
 
 impl FetchAhead {
     /// Start making fetches of `pmids` through `profile` from where
-    /// `replay` is, on a thread of its own; the replay is kept here while
-    /// they are made (`None`, and the replay left where it is, if no
-    /// thread could be started).
+    /// `replay` is, on `worker` if it is free (see [`crate::worker`]) or
+    /// else a thread of its own; the replay is kept here while they are
+    /// made (`None`, and the replay left where it is, if no thread could
+    /// be started).
     pub(crate) fn start(
         replay: &mut Option<Replay>,
         pmids: &[PmId],

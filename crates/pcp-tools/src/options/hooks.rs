@@ -80,10 +80,8 @@ impl ArchiveAhead {
                     // that has been idle can take a millisecond to wake):
                     // open here, and leave the thread the first volume
                     let opened = Context::open_archive(name);
-                    if let Some(first) = opened.as_ref().ok().and_then(Context::archive) {
-                        if let Some(volume) = first.premap_first_volume() {
-                            let _ = a.to_map.send(volume);
-                        }
+                    if let Some(volume) = first_volume(&opened) {
+                        let _ = a.to_map.send(volume);
                     }
                     opened
                 } else {
@@ -101,6 +99,12 @@ impl ArchiveAhead {
             _ => Context::open_archive(name),
         }
     }
+}
+
+/// The first data volume of an archive context just opened, to map whole
+/// ahead of its replay, if it can be.
+fn first_volume(opened: &pcp::PmResult<Context>) -> Option<pcp_archive::Premap> {
+    opened.as_ref().ok().and_then(Context::archive).and_then(|a| a.premap_first_volume())
 }
 
 impl<'f> ContextHooks<'f> {
@@ -138,7 +142,7 @@ impl ContextHooks<'_> {
         let mapping = ahead.0.as_ref().is_some_and(|a| a.name == name.as_bytes());
         let opened = ahead.open(name);
         if self.premap && !mapping {
-            if let Some(first) = opened.as_ref().ok().and_then(Context::archive).and_then(|a| a.premap_first_volume()) {
+            if let Some(first) = first_volume(&opened) {
                 let _ = std::thread::Builder::new().name("pcp-premap".into()).spawn(move || first.run());
             }
         }
@@ -219,10 +223,9 @@ impl Hooks for ContextHooks<'_> {
                 mapping.recv().ok()
             } else {
                 let context = Context::open_archive(&text);
-                let first_volume =
-                    context.as_ref().ok().and_then(Context::archive).and_then(|a| a.premap_first_volume());
+                let first = first_volume(&context);
                 let _ = hand_over.send(context);
-                first_volume
+                first
             };
             // (while the tool sets up its replay), then make the fetches
             // ahead
