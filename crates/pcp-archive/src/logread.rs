@@ -389,6 +389,16 @@ impl Premap {
 }
 
 impl VolData {
+    /// Let go of the pages of the volume mapped whole, if it is
+    /// ([`crate::mapped::Mapped::release_pages`]).
+    fn release_pages(&self) {
+        if let Some(whole) = self.whole.get() {
+            whole.release_pages();
+        }
+    }
+}
+
+impl VolData {
     /// An open plain volume of `size` bytes.
     fn plain(file: File, size: u64) -> VolData {
         VolData { store: Store::Plain(file), map: true, size, whole: OnceLock::new() }
@@ -864,6 +874,17 @@ pub(crate) struct Log {
 }
 
 impl Log {
+    /// Let go of the pages of the volumes mapped whole ([`Premap`]) that
+    /// this log holds: reading them again reads the file again.
+    pub fn release_mapped_pages(&self) {
+        for (_, data) in &self.decompressed {
+            data.release_pages();
+        }
+        if let Some(cursor) = &self.mfp {
+            cursor.data.release_pages();
+        }
+    }
+
     pub fn new(base: &Path, version: Version, volumes: &[u32]) -> Log {
         let label_size = match version {
             Version::V2 => 132,

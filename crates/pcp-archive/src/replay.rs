@@ -176,6 +176,14 @@ impl Replay {
         copy
     }
 
+    /// The replay is over (it has read to the end): let go of the pages
+    /// of a first volume mapped whole ahead of it ([`crate::Premap`]),
+    /// which the process's exit would otherwise unmap. Nothing read
+    /// changes: a page touched again is read from the file again.
+    pub fn release_mapped_pages(&self) {
+        self.log.release_mapped_pages();
+    }
+
     /// The archive being replayed (the first, of several).
     pub fn archive(&self) -> &Archive {
         self.archives.first()

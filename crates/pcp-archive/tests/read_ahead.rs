@@ -143,12 +143,13 @@ fn xz_volumes_replay_as_plain_ones() {
         std::fs::write(xz.join(format!("a.{vol}.xz")), enc.finish().unwrap()).unwrap();
     }
     // premap: 0 none, 1 before the replay starts, 2 after it has read
-    // the archive forwards
+    // the archive forwards, 3 before it starts with its pages let go after
+    // reading forwards and again in the middle of the interpolation
     let replay_all = |base: &Path, early: bool, premap: u8| {
         let archive = Archive::open_early(&base.to_string_lossy(), early).unwrap();
         let first = archive.premap_first_volume();
         assert_eq!(first.is_some(), premap > 0, "{premap}");
-        if premap == 1 {
+        if premap == 1 || premap == 3 {
             first.as_ref().unwrap().run();
         }
         let start = archive.label().start;
@@ -168,6 +169,9 @@ fn xz_volumes_replay_as_plain_ones() {
         if let Some(first) = first.filter(|_| premap == 2) {
             first.run();
         }
+        if premap == 3 {
+            replay.release_mapped_pages();
+        }
         let end = replay.end().unwrap();
         replay.set_mode(Mode::Back, end, 0).unwrap();
         let backwards = all(&mut replay, &mut read_ahead);
@@ -175,6 +179,9 @@ fn xz_volumes_replay_as_plain_ones() {
         replay.set_mode(Mode::Interp, start, 1_200_000_000_000).unwrap();
         let mut interp = Vec::new();
         loop {
+            if premap == 3 && interp.len() == 10 {
+                replay.release_mapped_pages();
+            }
             match replay.fetch(&pmids, &|_, _| true) {
                 Ok(r) => interp.push(format!("{r:?}")),
                 Err(e) => {
@@ -191,9 +198,11 @@ fn xz_volumes_replay_as_plain_ones() {
     // the first plain volume mapped whole, before the replay or midway
     let premapped = replay_all(&plain.join("a"), true, 1);
     let premapped_midway = replay_all(&plain.join("a"), true, 2);
+    let premapped_let_go = replay_all(&plain.join("a"), true, 3);
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(premapped == want, "the first volume mapped whole replays differently");
     assert!(premapped_midway == want, "the first volume mapped whole midway replays differently");
+    assert!(premapped_let_go == want, "the first volume mapped whole replays differently once its pages are let go");
     assert_eq!(want.0.len(), 3 * copies * recs.len());
     assert!(want.2.len() > 100);
     assert!(got_early == want, "xz volumes (first started early) replay differently");

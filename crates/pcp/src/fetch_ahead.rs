@@ -120,6 +120,11 @@ impl FetchAhead {
                     batch.push(Made { outcome, result, position: fork.position() });
                 }
                 if made_tx.send(Batch { before, made: batch }).is_err() || last {
+                    if last {
+                        // (the end, most likely: what the exit would
+                        // unmap goes now, while the tool prints)
+                        fork.release_mapped_pages();
+                    }
                     return (fork, made);
                 }
                 n = (n * 2).min(MOST);
