@@ -271,7 +271,7 @@ impl<'a> Pminfo<'a> {
         ahead: options::ArchiveAhead,
     ) -> std::io::Result<Result<Context, i32>> {
         let name = String::from_utf8_lossy(opts.archives.first().map(Vec::as_slice).unwrap_or_default()).into_owned();
-        let mut ctx = match ahead.open(&name) {
+        let mut ctx = match ahead.open(&name, false) {
             Ok(c) => c,
             Err(e) => {
                 writeln!(self.err, "{}: Cannot open archive \"{name}\": {e}", self.prog)?;

@@ -348,7 +348,7 @@ fn open_archive(
     err: &mut dyn Write,
 ) -> std::io::Result<Result<Opened, i32>> {
     let name = String::from_utf8_lossy(opts.archives.first().map(Vec::as_slice).unwrap_or_default()).into_owned();
-    let mut ctx = match ahead.open(&name) {
+    let mut ctx = match ahead.open(&name, false) {
         Ok(c) => c,
         Err(e) => {
             writeln!(err, "{prog}: Cannot open archive \"{name}\": {e}")?;

@@ -118,7 +118,8 @@ fn main(
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
     let mut hooks =
         ContextHooks::new(files, env, &crate::options::progname(args.first().map(Vec::as_slice).unwrap_or_default()));
-    // (pmval replays the archive from its first volume)
+    // (pmval replays the archive from its first volume, unless its options
+    // bound the replay: see below)
     hooks.premap = true;
     let mut p = Parser::new(&args, tools::PMVAL, env, &mut hooks, err);
     let (mut fixed, mut cols, mut raw_counter, mut xflag) = (-1i32, 0i32, false, 0u32);
@@ -164,6 +165,8 @@ fn main(
         }
     }
     let mut opts = p.finish();
+    hooks.replay_bounded =
+        [&opts.start_arg, &opts.finish_arg, &opts.origin_arg, &opts.samples_arg].iter().any(|a| a.is_some());
     err.write_all(&opts.flushed)?;
     if opts.exit {
         opts.usage_message(err)?;
