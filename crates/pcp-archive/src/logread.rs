@@ -396,9 +396,7 @@ impl VolData {
             whole.release_pages();
         }
     }
-}
 
-impl VolData {
     /// An open plain volume of `size` bytes.
     fn plain(file: File, size: u64) -> VolData {
         VolData { store: Store::Plain(file), map: true, size, whole: OnceLock::new() }
