@@ -361,7 +361,7 @@ struct VolData {
 const PREMAP_MOST: u64 = 8 * crate::ahead::WINDOW as u64 - 1;
 
 /// The first data volume of an archive, plain and small enough, to be
-/// mapped whole, its pages in place, by a thread that has nothing else to
+/// mapped whole, its pages brought in, by a thread that has nothing else to
 /// do before a replay starts reading it (a pcp-rs addition): pmval's
 /// thread that opens the archive, once it has handed it over (while the
 /// definitions are bound), or a thread of its own. The replay then maps no
@@ -381,6 +381,7 @@ impl Premap {
         if let Store::Plain(file) = &self.0.store {
             if self.0.whole.get().is_none() {
                 if let Some(m) = crate::mapped::map(file, 0, self.0.size as usize) {
+                    m.touch_pages();
                     let _ = self.0.whole.set(Arc::new(m));
                 }
             }
