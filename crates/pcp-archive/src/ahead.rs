@@ -106,7 +106,7 @@ impl Checks {
 
 /// Where each record of `buf` (whole records from its start) begins, and
 /// where the last one ends.
-fn record_starts(buf: &[u8]) -> Vec<u32> {
+pub(crate) fn record_starts(buf: &[u8]) -> Vec<u32> {
     let mut at = vec![0u32];
     let mut off = 0;
     while let Some(w) = buf.get(off..off + 4) {

@@ -25,5 +25,5 @@ pub mod raw;
 pub mod replay;
 
 pub use ldouble::timestamp_sub;
-pub use logread::Premap;
+pub use logread::{BackCheck, Premap};
 pub use replay::{Mode, Replay};

@@ -23,6 +23,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A timestamp as libpcp holds it (`__pmTimestamp`): nanoseconds are not
@@ -352,7 +353,94 @@ struct VolData {
     size: u64,
     /// A plain file mapped whole ahead of reading ([`Premap`]), which
     /// every window is then taken from.
-    whole: OnceLock<Arc<crate::mapped::Mapped>>,
+    whole: OnceLock<Whole>,
+}
+
+/// A volume mapped whole, and the checks of its records.
+#[derive(Debug)]
+struct Whole {
+    map: Arc<crate::mapped::Mapped>,
+    checks: Arc<VolumeChecks>,
+}
+
+/// The records of a volume mapped whole (its label first), and what
+/// checking each with [`plain_layout`] found: checked by the reader as it
+/// comes to them, or ahead of it, from the last back, by a thread with
+/// nothing else to do ([`BackCheck`]). Only the verdict is kept: a record
+/// found plain has its value lists found again by a walk that checks
+/// nothing ([`plain_walk`]), which is a small part of the work.
+#[derive(Debug)]
+struct VolumeChecks {
+    /// Where each record's length word is, in order, and where the last
+    /// record ends.
+    at: Vec<u32>,
+    /// Each record's state: one of the four below.
+    state: Vec<AtomicU8>,
+    /// The record the reader came to last.
+    reader_at: AtomicUsize,
+}
+
+/// Not checked, nor being checked.
+const UNCLAIMED: u8 = 0;
+/// Being checked, by the reader or ahead of it.
+const CLAIMED: u8 = 1;
+/// Laid out plainly ([`plain_layout`]).
+const PLAIN: u8 = 2;
+/// Not laid out plainly: the reader looks at it more closely.
+const NOT_PLAIN: u8 = 3;
+
+impl VolumeChecks {
+    fn new(volume: &[u8]) -> VolumeChecks {
+        let at = crate::ahead::record_starts(volume);
+        let state = (1..at.len()).map(|_| AtomicU8::new(UNCLAIMED)).collect();
+        VolumeChecks { at, state, reader_at: AtomicUsize::new(0) }
+    }
+
+    /// What [`plain_index`] finds of the record whose body is `body`, at
+    /// `start` in the volume (`None` where no record has that body).
+    fn layout(&self, start: usize, body: &[u8], version: Version) -> Option<Option<Vec<(u32, u32)>>> {
+        let i = self.at.binary_search(&u32::try_from(start.checked_sub(4)?).ok()?).ok()?;
+        let end = *self.at.get(i + 1)? as usize;
+        if end - 4 != start + body.len() {
+            return None;
+        }
+        self.reader_at.store(i, Ordering::Relaxed);
+        let state = &self.state[i];
+        match state.load(Ordering::Acquire) {
+            PLAIN => return Some(plain_walk(body, version)),
+            NOT_PLAIN => return Some(None),
+            // (being checked ahead: checked here too, with the same verdict)
+            _ => {}
+        }
+        let _ = state.compare_exchange(UNCLAIMED, CLAIMED, Ordering::AcqRel, Ordering::Acquire);
+        let found = plain_index(body, version);
+        state.store(if found.is_some() { PLAIN } else { NOT_PLAIN }, Ordering::Release);
+        Some(found)
+    }
+}
+
+/// The value lists of a record [`plain_layout`] found plain (which this
+/// does not check again): where each is, with its PMID.
+fn plain_walk(body: &[u8], version: Version) -> Option<Vec<(u32, u32)>> {
+    let (_, first, numpmid) = record_head(body, version).ok()?;
+    let mut index = Vec::with_capacity(numpmid.min(body.len() / 8));
+    let mut vlp = first - 12;
+    for _ in 0..numpmid {
+        let head = body.get(vlp..vlp + 8)?;
+        index.push((be32(head, 0)?, vlp as u32));
+        let numval = be32(head, 4)? as i32;
+        vlp += if numval <= 0 { 8 } else { 12 + 8 * numval as usize };
+    }
+    Some(index)
+}
+
+/// The checks of the records in a cursor's window, when there are any.
+#[derive(Clone, Debug)]
+enum WinChecks {
+    /// A window read ahead.
+    Window(Arc<crate::ahead::Checks>),
+    /// A volume mapped whole.
+    Volume(Arc<VolumeChecks>),
 }
 
 /// The most of a plain volume mapped whole ahead of reading ([`Premap`]):
@@ -382,10 +470,62 @@ impl Premap {
             if self.0.whole.get().is_none() {
                 if let Some(m) = crate::mapped::map(file, 0, self.0.size as usize) {
                     m.touch_pages();
-                    let _ = self.0.whole.set(Arc::new(m));
+                    let checks = Arc::new(VolumeChecks::new(m.as_slice()));
+                    let _ = self.0.whole.set(Whole { map: Arc::new(m), checks });
                 }
             }
         }
+    }
+}
+
+/// Checking the records of a first volume mapped whole ([`Premap`]) from
+/// the last one back, ahead of a reader going forwards, until the two
+/// meet: for a thread that would otherwise wait on the reader (a pcp-rs
+/// addition). Each record is checked once, by whichever comes to it first
+/// ([`VolumeChecks`]), and the reader takes the verdict found here.
+#[derive(Debug)]
+pub struct BackCheck {
+    map: Arc<crate::mapped::Mapped>,
+    checks: Arc<VolumeChecks>,
+    /// The record checked last (the label is record 0).
+    next: usize,
+    version: Version,
+    /// [`plain_layout`]'s index, kept for the next record.
+    scratch: Vec<(u32, u32)>,
+    /// The record the reader had come to when last asked.
+    reader_seen: usize,
+}
+
+impl BackCheck {
+    /// Has the reader come to another record since the last time this was
+    /// asked? (A reader that does not while records are checked here is
+    /// most likely waiting for the CPU this runs on.)
+    pub fn reader_moved(&mut self) -> bool {
+        let at = self.checks.reader_at.load(Ordering::Relaxed);
+        std::mem::replace(&mut self.reader_seen, at) != at
+    }
+
+    /// Check the last record before the one checked last that no one has
+    /// come to (records read out of order, as the last ones are for the
+    /// archive's end, are passed over): `false` once there is none.
+    pub fn step(&mut self) -> bool {
+        let checks = &self.checks;
+        let i = loop {
+            if self.next <= 1 {
+                return false;
+            }
+            self.next -= 1;
+            let state = &checks.state[self.next];
+            if state.compare_exchange(UNCLAIMED, CLAIMED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                break self.next;
+            }
+        };
+        let volume = self.map.as_slice();
+        let body = volume.get(checks.at[i] as usize + 4..checks.at[i + 1] as usize - 4).unwrap_or_default();
+        let plain = record_head(body, self.version)
+            .is_ok_and(|(_, first, numpmid)| plain_layout(body, first, numpmid, &mut self.scratch));
+        checks.state[i].store(if plain { PLAIN } else { NOT_PLAIN }, Ordering::Release);
+        true
     }
 }
 
@@ -394,7 +534,7 @@ impl VolData {
     /// ([`crate::mapped::Mapped::release_pages`]).
     fn release_pages(&self) {
         if let Some(whole) = self.whole.get() {
-            whole.release_pages();
+            whole.map.release_pages();
         }
     }
 
@@ -516,7 +656,7 @@ pub(crate) struct Cursor {
     /// A plain file read ahead, once reading goes on forwards through it.
     ahead: Option<crate::ahead::Ahead>,
     /// The checks of the records in the window, when it was read ahead.
-    win_checks: Option<Arc<crate::ahead::Checks>>,
+    win_checks: Option<WinChecks>,
     /// How many windows running on from the one before were filled.
     onwards: u32,
     /// Where a record starts, reading forwards ([`Cursor::record_here`]).
@@ -610,10 +750,10 @@ impl Cursor {
     /// Make `len` bytes at `off` (all within the volume) part of the
     /// window; going `backwards`, a new window ends with them.
     fn fill(&mut self, off: u64, len: usize, backwards: bool) -> Result<(), PmError> {
-        if let Some(whole) = self.data.whole.get().filter(|w| off + len as u64 <= w.as_slice().len() as u64) {
+        if let Some(whole) = self.data.whole.get().filter(|w| off + len as u64 <= w.map.as_slice().len() as u64) {
             // mapped whole ahead of reading ([`Premap`])
-            self.win_checks = None;
-            let whole = Buf::Mapped(Arc::clone(whole));
+            self.win_checks = Some(WinChecks::Volume(Arc::clone(&whole.checks)));
+            let whole = Buf::Mapped(Arc::clone(&whole.map));
             self.win_len = whole.as_slice().len();
             self.replace_window(whole);
             self.spare.truncate(SPARE_WINDOWS);
@@ -774,7 +914,7 @@ impl Cursor {
         self.win_len = window.len();
         self.win = Buf::Heap(window);
         self.win_off = at;
-        self.win_checks = Some(checks);
+        self.win_checks = Some(WinChecks::Window(checks));
         true
     }
 
@@ -785,7 +925,10 @@ impl Cursor {
     fn plain_layout_of(&self, body: &Bytes) -> Option<Vec<(u32, u32)>> {
         let checks = self.win_checks.as_ref().filter(|_| body.buf.same(&self.win))?;
         let version = self.version;
-        checks.layout(body.start, body.as_slice(), |b| plain_index(b, version))?
+        match checks {
+            WinChecks::Window(c) => c.layout(body.start, body.as_slice(), |b| plain_index(b, version))?,
+            WinChecks::Volume(c) => c.layout(body.start, body.as_slice(), version)?,
+        }
     }
 
     /// `fread` without the copy: up to `n` bytes from the position (fewer
@@ -873,6 +1016,15 @@ pub(crate) struct Log {
 }
 
 impl Log {
+    /// Checking the records of the open volume from the last back, when it
+    /// is mapped whole ([`BackCheck`]).
+    pub fn back_check(&self) -> Option<BackCheck> {
+        let whole = self.mfp.as_ref()?.data.whole.get()?;
+        let (map, checks) = (Arc::clone(&whole.map), Arc::clone(&whole.checks));
+        let next = checks.state.len();
+        Some(BackCheck { next, map, checks, version: self.version, scratch: Vec::new(), reader_seen: 0 })
+    }
+
     /// Let go of the pages of the volumes mapped whole ([`Premap`]) that
     /// this log holds: reading them again reads the file again.
     pub fn release_mapped_pages(&self) {

@@ -184,6 +184,13 @@ impl Replay {
         self.log.release_mapped_pages();
     }
 
+    /// Checking the records of the open volume from the last back, ahead
+    /// of this replay or a fork of it, when the volume is mapped whole
+    /// ([`crate::Premap`]): for a thread waiting on the fork.
+    pub fn back_check(&self) -> Option<crate::logread::BackCheck> {
+        self.log.back_check()
+    }
+
     /// The archive being replayed (the first, of several).
     pub fn archive(&self) -> &Archive {
         self.archives.first()

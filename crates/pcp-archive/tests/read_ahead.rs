@@ -68,6 +68,56 @@ impl Twins {
     }
 }
 
+impl Twins {
+    /// Write the records as one volume `a.0`, plain and compressed, each
+    /// copy shifted an hour past the one before; the `n`th record of the
+    /// volume (from 0) has a byte changed halfway through it where
+    /// `damage(copy, n)` says so. How many records were damaged.
+    fn write_damaged(&self, damage: impl Fn(u64, usize) -> bool) -> usize {
+        let (recs, mut volume, mut damaged) = (&self.recs, self.label.clone(), 0);
+        for copy in 0..self.copies as u64 {
+            for (i, r) in recs.iter().enumerate() {
+                let mut r = r.clone();
+                shift(&mut r, copy * 3600);
+                let n = copy as usize * recs.len() + i;
+                if damage(copy, n) && r.len() > 40 {
+                    let at = 16 + (n / 37 * 13) % (r.len() - 24);
+                    r[at] ^= 0x5a;
+                    damaged += 1;
+                }
+                volume.extend_from_slice(&r);
+            }
+        }
+        std::fs::write(self.plain.join("a.0"), &volume).unwrap();
+        let mut enc = liblzma::write::XzEncoder::new(Vec::new(), 1);
+        std::io::Write::write_all(&mut enc, &volume).unwrap();
+        std::fs::write(self.xz.join("a.0.xz"), enc.finish().unwrap()).unwrap();
+        damaged
+    }
+}
+
+/// The results of reading `replay` forwards (errors as `error …`), until
+/// the end, an error that does not go away, or `most` of them; `after` is
+/// called after each.
+fn forwards_until_stuck(replay: &mut Replay, most: usize, mut after: impl FnMut(&Replay)) -> Vec<String> {
+    let mut out = Vec::new();
+    while out.len() < most {
+        let r = replay.fetch_archive();
+        after(replay);
+        match r {
+            Ok(r) => out.push(format!("{r:?}")),
+            Err(PmError::PM_ERR_EOL) => break,
+            Err(e) => {
+                out.push(format!("error {e:?}"));
+                if out.iter().rev().take(3).all(|o| o.starts_with("error")) && out.len() >= 3 {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Every result from the replay's position on, in its mode; whether the
 /// volume was read ahead at any of them is or-ed into `read_ahead`.
 fn all(replay: &mut Replay, read_ahead: &mut bool) -> Vec<String> {
@@ -217,48 +267,16 @@ fn xz_volumes_replay_as_plain_ones() {
 /// same results and the same errors in the same places.
 #[test]
 fn damaged_records_read_ahead_as_read_otherwise() {
-    let Twins { dir, plain, xz, label, recs, copies } = Twins::new("damaged-ahead", AHEAD_MB);
-    let mut volume = label;
-    let mut damaged = 0;
-    for copy in 0..copies as u64 {
-        for (i, r) in recs.iter().enumerate() {
-            let mut r = r.clone();
-            shift(&mut r, copy * 3600);
-            // past the first few copies (reading ahead starts a little
-            // way in), one record in 97
-            let n = copy as usize * recs.len() + i;
-            if copy > 4 && n % 97 == 0 && r.len() > 40 {
-                let at = 16 + (n / 97 * 13) % (r.len() - 24);
-                r[at] ^= 0x5a;
-                damaged += 1;
-            }
-            volume.extend_from_slice(&r);
-        }
-    }
-    std::fs::write(plain.join("a.0"), &volume).unwrap();
-    let mut enc = liblzma::write::XzEncoder::new(Vec::new(), 1);
-    std::io::Write::write_all(&mut enc, &volume).unwrap();
-    std::fs::write(xz.join("a.0.xz"), enc.finish().unwrap()).unwrap();
+    let twins = Twins::new("damaged-ahead", AHEAD_MB);
+    // past the first few copies (reading ahead starts a little way in),
+    // one record in 97
+    let damaged = twins.write_damaged(|copy, n| copy > 4 && n % 97 == 0);
+    let Twins { dir, plain, xz, recs, copies, .. } = twins;
     let forwards = |base: &Path| {
         let mut replay = Replay::new(Archive::open(&base.to_string_lossy()).unwrap()).unwrap();
         replay.set_mode(Mode::Forw, Timestamp { sec: 0, nsec: 0 }, 0).unwrap();
-        let mut out = Vec::new();
         let mut read_ahead = false;
-        // until the end, or an error that does not go away
-        while out.len() < 4 * copies * recs.len() {
-            let r = replay.fetch_archive();
-            read_ahead |= replay.reading_ahead();
-            match r {
-                Ok(r) => out.push(format!("{r:?}")),
-                Err(PmError::PM_ERR_EOL) => break,
-                Err(e) => {
-                    out.push(format!("error {e:?}"));
-                    if out.iter().rev().take(3).all(|o| o.starts_with("error")) && out.len() >= 3 {
-                        break;
-                    }
-                }
-            }
-        }
+        let out = forwards_until_stuck(&mut replay, 4 * copies * recs.len(), |r| read_ahead |= r.reading_ahead());
         (out, read_ahead)
     };
     let (want, xz_read_ahead) = forwards(&xz.join("a"));
@@ -271,5 +289,65 @@ fn damaged_records_read_ahead_as_read_otherwise() {
     assert_eq!(got.len(), want.len());
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         assert_eq!(g, w, "result {i}");
+    }
+}
+
+/// A first volume mapped whole, with some records damaged here and there
+/// (as above), replays forwards exactly as the same volume compressed
+/// while its records are also checked from the last back (as pmval's
+/// thread does while it waits for fetches made ahead): all of them before
+/// the replay, or one for every record read, or none; the same results
+/// and the same errors in the same places.
+#[test]
+fn damaged_records_checked_from_the_back_read_as_otherwise() {
+    let twins = Twins::new("damaged-back", 2);
+    let damaged = twins.write_damaged(|_, n| n % 37 == 5);
+    let Twins { dir, plain, xz, recs, copies, .. } = twins;
+    // back: 0 checks none, 1 all before the replay, 2 one per record read
+    let forwards = |base: &Path, back: u8| {
+        let archive = Archive::open_early(&base.to_string_lossy(), true).unwrap();
+        if let Some(first) = archive.premap_first_volume() {
+            first.run();
+        }
+        let mut replay = Replay::new(archive).unwrap();
+        replay.set_mode(Mode::Forw, Timestamp { sec: 0, nsec: 0 }, 0).unwrap();
+        let mut check = replay.back_check().filter(|_| back > 0);
+        let mut checked = 0;
+        let mut step = || {
+            if check.as_mut().is_some_and(|c| c.step()) {
+                checked += 1;
+            }
+        };
+        if back == 1 {
+            for _ in 0..=copies * recs.len() {
+                step();
+            }
+        }
+        let out = forwards_until_stuck(&mut replay, 4 * copies * recs.len(), |_| {
+            if back == 2 {
+                step();
+            }
+        });
+        (out, checked)
+    };
+    let (want, none) = forwards(&xz.join("a"), 0);
+    let runs: Vec<_> = (0..3).map(|back| forwards(&plain.join("a"), back)).collect();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let errors = want.iter().filter(|o| o.starts_with("error")).count();
+    assert!(damaged > 20 && errors > 0, "{damaged} {errors}");
+    assert!(want.len() > copies * recs.len() / 2, "{}", want.len());
+    // (an xz volume is not mapped, and nothing checked from the back; all
+    // records were checked before the replay, and about half of them one
+    // for one)
+    assert_eq!(none, 0);
+    let records = copies * recs.len();
+    assert_eq!(runs[0].1, 0);
+    assert_eq!(runs[1].1, records);
+    assert!((records / 2 - 2..=records / 2 + 2).contains(&runs[2].1), "{} of {records}", runs[2].1);
+    for (back, (got, _)) in runs.iter().enumerate() {
+        assert_eq!(got.len(), want.len(), "{back}");
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g, w, "{back}: result {i}");
+        }
     }
 }
