@@ -41,6 +41,15 @@ impl Archive {
     /// checked but left in it, the file kept open, until first wanted
     /// ([`crate::raw::Deferred`]).
     pub fn open_early(name: &str, early: bool) -> Result<Archive, PmError> {
+        Archive::open_early_with(name, early, |_| {})
+    }
+
+    /// [`Archive::open_early`], handing `first` the first volume to map
+    /// whole (if it is a plain one opened early) as soon as it is open,
+    /// before the metadata is read: for a thread with nothing else to do
+    /// meanwhile. `first` is not called when the archive has no metadata
+    /// file.
+    pub fn open_early_with(name: &str, early: bool, first: impl FnOnce(Option<Premap>)) -> Result<Archive, PmError> {
         let base = archive_base(name);
         let meta_path = find_file(&base, ".meta").ok_or(PmError::from_errno(2))?;
         let volumes = volumes(&base);
@@ -48,6 +57,7 @@ impl Archive {
             (Ok(v), true) => v.first().and_then(|&v| crate::logread::Early::start(&base, v)),
             _ => None,
         };
+        first(first_volume.as_ref().and_then(crate::logread::Early::premap));
         let (label, mut records) = open_records(&meta_path)?;
         // a reader that replays the archive keeps a plain .meta file open,
         // and its large instance-domain records in it (see `Deferred`)

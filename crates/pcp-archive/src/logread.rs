@@ -23,7 +23,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A timestamp as libpcp holds it (`__pmTimestamp`): nanoseconds are not
@@ -354,6 +354,8 @@ struct VolData {
     /// A plain file mapped whole ahead of reading ([`Premap`]), which
     /// every window is then taken from.
     whole: OnceLock<Whole>,
+    /// Whether a thread has taken on mapping it whole.
+    mapping: AtomicBool,
 }
 
 /// A volume mapped whole, and the checks of its records.
@@ -378,6 +380,9 @@ struct VolumeChecks {
     state: Vec<AtomicU8>,
     /// The record the reader came to last.
     reader_at: AtomicUsize,
+    /// The format the volume's label gives (a reader expecting another
+    /// takes no verdict from here).
+    version: Option<Version>,
 }
 
 /// Not checked, nor being checked.
@@ -393,7 +398,21 @@ impl VolumeChecks {
     fn new(volume: &[u8]) -> VolumeChecks {
         let at = crate::ahead::record_starts(volume);
         let state = (1..at.len()).map(|_| AtomicU8::new(UNCLAIMED)).collect();
-        VolumeChecks { at, state, reader_at: AtomicUsize::new(0) }
+        // (the label's second word: its magic number and the version)
+        let version = match be32(volume, 4) {
+            Some(w) if w & 0xffff_ff00 == PM_LOG_MAGIC && w & 0xff == 2 => Some(Version::V2),
+            Some(w) if w & 0xffff_ff00 == PM_LOG_MAGIC && w & 0xff == 3 => Some(Version::V3),
+            _ => None,
+        };
+        VolumeChecks { at, state, reader_at: AtomicUsize::new(0), version }
+    }
+
+    /// Checking these records from the last back ([`BackCheck`]), unless
+    /// the label gives no format.
+    fn back_check(self: &Arc<Self>, map: &Arc<crate::mapped::Mapped>) -> Option<BackCheck> {
+        let (map, checks) = (Arc::clone(map), Arc::clone(self));
+        let (next, version) = (checks.state.len(), self.version?);
+        Some(BackCheck { next, map, checks, version, scratch: Vec::new(), reader_seen: 0 })
     }
 
     /// What [`plain_index`] finds of the record whose body is `body`, at
@@ -403,6 +422,9 @@ impl VolumeChecks {
         let end = *self.at.get(i + 1)? as usize;
         if end - 4 != start + body.len() {
             return None;
+        }
+        if self.version != Some(version) {
+            return Some(plain_index(body, version));
         }
         self.reader_at.store(i, Ordering::Relaxed);
         let state = &self.state[i];
@@ -463,11 +485,20 @@ const PREMAP_MOST: u64 = 8 * crate::ahead::WINDOW as u64 - 1;
 pub struct Premap(Arc<VolData>);
 
 impl Premap {
-    /// Map the volume, unless it has been already or cannot be (windows
-    /// are mapped or read as before then).
+    /// Checking the records of the volume from the last back
+    /// ([`BackCheck`]), once it is mapped.
+    pub fn back_check(&self) -> Option<BackCheck> {
+        let whole = self.0.whole.get()?;
+        whole.checks.back_check(&whole.map)
+    }
+
+    /// Map the volume, unless it has been already, another thread is at
+    /// it, or it cannot be (windows are mapped or read as before, until it
+    /// is).
     pub fn run(&self) {
         if let Store::Plain(file) = &self.0.store {
-            if self.0.whole.get().is_none() {
+            // (once, by the first thread to come: a second goes on)
+            if !self.0.mapping.swap(true, Ordering::AcqRel) {
                 if let Some(m) = crate::mapped::map(file, 0, self.0.size as usize) {
                     m.touch_pages();
                     let checks = Arc::new(VolumeChecks::new(m.as_slice()));
@@ -540,7 +571,7 @@ impl VolData {
 
     /// An open plain volume of `size` bytes.
     fn plain(file: File, size: u64) -> VolData {
-        VolData { store: Store::Plain(file), map: true, size, whole: OnceLock::new() }
+        VolData { store: Store::Plain(file), map: true, size, whole: OnceLock::new(), mapping: AtomicBool::new(false) }
     }
 
     /// Open the plain volume at `path`.
@@ -558,7 +589,13 @@ impl VolData {
             None => {
                 let mut inflate = Inflate::new(path);
                 let size = inflate.size()?;
-                Ok(VolData { store: Store::Inflated(Mutex::new(inflate)), map: false, size, whole: OnceLock::new() })
+                Ok(VolData {
+                    store: Store::Inflated(Mutex::new(inflate)),
+                    map: false,
+                    size,
+                    whole: OnceLock::new(),
+                    mapping: AtomicBool::new(false),
+                })
             }
         }
     }
@@ -573,7 +610,13 @@ impl VolData {
     fn sized(path: PathBuf, size: u64) -> VolData {
         let mut inflate = Inflate::new(path);
         inflate.small = size <= KEEP_WHOLE;
-        VolData { store: Store::Inflated(Mutex::new(inflate)), map: false, size, whole: OnceLock::new() }
+        VolData {
+            store: Store::Inflated(Mutex::new(inflate)),
+            map: false,
+            size,
+            whole: OnceLock::new(),
+            mapping: AtomicBool::new(false),
+        }
     }
 
     fn piece(&self, i: usize) -> Result<Option<Arc<Vec<u8>>>, PmError> {
@@ -1020,9 +1063,7 @@ impl Log {
     /// is mapped whole ([`BackCheck`]).
     pub fn back_check(&self) -> Option<BackCheck> {
         let whole = self.mfp.as_ref()?.data.whole.get()?;
-        let (map, checks) = (Arc::clone(&whole.map), Arc::clone(&whole.checks));
-        let next = checks.state.len();
-        Some(BackCheck { next, map, checks, version: self.version, scratch: Vec::new(), reader_seen: 0 })
+        whole.checks.back_check(&whole.map)
     }
 
     /// Let go of the pages of the volumes mapped whole ([`Premap`]) that
