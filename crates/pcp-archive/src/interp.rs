@@ -85,6 +85,21 @@ type Calipers = HashMap<i32, (f64, f64)>;
 struct Read {
     rec: Arc<Record>,
     hits: Arc<[SetRef]>,
+    /// The record's time in seconds after a start, and that start (worked
+    /// out once for a record read again from the cache: libpcp's long
+    /// double arithmetic is done on integers here, and is slow).
+    since: (Ts, f64),
+}
+
+impl Read {
+    /// The record's time in seconds after `start` (`__pmTimestampSub`).
+    fn since(&self, start: Ts) -> f64 {
+        if self.since.0 == start {
+            self.since.1
+        } else {
+            self.ts.sub(start)
+        }
+    }
 }
 
 impl std::ops::Deref for Read {
@@ -356,7 +371,8 @@ impl Replay {
         self.interp.cache[idx] = None;
         let (save_cur, save_curvol) = (self.cur, self.log.curvol);
         let rec = Arc::new(self.read_rec(dir)?);
-        let rp = Read { hits: self.interp.hits(&rec), rec };
+        let since = (self.start, rec.ts.sub(self.start));
+        let rp = Read { hits: self.interp.hits(&rec), rec, since };
         // not after a volume or archive switch, or a boundary mark
         if posn != 0 && save_curvol == self.log.curvol && save_cur == self.cur && !self.log.mark_done {
             let now = self.log.tell();
@@ -377,7 +393,7 @@ impl Replay {
         mut done: Option<&mut i32>,
         mut seen_mark: Option<&mut bool>,
     ) -> Result<(), PmError> {
-        let t_this = logrp.ts.sub(self.start);
+        let t_this = logrp.since(self.start);
         let st = &mut self.interp;
         if logrp.is_mark() {
             // a mark: a gap in the recording
@@ -495,7 +511,7 @@ impl Replay {
                 Ok(r) => r,
                 Err(e) => break e,
             };
-            let t_this = logrp.ts.sub(self.start);
+            let t_this = logrp.since(self.start);
             if (dir == Dir::Forw && t_this > t_req) || (dir == Dir::Back && t_this < t_req) {
                 return Ok(());
             }
@@ -695,7 +711,7 @@ fn fetch_at(
         r.remember();
         let back = if r.direction > 0 { Dir::Back } else { Dir::Forw };
         while let Ok(logrp) = r.cache_read(back) {
-            let t_this = logrp.ts.sub(r.start);
+            let t_this = logrp.since(r.start);
             if (back == Dir::Back && t_this <= t_req) || (back == Dir::Forw && t_this > t_req) {
                 break;
             }
@@ -771,7 +787,7 @@ fn fetch_at(
                 Err(PmError::PM_ERR_LOGREC) => return Err(Early(PmError::PM_ERR_LOGREC)),
                 Err(_) => break,
             };
-            let t_this = logrp.ts.sub(r.start);
+            let t_this = logrp.since(r.start);
             if r.direction < 0 && t_this >= t_req {
                 r.remember();
             }
@@ -845,7 +861,7 @@ fn fetch_at(
                 Err(PmError::PM_ERR_LOGREC) => return Err(Early(PmError::PM_ERR_LOGREC)),
                 Err(_) => break,
             };
-            let t_this = logrp.ts.sub(r.start);
+            let t_this = logrp.since(r.start);
             if r.direction > 0 && t_this <= t_req {
                 r.remember();
             }
