@@ -181,7 +181,7 @@ impl Ahead {
         let file = file.try_clone()?;
         let (tx, windows) = sync_channel(QUEUED);
         let (spent, back) = channel::<Vec<u8>>();
-        std::thread::Builder::new().name("pcp-read-ahead".into()).spawn(move || {
+        crate::thread::spawn("pcp-read-ahead", move || {
             let mut at = from;
             // the bytes at `at` read already: the start of the record the
             // last window cut, copied to the next one rather than read again

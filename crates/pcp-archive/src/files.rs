@@ -409,7 +409,7 @@ impl Chunks {
         let (spent, back) = std::sync::mpsc::channel::<Vec<u8>>();
         let made = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let counter = std::sync::Arc::clone(&made);
-        std::thread::Builder::new().name("pcp-inflate".into()).spawn(move || loop {
+        crate::thread::spawn("pcp-inflate", move || loop {
             let mut chunk = back.try_recv().unwrap_or_default();
             chunk.resize(size, 0);
             let mut got = 0;

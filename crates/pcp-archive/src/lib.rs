@@ -23,6 +23,7 @@ pub mod meta;
 mod multi;
 pub mod raw;
 pub mod replay;
+pub mod thread;
 
 pub use ldouble::timestamp_sub;
 pub use logread::{BackCheck, Premap};

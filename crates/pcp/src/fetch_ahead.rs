@@ -152,7 +152,7 @@ impl FetchAhead {
             None => Some(job),
         };
         if let Some(job) = unserved {
-            std::thread::Builder::new().name("pcp-fetch-ahead".into()).spawn(job).ok()?;
+            pcp_archive::thread::spawn("pcp-fetch-ahead", job).ok()?;
         }
         Some(FetchAhead {
             pmids: pmids.to_vec(),

@@ -195,7 +195,7 @@ impl ContextHooks<'_> {
         let opened = ahead.open(name, map);
         if map && !mapping {
             if let Some(first) = first_volume(&opened) {
-                let _ = std::thread::Builder::new().name("pcp-premap".into()).spawn(move || first.run());
+                let _ = pcp_archive::thread::spawn("pcp-premap", move || first.run());
             }
         }
         opened
@@ -270,7 +270,7 @@ impl Hooks for ContextHooks<'_> {
         let (to_map, mapping) = sync_channel::<pcp_archive::Premap>(1);
         let (worker, serve) = if premap { Some(Worker::new()).unzip() } else { (None, None) };
         let claim = Arc::clone(&claimed);
-        let started = std::thread::Builder::new().name("pcp-open".into()).spawn(move || {
+        let started = pcp_archive::thread::spawn("pcp-open", move || {
             let first_volume = if claim.swap(true, Ordering::AcqRel) {
                 // the tool opened the archive itself: it hands over the
                 // first volume to map, if any

@@ -1,0 +1,186 @@
+//! Starting a thread that runs at once beside the thread starting it.
+//!
+//! The tools start threads to work alongside their own: one opens an
+//! archive while the tool loads its derived metrics, others fetch ahead,
+//! read plain volumes ahead or decompress volumes. That only pays if the
+//! new thread runs while its parent goes on working. On some Linux hosts it
+//! does not: on this project's 2-vCPU machines (Firecracker, kernel 6.18)
+//! a new thread is queued on its parent's CPU and waits there, with the
+//! other CPU idle, until the parent's time slice ends or a tick has the
+//! idle CPU take it over: 2.7 ms by median from `pthread_create` while the
+//! parent keeps busy, against 0.1 ms when the new thread may only run on
+//! the other CPU (BENCHMARKS.md, "Threads that start late").
+//!
+//! [`spawn`] starts a thread, and, if it has not started by then, has it
+//! run on any CPU but its parent's; once running, the thread takes back
+//! the CPUs its parent was allowed (its affinity mask as it was). Where
+//! the parent is allowed one CPU only, or where the new thread cannot be
+//! told from others (it is found among `/proc/self/task`'s entries, as the
+//! one entry that appeared while it was started), it is left where the
+//! kernel put it, as `std::thread::Builder::spawn` leaves it.
+
+use std::io;
+use std::thread::JoinHandle;
+
+/// Start `f` on a new thread named `name`, made to run on another CPU
+/// than this thread's until it starts (see the module). As
+/// `std::thread::Builder::new().name(name).spawn(f)` otherwise.
+pub fn spawn<F, T>(name: &str, f: F) -> io::Result<JoinHandle<T>>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let builder = std::thread::Builder::new().name(name.to_string());
+    #[cfg(target_os = "linux")]
+    if let Some(elsewhere) = linux::Elsewhere::new() {
+        return elsewhere.spawn(builder, f);
+    }
+    builder.spawn(f)
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use rustix::thread::{sched_getaffinity, sched_getcpu, sched_setaffinity, CpuSet, Pid};
+    use std::io;
+    use std::sync::atomic::{AtomicU8, Ordering};
+    use std::sync::Arc;
+    use std::thread::JoinHandle;
+
+    /// The new thread's states, in the order they can come.
+    const UNSTARTED: u8 = 0;
+    /// It started before its parent moved it: it stays where it is.
+    const STARTED: u8 = 1;
+    /// Its parent is moving it (it waits for the move to be done).
+    const MOVING: u8 = 2;
+    /// Moved: it takes back its parent's CPUs as it starts.
+    const MOVED: u8 = 3;
+
+    /// What starting a thread elsewhere needs: the CPUs this thread may
+    /// run on, and those less the one it is on.
+    pub(super) struct Elsewhere {
+        allowed: CpuSet,
+        others: CpuSet,
+        /// The threads of this process before the new one.
+        before: Vec<i32>,
+    }
+
+    impl Elsewhere {
+        /// `None` where there is no other CPU to go to, or no list of
+        /// this process's threads to find the new one in.
+        pub(super) fn new() -> Option<Elsewhere> {
+            let allowed = sched_getaffinity(None).ok()?;
+            let mut others = allowed;
+            others.unset(sched_getcpu());
+            if others.count() == 0 {
+                return None;
+            }
+            Some(Elsewhere { allowed, others, before: threads()? })
+        }
+
+        pub(super) fn spawn<F, T>(self, builder: std::thread::Builder, f: F) -> io::Result<JoinHandle<T>>
+        where
+            F: FnOnce() -> T + Send + 'static,
+            T: Send + 'static,
+        {
+            let state = Arc::new(AtomicU8::new(UNSTARTED));
+            let seen = Arc::clone(&state);
+            let allowed = self.allowed;
+            let handle = builder.spawn(move || {
+                if seen.compare_exchange(UNSTARTED, STARTED, Ordering::AcqRel, Ordering::Acquire).is_err() {
+                    // (moved, or being moved: the parent is in one system
+                    // call, and the wait is short)
+                    while seen.load(Ordering::Acquire) == MOVING {
+                        std::thread::yield_now();
+                    }
+                    let _ = sched_setaffinity(None, &allowed);
+                }
+                drop(seen);
+                f()
+            })?;
+            if let Some(tid) = self.new_thread() {
+                if state.compare_exchange(UNSTARTED, MOVING, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                    let _ = sched_setaffinity(Some(tid), &self.others);
+                    state.store(MOVED, Ordering::Release);
+                }
+            }
+            Ok(handle)
+        }
+
+        /// The one thread of this process that was not there before, if
+        /// there is exactly one (the new thread is among them: it is
+        /// listed as soon as it is made; one made meanwhile by another
+        /// thread of the process leaves two, and neither is moved).
+        fn new_thread(&self) -> Option<Pid> {
+            let mut new = threads()?.into_iter().filter(|t| !self.before.contains(t));
+            match (new.next(), new.next()) {
+                (Some(tid), None) => Pid::from_raw(tid),
+                _ => None,
+            }
+        }
+    }
+
+    /// The thread ids of this process.
+    fn threads() -> Option<Vec<i32>> {
+        let dir = std::fs::read_dir("/proc/self/task").ok()?;
+        dir.map(|e| e.ok().and_then(|e| e.file_name().to_str().and_then(|s| s.parse().ok()))).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The thread runs what it was given, named as asked, and its parent
+    /// gets its answer.
+    #[test]
+    fn a_thread_started_beside_runs_its_work() {
+        for k in 0..20 {
+            let h = spawn("pcp-test", move || (std::thread::current().name().map(str::to_string), k * 2)).unwrap();
+            assert_eq!(h.join().unwrap(), (Some("pcp-test".to_string()), k * 2));
+        }
+    }
+
+    /// Once running, the thread may run wherever its parent may: a move
+    /// to another CPU does not outlast its start.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_thread_started_beside_keeps_its_parents_cpus() {
+        use rustix::thread::sched_getaffinity;
+        let parent = sched_getaffinity(None).unwrap();
+        for _ in 0..20 {
+            // (the parent keeps busy, as the tools do, for the move to be
+            // made before the thread starts, in most rounds)
+            let h = spawn("pcp-test", || sched_getaffinity(None).unwrap()).unwrap();
+            let until = std::time::Instant::now() + std::time::Duration::from_millis(1);
+            while std::time::Instant::now() < until {
+                std::hint::spin_loop();
+            }
+            assert!(h.join().unwrap() == parent);
+        }
+    }
+
+    /// Threads started beside from many threads at once all run and keep
+    /// their parents' CPUs (two started at the same moment are left where
+    /// the kernel put them).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn threads_started_beside_at_once_from_many_threads() {
+        use rustix::thread::sched_getaffinity;
+        let parent = sched_getaffinity(None).unwrap();
+        let parents: Vec<_> = (0..8)
+            .map(|_| {
+                std::thread::spawn(|| {
+                    (0..10)
+                        .map(|k| spawn("pcp-test", move || (k, sched_getaffinity(None).unwrap())).unwrap())
+                        .map(|h| h.join().unwrap())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for p in parents {
+            let got = p.join().unwrap();
+            assert_eq!(got.iter().map(|(k, _)| *k).collect::<Vec<_>>(), (0..10).collect::<Vec<_>>());
+            assert!(got.iter().all(|(_, set)| *set == parent));
+        }
+    }
+}
