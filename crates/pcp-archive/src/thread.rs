@@ -33,18 +33,47 @@ where
     let builder = std::thread::Builder::new().name(name.to_string());
     #[cfg(target_os = "linux")]
     if let Some(elsewhere) = linux::Elsewhere::new() {
-        return elsewhere.spawn(builder, f);
+        let start = elsewhere.start();
+        let handle = builder.spawn(move || {
+            start.run();
+            f()
+        })?;
+        elsewhere.move_new();
+        return Ok(handle);
     }
     builder.spawn(f)
+}
+
+/// [`spawn`] in `scope` (`std::thread::Builder::spawn_scoped`): a thread
+/// that may borrow what outlives the scope.
+pub fn spawn_scoped<'scope, F, T>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    name: &str,
+    f: F,
+) -> io::Result<std::thread::ScopedJoinHandle<'scope, T>>
+where
+    F: FnOnce() -> T + Send + 'scope,
+    T: Send + 'scope,
+{
+    let builder = std::thread::Builder::new().name(name.to_string());
+    #[cfg(target_os = "linux")]
+    if let Some(elsewhere) = linux::Elsewhere::new() {
+        let start = elsewhere.start();
+        let handle = builder.spawn_scoped(scope, move || {
+            start.run();
+            f()
+        })?;
+        elsewhere.move_new();
+        return Ok(handle);
+    }
+    builder.spawn_scoped(scope, f)
 }
 
 #[cfg(target_os = "linux")]
 mod linux {
     use rustix::thread::{sched_getaffinity, sched_getcpu, sched_setaffinity, CpuSet, Pid};
-    use std::io;
     use std::sync::atomic::{AtomicU8, Ordering};
     use std::sync::Arc;
-    use std::thread::JoinHandle;
 
     /// The new thread's states, in the order they can come.
     const UNSTARTED: u8 = 0;
@@ -62,6 +91,28 @@ mod linux {
         others: CpuSet,
         /// The threads of this process before the new one.
         before: Vec<i32>,
+        /// Where the new thread is (see the states above).
+        state: Arc<AtomicU8>,
+    }
+
+    /// The new thread's part: its first step.
+    pub(super) struct Start {
+        state: Arc<AtomicU8>,
+        allowed: CpuSet,
+    }
+
+    impl Start {
+        /// If moved (or being moved), take back the parent's CPUs.
+        pub(super) fn run(self) {
+            let state = &self.state;
+            if state.compare_exchange(UNSTARTED, STARTED, Ordering::AcqRel, Ordering::Acquire).is_err() {
+                // (the parent is in one system call: the wait is short)
+                while state.load(Ordering::Acquire) == MOVING {
+                    std::thread::yield_now();
+                }
+                let _ = sched_setaffinity(None, &self.allowed);
+            }
+        }
     }
 
     impl Elsewhere {
@@ -74,36 +125,23 @@ mod linux {
             if others.count() == 0 {
                 return None;
             }
-            Some(Elsewhere { allowed, others, before: threads()? })
+            Some(Elsewhere { allowed, others, before: threads()?, state: Arc::new(AtomicU8::new(UNSTARTED)) })
         }
 
-        pub(super) fn spawn<F, T>(self, builder: std::thread::Builder, f: F) -> io::Result<JoinHandle<T>>
-        where
-            F: FnOnce() -> T + Send + 'static,
-            T: Send + 'static,
-        {
-            let state = Arc::new(AtomicU8::new(UNSTARTED));
-            let seen = Arc::clone(&state);
-            let allowed = self.allowed;
-            let handle = builder.spawn(move || {
-                if seen.compare_exchange(UNSTARTED, STARTED, Ordering::AcqRel, Ordering::Acquire).is_err() {
-                    // (moved, or being moved: the parent is in one system
-                    // call, and the wait is short)
-                    while seen.load(Ordering::Acquire) == MOVING {
-                        std::thread::yield_now();
-                    }
-                    let _ = sched_setaffinity(None, &allowed);
-                }
-                drop(seen);
-                f()
-            })?;
+        /// What the new thread runs first.
+        pub(super) fn start(&self) -> Start {
+            Start { state: Arc::clone(&self.state), allowed: self.allowed }
+        }
+
+        /// Once the new thread is made: move it elsewhere, unless it has
+        /// started already.
+        pub(super) fn move_new(self) {
             if let Some(tid) = self.new_thread() {
-                if state.compare_exchange(UNSTARTED, MOVING, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                if self.state.compare_exchange(UNSTARTED, MOVING, Ordering::AcqRel, Ordering::Acquire).is_ok() {
                     let _ = sched_setaffinity(Some(tid), &self.others);
-                    state.store(MOVED, Ordering::Release);
+                    self.state.store(MOVED, Ordering::Release);
                 }
             }
-            Ok(handle)
         }
 
         /// The one thread of this process that was not there before, if
@@ -138,6 +176,15 @@ mod tests {
             let h = spawn("pcp-test", move || (std::thread::current().name().map(str::to_string), k * 2)).unwrap();
             assert_eq!(h.join().unwrap(), (Some("pcp-test".to_string()), k * 2));
         }
+    }
+
+    /// A scoped thread started beside borrows from its parent and runs its
+    /// work.
+    #[test]
+    fn a_scoped_thread_started_beside_borrows() {
+        let words = vec!["a".to_string(), "b".to_string()];
+        let joined = std::thread::scope(|s| spawn_scoped(s, "pcp-test", || words.concat()).unwrap().join().unwrap());
+        assert_eq!(joined, "ab");
     }
 
     /// Once running, the thread may run wherever its parent may: a move

@@ -60,7 +60,7 @@ impl ArchiveSource {
     pub fn open_checking_with(
         name: &str,
         check_features: bool,
-        first: impl FnOnce(Option<pcp_archive::Premap>),
+        first: impl FnOnce(Option<pcp_archive::Premap>) + Send,
     ) -> PmResult<ArchiveSource> {
         // libpcp refuses labels with feature bits it does not know when the
         // context opens (the replay, set up later, checks each volume's)

@@ -165,7 +165,7 @@ impl Context {
     pub fn open_archive_with(
         name: &str,
         check_features: bool,
-        first: impl FnOnce(Option<pcp_archive::Premap>),
+        first: impl FnOnce(Option<pcp_archive::Premap>) + Send,
     ) -> PmResult<Context> {
         let source = ArchiveSource::open_checking_with(name, check_features, first)?;
         let mut pmns = Pmns::new();
