@@ -31,17 +31,7 @@ where
     T: Send + 'static,
 {
     let builder = std::thread::Builder::new().name(name.to_string());
-    #[cfg(target_os = "linux")]
-    if let Some(elsewhere) = linux::Elsewhere::new() {
-        let start = elsewhere.start();
-        let handle = builder.spawn(move || {
-            start.run();
-            f()
-        })?;
-        elsewhere.move_new();
-        return Ok(handle);
-    }
-    builder.spawn(f)
+    beside(f, |g| builder.spawn(g))
 }
 
 /// [`spawn`] in `scope` (`std::thread::Builder::spawn_scoped`): a thread
@@ -56,17 +46,27 @@ where
     T: Send + 'scope,
 {
     let builder = std::thread::Builder::new().name(name.to_string());
+    beside(f, |g| builder.spawn_scoped(scope, g))
+}
+
+/// `f` started by `start` (a builder's spawn), moved elsewhere where it
+/// can be.
+fn beside<'a, F, T, H>(f: F, start: impl FnOnce(Box<dyn FnOnce() -> T + Send + 'a>) -> io::Result<H>) -> io::Result<H>
+where
+    F: FnOnce() -> T + Send + 'a,
+    T: 'a,
+{
     #[cfg(target_os = "linux")]
     if let Some(elsewhere) = linux::Elsewhere::new() {
-        let start = elsewhere.start();
-        let handle = builder.spawn_scoped(scope, move || {
-            start.run();
+        let first = elsewhere.start();
+        let handle = start(Box::new(move || {
+            first.run();
             f()
-        })?;
+        }))?;
         elsewhere.move_new();
         return Ok(handle);
     }
-    builder.spawn_scoped(scope, f)
+    start(Box::new(f))
 }
 
 #[cfg(target_os = "linux")]
@@ -182,7 +182,7 @@ mod tests {
     /// work.
     #[test]
     fn a_scoped_thread_started_beside_borrows() {
-        let words = vec!["a".to_string(), "b".to_string()];
+        let words = ["a".to_string(), "b".to_string()];
         let joined = std::thread::scope(|s| spawn_scoped(s, "pcp-test", || words.concat()).unwrap().join().unwrap());
         assert_eq!(joined, "ab");
     }
