@@ -11,7 +11,7 @@ use pcp::Context;
 use pcp_core::PmError;
 use pcp_pmns::cpp::Files;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
 use std::sync::Arc;
 
 /// The side effects of a tool's options: the name space `-n`/`-N` loaded
@@ -102,10 +102,10 @@ impl ArchiveAhead {
                     }
                     opened
                 } else {
-                    match a.opened.recv() {
-                        Ok(opened) => opened,
+                    match a.opened_awake() {
+                        Some(opened) => opened,
                         // (it panicked: have the error happen here)
-                        Err(_) => Context::open_archive(name),
+                        None => Context::open_archive(name),
                     }
                 };
                 if let (Ok(context), Some(worker)) = (opened.as_mut(), a.worker) {
@@ -117,6 +117,27 @@ impl ArchiveAhead {
         }
     }
 }
+
+impl Ahead {
+    /// The context the thread opens (`None` if it went away), waited for
+    /// awake (asking again and again, yielding the CPU in between) for up
+    /// to [`AWAKE`], then asleep.
+    fn opened_awake(&self) -> Option<pcp::PmResult<Context>> {
+        let start = std::time::Instant::now();
+        loop {
+            match self.opened.try_recv() {
+                Ok(opened) => return Some(opened),
+                Err(TryRecvError::Disconnected) => return None,
+                Err(TryRecvError::Empty) if start.elapsed() < AWAKE => std::thread::yield_now(),
+                Err(TryRecvError::Empty) => return self.opened.recv().ok(),
+            }
+        }
+    }
+}
+
+/// How long the tool waits for the opening thread awake: a thread asleep
+/// on a virtual machine's idle CPU takes a while to wake, the CPU first.
+const AWAKE: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// The first data volume of an archive context just opened, to map whole
 /// ahead of its replay, if it can be.
@@ -345,6 +366,33 @@ mod tests {
             assert_eq!(label(&context), label(&Context::open_archive(&v2)));
             assert_eq!(decided.recv().ok(), Some(map));
             assert!(first_volume(&context).and_then(|v| v.back_check()).is_none());
+        }
+    }
+
+    /// The tool takes the context however long the thread takes to hand
+    /// it over (waiting awake, then asleep), and opens the archive itself
+    /// if the thread goes away without one.
+    #[test]
+    fn the_tool_waits_for_the_thread_awake_then_asleep() {
+        let v2 = format!("{}/../pcp-archive/tests/fixtures/v2", env!("CARGO_MANIFEST_DIR"));
+        let label = |c: &pcp::PmResult<Context>| c.as_ref().map(|c| c.archive().map(|a| a.label().clone())).ok();
+        for delay in [Some(0), Some(1), Some(2 * AWAKE.as_millis() as u64), None] {
+            let (hand_over, opened) = sync_channel(1);
+            let (told, _decided) = sync_channel(1);
+            let (to_map, _mapping) = sync_channel(1);
+            let name = v2.as_bytes().to_vec();
+            let ahead =
+                Ahead { name, claimed: Arc::new(AtomicBool::new(true)), opened, map: told, to_map, worker: None };
+            let path = v2.clone();
+            let thread = std::thread::spawn(move || {
+                if let Some(ms) = delay {
+                    std::thread::sleep(std::time::Duration::from_millis(ms));
+                    hand_over.send(Context::open_archive(&path)).unwrap();
+                }
+            });
+            let context = ArchiveAhead(Some(ahead)).open(&v2, false);
+            thread.join().unwrap();
+            assert_eq!(label(&context), label(&Context::open_archive(&v2)), "{delay:?}");
         }
     }
 
