@@ -1,14 +1,14 @@
 //! A thread of the caller's lent to a context, for the work the library
 //! would otherwise start a thread of its own for (a pcp-rs addition).
 //!
-//! A new thread needs a CPU, and on a virtual machine a CPU that has been
-//! idle for a while can take most of a millisecond to wake: pmval over
-//! the QA archive `20180102` waited 0.06 ms for the thread that fetches
-//! ahead at best and 0.3–0.6 ms by median (BENCHMARKS.md). A thread that
-//! has just finished other work for the caller (pmval's, which opened the
-//! archive) is still running on its CPU: handed to the context as a
-//! [`Worker`], it waits a little without sleeping ([`Serve::serve`]), and
-//! takes the fetching when it comes.
+//! A new thread needs a CPU, and is slow to get one: queued on its
+//! parent's CPU until moved ([`pcp_archive::thread::spawn`] moves it, and
+//! it then runs after about 0.2 ms here), and on a virtual machine a CPU
+//! that has been idle for a while takes a while to wake (BENCHMARKS.md).
+//! A thread that has just finished other work for the caller (pmval's,
+//! which opened the archive) is still running on its CPU: handed to the
+//! context as a [`Worker`], it waits a little without sleeping
+//! ([`Serve::serve`]), and takes the fetching when it comes.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
