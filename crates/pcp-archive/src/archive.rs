@@ -41,20 +41,6 @@ impl Archive {
     /// checked but left in it, the file kept open, until first wanted
     /// ([`crate::raw::Deferred`]).
     pub fn open_early(name: &str, early: bool) -> Result<Archive, PmError> {
-        Archive::open_early_with(name, early, |_| {})
-    }
-
-    /// [`Archive::open_early`], handing `first` the first volume to map
-    /// whole (if it is a plain one opened early) as soon as it is open,
-    /// before the metadata is read or while it is (on another thread,
-    /// where the archive's directory is large): for a thread with nothing
-    /// else to do meanwhile. `first` is not called when the archive has
-    /// no metadata file.
-    pub fn open_early_with(
-        name: &str,
-        early: bool,
-        first: impl FnOnce(Option<Premap>) + Send,
-    ) -> Result<Archive, PmError> {
         let base = archive_base(name);
         let meta_path = find_file(&base, ".meta").ok_or(PmError::from_errno(2))?;
         // the volumes, and the first one started early: listing a large
@@ -66,7 +52,6 @@ impl Archive {
                 (Ok(v), true) => v.first().and_then(|&v| crate::logread::Early::start(&base, v)),
                 _ => None,
             };
-            first(first_volume.as_ref().and_then(crate::logread::Early::premap));
             (volumes, first_volume)
         };
         let ((volumes, first_volume), meta) = if early && large_directory(&base) {
@@ -75,7 +60,7 @@ impl Archive {
                 let meta = read_meta(&meta_path, early);
                 // (no thread to be had: listed here)
                 let listed = listing.map_err(|_| ()).and_then(|l| l.join().map_err(|_| ()));
-                (listed.unwrap_or_else(|()| (volumes(&base), None)), meta)
+                (listed.unwrap_or_else(|()| list()), meta)
             })
         } else {
             let listed = list();

@@ -50,25 +50,13 @@ impl ArchiveSource {
     /// [`ArchiveSource::open`], checking labels' feature bits or not
     /// (`PM_CTXFLAG_NO_FEATURE_CHECK`).
     pub fn open_checking(name: &str, check_features: bool) -> PmResult<ArchiveSource> {
-        ArchiveSource::open_checking_with(name, check_features, |_| {})
-    }
-
-    /// [`ArchiveSource::open_checking`], handing `first` the first data
-    /// volume to map whole as soon as it is open (a single archive's, when
-    /// it is a plain one; see [`Archive::open_early_with`]). `first` is
-    /// called at most once.
-    pub fn open_checking_with(
-        name: &str,
-        check_features: bool,
-        first: impl FnOnce(Option<pcp_archive::Premap>) + Send,
-    ) -> PmResult<ArchiveSource> {
         // libpcp refuses labels with feature bits it does not know when the
         // context opens (the replay, set up later, checks each volume's)
         let mut archives = if name.contains(',') || std::fs::metadata(name).is_ok_and(|m| m.is_dir()) {
             ArchiveSet::open(name, check_features)?
         } else {
             // (its first volume decompressing while the metadata is read)
-            let archive = Archive::open_early_with(name, true, first)?;
+            let archive = Archive::open_early(name, true)?;
             if check_features && archive.label().features & !0x8000_0000 != 0 {
                 return Err(PmError::PM_ERR_FEATURE);
             }

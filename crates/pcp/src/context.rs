@@ -156,18 +156,7 @@ impl Context {
     /// know fail with `PM_ERR_FEATURE` when they are checked.
     #[doc(alias = "PM_CTXFLAG_NO_FEATURE_CHECK")]
     pub fn open_archive_checking(name: &str, check_features: bool) -> PmResult<Context> {
-        Context::open_archive_with(name, check_features, |_| {})
-    }
-
-    /// [`Context::open_archive_checking`], handing `first` the first data
-    /// volume to map whole ahead of a replay as soon as it is open, before
-    /// the metadata is read (see [`ArchiveSource::open_checking_with`]).
-    pub fn open_archive_with(
-        name: &str,
-        check_features: bool,
-        first: impl FnOnce(Option<pcp_archive::Premap>) + Send,
-    ) -> PmResult<Context> {
-        let source = ArchiveSource::open_checking_with(name, check_features, first)?;
+        let source = ArchiveSource::open_checking(name, check_features)?;
         let mut pmns = Pmns::new();
         // libpcp adds each name in turn to the front of its parent's
         // children, archive by archive
