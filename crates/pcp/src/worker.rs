@@ -63,17 +63,24 @@ impl Serve {
     pub fn serve(self) {
         loop {
             self.idle.store(true, Ordering::Release);
-            let start = Instant::now();
-            let job = loop {
-                match self.jobs.try_recv() {
-                    Ok(job) => break Some(job),
-                    Err(TryRecvError::Disconnected) => break None,
-                    Err(TryRecvError::Empty) if start.elapsed() < AWAKE => std::thread::yield_now(),
-                    Err(TryRecvError::Empty) => break self.jobs.recv().ok(),
-                }
-            };
-            let Some(job) = job else { return };
+            let Some(job) = recv_awake(&self.jobs, AWAKE) else { return };
             job();
+        }
+    }
+}
+
+/// What `rx` brings next (`None` once its senders are gone), waited for
+/// awake, asking again and again and yielding the CPU in between, for up
+/// to `awake`, then asleep: a thread asleep on a virtual machine's idle
+/// CPU takes a while to wake, the CPU first.
+pub fn recv_awake<T>(rx: &Receiver<T>, awake: Duration) -> Option<T> {
+    let start = Instant::now();
+    loop {
+        match rx.try_recv() {
+            Ok(t) => return Some(t),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) if start.elapsed() < awake => std::thread::yield_now(),
+            Err(TryRecvError::Empty) => return rx.recv().ok(),
         }
     }
 }

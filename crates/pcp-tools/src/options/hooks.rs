@@ -11,7 +11,7 @@ use pcp::Context;
 use pcp_core::PmError;
 use pcp_pmns::cpp::Files;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 
 /// The side effects of a tool's options: the name space `-n`/`-N` loaded
@@ -102,7 +102,7 @@ impl ArchiveAhead {
                     }
                     opened
                 } else {
-                    match a.opened_awake() {
+                    match pcp::worker::recv_awake(&a.opened, AWAKE) {
                         Some(opened) => opened,
                         // (it panicked: have the error happen here)
                         None => Context::open_archive(name),
@@ -118,25 +118,8 @@ impl ArchiveAhead {
     }
 }
 
-impl Ahead {
-    /// The context the thread opens (`None` if it went away), waited for
-    /// awake (asking again and again, yielding the CPU in between) for up
-    /// to [`AWAKE`], then asleep.
-    fn opened_awake(&self) -> Option<pcp::PmResult<Context>> {
-        let start = std::time::Instant::now();
-        loop {
-            match self.opened.try_recv() {
-                Ok(opened) => return Some(opened),
-                Err(TryRecvError::Disconnected) => return None,
-                Err(TryRecvError::Empty) if start.elapsed() < AWAKE => std::thread::yield_now(),
-                Err(TryRecvError::Empty) => return self.opened.recv().ok(),
-            }
-        }
-    }
-}
-
-/// How long the tool waits for the opening thread awake: a thread asleep
-/// on a virtual machine's idle CPU takes a while to wake, the CPU first.
+/// How long the tool waits awake for the context the opening thread
+/// hands over ([`pcp::worker::recv_awake`]).
 const AWAKE: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// The first data volume of an archive context just opened, to map whole
