@@ -629,6 +629,30 @@ impl<R: Read> RecordReader<R> {
     }
 }
 
+/// The records of a whole file in memory (a mapped `.meta` file), from
+/// some offset on: [`RecordReader`]'s records and errors where every byte
+/// has arrived ([`crate::raw::next_record`]).
+#[derive(Debug)]
+pub struct Records<'a> {
+    rest: &'a [u8],
+    offset: u64,
+}
+
+impl<'a> Records<'a> {
+    /// Byte offset of the next record in the file.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The next record's payload ([`RecordReader::next_record`]).
+    pub fn next_record(&mut self) -> Result<Option<&'a [u8]>, PmError> {
+        let Some((payload, used)) = crate::raw::next_record(self.rest)? else { return Ok(None) };
+        self.rest = &self.rest[used..];
+        self.offset += used as u64;
+        Ok(Some(payload))
+    }
+}
+
 fn io_err(e: io::Error) -> PmError {
     PmError::from_errno(e.raw_os_error().unwrap_or(5))
 }
@@ -659,11 +683,7 @@ pub fn open_records(path: &Path) -> Result<(Label, RecordReader<Box<dyn Read + S
     if read_full(&mut input, &mut head)? < 4 {
         return Err(PmError::PM_ERR_LABEL);
     }
-    let len = u32::from_be_bytes(head) as usize;
-    // a label is 132 (v2) or 808 (v3) bytes; refuse anything else early
-    if !(8..=4096).contains(&len) {
-        return Err(PmError::PM_ERR_LABEL);
-    }
+    let len = label_length(head)?;
     let mut rec = head.to_vec();
     rec.resize(len, 0);
     if read_full(&mut input, &mut rec[4..])? < len - 4 {
@@ -673,6 +693,26 @@ pub fn open_records(path: &Path) -> Result<(Label, RecordReader<Box<dyn Read + S
     let records =
         if plain { RecordReader::reading_ahead(input, used as u64) } else { RecordReader::new(input, used as u64) };
     Ok((label, records))
+}
+
+/// [`open_records`] over a whole file in memory: its label, and its
+/// records after the label.
+pub fn records_in(file: &[u8]) -> Result<(Label, Records<'_>), PmError> {
+    let head = *file.first_chunk::<4>().ok_or(PmError::PM_ERR_LABEL)?;
+    let len = label_length(head)?;
+    let (label, used) = Label::decode(file.get(..len).ok_or(PmError::PM_ERR_LABEL)?)?;
+    Ok((label, Records { rest: &file[used..], offset: used as u64 }))
+}
+
+/// The length of a label whose leading length word is `head`: a label is
+/// 132 (v2) or 808 (v3) bytes, and anything outside 8 to 4,096 is refused
+/// before more is read.
+fn label_length(head: [u8; 4]) -> Result<usize, PmError> {
+    let len = u32::from_be_bytes(head) as usize;
+    if !(8..=4096).contains(&len) {
+        return Err(PmError::PM_ERR_LABEL);
+    }
+    Ok(len)
 }
 
 #[cfg(test)]
@@ -738,6 +778,45 @@ mod tests {
                         }
                         _ => break,
                     }
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// A `.meta` file in memory has the label and records, up to the
+        /// same error, that reading the file finds: whole, cut short
+        /// anywhere, or with a byte changed.
+        #[test]
+        fn records_in_memory_are_records_read(
+            v3 in proptest::prelude::any::<bool>(),
+            cut in 0usize..6_000,
+            flip in proptest::option::of((0usize..6_000, 1u8..=255)),
+        ) {
+            let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+            let mut data = std::fs::read(format!("{fixtures}/{}.meta", if v3 { "v3" } else { "v2" })).unwrap();
+            data.truncate(cut.min(data.len()));
+            if let Some((at, x)) = flip.filter(|(at, _)| *at < data.len()) {
+                data[at] ^= x;
+            }
+            let path = std::env::temp_dir().join(format!("pcp-rs-records-in-{}", std::process::id()));
+            std::fs::write(&path, &data).unwrap();
+            let read = open_records(&path);
+            std::fs::remove_file(&path).unwrap();
+            match (read, records_in(&data)) {
+                (Ok((label, mut reader)), Ok((in_label, mut records))) => {
+                    proptest::prop_assert_eq!(label, in_label);
+                    loop {
+                        proptest::prop_assert_eq!(reader.offset(), records.offset());
+                        let got = records.next_record();
+                        proptest::prop_assert_eq!(reader.next_record(), got);
+                        if !matches!(got, Ok(Some(_))) {
+                            break;
+                        }
+                    }
+                }
+                (read, in_memory) => {
+                    proptest::prop_assert_eq!(read.err(), in_memory.err());
                 }
             }
         }
