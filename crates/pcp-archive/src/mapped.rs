@@ -1,6 +1,7 @@
 //! Windows of a plain data volume mapped into memory instead of read
 //! (and a small first volume mapped whole ahead of a replay:
-//! [`crate::Premap`]).
+//! [`crate::Premap`]; and the plain `.meta` file of an archive opened for
+//! a replay, while its records are decoded).
 //!
 //! A window read with `read(2)` has the kernel copy each byte of the
 //! volume into fresh memory of our own, which must first be faulted in and
@@ -17,7 +18,7 @@
 //! window over the bytes it lost is mapped, touching them raises `SIGBUS`
 //! and ends the process, where a read would have come up short. PCP never
 //! shrinks a volume in place, as far as we know: pmlogger only appends to
-//! the volume it writes, and the tools that rewrite, merge, reduce or
+//! the volume and the `.meta` file it writes, and the tools that rewrite, merge, reduce or
 //! compress archives (pmlogrewrite, pmlogextract, pmlogreduce, and
 //! pmlogger_daily with xz) write new files, then rename or remove the
 //! old ones, which leaves a mapping of the old file intact. Only a window's bytes are mapped, and only while the
