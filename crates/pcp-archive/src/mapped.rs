@@ -18,10 +18,10 @@
 //! window over the bytes it lost is mapped, touching them raises `SIGBUS`
 //! and ends the process, where a read would have come up short. PCP never
 //! shrinks a volume in place, as far as we know: pmlogger only appends to
-//! the volume and the `.meta` file it writes, and the tools that rewrite, merge, reduce or
-//! compress archives (pmlogrewrite, pmlogextract, pmlogreduce, and
-//! pmlogger_daily with xz) write new files, then rename or remove the
-//! old ones, which leaves a mapping of the old file intact. Only a window's bytes are mapped, and only while the
+//! the volume and the `.meta` file it writes, and the tools that rewrite,
+//! merge, reduce or compress archives (pmlogrewrite, pmlogextract,
+//! pmlogreduce, and pmlogger_daily with xz) write new files, then rename
+//! or remove the old ones, which leaves a mapping of the old file intact. Only a window's bytes are mapped, and only while the
 //! file still holds all of them (a volume found shorter than when it was
 //! opened is read instead, and comes up short as a read does); each
 //! mapping goes as soon as no record refers to its window (a first volume
