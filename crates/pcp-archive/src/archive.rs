@@ -169,10 +169,11 @@ fn read_meta(path: &Path, early: bool) -> Result<(Label, Vec<MetaRecord>), PmErr
     let plain = early && crate::files::compression_of(&path.to_string_lossy()) == Compression::None;
     let keep = if plain { std::fs::File::open(path).ok().map(std::sync::Arc::new) } else { None };
     // a plain file kept open is mapped rather than read (no copy of it
-    // into fresh memory: 0.4-0.6 ms less to open the QA archive 20180102,
-    // whose .meta is 2 MB, in a new process; BENCHMARKS.md); the mapping
-    // goes once the records are decoded (those left in the file are read
-    // from it again when wanted)
+    // into fresh memory: with the listing thread's start on another CPU,
+    // 0.4-0.6 ms less to open the QA archive 20180102, whose .meta is
+    // 2 MB, in a new process; BENCHMARKS.md); the mapping goes once the
+    // records are decoded (those left in the file are read from it again
+    // when wanted)
     let mapped = keep.as_ref().and_then(|f| crate::mapped::map(f, 0, usize::try_from(f.metadata().ok()?.len()).ok()?));
     let (label, mut meta) = match &mapped {
         Some(m) => {
