@@ -461,6 +461,46 @@ same_as_c pmval -U "$ahead" kernel.all.load
 same_as_c pmdumplog -a "$ahead" kernel.all.load sample.bin
 echo "read ahead over $((size / 1024 / 1024)) MB ($samples samples): 5 runs agree"
 
+echo "== damaged archive files: each tool's errors against the C tools'"
+# copies of the fixture archives (v2, v3, and dyn of three volumes) with one
+# file cut short, padded or gone: libpcp checks the first volume's, the
+# index's and the metadata's labels as the context opens, in that order;
+# other damage shows as the files are read
+damage() { # FILE HOW LABEL-SIZE: change FILE as HOW says
+    local f=$1 how=$2 label=$3 size
+    size=$(stat -c %s "$f")
+    case $how in
+        gone) rm "$f" ;;
+        label*) truncate -s $((label ${how#label})) "$f" ;;
+        +*) head -c "${how#+}" /dev/zero >>"$f" ;;
+        -*) truncate -s $((size - ${how#-})) "$f" ;;
+        *) truncate -s "$how" "$f" ;;
+    esac
+}
+runs=0
+for v in v2 v3 dyn; do
+    src=crates/pcp-archive/tests/fixtures/$v
+    metric=$(PCP_DERIVED_CONFIG= pminfo -a "$src" | head -1)
+    label=132
+    [ "$(od -An -tu1 -j7 -N1 "$src.meta" | tr -d ' ')" = 3 ] && label=808
+    for f in 0 meta index; do
+        for how in 0 3 7 8 label-1 label+0 label+1 label+4 +3 +7 +8 -1 gone; do
+            rm -rf "$work/damaged"
+            mkdir -p "$work/damaged"
+            for g in "$src".[0-9] "$src".meta "$src".index; do cp "$g" "$work/damaged/a.${g##*.}"; done
+            damage "$work/damaged/a.$f" "$how" "$label"
+            a=$work/damaged/a
+            same_as_c pminfo -a "$a" -d "$metric"
+            same_as_c pminfo -a "$a" -f "$metric"
+            same_as_c pmprobe -a "$a" -v "$metric"
+            same_as_c pmval -a "$a" -t 1 "$metric"
+            same_as_c pmdumplog -a "$a"
+            runs=$((runs + 5))
+        done
+    done
+done
+echo "damaged archives: $runs runs agree"
+
 echo "== derived metrics: the stock configurations over PCP's QA archives"
 # $PCP_VAR_DIR/config/derived (cpu-util, iostat, proc, mssql, ...): names,
 # descriptors, help text and the first values, bound as libpcp binds them

@@ -1,10 +1,10 @@
 //! An archive opened by name: its files, label, metadata and extent.
 
-use crate::files::{archive_base, find_file, open_records, volumes, Compression, COMPRESSION_SUFFIXES};
+use crate::files::{archive_base, find_file, open_records, read_head, volumes, Compression, COMPRESSION_SUFFIXES};
 use crate::ldouble::timestamp_sub;
 use crate::logread::Premap;
 use crate::meta::desc_conflict;
-use crate::raw::{decode_result, IndexEntry, Label, MetaRecord};
+use crate::raw::{check_label, decode_result, IndexEntry, Label, MetaRecord, VOL_INDEX, VOL_META};
 use pcp_core::hash::PmHash;
 use pcp_core::{Desc, PmError, PmId, Timestamp};
 use std::collections::HashMap;
@@ -28,11 +28,14 @@ pub struct Archive {
 
 impl Archive {
     /// Open the archive `name` names: its base name, or any of its files.
+    /// Labels' feature bits are not checked.
     pub fn open(name: &str) -> Result<Archive, PmError> {
-        Archive::open_early(name, false)
+        Archive::open_early(name, false, false)
     }
 
-    /// [`Archive::open`]; with `early`, for a reader that will replay the
+    /// [`Archive::open`]; with `check_features`, labels with feature bits
+    /// this reader does not know are refused (`PM_ERR_FEATURE`). With
+    /// `early`, for a reader that will replay the
     /// archive, a first data volume that is an `.xz` file starts
     /// decompressing (on a thread of its own) before the metadata is read,
     /// a small plain one is opened to be mapped whole on request
@@ -40,9 +43,20 @@ impl Archive {
     /// the large instance-domain records of a plain `.meta` file are
     /// checked but left in it, the file kept open, until first wanted
     /// ([`crate::raw::Deferred`]).
-    pub fn open_early(name: &str, early: bool) -> Result<Archive, PmError> {
+    ///
+    /// The files are checked as `__pmLogOpen` checks them, and the first
+    /// failure in its order is the error: the first volume's label, the
+    /// temporal index's, the metadata's, the metadata records (there must
+    /// be a metric among them), then that the metadata is the first
+    /// volume's. A file holding only its label is `PM_ERR_NODATA`.
+    pub fn open_early(name: &str, early: bool, check_features: bool) -> Result<Archive, PmError> {
         let base = archive_base(name);
-        let meta_path = find_file(&base, ".meta").ok_or(PmError::from_errno(2))?;
+        let Some(meta_path) = find_file(&base, ".meta") else {
+            // some of the archive's files without the metadata: not a whole
+            // archive
+            let some = find_file(&base, ".index").is_some() || volumes(&base).is_ok_and(|v| !v.is_empty());
+            return Err(if some { PmError::PM_ERR_LOGFILE } else { PmError::from_errno(2) });
+        };
         // the volumes, and the first one started early: listing a large
         // directory takes a while (669 entries, PCP's QA archives: 0.5 ms
         // here), done on a thread of its own meanwhile
@@ -52,24 +66,36 @@ impl Archive {
                 (Ok(v), true) => v.first().and_then(|&v| crate::logread::Early::start(&base, v)),
                 _ => None,
             };
-            (volumes, first_volume)
+            let first_label = match &volumes {
+                Ok(v) => v.first().map(|&v| check_first_labels(&base, v, check_features)),
+                Err(_) => None,
+            };
+            (volumes, first_volume, first_label)
         };
-        let ((volumes, first_volume), meta) = if early && large_directory(&base) {
+        let ((volumes, first_volume, first_label), meta) = if early && large_directory(&base) {
             std::thread::scope(|s| {
                 let listing = crate::thread::spawn_scoped(s, "pcp-list", list);
-                let meta = read_meta(&meta_path, early);
+                let meta = read_meta(&meta_path, early, check_features);
                 // (no thread to be had: listed here)
                 let listed = listing.map_err(|_| ()).and_then(|l| l.join().map_err(|_| ()));
                 (listed.unwrap_or_else(|()| list()), meta)
             })
         } else {
             let listed = list();
-            (listed, read_meta(&meta_path, early))
+            (listed, read_meta(&meta_path, early, check_features))
         };
-        let (label, meta) = meta?;
         let volumes = volumes.map_err(|e| PmError::from_errno(e.raw_os_error().unwrap_or(2)))?;
-        if volumes.is_empty() {
-            return Err(PmError::PM_ERR_LOGFILE);
+        let first_label = first_label.ok_or(PmError::PM_ERR_LOGFILE)??;
+        let (label, meta) = meta?;
+        if label.version != first_label.version {
+            return Err(PmError::PM_ERR_LABEL);
+        }
+        let meta = meta?;
+        if !meta.iter().any(|r| matches!(r, MetaRecord::Desc { .. })) {
+            return Err(PmError::PM_ERR_LOGREC);
+        }
+        if label.pid != first_label.pid || label.hostname != first_label.hostname {
+            return Err(PmError::PM_ERR_LABEL);
         }
         let first_volume = std::sync::Arc::new(std::sync::Mutex::new(first_volume));
         Ok(Archive { base, label, volumes, meta: std::sync::Arc::new(meta), first_volume })
@@ -165,7 +191,10 @@ impl Archive {
 /// The label and records of the metadata file `path`. With `early`, for
 /// a reader that replays the archive, a plain file is kept open and its
 /// large instance-domain records left in it (see `Deferred`).
-fn read_meta(path: &Path, early: bool) -> Result<(Label, Vec<MetaRecord>), PmError> {
+///
+/// The outer error is the label's (`PM_ERR_NODATA` for a file holding
+/// nothing more), the inner one the records'.
+fn read_meta(path: &Path, early: bool, check_features: bool) -> Result<(Label, MetaRecords), PmError> {
     let plain = early && crate::files::compression_of(&path.to_string_lossy()) == Compression::None;
     let keep = if plain { std::fs::File::open(path).ok().map(std::sync::Arc::new) } else { None };
     // a plain file kept open is mapped rather than read (no copy of it
@@ -175,34 +204,81 @@ fn read_meta(path: &Path, early: bool) -> Result<(Label, Vec<MetaRecord>), PmErr
     // records are decoded (those left in the file are read from it again
     // when wanted)
     let mapped = keep.as_ref().and_then(|f| crate::mapped::map(f, 0, usize::try_from(f.metadata().ok()?.len()).ok()?));
-    let (label, mut meta) = match &mapped {
+    let (label, meta) = match &mapped {
         Some(m) => {
-            let (label, mut records) = crate::files::records_in(m.as_slice())?;
-            let meta = decode_meta(&mut records, label.version, keep.as_ref())?;
+            let (label, records) = crate::files::records_in(m.as_slice())?;
+            let mut records = records.with_header(META_HEADER);
+            label.check(VOL_META, check_features)?;
+            let meta = decode_meta(&mut records, label.version, keep.as_ref());
             (label, meta)
         }
         None => {
-            let (label, mut records) = open_records(path)?;
-            let meta = decode_meta(&mut records, label.version, keep.as_ref())?;
+            let (label, records) = open_records(path)?;
+            let mut records = records.with_header(META_HEADER);
+            if crate::files::compression_of(&path.to_string_lossy()) == Compression::Xz {
+                records = records.ending_after_header();
+            }
+            label.check(VOL_META, check_features)?;
+            let meta = decode_meta(&mut records, label.version, keep.as_ref());
             (label, meta)
         }
     };
-    // held as long as the archive is open: without the slack growing
-    // left (up to half of it)
-    meta.shrink_to_fit();
+    let meta = meta?.map(|mut meta| {
+        // held as long as the archive is open: without the slack growing
+        // left (up to half of it)
+        meta.shrink_to_fit();
+        meta
+    });
     Ok((label, meta))
+}
+
+/// The header of a `.meta` record as libpcp reads it: the length and the
+/// type (fewer bytes at the end of the file end its records).
+const META_HEADER: usize = 8;
+
+/// A metadata file's records, or the error that stopped their decoding.
+type MetaRecords = Result<Vec<MetaRecord>, PmError>;
+
+/// The label of the first data volume `vol` of `base`, checked as
+/// `__pmLogOpen` checks it and then the temporal index's label (if there
+/// is an index): each must be a label of its file, followed by more
+/// (`PM_ERR_NODATA` if not), and the index's must be of the same format,
+/// pmlogger process and host.
+fn check_first_labels(base: &Path, vol: u32, check_features: bool) -> Result<Label, PmError> {
+    let path = find_file(base, &format!(".{vol}")).ok_or(PmError::from_errno(2))?;
+    let vol = i32::try_from(vol).map_err(|_| PmError::PM_ERR_LABEL)?;
+    let (first, more) = check_label(&read_head(&path)?, vol, check_features)?;
+    if !more {
+        return Err(PmError::PM_ERR_NODATA);
+    }
+    if let Some(path) = find_file(base, ".index") {
+        let (index, more) = check_label(&read_head(&path)?, VOL_INDEX, check_features)?;
+        if !more {
+            return Err(PmError::PM_ERR_NODATA);
+        }
+        if index.version != first.version || index.pid != first.pid || index.hostname != first.hostname {
+            return Err(PmError::PM_ERR_LABEL);
+        }
+    }
+    Ok(first)
 }
 
 /// A source of `.meta` records: where the next one starts in the file, and
 /// its payload.
 trait MetaSource {
     fn next_at(&mut self) -> Result<Option<(u64, &[u8])>, PmError>;
+    /// How many bytes are left after the records (too few for another).
+    fn left(&self) -> usize;
 }
 
 impl<R: std::io::Read> MetaSource for crate::files::RecordReader<R> {
     fn next_at(&mut self) -> Result<Option<(u64, &[u8])>, PmError> {
         let at = self.offset();
         Ok(self.next_record()?.map(|p| (at, p)))
+    }
+
+    fn left(&self) -> usize {
+        self.left()
     }
 }
 
@@ -211,23 +287,36 @@ impl MetaSource for crate::files::Records<'_> {
         let at = self.offset();
         Ok(self.next_record()?.map(|p| (at, p)))
     }
+
+    fn left(&self) -> usize {
+        self.left()
+    }
 }
 
 /// Every record of `records`, decoded; with `keep` (the file they are
-/// in), large instance-domain records are left in the file.
+/// in), large instance-domain records are left in the file. The outer
+/// error is `PM_ERR_NODATA` for a file that ends with its label, a
+/// label's error as libpcp sees it.
 fn decode_meta(
     records: &mut impl MetaSource,
     version: crate::raw::Version,
     keep: Option<&std::sync::Arc<std::fs::File>>,
-) -> Result<Vec<MetaRecord>, PmError> {
+) -> Result<MetaRecords, PmError> {
     let mut meta = Vec::new();
-    while let Some((at, payload)) = records.next_at()? {
-        meta.push(match keep {
-            Some(file) => MetaRecord::decode_deferring(payload, version, file, at)?,
-            None => MetaRecord::decode(payload, version)?,
-        });
+    let mut decode = || {
+        while let Some((at, payload)) = records.next_at()? {
+            meta.push(match keep {
+                Some(file) => MetaRecord::decode_deferring(payload, version, file, at)?,
+                None => MetaRecord::decode(payload, version)?,
+            });
+        }
+        Ok(())
+    };
+    let decoded = decode();
+    if decoded.is_ok() && meta.is_empty() && records.left() == 0 {
+        return Err(PmError::PM_ERR_NODATA);
     }
-    Ok(meta)
+    Ok(decoded.map(|()| meta))
 }
 
 /// Is the directory holding the archive `base` large enough (over 16 KB
@@ -281,19 +370,14 @@ impl ArchiveSet {
         // one archive is replayed from its first volume: start on that
         let early = list.len() == 1;
         for (seq, name) in list.into_iter().enumerate() {
-            let archive = Archive::open_early(&name, early)?;
-            if check_features && archive.label().features & !0x8000_0000 != 0 {
-                return Err(PmError::PM_ERR_FEATURE);
-            }
+            let archive = Archive::open_early(&name, early, check_features)?;
             if let Some((first, _, _)) = sorted.first() {
                 if archive.label().hostname != first.label().hostname {
                     return Err(PmError::PM_ERR_LOGHOST);
                 }
             }
-            let mut ndesc = 0;
             for rec in archive.meta() {
                 if let MetaRecord::Desc { desc, .. } = rec {
-                    ndesc += 1;
                     match descs.get(&desc.pmid) {
                         Some(old) => desc_conflict(old, desc)?,
                         None => {
@@ -301,9 +385,6 @@ impl ArchiveSet {
                         }
                     }
                 }
-            }
-            if ndesc == 0 {
-                return Err(PmError::PM_ERR_LOGREC);
             }
             let start = archive.label().start;
             let mut at = sorted.len();
@@ -561,7 +642,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("pcp-rs-large-indom-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let name = with_large_indom(&dir);
-        let (now, later) = (Archive::open(&name).unwrap(), Archive::open_early(&name, true).unwrap());
+        let (now, later) = (Archive::open(&name).unwrap(), Archive::open_early(&name, true, false).unwrap());
         let deferred = |a: &Archive| {
             a.meta().iter().filter(|r| matches!(r, MetaRecord::InDom { instances: Logged::Deferred(_), .. })).count()
         };
@@ -577,7 +658,7 @@ mod tests {
 
         // the record changed in the file after opening: an error, not
         // other instances
-        let later = Archive::open_early(&name, true).unwrap();
+        let later = Archive::open_early(&name, true, false).unwrap();
         let index = MetaIndex::build(later.meta()).unwrap();
         let mut meta = std::fs::read(dir.join("big.meta")).unwrap();
         // the first identifier, after it the other 399, the name offsets,

@@ -106,12 +106,14 @@ fn read_word(f: &mut VolFile) -> PmResult<Option<i32>> {
 /// Check an archive file's label as `__pmLogChkLabel` does: the label
 /// record, then its volume number. Leaves the file after the label.
 /// `Ok(false)` for a volume holding nothing but its label (libpcp's
-/// `PM_ERR_NODATA`, which still counts the label as checked).
+/// `PM_ERR_NODATA`, which still counts the label as checked). A file too
+/// short for the label's first two words is `PM_ERR_NODATA` (the end of
+/// the file is met first).
 fn check_label(f: &mut VolFile, vol: i32) -> PmResult<bool> {
     f.seek(0).map_err(errno)?;
     let mut rec = Vec::new();
     if read_n(f, 8, &mut rec)? < 8 {
-        return Err(if rec.is_empty() { PmError::PM_ERR_NODATA } else { PmError::PM_ERR_LABEL });
+        return Err(PmError::PM_ERR_NODATA);
     }
     let len = u32::from_be_bytes([rec[0], rec[1], rec[2], rec[3]]) as u64;
     let expect = match rec[7] {
@@ -468,10 +470,17 @@ impl LogReader {
         };
         let result = loop {
             if !self.serial {
-                self.set_time()?;
+                let placed = match self.set_time() {
+                    Ok(()) => true,
+                    // the index led to no volume there is (the first ones
+                    // missing): libpcp's pmSetMode ignores that failure,
+                    // and reading goes on from where it was
+                    Err(PmError::PM_ERR_LOGFILE) if self.serial && !self.index.is_empty() => false,
+                    Err(e) => return Err(e),
+                };
                 // fine tuning: back up (against the direction) to the
                 // first record not beyond the origin
-                while let Ok(t) = self.read(back) {
+                while let Some(Ok(t)) = placed.then(|| self.read(back)) {
                     let beyond = match dir {
                         Direction::Forward => t < self.origin,
                         Direction::Backward => t > self.origin,

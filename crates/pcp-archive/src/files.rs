@@ -9,7 +9,7 @@
 //! gzip from `compress` data by its magic number as gzip does. (gzip also
 //! reads the long-obsolete `pack` format; we do not.)
 
-use crate::raw::Label;
+use crate::raw::{Label, LABEL_HEAD};
 use pcp_core::PmError;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
@@ -555,6 +555,10 @@ pub struct RecordReader<R: Read> {
     /// find damage further on sooner than libpcp).
     ahead: bool,
     offset: u64,
+    /// The size of a record's header as libpcp reads it ([`RecordReader::with_header`]).
+    header: usize,
+    /// [`RecordReader::ending_after_header`].
+    end_after_header: bool,
 }
 
 /// How much [`RecordReader`] reads at a time (more when a record is
@@ -564,7 +568,32 @@ const READ_AHEAD: usize = 1 << 17;
 impl<R: Read> RecordReader<R> {
     /// Read records from `input`, which starts `offset` bytes into its file.
     pub fn new(input: R, offset: u64) -> RecordReader<R> {
-        RecordReader { input, buf: Vec::new(), start: 0, end: 0, ended: false, ahead: false, offset }
+        RecordReader {
+            input,
+            buf: Vec::new(),
+            start: 0,
+            end: 0,
+            ended: false,
+            ahead: false,
+            offset,
+            header: 4,
+            end_after_header: false,
+        }
+    }
+
+    /// Records of a `.meta` file libpcp reads through its `.xz` reader:
+    /// a header whose length is not positive, with nothing after it, is
+    /// the end of the records (not `PM_ERR_LOGREC`).
+    pub fn ending_after_header(self) -> RecordReader<R> {
+        RecordReader { end_after_header: true, ..self }
+    }
+
+    /// Records whose headers libpcp reads as `header` bytes, at least the
+    /// 4 of the length word (the default, as in a data volume; 8 in
+    /// `.meta`, the length and the type): fewer bytes than that at the end
+    /// of the file are the end of the records, not a record cut short.
+    pub fn with_header(self, header: usize) -> RecordReader<R> {
+        RecordReader { header: header.max(4), ..self }
     }
 
     /// [`RecordReader::new`] for a plain file: reads [`READ_AHEAD`] bytes
@@ -576,6 +605,13 @@ impl<R: Read> RecordReader<R> {
     /// Byte offset of the next record in the file.
     pub fn offset(&self) -> u64 {
         self.offset
+    }
+
+    /// How many bytes have been read and not handed out: once
+    /// [`RecordReader::next_record`] has found the end, the bytes after
+    /// the last record (too few for a header).
+    pub fn left(&self) -> usize {
+        self.end - self.start
     }
 
     /// Read until at least `want` bytes are waiting, or the input ends.
@@ -607,12 +643,22 @@ impl<R: Read> RecordReader<R> {
     /// record cut short, or whose two length words disagree, is
     /// `PM_ERR_LOGREC`; a read failure is its errno.
     pub fn next_record(&mut self) -> Result<Option<&[u8]>, PmError> {
-        self.fill(4)?;
+        self.fill(self.header)?;
         let waiting = &self.buf[self.start..self.end];
-        let Some(head) = waiting.first_chunk::<4>() else {
-            return if waiting.is_empty() { Ok(None) } else { Err(PmError::PM_ERR_LOGREC) };
+        let Some(head) = waiting.first_chunk::<4>().filter(|_| waiting.len() >= self.header) else {
+            return Ok(None);
         };
-        let len = u32::from_be_bytes(*head) as usize;
+        let len = u32::from_be_bytes(*head);
+        // libpcp's xz reader knows the end of the file as it hands out the
+        // last bytes: a header with no positive length that ends the file
+        // is the end of the records there
+        if self.end_after_header && len as i32 <= 0 {
+            self.fill(self.header + 1)?;
+            if self.left() == self.header {
+                return Ok(None);
+            }
+        }
+        let len = len as usize;
         if len < 8 {
             return Err(PmError::PM_ERR_LOGREC);
         }
@@ -636,6 +682,8 @@ impl<R: Read> RecordReader<R> {
 pub struct Records<'a> {
     rest: &'a [u8],
     offset: u64,
+    /// The size of a record's header as libpcp reads it ([`Records::with_header`]).
+    header: usize,
 }
 
 impl<'a> Records<'a> {
@@ -644,8 +692,21 @@ impl<'a> Records<'a> {
         self.offset
     }
 
+    /// The bytes not handed out ([`RecordReader::left`]).
+    pub fn left(&self) -> usize {
+        self.rest.len()
+    }
+
+    /// [`RecordReader::with_header`].
+    pub fn with_header(self, header: usize) -> Records<'a> {
+        Records { header: header.max(4), ..self }
+    }
+
     /// The next record's payload ([`RecordReader::next_record`]).
     pub fn next_record(&mut self) -> Result<Option<&'a [u8]>, PmError> {
+        if self.rest.len() < self.header {
+            return Ok(None);
+        }
         let Some((payload, used)) = crate::raw::next_record(self.rest)? else { return Ok(None) };
         self.rest = &self.rest[used..];
         self.offset += used as u64;
@@ -671,22 +732,37 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<usize, PmError> {
     Ok(got)
 }
 
+/// The first [`LABEL_HEAD`] bytes of the archive file `path`
+/// (decompressed; all of it when it is shorter): what
+/// [`crate::raw::check_label`] checks.
+pub fn read_head(path: &Path) -> Result<Vec<u8>, PmError> {
+    let mut input: Box<dyn Read> = match compression_of(&path.to_string_lossy()) {
+        Compression::None => Box::new(File::open(path).map_err(io_err)?),
+        _ => open(path).map_err(io_err)?,
+    };
+    let mut head = vec![0; LABEL_HEAD];
+    let got = read_full(&mut input, &mut head)?;
+    head.truncate(got);
+    Ok(head)
+}
+
 /// Open one archive file, check its label, and return the label and a
-/// record reader positioned after it.
+/// record reader positioned after it. A file too short to hold the
+/// label's first two words is `PM_ERR_NODATA`, as in libpcp.
 pub fn open_records(path: &Path) -> Result<(Label, RecordReader<Box<dyn Read + Send>>), PmError> {
     // (a plain file is read by the record reader's own reads, big enough
     // not to want a buffer between)
     let plain = compression_of(&path.to_string_lossy()) == Compression::None;
     let mut input: Box<dyn Read + Send> =
         if plain { Box::new(File::open(path).map_err(io_err)?) } else { open(path).map_err(io_err)? };
-    let mut head = [0u8; 4];
-    if read_full(&mut input, &mut head)? < 4 {
-        return Err(PmError::PM_ERR_LABEL);
+    let mut head = [0u8; 8];
+    if read_full(&mut input, &mut head)? < 8 {
+        return Err(PmError::PM_ERR_NODATA);
     }
     let len = label_length(head)?;
     let mut rec = head.to_vec();
     rec.resize(len, 0);
-    if read_full(&mut input, &mut rec[4..])? < len - 4 {
+    if read_full(&mut input, &mut rec[8..])? < len - 8 {
         return Err(PmError::PM_ERR_LABEL);
     }
     let (label, used) = Label::decode(&rec)?;
@@ -698,17 +774,17 @@ pub fn open_records(path: &Path) -> Result<(Label, RecordReader<Box<dyn Read + S
 /// [`open_records`] over a whole file in memory: its label, and its
 /// records after the label.
 pub fn records_in(file: &[u8]) -> Result<(Label, Records<'_>), PmError> {
-    let head = *file.first_chunk::<4>().ok_or(PmError::PM_ERR_LABEL)?;
+    let head = *file.first_chunk::<8>().ok_or(PmError::PM_ERR_NODATA)?;
     let len = label_length(head)?;
     let (label, used) = Label::decode(file.get(..len).ok_or(PmError::PM_ERR_LABEL)?)?;
-    Ok((label, Records { rest: &file[used..], offset: used as u64 }))
+    Ok((label, Records { rest: &file[used..], offset: used as u64, header: 4 }))
 }
 
-/// The length of a label whose leading length word is `head`: a label is
+/// The length of a label whose first two words are `head`: a label is
 /// 132 (v2) or 808 (v3) bytes, and anything outside 8 to 4,096 is refused
 /// before more is read.
-fn label_length(head: [u8; 4]) -> Result<usize, PmError> {
-    let len = u32::from_be_bytes(head) as usize;
+fn label_length(head: [u8; 8]) -> Result<usize, PmError> {
+    let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
     if !(8..=4096).contains(&len) {
         return Err(PmError::PM_ERR_LABEL);
     }
@@ -988,5 +1064,43 @@ mod tests {
         huge.extend_from_slice(&[0u8; 16]);
         let mut r = RecordReader::new(&huge[..], 0);
         assert_eq!(r.next_record(), Err(PmError::PM_ERR_LOGREC));
+    }
+
+    /// What libpcp's readers take for the end of the records: fewer bytes
+    /// than a header (4 in a volume, 8 in `.meta`); and, where its xz
+    /// reader reads `.meta`, a header of no length that ends the file.
+    #[test]
+    fn fragments_too_short_for_a_header_end_the_records() {
+        let rec = [&12u32.to_be_bytes()[..], b"abcd", &12u32.to_be_bytes()].concat();
+        let with = |tail: &[u8]| [&rec[..], tail].concat();
+        let read = |data: &[u8], header: usize, xz: bool| {
+            let mut r = RecordReader::new(data, 0).with_header(header);
+            if xz {
+                r = r.ending_after_header();
+            }
+            let first = r.next_record().map(|p| p.map(<[u8]>::to_vec));
+            assert_eq!(first, Ok(Some(b"abcd".to_vec())));
+            let second = r.next_record().map(|p| p.map(<[u8]>::to_vec));
+            let mut m = records_in_bytes(data).with_header(header);
+            if !xz {
+                assert_eq!(m.next_record(), Ok(Some(&b"abcd"[..])));
+                assert_eq!(m.next_record().map(|p| p.map(<[u8]>::to_vec)), second, "in memory");
+                assert_eq!(m.left(), r.left());
+            }
+            (second, r.left())
+        };
+        assert_eq!(read(&with(&[0; 3]), 4, false), (Ok(None), 3));
+        assert_eq!(read(&with(&[0; 4]), 4, false), (Err(PmError::PM_ERR_LOGREC), 4));
+        assert_eq!(read(&with(&[0; 7]), 8, false), (Ok(None), 7));
+        assert_eq!(read(&with(&[0; 8]), 8, false), (Err(PmError::PM_ERR_LOGREC), 8));
+        assert_eq!(read(&with(&[0; 8]), 8, true), (Ok(None), 8));
+        assert_eq!(read(&with(&[0xff; 8]), 8, true), (Ok(None), 8));
+        assert_eq!(read(&with(&[0; 9]), 8, true), (Err(PmError::PM_ERR_LOGREC), 9));
+        assert_eq!(read(&rec, 8, false), (Ok(None), 0));
+    }
+
+    /// [`Records`] over `data`, which holds records from its first byte.
+    fn records_in_bytes(data: &[u8]) -> Records<'_> {
+        Records { rest: data, offset: 0, header: 4 }
     }
 }

@@ -126,10 +126,11 @@ impl<'a> Reader<'a> {
 }
 
 /// Split the next framed record off `buf`: its payload and the bytes it
-/// used. `Ok(None)` at the end of the data; a record whose length words are
-/// short, disagree or run past the data is `PM_ERR_LOGREC`.
+/// used. `Ok(None)` at the end of the data, which a length word cut short
+/// is too (as libpcp reads one); a record whose length words disagree or
+/// run past the data is `PM_ERR_LOGREC`.
 pub fn next_record(buf: &[u8]) -> Result<Option<(&[u8], usize)>, PmError> {
-    if buf.is_empty() {
+    if buf.len() < 4 {
         return Ok(None);
     }
     let mut r = Reader::new(buf);
@@ -218,7 +219,72 @@ impl Label {
         }
         Ok((label, used))
     }
+
+    /// The checks [`check_label`] makes of a label once decoded: that it
+    /// is the label of volume `vol` (`PM_ERR_LABEL` if not) and, with
+    /// `check_features`, that it has no feature bits this reader does not
+    /// know (`PM_ERR_FEATURE`).
+    pub fn check(&self, vol: i32, check_features: bool) -> Result<(), PmError> {
+        if self.vol != vol {
+            return Err(PmError::PM_ERR_LABEL);
+        }
+        if check_features && self.features & !LOG_FEATURES != 0 {
+            return Err(PmError::PM_ERR_FEATURE);
+        }
+        Ok(())
+    }
 }
+
+/// The volume number the label of an `.index` file carries
+/// (`PM_LOG_VOL_TI`).
+pub const VOL_INDEX: i32 = -2;
+
+/// The volume number the label of a `.meta` file carries
+/// (`PM_LOG_VOL_META`).
+pub const VOL_META: i32 = -1;
+
+/// How many bytes of a file's start [`check_label`] wants: the largest
+/// label (version 3, 808 bytes) and one byte more, to tell whether
+/// anything follows it.
+pub const LABEL_HEAD: usize = 809;
+
+/// A label that checks: the label, and does anything follow it in the file?
+pub type CheckedLabel = (Label, bool);
+
+/// `__pmLogChkLabel`: check the label at the start of an archive file
+/// whose first bytes are `head` (the first [`LABEL_HEAD`] of them, or the
+/// whole file if it is shorter) for the file of volume `vol`
+/// ([`VOL_META`], [`VOL_INDEX`] or a data volume's number); with
+/// `check_features`, feature bits this reader does not know are refused.
+///
+/// A file too short to hold a label's first two words is
+/// `PM_ERR_NODATA`, as in libpcp (it meets the end of the file first);
+/// anything else wrong with the record is `PM_ERR_LABEL`, and a label
+/// for another volume too. A label with nothing after it is no error
+/// here: the caller decides (libpcp's `PM_ERR_NODATA` for an empty file).
+#[doc(alias = "__pmLogChkLabel")]
+#[doc(alias = "__pmLogLoadLabel")]
+pub fn check_label(head: &[u8], vol: i32, check_features: bool) -> Result<CheckedLabel, PmError> {
+    let bad = PmError::PM_ERR_LABEL;
+    let (Some(length), Some(&kind)) = (head.first_chunk::<4>(), head.get(7)) else {
+        return Err(PmError::PM_ERR_NODATA);
+    };
+    let want = match kind {
+        2 => 132,
+        3 => 808,
+        _ => return Err(bad),
+    };
+    if u32::from_be_bytes(*length) as usize != want {
+        return Err(bad);
+    }
+    let (label, used) = Label::decode(head.get(..want).ok_or(bad)?)?;
+    label.check(vol, check_features)?;
+    Ok((label, head.len() > used))
+}
+
+/// `PM_LOG_FEATURES`: the label feature bits this reader knows (the QA
+/// bit).
+pub const LOG_FEATURES: u32 = 0x8000_0000;
 
 pub use crate::instances::{Deferred, InstName, Instances, Logged};
 

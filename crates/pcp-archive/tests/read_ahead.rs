@@ -196,7 +196,7 @@ fn xz_volumes_replay_as_plain_ones() {
     // the archive forwards, 3 before it starts with its pages let go after
     // reading forwards and again in the middle of the interpolation
     let replay_all = |base: &Path, early: bool, premap: u8| {
-        let archive = Archive::open_early(&base.to_string_lossy(), early).unwrap();
+        let archive = Archive::open_early(&base.to_string_lossy(), early, false).unwrap();
         let first = archive.premap_first_volume();
         assert_eq!(first.is_some(), premap > 0, "{premap}");
         if premap == 1 || premap == 3 {
@@ -305,7 +305,7 @@ fn damaged_records_checked_from_the_back_read_as_otherwise() {
     let Twins { dir, plain, xz, recs, copies, .. } = twins;
     // back: 0 checks none, 1 all before the replay, 2 one per record read
     let forwards = |base: &Path, back: u8| {
-        let archive = Archive::open_early(&base.to_string_lossy(), true).unwrap();
+        let archive = Archive::open_early(&base.to_string_lossy(), true, false).unwrap();
         if let Some(first) = archive.premap_first_volume() {
             first.run();
         }

@@ -23,6 +23,7 @@ use pcp::timezone::Zone;
 use pcp::Context;
 use pcp_archive::archive::{libpcp_hash_order, Archive};
 use pcp_archive::dumpread::{Direction, LogReader};
+use pcp_archive::files::Compression;
 use pcp_archive::labels::{LabelEntry, LabelIndex};
 use pcp_archive::meta::{text_kind, InDomSet, MetaIndex};
 use pcp_archive::raw::{Label, MetaRecord, SetView, ValueView, Version};
@@ -853,11 +854,14 @@ impl Dumper<'_> {
         }
         writeln!(out, "\t\tLog Vol    end(meta)     end(log)")?;
         let entries = archive.index().unwrap_or_default();
-        // the file as found, compressed or not, by its decompressed size (as
-        // libpcp's __pmStat reports it)
-        let size = |suffix: &str| -> Option<u64> {
+        // the file as found, compressed or not; libpcp's __pmStat gives
+        // the size of a plain one only (a compressed file's is "invalid",
+        // -1, and no offset is past it)
+        let size = |suffix: &str| -> Option<Option<u64>> {
             let path = pcp_archive::files::find_file(archive.base(), suffix)?;
-            pcp_archive::files::content_size(&path).ok()
+            let plain = pcp_archive::files::compression_of(&path.to_string_lossy()) == Compression::None;
+            let meta = std::fs::metadata(&path).ok()?;
+            Some(plain.then_some(meta.len()))
         };
         let mut meta_size = None;
         let mut log_size = None;
@@ -868,13 +872,14 @@ impl Dumper<'_> {
             let _ = writeln!(buf, "\t  {:5}  {:11}  {:11}", e.vol, e.meta_offset as i64, e.data_offset as i64);
             out.write_all(&buf)?;
             if i == 0 {
-                meta_size = size(".meta");
+                meta_size = size(".meta").flatten();
             }
             if last.is_none_or(|l| l.vol != e.vol) {
-                log_size = size(&format!(".{}", e.vol));
-                if log_size.is_none() {
+                let found = size(&format!(".{}", e.vol));
+                if found.is_none() {
                     writeln!(out, "\t\tWarning: file missing for log volume {}", e.vol)?;
                 }
+                log_size = found.flatten();
             }
             if e.when.sec < 0 {
                 writeln!(out, "\t\tError: illegal timestamp value ({} sec, {} nsec)", e.when.sec, e.when.nsec)?;

@@ -56,11 +56,7 @@ impl ArchiveSource {
             ArchiveSet::open(name, check_features)?
         } else {
             // (its first volume decompressing while the metadata is read)
-            let archive = Archive::open_early(name, true)?;
-            if check_features && archive.label().features & !0x8000_0000 != 0 {
-                return Err(PmError::PM_ERR_FEATURE);
-            }
-            ArchiveSet::single(archive)
+            ArchiveSet::single(Archive::open_early(name, true, check_features)?)
         };
         let meta = Arc::new(MetaIndex::build_all(archives.meta_in_load_order())?);
         let labels = LabelIndex::build_all(archives.meta_in_load_order())?;
