@@ -50,6 +50,14 @@ impl Archive {
     /// be a metric among them), then that the metadata is the first
     /// volume's. A file holding only its label is `PM_ERR_NODATA`.
     pub fn open_early(name: &str, early: bool, check_features: bool) -> Result<Archive, PmError> {
+        Archive::open_in_set(name, early, check_features, None)
+    }
+
+    /// [`Archive::open_early`] for an archive joining others from the host
+    /// `host` (`checkLabelConsistency`): another host is `PM_ERR_LOGHOST`,
+    /// found after the labels are checked and before the metadata's
+    /// records are.
+    fn open_in_set(name: &str, early: bool, check_features: bool, host: Option<&[u8]>) -> Result<Archive, PmError> {
         let base = archive_base(name);
         let Some(meta_path) = find_file(&base, ".meta") else {
             // some of the archive's files without the metadata: not a whole
@@ -89,6 +97,9 @@ impl Archive {
         let (label, meta) = meta?;
         if label.version != first_label.version {
             return Err(PmError::PM_ERR_LABEL);
+        }
+        if host.is_some_and(|h| h != first_label.hostname) {
+            return Err(PmError::PM_ERR_LOGHOST);
         }
         let meta = meta?;
         if !meta.iter().any(|r| matches!(r, MetaRecord::Desc { .. })) {
@@ -370,12 +381,8 @@ impl ArchiveSet {
         // one archive is replayed from its first volume: start on that
         let early = list.len() == 1;
         for (seq, name) in list.into_iter().enumerate() {
-            let archive = Archive::open_early(&name, early, check_features)?;
-            if let Some((first, _, _)) = sorted.first() {
-                if archive.label().hostname != first.label().hostname {
-                    return Err(PmError::PM_ERR_LOGHOST);
-                }
-            }
+            let host = sorted.first().map(|(first, _, _)| &first.label().hostname[..]);
+            let archive = Archive::open_in_set(&name, early, check_features, host)?;
             for rec in archive.meta() {
                 if let MetaRecord::Desc { desc, .. } = rec {
                     match descs.get(&desc.pmid) {

@@ -168,3 +168,25 @@ fn no_files_at_all_is_enoent() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(got, Err(PmError::from_errno(2)));
 }
+
+/// An archive from another host is refused (`PM_ERR_LOGHOST`) before its
+/// metadata's records are read, as libpcp checks the labels' consistency
+/// first: PCP 6.0.3's `pminfo -a a,b` says "Archives differ by host"
+/// where b's metadata is also cut short, and `-a b,a` "Corrupted record".
+#[test]
+fn another_host_is_found_before_damaged_metadata() {
+    use pcp_archive::archive::ArchiveSet;
+    let a = damaged("v2", "index", Damage::Pad(0, 0), 200);
+    let b = damaged("v2", "meta", Damage::LastByte, 201);
+    // b's host name starts with another letter in all three labels
+    for s in SUFFIXES {
+        let path = b.dir.join(format!("a.{s}"));
+        let mut data = std::fs::read(&path).expect("copy");
+        data[24] = b'X';
+        std::fs::write(&path, data).expect("copy written");
+    }
+    let (a, b) = (a.dir.join("a").to_string_lossy().into_owned(), b.dir.join("a").to_string_lossy().into_owned());
+    let open = |names: String| ArchiveSet::open(&names, true).map(|_| ());
+    assert_eq!(open(format!("{a},{b}")), Err(PmError::PM_ERR_LOGHOST));
+    assert_eq!(open(format!("{b},{a}")), Err(PmError::PM_ERR_LOGREC));
+}
