@@ -9,7 +9,10 @@ Left out: what PCP 6.0.3 cannot be compared on. `!` (it leaves half of a
 64-bit value as the heap had it), scalar() (it crashes on it inside
 expressions), max() and min() (pmval's first sample is uninitialised), and
 what 6.0.3 lacks (novalue(), delta() of an expression, meta=, a guard known
-at binding choosing the operand bound: ternary guards are relational). An
+at binding choosing the operand bound: ternary guards are relational), and
+matchinst() or an instance selection inside a ternary (an operand with
+fewer instances than the guard: 6.0.3 reads past its values, printing
+instances the heap holds). An
 undefined operand of a ternary is reported by us only ("Unknown metric for
 ternary expression", differential.sh leaves that line out)."""
 
@@ -47,7 +50,7 @@ def main():
     def leaf(known):
         if rnd.random() < 0.55:
             m = rnd.choice([n for n in NAMES if n != 'sample.nosuch'] if known else NAMES)
-            if m in SETS and rnd.random() < 0.2:
+            if m in SETS and not known and rnd.random() < 0.2:
                 return '%s[%s]' % (m, rnd.choice(SETS[m]))
             return m
         return const()
@@ -79,7 +82,7 @@ def main():
         if c < 0.9:
             f = rnd.choice(['avg', 'count', 'sum', 'delta', 'rate', 'instant', 'defined'])
             return '%s(%s)' % (f, rnd.choice([n for n in NAMES if n != 'sample.nosuch'] if known and f != 'defined' else NAMES))
-        if c < 0.95:
+        if c < 0.95 and not known:
             return 'matchinst(%s/%s/, %s)' % (rnd.choice(['', '!']), rnd.choice(['bin-[1-4]', 'red|blue', '^5', '9']),
                                                rnd.choice(list(SETS) + ['sample.bin * 2']))
         return 'rescale(%s, "%s")' % (expr(depth - 1, known), rnd.choice(UNITS))
