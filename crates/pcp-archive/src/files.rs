@@ -639,7 +639,8 @@ impl<R: Read> RecordReader<R> {
         Ok(())
     }
 
-    /// The next record's payload; `Ok(None)` at a clean end of file. A
+    /// The next record's payload; `Ok(None)` at the end of the file, which
+    /// fewer bytes than a header ([`RecordReader::with_header`]) are too. A
     /// record cut short, or whose two length words disagree, is
     /// `PM_ERR_LOGREC`; a read failure is its errno.
     pub fn next_record(&mut self) -> Result<Option<&[u8]>, PmError> {
