@@ -733,14 +733,22 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<usize, PmError> {
     Ok(got)
 }
 
+/// Open an archive file to read: a plain file as it is (read in pieces
+/// big enough not to want a buffer between), a compressed one through
+/// [`open`]; and whether it is plain.
+fn open_unbuffered(path: &Path) -> Result<(Box<dyn Read + Send>, bool), PmError> {
+    if compression_of(&path.to_string_lossy()) == Compression::None {
+        Ok((Box::new(File::open(path).map_err(io_err)?), true))
+    } else {
+        Ok((open(path).map_err(io_err)?, false))
+    }
+}
+
 /// The first [`LABEL_HEAD`] bytes of the archive file `path`
 /// (decompressed; all of it when it is shorter): what
 /// [`crate::raw::check_label`] checks.
 pub fn read_head(path: &Path) -> Result<Vec<u8>, PmError> {
-    let mut input: Box<dyn Read> = match compression_of(&path.to_string_lossy()) {
-        Compression::None => Box::new(File::open(path).map_err(io_err)?),
-        _ => open(path).map_err(io_err)?,
-    };
+    let (mut input, _) = open_unbuffered(path)?;
     let mut head = vec![0; LABEL_HEAD];
     let got = read_full(&mut input, &mut head)?;
     head.truncate(got);
@@ -751,11 +759,7 @@ pub fn read_head(path: &Path) -> Result<Vec<u8>, PmError> {
 /// record reader positioned after it. A file too short to hold the
 /// label's first two words is `PM_ERR_NODATA`, as in libpcp.
 pub fn open_records(path: &Path) -> Result<(Label, RecordReader<Box<dyn Read + Send>>), PmError> {
-    // (a plain file is read by the record reader's own reads, big enough
-    // not to want a buffer between)
-    let plain = compression_of(&path.to_string_lossy()) == Compression::None;
-    let mut input: Box<dyn Read + Send> =
-        if plain { Box::new(File::open(path).map_err(io_err)?) } else { open(path).map_err(io_err)? };
+    let (mut input, plain) = open_unbuffered(path)?;
     let mut head = [0u8; 8];
     if read_full(&mut input, &mut head)? < 8 {
         return Err(PmError::PM_ERR_NODATA);
