@@ -1,10 +1,17 @@
 //! Reading a plain volume ahead of a reader going forwards through it.
 //!
-//! Replaying an archive reads every record in order, and for a large
-//! uncompressed volume a third of the time is the kernel copying the
-//! file in. A thread of its own does that copying a few windows ahead,
-//! by `pread` (so the cursor's own file position is never touched),
-//! while the reader checks the records before.
+//! Replaying an archive reads every record in order. For a large
+//! uncompressed volume, a thread of its own maps the volume from the
+//! first record read ahead to its end (one mapping), and brings in the
+//! pages of a window at a time a few windows ahead of the reader
+//! (`MADV_POPULATE_READ`), while the reader checks the records before.
+//! The pages of windows the reader has passed are let go again. This
+//! thread used to copy each window into memory of its own with `pread`,
+//! a third of the time over a 137 MB volume; bringing in the pages costs
+//! about a third of the copying, and replaying that volume with pmval
+//! became about 20% faster (BENCHMARKS.md). As with every mapping
+//! ([`crate::mapped`]), a volume cut short by another process while it is
+//! mapped ends the process with `SIGBUS`.
 //!
 //! Each window holds whole records: the thread starts at a record and
 //! follows the records' length words, cutting a window after the last
@@ -13,35 +20,31 @@
 //! reader reads what is left itself, as it does wherever a window does not
 //! hold what it wants.
 //!
-//! Checking each record's layout costs the reader about as much as the
-//! copying costs the thread, so the two share it: a window read while
-//! the reader is still busy with the one before is checked by the thread
-//! before it is handed over; otherwise it is handed over at once, and the
-//! reader checks its records as it gets to them. Each record is checked
-//! once, by whichever claims it first ([`Checks`]). Over a 126 MB volume
-//! of 80 KB records this made replaying it about 10% faster than the
-//! reader checking every record.
+//! The thread and the reader share checking each record's layout: a
+//! window brought in while the reader is still busy with the one before
+//! is checked by the thread before it is handed over; otherwise it is
+//! handed over at once, and the reader checks its records as it gets to
+//! them. Each record is checked once, by whichever claims it first
+//! ([`Checks`]).
 
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io;
-use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, TrySendError};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// The most a window holds, unless one record is longer. The part of the
-/// record the window's end cuts is copied to the start of the next window
-/// (it used to be read again: with records of 80 KB, as pmlogger writes
-/// logging a few thousand values, 7% more than the file was read). When
-/// it was read again, replaying a 240 MB volume of such records with pmval
-/// was 7-10% faster with windows of 1 MB than of 256 KB (fewer hand-overs
-/// between the threads), for 3 MB more memory at most.
+use crate::mapped::Mapped;
+
+/// The most a window holds, unless one record is longer. When windows
+/// were copied, replaying a 240 MB volume of 80 KB records (as pmlogger
+/// writes logging a few thousand values) with pmval was 7-10% faster with
+/// windows of 1 MB than of 256 KB (fewer hand-overs between the threads).
 pub(crate) const WINDOW: usize = 1 << 20;
 /// How many windows may wait for the reader (besides the one the thread is
-/// reading into): one more was no faster, and each costs a window of memory.
+/// bringing in): one more was no faster, and each holds a window's pages.
 const QUEUED: usize = 1;
-/// How many windows handed over are watched for reuse.
+/// How many windows handed over are watched, to let their pages go.
 const WATCHED: usize = 16;
 
 /// What checking a record's body (the bytes after its length word, up to
@@ -121,38 +124,25 @@ pub(crate) fn record_starts(buf: &[u8]) -> Vec<u32> {
 }
 
 /// A window, where it starts, and its records' checks.
-type Window = (u64, Arc<Vec<u8>>, Arc<Checks>);
+type Window = (u64, Arc<Mapped>, Arc<Checks>);
 
-/// Windows of whole records from some record on, read by a thread of
-/// their own.
+/// Windows of whole records from some record on, mapped and their pages
+/// brought in by a thread of their own.
 #[derive(Debug)]
 pub(crate) struct Ahead {
     /// (In a mutex only so that contexts can be shared between threads:
     /// reading takes `&mut self`, which needs no locking.)
     windows: Mutex<Receiver<Window>>,
-    /// Windows no record refers to any more go back to be read into again.
-    spent: Sender<Vec<u8>>,
+    /// Windows no record refers to any more go back to have their pages
+    /// let go.
+    spent: Sender<Arc<Mapped>>,
     /// Where the window after those held starts (`u64::MAX` once the
     /// thread has stopped).
     next: u64,
     /// Windows arrived and not yet passed, in order.
     held: VecDeque<Window>,
     /// Windows passed, until no record refers to them.
-    passed: Vec<Arc<Vec<u8>>>,
-}
-
-/// Read `want` bytes at `at` into `buf` (fewer at the end of the file).
-fn read_full(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match file.read_at(&mut buf[got..], at + got as u64) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
+    passed: Vec<Arc<Mapped>>,
 }
 
 /// How many bytes of `buf` whole records fill, from its start, and the
@@ -176,63 +166,52 @@ fn whole_records(buf: &[u8]) -> (usize, Option<usize>) {
 
 impl Ahead {
     /// Start reading `file` (`size` bytes long) from the record at `from`,
-    /// checking each record with `check`.
+    /// checking each record with `check`. An error where the file cannot
+    /// be mapped or no thread started (the caller reads it itself).
     pub fn start(file: &File, from: u64, size: u64, check: Check) -> io::Result<Ahead> {
-        let file = file.try_clone()?;
+        let len = usize::try_from(size.saturating_sub(from)).map_err(|_| io::ErrorKind::InvalidInput)?;
+        let whole = crate::mapped::map(file, from, len).ok_or(io::ErrorKind::Unsupported)?;
         let (tx, windows) = sync_channel(QUEUED);
-        let (spent, back) = channel::<Vec<u8>>();
+        let (spent, back) = channel::<Arc<Mapped>>();
         crate::thread::spawn("pcp-read-ahead", move || {
-            let mut at = from;
-            // the bytes at `at` read already: the start of the record the
-            // last window cut, copied to the next one rather than read again
-            let mut carry: Vec<u8> = Vec::new();
-            while at < size {
-                // a window given back is read over as it is: only bytes
-                // past its length are zeroed first (zeroing a whole window
-                // each time cost nearly a third of what reading it did)
-                let mut buf = back.try_recv().unwrap_or_default();
-                let have = carry.len();
-                let want = ((size - at).min(WINDOW as u64) as usize).max(have);
-                if buf.len() < want {
-                    buf.resize(want, 0);
-                } else {
-                    buf.truncate(want);
+            let all = whole.as_slice();
+            let mut at = 0;
+            while at < all.len() {
+                // the pages of windows passed go (they would count in
+                // the process's memory until it ends)
+                while let Ok(w) = back.try_recv() {
+                    w.release_pages();
                 }
-                buf[..have].copy_from_slice(&carry);
-                let Ok(got) = read_full(&file, &mut buf[have..], at + have as u64) else { return };
-                let got = have + got;
-                buf.truncate(got);
-                let (mut whole, next) = whole_records(&buf);
-                if whole == 0 {
+                let want = (all.len() - at).min(WINDOW);
+                let Some(span) = whole.part(at, want) else { return };
+                span.populate();
+                let (mut len, next) = whole_records(span.as_slice());
+                if len == 0 {
                     // one record longer than a window
-                    let Some(len) = next.filter(|&n| at + n as u64 <= size) else { return };
-                    buf.resize(len, 0);
-                    match read_full(&file, &mut buf[got..], at + got as u64) {
-                        Ok(n) if got + n == len => whole = len,
-                        _ => return,
-                    }
+                    let Some(n) = next.filter(|&n| at + n <= all.len()) else { return };
+                    len = n;
                 }
-                carry.clear();
-                carry.extend_from_slice(&buf[whole..]);
-                buf.truncate(whole);
-                let checks = Arc::new(Checks::new(record_starts(&buf)));
-                let buf = Arc::new(buf);
+                let Some(window) = whole.part(at, len) else { return };
+                if len > want {
+                    window.populate();
+                }
+                let checks = Arc::new(Checks::new(record_starts(window.as_slice())));
+                let window = Arc::new(window);
                 // while the reader is busy with the windows before, check
                 // this one's records before handing it over; otherwise
                 // hand it over at once and read on (the reader checks
                 // them). The reader having gone away, stop.
-                match tx.try_send((at, Arc::clone(&buf), Arc::clone(&checks))) {
+                match tx.try_send((from + at as u64, Arc::clone(&window), Arc::clone(&checks))) {
                     Ok(()) => {}
-                    Err(TrySendError::Full(window)) => {
-                        checks.check_back(&buf, &check);
-                        if tx.send(window).is_err() {
+                    Err(TrySendError::Full(w)) => {
+                        checks.check_back(window.as_slice(), &check);
+                        if tx.send(w).is_err() {
                             return;
                         }
                     }
                     Err(TrySendError::Disconnected(_)) => return,
                 }
-                drop(buf);
-                at += whole as u64;
+                at += len;
             }
         })?;
         Ok(Ahead { windows: Mutex::new(windows), spent, next: from, held: VecDeque::new(), passed: Vec::new() })
@@ -252,7 +231,7 @@ impl Ahead {
         }
         loop {
             match self.held.front() {
-                Some((at, w, _)) if at + w.len() as u64 <= off => {
+                Some((at, w, _)) if at + w.as_slice().len() as u64 <= off => {
                     if let Some((_, w, _)) = self.held.pop_front() {
                         self.pass(w);
                     }
@@ -261,25 +240,23 @@ impl Ahead {
                 None => {
                     let windows = self.windows.get_mut().ok()?;
                     let window = windows.recv().ok()?;
-                    self.next = window.0 + window.1.len() as u64;
+                    self.next = window.0 + window.1.as_slice().len() as u64;
                     self.held.push_back(window);
                 }
             }
         }
         let (at, w, c) = self.held.front()?;
-        (*at <= off && off + len as u64 <= at + w.len() as u64).then(|| (*at, Arc::clone(w), Arc::clone(c)))
+        (*at <= off && off + len as u64 <= at + w.as_slice().len() as u64).then(|| (*at, Arc::clone(w), Arc::clone(c)))
     }
 
-    /// A window passed: give it back for reading into once no record
-    /// refers to it.
-    fn pass(&mut self, window: Arc<Vec<u8>>) {
+    /// A window passed: give it back to have its pages let go once no
+    /// record refers to it.
+    fn pass(&mut self, window: Arc<Mapped>) {
         self.passed.push(window);
         let mut i = 0;
         while i < self.passed.len() {
             if Arc::strong_count(&self.passed[i]) == 1 {
-                if let Ok(v) = Arc::try_unwrap(self.passed.swap_remove(i)) {
-                    let _ = self.spent.send(v);
-                }
+                let _ = self.spent.send(self.passed.swap_remove(i));
             } else {
                 i += 1;
             }
@@ -332,6 +309,7 @@ mod tests {
             // the record's length word, its body, and its trailing length
             for (o, l) in [(off, 4), (off + 4, n - 8), (off + n as u64 - 4, 4)] {
                 let (at, w, checks) = a.get(o, l).unwrap();
+                let w = w.as_slice();
                 let s = (o - at) as usize;
                 assert_eq!(&w[s..s + l], &data[o as usize..o as usize + l]);
                 // the body's check, whoever made it; nothing for the
@@ -350,8 +328,8 @@ mod tests {
 
     #[test]
     fn records_cut_by_a_window_end_come_whole_in_the_next() {
-        // each window's end cuts a record, the start of which is carried
-        // over to the next window
+        // each window's end cuts a record, which the next window starts
+        // with
         let lens = [WINDOW / 2, WINDOW / 2 + 100, 64, WINDOW - 200, 300, 1000, 40];
         let data = records(&lens);
         let mut a = Ahead::start(&file_of(&data), 100, data.len() as u64, Box::new(sum)).unwrap();
@@ -359,6 +337,7 @@ mod tests {
         let mut windows = Vec::new();
         for n in lens {
             let (at, w, checks) = a.get(off, n).unwrap();
+            let w = w.as_slice();
             let s = (off - at) as usize;
             assert_eq!(&w[s..s + n], &data[off as usize..off as usize + n]);
             assert_eq!(checks.layout(s + 4, &w[s + 4..s + n - 4], sum).unwrap(), sum(&w[s + 4..s + n - 4]));

@@ -954,8 +954,8 @@ impl Cursor {
             self.ahead = Ahead::start(file, from, data.size, Box::new(move |body| plain_index(body, version))).ok();
         }
         let Some((at, window, checks)) = self.ahead.as_mut().and_then(|a| a.get(off, len)) else { return false };
-        self.win_len = window.len();
-        self.win = Buf::Heap(window);
+        self.win_len = window.as_slice().len();
+        self.replace_window(Buf::Mapped(window));
         self.win_off = at;
         self.win_checks = Some(WinChecks::Window(checks));
         true
