@@ -9,17 +9,18 @@
 //!
 //! The thread works on a fork of the replay ([`Replay::fork`]). It hands
 //! its results over in batches (of 1, 2, 4 … up to [`MOST`] fetches, so
-//! that the first comes at once and later ones cost few hand-overs), each
-//! with a copy (a clone) of its replay as it was before the batch, and
-//! gets back the results the tool is done with, to fill again. As long as
+//! that the first comes at once and later ones cost few hand-overs), some
+//! with a copy (a clone) of its replay as it was before the batch (one
+//! every [`COPY_EVERY`] fetches), and gets back the results the tool is
+//! done with, to fill again. As long as
 //! the tool asks for the same metrics through the same profile, each
 //! fetch is the next result the thread made. Anything
 //! else (other metrics, another profile, any other use of the replay)
 //! calls the thread back first ([`FetchAhead::recall`]): its replay is the
 //! context's again if the tool took every fetch it made; otherwise the
-//! copy from before the batch the tool is in is brought up to where the
-//! tool got, by making the fetches of that batch the tool took over again
-//! (fewer than [`MOST`]). A replay gives the same results for the same
+//! last copy from before a batch the tool has come to is brought up to
+//! where the tool got, by making the fetches the tool took since over
+//! again (fewer than [`COPY_EVERY`] and a batch). A replay gives the same results for the same
 //! fetches, so either way the context is exactly where fetching one by one
 //! would have left it.
 
@@ -41,6 +42,15 @@ use std::sync::Mutex;
 /// (70 calls), the run's page faults from about 1,350 to 850 and its peak
 /// memory from 8.2-8.8 MB to 7.0-7.2 MB, in the same time.
 pub(crate) const MOST: usize = 128;
+/// How many fetches the thread makes between copies of its replay that
+/// it hands over with a batch (the tool keeps the last, to be brought up
+/// to where it got if it calls the thread back: by making again fewer than
+/// this many fetches and a batch). A copy with every batch cost a clone
+/// on the thread and dropping the one before on the tool's side: over
+/// `20180102` at `-t 10` (15 batches) the dropping was 6% of the samples
+/// of pmval's run (`perf`), and copying less often took 0.4-1.1 ms off its
+/// first quartile and median time (BENCHMARKS.md).
+const COPY_EVERY: u64 = 8 * MOST as u64;
 /// How many batches may wait for the tool.
 const WAITING: usize = 2;
 /// How many records the tool checks for the thread while it waits
@@ -61,7 +71,8 @@ struct Made {
 type Finish = (Replay, u64);
 
 /// Fetches handed over at once, with the replay as it was before them
-/// (`None` for the first: the replay kept when the thread started).
+/// every [`COPY_EVERY`] fetches (`None` otherwise: the replay kept when
+/// the thread started, or the last copy, stays the tool's).
 #[derive(Debug)]
 struct Batch {
     before: Option<Replay>,
@@ -75,9 +86,9 @@ pub(crate) struct FetchAhead {
     profile: Profile,
     /// The profile's change count when the thread started.
     changes: u64,
-    /// The replay as it was before the batch the tool is taking from (as
-    /// when the thread started, before the first), and how many fetches
-    /// the tool had taken then.
+    /// The replay as it was before the last batch that came with a copy
+    /// of it (as when the thread started, before the first), and how many
+    /// fetches the tool had taken then.
     base: Replay,
     base_taken: u64,
     /// How many fetches the tool has taken.
@@ -115,9 +126,12 @@ impl FetchAhead {
         let (list, wanted) = (pmids.to_vec(), profile.clone());
         let work = move || {
             let wanted = |indom, inst| wanted.wanted(indom, inst);
-            let (mut n, mut made) = (1, 0u64);
+            let (mut n, mut made, mut copied) = (1, 0u64, 0u64);
             loop {
-                let before = (made > 0).then(|| fork.clone());
+                let before = (made >= copied + COPY_EVERY).then(|| {
+                    copied = made;
+                    fork.clone()
+                });
                 let mut batch = Vec::with_capacity(n);
                 let mut last = false;
                 while batch.len() < n && !last {

@@ -175,3 +175,20 @@ fn a_new_profile_stops_fetching_ahead() {
         same_answers(archive, &ops).unwrap();
     }
 }
+
+/// Called back after more fetches than the thread makes between copies of
+/// its replay (and in the middle of a batch): the context is brought up
+/// to where the tool got from the last copy, not from the start.
+#[test]
+fn a_recall_after_many_fetches_catches_up_from_the_last_copy() {
+    for archive in 0..ARCHIVES.len() {
+        for taken in [1100u32, 2300] {
+            let mut ops = vec![Op::Interp(0, 1)];
+            // (at most 255 a step: taken in steps of 100; each fixture lasts
+            // more than 2.4 s)
+            ops.extend((0..taken / 100).map(|_| Op::Fetch(0, 100)));
+            ops.extend([Op::Fetch(0, 37), Op::Dup(1), Op::Fetch(1, 3), Op::Profile(false, None), Op::Fetch(0, 5)]);
+            same_answers(archive, &ops).unwrap();
+        }
+    }
+}
