@@ -123,6 +123,17 @@ pub(crate) fn map(file: &File, off: u64, len: usize) -> Option<Mapped> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
+
+    /// A file of 50,000 bytes of a pattern, named for the test: its bytes,
+    /// its path and the file open.
+    fn test_file(test: &str) -> (Vec<u8>, PathBuf, File) {
+        let data: Vec<u8> = (0..50_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+        let path = std::env::temp_dir().join(format!("pcp-rs-mapped-{test}-{}", std::process::id()));
+        std::fs::write(&path, &data).unwrap();
+        let file = File::open(&path).unwrap();
+        (data, path, file)
+    }
 
     /// Windows at any offset (on a page or not) and of any length up to
     /// the file's end hold the file's bytes, before and after their pages
@@ -130,10 +141,7 @@ mod tests {
     /// mapped.
     #[test]
     fn windows_hold_the_files_bytes() {
-        let data: Vec<u8> = (0..50_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
-        let path = std::env::temp_dir().join(format!("pcp-rs-mapped-test-{}", std::process::id()));
-        std::fs::write(&path, &data).unwrap();
-        let file = File::open(&path).unwrap();
+        let (data, path, file) = test_file("test");
         for (off, len) in [(0, 1), (0, 50_000), (1, 4095), (4095, 2), (4096, 4096), (12_345, 30_000), (49_999, 1)] {
             let m = map(&file, off as u64, len).unwrap();
             assert_eq!(m.as_slice(), &data[off..off + len], "{off} {len}");
@@ -159,10 +167,7 @@ mod tests {
     /// them would end the process).
     #[test]
     fn parts_share_a_mapping() {
-        let data: Vec<u8> = (0..50_000u32).map(|i| (i * 13 + i / 509) as u8).collect();
-        let path = std::env::temp_dir().join(format!("pcp-rs-mapped-parts-{}", std::process::id()));
-        std::fs::write(&path, &data).unwrap();
-        let file = File::open(&path).unwrap();
+        let (data, path, file) = test_file("parts");
         let whole = map(&file, 100, 49_900).unwrap();
         let parts: Vec<(usize, usize, Mapped)> = [(0, 5000), (5000, 9_000), (14_000, 35_900), (49_899, 1), (7, 0)]
             .into_iter()
