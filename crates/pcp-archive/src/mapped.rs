@@ -57,8 +57,9 @@ impl Mapped {
         // process changes in the file were visible through the mapping
         // anyway: a private page is only a copy once written). Failing to
         // drop them changes nothing either.
-        // Only this window's pages go (and the one its start is on, which
-        // a window before may share: read again if it is touched).
+        // Only this window's pages go, with the pages its start and end
+        // are on, which the windows beside it may share (a page of theirs
+        // let go is read again from the file when touched).
         let _ = unsafe { self.map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, self.skip, self.len) };
     }
 
