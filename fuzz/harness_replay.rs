@@ -70,7 +70,9 @@ fn drain(r: &mut Replay, pmids: &[PmId], n: usize) {
 /// Replay an archive made of fuzzed files in every mode.
 pub fn replay_target(data: &[u8]) {
     let Some(base) = write_archive(data) else { return };
-    if let Ok(archive) = Archive::open_early(&base.to_string_lossy(), data[0] & 4 != 0, data[0] & 8 != 0) {
+    let name = base.to_string_lossy();
+    let opened = if data[0] & 4 != 0 { Archive::open_checking(&name, data[0] & 8 != 0) } else { Archive::open(&name) };
+    if let Ok(archive) = opened {
         let mut pmids: Vec<PmId> = archive
             .meta()
             .iter()

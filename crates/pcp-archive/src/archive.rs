@@ -2,13 +2,16 @@
 
 use crate::files::{archive_base, find_file, open_records, read_head, volumes, Compression, COMPRESSION_SUFFIXES};
 use crate::ldouble::timestamp_sub;
-use crate::logread::Premap;
 use crate::meta::desc_conflict;
 use crate::raw::{check_label, decode_result, IndexEntry, Label, MetaRecord, VOL_INDEX, VOL_META};
+use crate::volume::Volume;
 use pcp_core::hash::PmHash;
 use pcp_core::{Desc, PmError, PmId, Timestamp};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+/// A data volume's number, and the volume opened.
+type OpenVolume = (i32, std::sync::Arc<Volume>);
 
 /// An archive on disk, checked the way `pmNewContext(PM_CONTEXT_ARCHIVE)`
 /// checks it: a label on every file and metadata that decodes.
@@ -20,28 +23,23 @@ pub struct Archive {
     /// Shared: a replay holds a copy of the archive. (A `Vec` in the `Arc`:
     /// making an `Arc<[T]>` would copy the records.)
     meta: std::sync::Arc<Vec<MetaRecord>>,
-    /// The first data volume, if compressed, decompressing since the
-    /// archive was opened ([`Archive::open_early`]); the first reader of
-    /// the volumes takes it.
-    first_volume: std::sync::Arc<std::sync::Mutex<Option<crate::logread::Early>>>,
+    /// The first data volume, opened to check its label (a compressed one
+    /// decompressing since), for the first reader of the volumes to take.
+    first_volume: std::sync::Arc<std::sync::Mutex<Option<OpenVolume>>>,
 }
 
 impl Archive {
     /// Open the archive `name` names: its base name, or any of its files.
     /// Labels' feature bits are not checked.
     pub fn open(name: &str) -> Result<Archive, PmError> {
-        Archive::open_early(name, false, false)
+        Archive::open_in_set(name, false, false, None)
     }
 
-    /// [`Archive::open`]; with `check_features`, labels with feature bits
-    /// this reader does not know are refused (`PM_ERR_FEATURE`). With
-    /// `early`, for a reader that will replay the
-    /// archive, a first data volume that is an `.xz` file starts
-    /// decompressing (on a thread of its own) before the metadata is read,
-    /// a small plain one is opened to be mapped whole on request
-    /// ([`Archive::premap_first_volume`]), and
-    /// the large instance-domain records of a plain `.meta` file are
-    /// checked but left in it, the file kept open, until first wanted
+    /// [`Archive::open`] for a reader that replays the archive (a
+    /// context); with `check_features`, labels with feature bits this
+    /// reader does not know are refused (`PM_ERR_FEATURE`). The large
+    /// instance-domain records of a plain `.meta` file are checked but left
+    /// in it, the file kept open, until first wanted
     /// ([`crate::raw::Deferred`]).
     ///
     /// The files are checked as `__pmLogOpen` checks them, and the first
@@ -49,15 +47,16 @@ impl Archive {
     /// temporal index's, the metadata's, the metadata records (there must
     /// be a metric among them), then that the metadata is the first
     /// volume's. A file holding only its label is `PM_ERR_NODATA`.
-    pub fn open_early(name: &str, early: bool, check_features: bool) -> Result<Archive, PmError> {
-        Archive::open_in_set(name, early, check_features, None)
+    pub fn open_checking(name: &str, check_features: bool) -> Result<Archive, PmError> {
+        Archive::open_in_set(name, true, check_features, None)
     }
 
-    /// [`Archive::open_early`] for an archive joining others from the host
-    /// `host` (`checkLabelConsistency`): another host is `PM_ERR_LOGHOST`,
-    /// found after the labels are checked and before the metadata's
-    /// records are.
-    fn open_in_set(name: &str, early: bool, check_features: bool, host: Option<&[u8]>) -> Result<Archive, PmError> {
+    /// [`Archive::open_checking`] (with `defer`, large instance-domain
+    /// records left in the file) for an archive joining others from the
+    /// host `host` (`checkLabelConsistency`): another host is
+    /// `PM_ERR_LOGHOST`, found after the labels are checked and before the
+    /// metadata's records are.
+    fn open_in_set(name: &str, defer: bool, check_features: bool, host: Option<&[u8]>) -> Result<Archive, PmError> {
         let base = archive_base(name);
         let Some(meta_path) = find_file(&base, ".meta") else {
             // some of the archive's files without the metadata: not a whole
@@ -65,35 +64,14 @@ impl Archive {
             let some = find_file(&base, ".index").is_some() || volumes(&base).is_ok_and(|v| !v.is_empty());
             return Err(if some { PmError::PM_ERR_LOGFILE } else { PmError::from_errno(2) });
         };
-        // the volumes, and the first one started early: listing a large
-        // directory takes a while (669 entries, PCP's QA archives: 0.5 ms
-        // here), done on a thread of its own meanwhile
-        let list = || {
-            let volumes = volumes(&base);
-            let first_volume = match (&volumes, early) {
-                (Ok(v), true) => v.first().and_then(|&v| crate::logread::Early::start(&base, v)),
-                _ => None,
-            };
-            let first_label = match &volumes {
-                Ok(v) => v.first().map(|&v| check_first_labels(&base, v, check_features)),
-                Err(_) => None,
-            };
-            (volumes, first_volume, first_label)
+        let volumes = volumes(&base);
+        let first_label = match &volumes {
+            Ok(v) => v.first().map(|&v| check_first_labels(&base, v, check_features)),
+            Err(_) => None,
         };
-        let ((volumes, first_volume, first_label), meta) = if early && large_directory(&base) {
-            std::thread::scope(|s| {
-                let listing = crate::thread::spawn_scoped(s, "pcp-list", list);
-                let meta = read_meta(&meta_path, early, check_features);
-                // (no thread to be had: listed here)
-                let listed = listing.map_err(|_| ()).and_then(|l| l.join().map_err(|_| ()));
-                (listed.unwrap_or_else(|()| list()), meta)
-            })
-        } else {
-            let listed = list();
-            (listed, read_meta(&meta_path, early, check_features))
-        };
+        let meta = read_meta(&meta_path, defer, check_features);
         let volumes = volumes.map_err(|e| PmError::from_errno(e.raw_os_error().unwrap_or(2)))?;
-        let first_label = first_label.ok_or(PmError::PM_ERR_LOGFILE)??;
+        let (first_label, first_volume) = first_label.ok_or(PmError::PM_ERR_LOGFILE)??;
         let (label, meta) = meta?;
         if label.version != first_label.version {
             return Err(PmError::PM_ERR_LABEL);
@@ -108,7 +86,7 @@ impl Archive {
         if label.pid != first_label.pid || label.hostname != first_label.hostname {
             return Err(PmError::PM_ERR_LABEL);
         }
-        let first_volume = std::sync::Arc::new(std::sync::Mutex::new(first_volume));
+        let first_volume = std::sync::Arc::new(std::sync::Mutex::new(Some(first_volume)));
         Ok(Archive { base, label, volumes, meta: std::sync::Arc::new(meta), first_volume })
     }
 
@@ -143,15 +121,8 @@ impl Archive {
         }
     }
 
-    /// Mapping the first data volume whole, for a thread to do ahead of a
-    /// replay ([`Premap`]): where [`Archive::open_early`] opened it, a
-    /// plain file, and no replay has taken it yet.
-    pub fn premap_first_volume(&self) -> Option<Premap> {
-        self.first_volume.lock().ok()?.as_ref()?.premap()
-    }
-
-    /// The first data volume as [`Archive::open_early`] started it, once.
-    pub(crate) fn take_first_volume(&self) -> Option<crate::logread::Early> {
+    /// The first data volume as the opening left it, once.
+    pub(crate) fn take_first_volume(&self) -> Option<OpenVolume> {
         self.first_volume.lock().ok()?.take()
     }
 
@@ -199,41 +170,22 @@ impl Archive {
     }
 }
 
-/// The label and records of the metadata file `path`. With `early`, for
+/// The label and records of the metadata file `path`. With `defer`, for
 /// a reader that replays the archive, a plain file is kept open and its
 /// large instance-domain records left in it (see `Deferred`).
 ///
 /// The outer error is the label's (`PM_ERR_NODATA` for a file holding
 /// nothing more), the inner one the records'.
-fn read_meta(path: &Path, early: bool, check_features: bool) -> Result<(Label, MetaRecords), PmError> {
-    let plain = early && crate::files::compression_of(&path.to_string_lossy()) == Compression::None;
+fn read_meta(path: &Path, defer: bool, check_features: bool) -> Result<(Label, MetaRecords), PmError> {
+    let plain = defer && crate::files::compression_of(&path.to_string_lossy()) == Compression::None;
     let keep = if plain { std::fs::File::open(path).ok().map(std::sync::Arc::new) } else { None };
-    // a plain file kept open is mapped rather than read (no copy of it
-    // into fresh memory: with the listing thread's start on another CPU,
-    // 0.4-0.6 ms less to open the QA archive 20180102, whose .meta is
-    // 2 MB, in a new process; BENCHMARKS.md); the mapping goes once the
-    // records are decoded (those left in the file are read from it again
-    // when wanted)
-    let mapped = keep.as_ref().and_then(|f| crate::mapped::map(f, 0, usize::try_from(f.metadata().ok()?.len()).ok()?));
-    let (label, meta) = match &mapped {
-        Some(m) => {
-            let (label, records) = crate::files::records_in(m.as_slice())?;
-            let mut records = records.with_header(META_HEADER);
-            label.check(VOL_META, check_features)?;
-            let meta = decode_meta(&mut records, label.version, keep.as_ref());
-            (label, meta)
-        }
-        None => {
-            let (label, records) = open_records(path)?;
-            let mut records = records.with_header(META_HEADER);
-            if crate::files::compression_of(&path.to_string_lossy()) == Compression::Xz {
-                records = records.ending_after_header();
-            }
-            label.check(VOL_META, check_features)?;
-            let meta = decode_meta(&mut records, label.version, keep.as_ref());
-            (label, meta)
-        }
-    };
+    let (label, records) = open_records(path)?;
+    let mut records = records.with_header(META_HEADER);
+    if crate::files::compression_of(&path.to_string_lossy()) == Compression::Xz {
+        records = records.ending_after_header();
+    }
+    label.check(VOL_META, check_features)?;
+    let meta = decode_meta(&mut records, label.version, keep.as_ref());
     let meta = meta?.map(|mut meta| {
         // held as long as the archive is open: without the slack growing
         // left (up to half of it)
@@ -255,10 +207,17 @@ type MetaRecords = Result<Vec<MetaRecord>, PmError>;
 /// is an index): each must be a label of its file, followed by more
 /// (`PM_ERR_NODATA` if not), and the index's must be of the same format,
 /// pmlogger process and host.
-fn check_first_labels(base: &Path, vol: u32, check_features: bool) -> Result<Label, PmError> {
+fn check_first_labels(base: &Path, vol: u32, check_features: bool) -> Result<(Label, OpenVolume), PmError> {
     let path = find_file(base, &format!(".{vol}")).ok_or(PmError::from_errno(2))?;
     let vol = i32::try_from(vol).map_err(|_| PmError::PM_ERR_LABEL)?;
-    let (first, more) = check_label(&read_head(&path)?, vol, check_features)?;
+    let volume = Volume::open(&path)?;
+    let mut head = vec![0; crate::raw::LABEL_HEAD];
+    // (an .xz volume whose label does not pass its check has no label to
+    // libpcp's xz reader; gzip and bzip2 failing are their own errors)
+    let xz = crate::files::compression_of(&path.to_string_lossy()) == Compression::Xz;
+    let got = volume.read_at(0, &mut head).map_err(|e| if xz { PmError::PM_ERR_LABEL } else { e })?;
+    head.truncate(got);
+    let (first, more) = check_label(&head, vol, check_features)?;
     if !more {
         return Err(PmError::PM_ERR_NODATA);
     }
@@ -271,7 +230,7 @@ fn check_first_labels(base: &Path, vol: u32, check_features: bool) -> Result<Lab
             return Err(PmError::PM_ERR_LABEL);
         }
     }
-    Ok(first)
+    Ok((first, (vol, std::sync::Arc::new(volume))))
 }
 
 /// A source of `.meta` records: where the next one starts in the file, and
@@ -330,16 +289,6 @@ fn decode_meta(
     Ok(decoded.map(|()| meta))
 }
 
-/// Is the directory holding the archive `base` large enough (over 16 KB
-/// of entries, a few hundred names) for its listing to be worth a thread?
-fn large_directory(base: &Path) -> bool {
-    let dir = match base.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::metadata(dir).is_ok_and(|m| m.len() > 16 * 1024)
-}
-
 /// The archives of one archive context, as libpcp's `initarchive` sets
 /// them up for `pmNewContext(PM_CONTEXT_ARCHIVE, names)`: a list of
 /// archive names separated by commas, each directory among them standing
@@ -378,11 +327,9 @@ impl ArchiveSet {
         // (archive, name, when its metadata was loaded)
         let mut sorted: Vec<(Archive, String, usize)> = Vec::new();
         let mut descs: HashMap<PmId, Desc> = HashMap::new();
-        // one archive is replayed from its first volume: start on that
-        let early = list.len() == 1;
         for (seq, name) in list.into_iter().enumerate() {
             let host = sorted.first().map(|(first, _, _)| &first.label().hostname[..]);
-            let archive = Archive::open_in_set(&name, early, check_features, host)?;
+            let archive = Archive::open_in_set(&name, true, check_features, host)?;
             for rec in archive.meta() {
                 if let MetaRecord::Desc { desc, .. } = rec {
                     match descs.get(&desc.pmid) {
@@ -649,7 +596,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("pcp-rs-large-indom-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let name = with_large_indom(&dir);
-        let (now, later) = (Archive::open(&name).unwrap(), Archive::open_early(&name, true, false).unwrap());
+        let (now, later) = (Archive::open(&name).unwrap(), Archive::open_checking(&name, false).unwrap());
         let deferred = |a: &Archive| {
             a.meta().iter().filter(|r| matches!(r, MetaRecord::InDom { instances: Logged::Deferred(_), .. })).count()
         };
@@ -665,7 +612,7 @@ mod tests {
 
         // the record changed in the file after opening: an error, not
         // other instances
-        let later = Archive::open_early(&name, true, false).unwrap();
+        let later = Archive::open_checking(&name, false).unwrap();
         let index = MetaIndex::build(later.meta()).unwrap();
         let mut meta = std::fs::read(dir.join("big.meta")).unwrap();
         // the first identifier, after it the other 399, the name offsets,

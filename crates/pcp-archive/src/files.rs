@@ -123,18 +123,55 @@ pub fn volumes(base: &Path) -> io::Result<Vec<u32>> {
 
 /// Open a file for reading, decompressing by its suffix.
 pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
+    Ok(match decoder(path)? {
+        Decoder::Xz(d) => Box::new(d),
+        Decoder::Other(d) => d,
+    })
+}
+
+/// A file's contents as they decompress.
+pub(crate) enum Decoder {
+    /// `.xz` or `.lzma`, whose compressed bytes read so far are known.
+    Xz(Box<liblzma::read::XzDecoder<BufReader<File>>>),
+    /// Anything else.
+    Other(Box<dyn Read + Send>),
+}
+
+impl Decoder {
+    /// How many compressed bytes the decompressor has taken (0 but for xz).
+    pub(crate) fn total_in(&self) -> u64 {
+        match self {
+            Decoder::Xz(d) => d.total_in(),
+            Decoder::Other(_) => 0,
+        }
+    }
+}
+
+impl Read for Decoder {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Decoder::Xz(d) => d.read(buf),
+            Decoder::Other(d) => d.read(buf),
+        }
+    }
+}
+
+/// [`open`], keeping what is known of an xz decompressor.
+pub(crate) fn decoder(path: &Path) -> io::Result<Decoder> {
     let mut f = BufReader::with_capacity(1 << 16, File::open(path)?);
     Ok(match compression_of(&path.to_string_lossy()) {
-        Compression::None => Box::new(f),
-        Compression::Gzip if crate::lzw::is_compress(f.fill_buf()?) => Box::new(crate::lzw::LzwDecoder::new(f)),
+        Compression::None => Decoder::Other(Box::new(f)),
+        Compression::Gzip if crate::lzw::is_compress(f.fill_buf()?) => {
+            Decoder::Other(Box::new(crate::lzw::LzwDecoder::new(f)))
+        }
         Compression::Xz => {
             // accepts both the .xz container and the legacy .lzma format
             let stream = liblzma::stream::Stream::new_auto_decoder(u64::MAX, liblzma::stream::CONCATENATED)
                 .map_err(io::Error::other)?;
-            Box::new(liblzma::read::XzDecoder::new_stream(f, stream))
+            Decoder::Xz(Box::new(liblzma::read::XzDecoder::new_stream(f, stream)))
         }
-        Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(f)),
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(f)),
+        Compression::Bzip2 => Decoder::Other(Box::new(bzip2::read::MultiBzDecoder::new(f))),
+        Compression::Gzip => Decoder::Other(Box::new(flate2::read::MultiGzDecoder::new(f))),
     })
 }
 
@@ -154,19 +191,17 @@ pub fn content_size(path: &Path) -> io::Result<u64> {
     }
 }
 
-/// The uncompressed size of an `.xz` file as its index(es) give it, if
-/// they can be read.
-pub(crate) fn indexed_size(path: &Path) -> Option<u64> {
-    let name = path.to_string_lossy();
-    if compression_of(&name) != Compression::Xz || !name.ends_with(".xz") {
-        return None;
-    }
-    xz_size(&mut File::open(path).ok()?)
-}
-
 /// The uncompressed size of an `.xz` file from its index(es), walking
 /// its streams from the end; `None` if anything does not look right.
 fn xz_size(f: &mut File) -> Option<u64> {
+    Some(xz_blocks(f)?.last().map_or(0, |&(_, end)| end))
+}
+
+/// The blocks of an `.xz` file, from its index(es), in order: where each
+/// block's check ends in the file, and where its contents end in the
+/// file's contents. `None` if anything does not look right.
+pub(crate) fn xz_blocks(f: &File) -> Option<Vec<(u64, u64)>> {
+    use std::os::unix::fs::FileExt;
     fn varint(b: &[u8], at: &mut usize) -> Option<u64> {
         let mut v = 0u64;
         for i in 0..9 {
@@ -179,22 +214,23 @@ fn xz_size(f: &mut File) -> Option<u64> {
         }
         None
     }
-    let mut end = f.metadata().ok()?.len();
-    let mut total = 0u64;
-    let read_at = |f: &mut File, at: u64, n: usize| -> Option<Vec<u8>> {
+    let read_at = |at: u64, n: usize| -> Option<Vec<u8>> {
         let mut b = vec![0u8; n];
-        f.seek(SeekFrom::Start(at)).ok()?;
-        f.read_exact(&mut b).ok()?;
+        f.read_exact_at(&mut b, at).ok()?;
         Some(b)
     };
+    let mut end = f.metadata().ok()?.len();
+    // each stream's blocks (unpadded and uncompressed sizes) and where the
+    // stream starts, the last stream first
+    let mut streams: Vec<(u64, Vec<(u64, u64)>)> = Vec::new();
     while end > 0 {
         // stream padding: zero bytes in fours
-        let tail = read_at(f, end.checked_sub(4)?, 4)?;
+        let tail = read_at(end.checked_sub(4)?, 4)?;
         if tail == [0, 0, 0, 0] {
             end -= 4;
             continue;
         }
-        let footer = read_at(f, end.checked_sub(12)?, 12)?;
+        let footer = read_at(end.checked_sub(12)?, 12)?;
         if &footer[10..12] != b"YZ" {
             return None;
         }
@@ -203,26 +239,38 @@ fn xz_size(f: &mut File) -> Option<u64> {
             return None;
         }
         let index_at = end.checked_sub(12 + backward)?;
-        let index = read_at(f, index_at, backward as usize)?;
+        let index = read_at(index_at, backward as usize)?;
         if index.first() != Some(&0) {
             return None;
         }
         let mut at = 1;
         let records = varint(&index, &mut at)?;
+        let mut sizes = Vec::new();
         let mut blocks = 0u64;
-        for _ in 0..records {
+        for _ in 0..records.min(index.len() as u64) {
             let unpadded = varint(&index, &mut at)?;
-            total = total.checked_add(varint(&index, &mut at)?)?;
-            blocks = blocks.checked_add((unpadded + 3) & !3)?;
+            sizes.push((unpadded, varint(&index, &mut at)?));
+            blocks = blocks.checked_add(unpadded.checked_add(3)? & !3)?;
         }
         // header, blocks, index, footer
         end = index_at.checked_sub(blocks)?.checked_sub(12)?;
-        let header = read_at(f, end, 6)?;
+        let header = read_at(end, 6)?;
         if header != [0xfd, b'7', b'z', b'X', b'Z', 0] {
             return None;
         }
+        streams.push((end, sizes));
     }
-    Some(total)
+    let mut out = Vec::new();
+    let mut contents = 0u64;
+    for (start, sizes) in streams.into_iter().rev() {
+        let mut at = start + 12;
+        for (unpadded, size) in sizes {
+            contents = contents.checked_add(size)?;
+            out.push((at.checked_add(unpadded)?, contents));
+            at = at.checked_add(unpadded.checked_add(3)? & !3)?;
+        }
+    }
+    Some(out)
 }
 
 /// An archive file opened for reading anywhere in it, as libpcp's
@@ -398,8 +446,6 @@ impl VolFile {
 pub(crate) struct Chunks {
     chunks: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
     spent: std::sync::mpsc::Sender<Vec<u8>>,
-    /// How many bytes the thread has decompressed so far.
-    made: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Chunks {
@@ -407,9 +453,7 @@ impl Chunks {
     pub(crate) fn spawn(mut input: Box<dyn Read + Send>, size: usize, depth: usize) -> io::Result<Chunks> {
         let (tx, chunks) = std::sync::mpsc::sync_channel(depth);
         let (spent, back) = std::sync::mpsc::channel::<Vec<u8>>();
-        let made = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let counter = std::sync::Arc::clone(&made);
-        crate::thread::spawn("pcp-inflate", move || loop {
+        std::thread::Builder::new().name("pcp-inflate".into()).spawn(move || loop {
             let mut chunk = back.try_recv().unwrap_or_default();
             chunk.resize(size, 0);
             let mut got = 0;
@@ -427,7 +471,6 @@ impl Chunks {
                 }
             };
             chunk.truncate(got);
-            counter.fetch_add(got as u64, std::sync::atomic::Ordering::Relaxed);
             let end = got < size && result.is_ok();
             // (a send fails once the reader has gone: stop)
             if (got > 0 || result.is_ok()) && tx.send(Ok(chunk)).is_err() {
@@ -442,12 +485,7 @@ impl Chunks {
                 return;
             }
         })?;
-        Ok(Chunks { chunks, spent, made })
-    }
-
-    /// How many bytes have been decompressed so far (taken or not).
-    pub(crate) fn made(&self) -> u64 {
-        self.made.load(std::sync::atomic::Ordering::Relaxed)
+        Ok(Chunks { chunks, spent })
     }
 
     /// The next chunk, or the error reading it; `None` once the thread has
@@ -519,7 +557,7 @@ impl Read for Prefetch {
 }
 
 /// A new temporary file, already unlinked, open for reading and writing.
-fn temp_file() -> io::Result<File> {
+pub(crate) fn temp_file() -> io::Result<File> {
     static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let dir = std::env::temp_dir();
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
@@ -940,7 +978,6 @@ mod tests {
         assert_eq!(chunks.next().unwrap().unwrap(), data[12..20]);
         assert_eq!(chunks.next().unwrap().unwrap(), Vec::<u8>::new());
         assert!(chunks.next().is_none());
-        assert_eq!(chunks.made(), 20);
     }
 
     #[test]

@@ -4,11 +4,9 @@
 //! hands it bytes (a whole file, or a record read from one) and gets typed
 //! records back. Every read is bounds-checked; malformed input is
 //! `PM_ERR_LOGREC` (or `PM_ERR_LABEL` for a bad label), never a panic.
-// (`deny`, not `forbid`: one module, `mapped`, maps volumes into memory)
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod ahead;
 pub mod archive;
 pub mod dumpread;
 pub mod files;
@@ -18,13 +16,11 @@ pub mod labels;
 mod ldouble;
 mod logread;
 pub mod lzw;
-mod mapped;
 pub mod meta;
 mod multi;
 pub mod raw;
 pub mod replay;
-pub mod thread;
+mod volume;
 
 pub use ldouble::timestamp_sub;
-pub use logread::{BackCheck, Premap};
 pub use replay::{Mode, Replay};

@@ -4,27 +4,21 @@
 //! and the file positions left behind on every error (replay depends on
 //! them, so damaged archives behave as they do under libpcp).
 //!
-//! Plain volumes are read on demand through windows; compressed volumes
-//! are decompressed into memory a piece at a time, on a thread of their
-//! own a few pieces ahead of reading (libpcp decompresses a whole `.xz`
-//! block, and `gzip`/`bzip2` volumes into a temporary file), keeping only
-//! the pieces reading is likely to come back to. Reading forwards through
-//! `.xz` volumes, the next one is decompressed alongside the current one
-//! (see [`AHEAD`]), and the first volume of a lone archive starts as the
-//! archive opens ([`Early`]). A record is checked as it is read but its
-//! values stay in the bytes read until asked for ([`Record`]), so reading
-//! through an archive for a few metrics costs little more than the
-//! reading.
+//! Volumes ([`Volume`]) are read through windows of them in memory;
+//! compressed ones are decompressed on a thread of their own, and reading
+//! forwards, the next compressed volume starts decompressing once the
+//! current one has. A record is checked as it is read but its values stay
+//! in the bytes read until asked for ([`Record`]), so reading through an
+//! archive for a few metrics costs little more than the reading.
 
-use crate::files::{compression_of, find_file, Compression};
+use crate::files::find_file;
 use crate::raw::{paranoid_check, Version};
+use crate::volume::Volume;
 use pcp_core::{InstValue, PmError, Value, ValueBlock};
 use std::collections::HashSet;
-use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 /// A timestamp as libpcp holds it (`__pmTimestamp`): nanoseconds are not
 /// normalised, and a version 2 record's microseconds times 1000 may wrap.
@@ -82,33 +76,14 @@ pub(crate) struct Ti {
 
 const LOGREC: PmError = PmError::PM_ERR_LOGREC;
 const PM_LOG_MAGIC: u32 = 0x5005_2600;
-/// The least a plain volume is read in at a time.
+/// The least of a volume read in at a time.
 const WINDOW: usize = 1 << 17;
-/// The least of a plain volume mapped at a time ([`crate::mapped`]).
-const MAP_WINDOW: usize = 1 << 20;
 /// How many windows a cursor keeps for reuse (records still held by the
 /// interpolation cache keep theirs busy).
 const SPARE_WINDOWS: usize = 4;
-/// Compressed volumes are decompressed into memory in pieces of this size.
-const CHUNK: usize = 1 << 20;
-/// How many pieces before the one being read are kept (reading goes back
-/// a few records now and then); more are kept once reading has gone back
-/// further than that twice.
-const BEHIND: usize = 3;
-/// How many pieces a volume's decompression (on a thread of its own) may
-/// run ahead of reading. Reading forwards, the next `.xz` volume starts
-/// decompressing once reading has caught up with the current one, so at
-/// most about this many pieces wait at once: over `20180416.10.00` (100 MB
-/// volumes), 32 makes pmval 1.3x faster for about 60 MB more memory (both
-/// decompressors' dictionaries and the pieces waiting); 48 was no faster
-/// by median, and 12 clearly slower.
-const AHEAD: usize = 32;
-/// A compressed volume up to this size is kept whole once decompressed.
-const KEEP_WHOLE: u64 = 8 << 20;
-/// How many compressed volumes to keep (in part, see [`Inflate::trim`]; the
-/// decompressor only of the one used last): interpolation moves back and
-/// forth across volume boundaries, and the last volume is visited for the
-/// archive's end.
+/// How many compressed volumes to keep open (decompressed into temporary
+/// files): interpolation moves back and forth across volume boundaries,
+/// and the last volume is visited for the archive's end.
 const KEEP_DECOMPRESSED: usize = 4;
 
 fn be32(b: &[u8], at: usize) -> Option<u32> {
@@ -119,41 +94,11 @@ fn io_err(e: &io::Error) -> PmError {
     PmError::from_errno(e.raw_os_error().unwrap_or(5))
 }
 
-/// A window of a volume: bytes read into memory (or decompressed), or
-/// mapped from a plain file ([`crate::mapped`]).
-#[derive(Clone, Debug)]
-enum Buf {
-    Heap(Arc<Vec<u8>>),
-    Mapped(Arc<crate::mapped::Mapped>),
-}
-
-impl Buf {
-    fn empty() -> Buf {
-        Buf::Heap(Arc::new(Vec::new()))
-    }
-
-    fn as_slice(&self) -> &[u8] {
-        match self {
-            Buf::Heap(v) => v,
-            Buf::Mapped(m) => m.as_slice(),
-        }
-    }
-
-    /// The same window (not merely the same bytes)?
-    fn same(&self, other: &Buf) -> bool {
-        match (self, other) {
-            (Buf::Heap(a), Buf::Heap(b)) => Arc::ptr_eq(a, b),
-            (Buf::Mapped(a), Buf::Mapped(b)) => Arc::ptr_eq(a, b),
-            _ => false,
-        }
-    }
-}
-
-/// Bytes shared with the buffer they were read into: a record refers to
-/// the window (or decompressed piece) it was read from instead of copying.
+/// Bytes shared with the window they were read into: a record refers to
+/// the window it was read from instead of copying.
 #[derive(Clone, Debug)]
 pub(crate) struct Bytes {
-    buf: Buf,
+    buf: Arc<Vec<u8>>,
     start: usize,
     len: usize,
 }
@@ -161,11 +106,11 @@ pub(crate) struct Bytes {
 impl Bytes {
     fn heap(v: Vec<u8>, start: usize) -> Bytes {
         let len = v.len().saturating_sub(start);
-        Bytes { buf: Buf::Heap(Arc::new(v)), start, len }
+        Bytes { buf: Arc::new(v), start, len }
     }
 
     pub fn as_slice(&self) -> &[u8] {
-        self.buf.as_slice().get(self.start..self.start + self.len).unwrap_or_default()
+        self.buf.get(self.start..self.start + self.len).unwrap_or_default()
     }
 
     pub fn len(&self) -> usize {
@@ -173,596 +118,40 @@ impl Bytes {
     }
 }
 
-/// A compressed volume, decompressed as reading reaches it, one piece at a
-/// time. Only the first piece and those just before the one last asked
-/// for are kept, so reading through a volume takes little memory; a piece
-/// wanted again after it was dropped is decompressed again, from the start
-/// (and from the second time on, every piece is kept, as libpcp keeps a
-/// whole `.xz` block).
-struct Inflate {
-    path: PathBuf,
-    /// The decompressor, and how far it has got.
-    input: Option<crate::files::Chunks>,
-    done: u64,
-    /// The whole file has been decompressed.
-    ended: bool,
-    pieces: Vec<Option<Arc<Vec<u8>>>>,
-    /// How many times pieces had to be decompressed again.
-    again: u32,
-    /// No bigger than [`KEEP_WHOLE`]: every piece is kept.
-    small: bool,
-    /// Dropped pieces to decompress into again.
-    spare: Vec<Vec<u8>>,
-    /// Where the last cursor on it stopped.
-    last_pos: i64,
-}
-
-impl std::fmt::Debug for Inflate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Inflate").field("path", &self.path).field("done", &self.done).finish_non_exhaustive()
-    }
-}
-
-impl Inflate {
-    fn new(path: PathBuf) -> Inflate {
-        Inflate {
-            path,
-            input: None,
-            done: 0,
-            ended: false,
-            pieces: Vec::new(),
-            again: 0,
-            small: false,
-            spare: Vec::new(),
-            last_pos: 0,
-        }
-    }
-
-    /// Start decompressing (on a thread of its own), if not already
-    /// started or finished.
-    fn start(&mut self) -> Result<(), PmError> {
-        if self.input.is_none() && !self.ended {
-            let file = crate::files::open(&self.path).map_err(|e| io_err(&e))?;
-            self.input = Some(crate::files::Chunks::spawn(file, CHUNK, AHEAD).map_err(|e| io_err(&e))?);
-            self.done = 0;
-        }
-        Ok(())
-    }
-
-    /// Decompress the next piece; `false` at the end of the file.
-    fn step(&mut self) -> Result<bool, PmError> {
-        if self.ended {
-            return Ok(false);
-        }
-        self.start()?;
-        let Some(input) = self.input.as_ref() else { return Ok(false) };
-        for old in self.spare.drain(..) {
-            input.recycle(old);
-        }
-        let piece = match input.next() {
-            Some(Ok(piece)) if piece.len() < CHUNK => match input.next() {
-                // a read that fails gives what it had read before the error
-                Some(Err(_)) => return Err(LOGREC),
-                _ => piece,
-            },
-            Some(Ok(piece)) => piece,
-            // a stream that does not decompress is what libpcp reports
-            // for a volume its decompressor rejects
-            Some(Err(_)) => return Err(LOGREC),
-            None => Vec::new(),
-        };
-        let i = (self.done / CHUNK as u64) as usize;
-        self.done += piece.len() as u64;
-        if piece.len() < CHUNK {
-            self.ended = true;
-            self.input = None;
-        }
-        if piece.is_empty() {
-            return Ok(false);
-        }
-        if self.pieces.len() <= i {
-            self.pieces.resize(i + 1, None);
-        }
-        if self.pieces[i].is_none() {
-            self.pieces[i] = Some(Arc::new(piece));
-        }
-        Ok(true)
-    }
-
-    /// Drop the pieces between the first and those just before `i`.
-    fn forget_before(&mut self, i: usize) {
-        if self.again < 2 && !self.small {
-            let end = i.saturating_sub(BEHIND).min(self.pieces.len());
-            for p in self.pieces.iter_mut().take(end).skip(1) {
-                if let Some(Ok(v)) = p.take().map(Arc::try_unwrap) {
-                    if self.spare.len() < 2 {
-                        self.spare.push(v);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Piece `i` (`None` past the end).
-    fn piece(&mut self, i: usize) -> Result<Option<Arc<Vec<u8>>>, PmError> {
-        if let Some(Some(p)) = self.pieces.get(i) {
-            return Ok(Some(Arc::clone(p)));
-        }
-        if (i as u64) < self.done / CHUNK as u64 {
-            // dropped: decompress again from the start
-            self.again += 1;
-            self.input = None;
-            self.ended = false;
-            self.done = 0;
-        }
-        while (self.done / CHUNK as u64) <= i as u64 {
-            if !self.step()? {
-                break;
-            }
-            self.forget_before(i);
-        }
-        Ok(self.pieces.get(i).cloned().flatten())
-    }
-
-    /// Decompress the whole file (keeping what [`Inflate::piece`] would)
-    /// for its size.
-    fn size(&mut self) -> Result<u64, PmError> {
-        // everything is kept while the file may turn out small
-        self.small = true;
-        while self.step()? {
-            self.small = self.done <= KEEP_WHOLE;
-            let at = (self.done / CHUNK as u64) as usize;
-            self.forget_before(at);
-        }
-        Ok(self.done)
-    }
-
-    /// Keep only the first and last pieces and those around where reading
-    /// stopped (all of a small volume); with `decompressor`, keep that too.
-    fn trim(&mut self, decompressor: bool) {
-        if !decompressor {
-            // (decompressing again starts from the beginning)
-            self.input = None;
-        }
-        if self.small {
-            return;
-        }
-        let n = self.pieces.len();
-        let at = (self.last_pos.max(0) as u64 / CHUNK as u64) as usize;
-        for (i, p) in self.pieces.iter_mut().enumerate() {
-            if i != 0 && i + 1 != n && (i + 1 < at || i > at + 1) {
-                *p = None;
-            }
-        }
-    }
-}
-
-#[derive(Debug)]
-enum Store {
-    Plain(File),
-    Inflated(Mutex<Inflate>),
-}
-
-/// A volume's bytes: a plain file, or a compressed one decompressed.
-#[derive(Debug)]
-struct VolData {
-    store: Store,
-    /// A plain file's windows are mapped where the system allows (not in
-    /// tests of reading them).
-    map: bool,
-    size: u64,
-    /// A plain file mapped whole ahead of reading ([`Premap`]), which
-    /// every window is then taken from.
-    whole: OnceLock<Whole>,
-    /// Whether a thread has taken on mapping it whole.
-    mapping: AtomicBool,
-}
-
-/// A volume mapped whole, and the checks of its records.
-#[derive(Debug)]
-struct Whole {
-    map: Arc<crate::mapped::Mapped>,
-    checks: Arc<VolumeChecks>,
-}
-
-/// The records of a volume mapped whole (its label first), and what
-/// checking each with [`plain_layout`] found: checked by the reader as it
-/// comes to them, or ahead of it, from the last back, by a thread with
-/// nothing else to do ([`BackCheck`]). Only the verdict is kept: a record
-/// found plain has its value lists found again by a walk that checks
-/// nothing ([`plain_walk`]), which is a small part of the work.
-#[derive(Debug)]
-struct VolumeChecks {
-    /// Where each record's length word is, in order, and where the last
-    /// record ends.
-    at: Vec<u32>,
-    /// Each record's state: one of the four below.
-    state: Vec<AtomicU8>,
-    /// The record the reader came to last.
-    reader_at: AtomicUsize,
-    /// The format the volume's label gives (a reader expecting another
-    /// takes no verdict from here).
-    version: Option<Version>,
-}
-
-/// Not checked, nor being checked.
-const UNCLAIMED: u8 = 0;
-/// Being checked, by the reader or ahead of it.
-const CLAIMED: u8 = 1;
-/// Laid out plainly ([`plain_layout`]).
-const PLAIN: u8 = 2;
-/// Not laid out plainly: the reader looks at it more closely.
-const NOT_PLAIN: u8 = 3;
-
-impl VolumeChecks {
-    fn new(volume: &[u8]) -> VolumeChecks {
-        let at = crate::ahead::record_starts(volume);
-        let state = (1..at.len()).map(|_| AtomicU8::new(UNCLAIMED)).collect();
-        // (the label's second word: its magic number and the version)
-        let version = match be32(volume, 4) {
-            Some(w) if w & 0xffff_ff00 == PM_LOG_MAGIC && w & 0xff == 2 => Some(Version::V2),
-            Some(w) if w & 0xffff_ff00 == PM_LOG_MAGIC && w & 0xff == 3 => Some(Version::V3),
-            _ => None,
-        };
-        VolumeChecks { at, state, reader_at: AtomicUsize::new(0), version }
-    }
-
-    /// Checking these records from the last back ([`BackCheck`]), unless
-    /// the label gives no format.
-    fn back_check(self: &Arc<Self>, map: &Arc<crate::mapped::Mapped>) -> Option<BackCheck> {
-        let (map, checks) = (Arc::clone(map), Arc::clone(self));
-        let (next, version) = (checks.state.len(), self.version?);
-        Some(BackCheck { next, map, checks, version, scratch: Vec::new(), reader_seen: 0 })
-    }
-
-    /// What [`plain_index`] finds of the record whose body is `body`, at
-    /// `start` in the volume (`None` where no record has that body).
-    fn layout(&self, start: usize, body: &[u8], version: Version) -> Option<Option<Vec<(u32, u32)>>> {
-        let i = self.at.binary_search(&u32::try_from(start.checked_sub(4)?).ok()?).ok()?;
-        let end = *self.at.get(i + 1)? as usize;
-        if end - 4 != start + body.len() {
-            return None;
-        }
-        if self.version != Some(version) {
-            return Some(plain_index(body, version));
-        }
-        self.reader_at.store(i, Ordering::Relaxed);
-        let state = &self.state[i];
-        match state.load(Ordering::Acquire) {
-            PLAIN => return Some(plain_walk(body, version)),
-            NOT_PLAIN => return Some(None),
-            // (being checked ahead: checked here too, with the same verdict)
-            _ => {}
-        }
-        let _ = state.compare_exchange(UNCLAIMED, CLAIMED, Ordering::AcqRel, Ordering::Acquire);
-        let found = plain_index(body, version);
-        state.store(if found.is_some() { PLAIN } else { NOT_PLAIN }, Ordering::Release);
-        Some(found)
-    }
-}
-
-/// The value lists of a record [`plain_layout`] found plain (which this
-/// does not check again): where each is, with its PMID.
-fn plain_walk(body: &[u8], version: Version) -> Option<Vec<(u32, u32)>> {
-    let (_, first, numpmid) = record_head(body, version).ok()?;
-    let mut index = Vec::with_capacity(numpmid.min(body.len() / 8));
-    let mut vlp = first - 12;
-    for _ in 0..numpmid {
-        let head = body.get(vlp..vlp + 8)?;
-        index.push((be32(head, 0)?, vlp as u32));
-        let numval = be32(head, 4)? as i32;
-        vlp += if numval <= 0 { 8 } else { 12 + 8 * numval as usize };
-    }
-    Some(index)
-}
-
-/// The checks of the records in a cursor's window, when there are any.
-#[derive(Clone, Debug)]
-enum WinChecks {
-    /// A window read ahead.
-    Window(Arc<crate::ahead::Checks>),
-    /// A volume mapped whole.
-    Volume(Arc<VolumeChecks>),
-}
-
-/// The most of a plain volume mapped whole ahead of reading ([`Premap`]):
-/// less than the least the read-ahead thread takes on
-/// ([`Cursor::fill_ahead`]), so that the two never serve one volume.
-const PREMAP_MOST: u64 = 8 * crate::ahead::WINDOW as u64 - 1;
-
-/// The first data volume of an archive, plain and small enough, to be
-/// mapped whole, its pages brought in, by a thread that has nothing else to
-/// do before a replay starts reading it (a pcp-rs addition): pmval's
-/// thread that opens the archive, once it has handed it over (while the
-/// definitions are bound), or a thread of its own. The replay then maps no
-/// window of its own once the volume is mapped, and windows it took before
-/// stay as they are. Replaying the QA archive `20180102` (a 7 MB volume)
-/// at `-t 10`, the thread that fetches ahead spent about 0.6 ms of its
-/// 2.8 ms mapping windows and unmapping them again (BENCHMARKS.md). The
-/// cost is memory: the volume's pages count in the process's resident
-/// set for as long as the replay lasts.
-#[derive(Debug)]
-pub struct Premap(Arc<VolData>);
-
-impl Premap {
-    /// Checking the records of the volume from the last back
-    /// ([`BackCheck`]), once it is mapped.
-    pub fn back_check(&self) -> Option<BackCheck> {
-        let whole = self.0.whole.get()?;
-        whole.checks.back_check(&whole.map)
-    }
-
-    /// Map the volume, unless it has been already, another thread is at
-    /// it, or it cannot be (windows are mapped or read as before, until it
-    /// is).
-    pub fn run(&self) {
-        if let Store::Plain(file) = &self.0.store {
-            // (once, by the first thread to come: a second goes on)
-            if !self.0.mapping.swap(true, Ordering::AcqRel) {
-                if let Some(m) = crate::mapped::map(file, 0, self.0.size as usize) {
-                    m.touch_pages();
-                    let checks = Arc::new(VolumeChecks::new(m.as_slice()));
-                    let _ = self.0.whole.set(Whole { map: Arc::new(m), checks });
-                }
-            }
-        }
-    }
-}
-
-/// Checking the records of a first volume mapped whole ([`Premap`]) from
-/// the last one back, ahead of a reader going forwards, until the two
-/// meet: for a thread that would otherwise wait on the reader (a pcp-rs
-/// addition). Each record is checked once, by whichever comes to it first
-/// ([`VolumeChecks`]), and the reader takes the verdict found here.
-#[derive(Debug)]
-pub struct BackCheck {
-    map: Arc<crate::mapped::Mapped>,
-    checks: Arc<VolumeChecks>,
-    /// The record checked last (the label is record 0).
-    next: usize,
-    version: Version,
-    /// [`plain_layout`]'s index, kept for the next record.
-    scratch: Vec<(u32, u32)>,
-    /// The record the reader had come to when last asked.
-    reader_seen: usize,
-}
-
-impl BackCheck {
-    /// Has the reader come to another record since the last time this was
-    /// asked? (A reader that does not while records are checked here is
-    /// most likely waiting for the CPU this runs on.)
-    pub fn reader_moved(&mut self) -> bool {
-        let at = self.checks.reader_at.load(Ordering::Relaxed);
-        std::mem::replace(&mut self.reader_seen, at) != at
-    }
-
-    /// Check the last record before the one checked last that no one has
-    /// come to (records read out of order, as the last ones are for the
-    /// archive's end, are passed over): `false` once there is none.
-    pub fn step(&mut self) -> bool {
-        let checks = &self.checks;
-        let i = loop {
-            if self.next <= 1 {
-                return false;
-            }
-            self.next -= 1;
-            let state = &checks.state[self.next];
-            if state.compare_exchange(UNCLAIMED, CLAIMED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
-                break self.next;
-            }
-        };
-        let volume = self.map.as_slice();
-        let body = volume.get(checks.at[i] as usize + 4..checks.at[i + 1] as usize - 4).unwrap_or_default();
-        let plain = record_head(body, self.version)
-            .is_ok_and(|(_, first, numpmid)| plain_layout(body, first, numpmid, &mut self.scratch));
-        checks.state[i].store(if plain { PLAIN } else { NOT_PLAIN }, Ordering::Release);
-        true
-    }
-}
-
-impl VolData {
-    /// Let go of the pages of the volume mapped whole, if it is
-    /// ([`crate::mapped::Mapped::release_pages`]).
-    fn release_pages(&self) {
-        if let Some(whole) = self.whole.get() {
-            whole.map.release_pages();
-        }
-    }
-
-    /// An open plain volume of `size` bytes.
-    fn plain(file: File, size: u64) -> VolData {
-        VolData { store: Store::Plain(file), map: true, size, whole: OnceLock::new(), mapping: AtomicBool::new(false) }
-    }
-
-    /// Open the plain volume at `path`.
-    fn open_plain(path: &Path) -> io::Result<VolData> {
-        let file = File::open(path)?;
-        let size = file.metadata()?.len();
-        Ok(VolData::plain(file, size))
-    }
-
-    /// Open a compressed volume: its size is read from an `.xz` file's
-    /// index, otherwise it is decompressed once to count.
-    fn inflated(path: PathBuf) -> Result<VolData, PmError> {
-        match crate::files::indexed_size(&path) {
-            Some(n) => Ok(VolData::sized(path, n)),
-            None => {
-                let mut inflate = Inflate::new(path);
-                let size = inflate.size()?;
-                Ok(VolData {
-                    store: Store::Inflated(Mutex::new(inflate)),
-                    map: false,
-                    size,
-                    whole: OnceLock::new(),
-                    mapping: AtomicBool::new(false),
-                })
-            }
-        }
-    }
-
-    /// A compressed volume whose size is known: `None` unless it is an
-    /// `.xz` file, whose index gives it without decompressing.
-    fn indexed(path: PathBuf) -> Option<VolData> {
-        let n = crate::files::indexed_size(&path)?;
-        Some(VolData::sized(path, n))
-    }
-
-    fn sized(path: PathBuf, size: u64) -> VolData {
-        let mut inflate = Inflate::new(path);
-        inflate.small = size <= KEEP_WHOLE;
-        VolData {
-            store: Store::Inflated(Mutex::new(inflate)),
-            map: false,
-            size,
-            whole: OnceLock::new(),
-            mapping: AtomicBool::new(false),
-        }
-    }
-
-    fn piece(&self, i: usize) -> Result<Option<Arc<Vec<u8>>>, PmError> {
-        let Store::Inflated(m) = &self.store else { return Ok(None) };
-        m.lock().map_err(|_| PmError::from_errno(5))?.piece(i)
-    }
-
-    /// How far decompression running ahead has got (0 if not running).
-    fn made(&self) -> u64 {
-        let Store::Inflated(m) = &self.store else { return 0 };
-        m.lock().ok().and_then(|m| m.input.as_ref().map(crate::files::Chunks::made)).unwrap_or(0)
-    }
-
-    /// Start decompressing a compressed volume ahead of reading.
-    fn start(&self) {
-        if let Store::Inflated(m) = &self.store {
-            if let Ok(mut m) = m.lock() {
-                // (an error shows again where reading reaches it)
-                let _ = m.start();
-            }
-        }
-    }
-
-    fn trim(&self, decompressor: bool) {
-        if let Store::Inflated(m) = &self.store {
-            if let Ok(mut m) = m.lock() {
-                m.trim(decompressor);
-            }
-        }
-    }
-}
-
-/// The first data volume, opened with the archive for a reader that will
-/// replay it ([`crate::Archive::open_early`]): an `.xz` file decompressing
-/// since, or a plain file small enough to be mapped whole ([`Premap`]).
-#[derive(Debug)]
-pub(crate) struct Early {
-    vol: i32,
-    data: Arc<VolData>,
-}
-
-impl Early {
-    /// Open volume `vol` of `base` early, if it is an `.xz` file (whose
-    /// size its index gives without decompressing it: it starts
-    /// decompressing now) or a plain file of at most [`PREMAP_MOST`]
-    /// bytes.
-    pub fn start(base: &Path, vol: u32) -> Option<Early> {
-        let vol = i32::try_from(vol).ok()?;
-        let path = find_file(base, &format!(".{vol}"))?;
-        if compression_of(&path.to_string_lossy()) == Compression::None {
-            let data = VolData::open_plain(&path).ok()?;
-            return (data.size <= PREMAP_MOST).then(|| Early { vol, data: Arc::new(data) });
-        }
-        let data = VolData::indexed(path)?;
-        data.start();
-        Some(Early { vol, data: Arc::new(data) })
-    }
-
-    /// The volume to map whole, if it is a plain one.
-    pub fn premap(&self) -> Option<Premap> {
-        matches!(self.data.store, Store::Plain(_)).then(|| Premap(Arc::clone(&self.data)))
-    }
-}
-
-/// An open volume with a stdio-like position (`__pmFILE`).
+/// An open volume with a stdio-like position (`__pmFILE`), read through a
+/// window of it in memory.
 #[derive(Debug)]
 pub(crate) struct Cursor {
-    data: Arc<VolData>,
-    /// The archive's format, which the records read ahead are checked for.
-    version: Version,
+    data: Arc<Volume>,
+    /// The volume's size, once asked for.
+    size: i64,
     pos: i64,
-    /// The bytes at `win_off..win_off + win_len` of the volume: a window
-    /// mapped or read from a plain file, or a piece of a decompressed one.
-    win: Buf,
+    /// The bytes at `win_off..win_off + win.len()` of the volume.
+    win: Arc<Vec<u8>>,
     win_off: u64,
-    win_len: usize,
-    /// Windows to read a plain file into again (reused once no record
-    /// refers to them).
+    /// Windows to read into again (reused once no record refers to them).
     spare: Vec<Arc<Vec<u8>>>,
-    /// A plain file read ahead, once reading goes on forwards through it.
-    ahead: Option<crate::ahead::Ahead>,
-    /// The checks of the records in the window, when it was read ahead.
-    win_checks: Option<WinChecks>,
-    /// How many windows running on from the one before were filled.
-    onwards: u32,
-    /// Where a record starts, reading forwards ([`Cursor::record_here`]).
-    record_at: Option<u64>,
 }
 
 /// A second cursor on the same volume at the same place, with the window
-/// read; nothing is read ahead for it (see [`Cursor::carry_ahead`]).
+/// read.
 impl Clone for Cursor {
     fn clone(&self) -> Cursor {
         Cursor {
             data: Arc::clone(&self.data),
-            version: self.version,
+            size: self.size,
             pos: self.pos,
-            win: self.win.clone(),
+            win: Arc::clone(&self.win),
             win_off: self.win_off,
-            win_len: self.win_len,
             spare: Vec::new(),
-            ahead: None,
-            win_checks: self.win_checks.clone(),
-            onwards: self.onwards,
-            record_at: self.record_at,
-        }
-    }
-}
-
-impl Drop for Cursor {
-    fn drop(&mut self) {
-        if let Store::Inflated(m) = &self.data.store {
-            if let Ok(mut m) = m.lock() {
-                m.last_pos = self.pos;
-            }
         }
     }
 }
 
 impl Cursor {
-    fn new(data: Arc<VolData>, version: Version) -> Cursor {
-        Cursor {
-            data,
-            version,
-            pos: 0,
-            win: Buf::empty(),
-            win_off: 0,
-            win_len: 0,
-            spare: Vec::new(),
-            ahead: None,
-            win_checks: None,
-            onwards: 0,
-            record_at: None,
-        }
-    }
-
-    /// Move the reading ahead, and the room for windows, to `to` (a clone
-    /// of this cursor that reads on while this one waits).
-    fn carry_ahead(&mut self, to: &mut Cursor) {
-        to.spare = std::mem::take(&mut self.spare);
-        to.ahead = self.ahead.take();
-    }
-
-    /// Is this volume being read ahead ([`Cursor::fill_ahead`])?
-    pub fn reading_ahead(&self) -> bool {
-        self.ahead.is_some()
+    fn new(data: Arc<Volume>) -> Result<Cursor, PmError> {
+        let size = i64::try_from(data.size()?).unwrap_or(i64::MAX);
+        Ok(Cursor { data, size, pos: 0, win: Arc::new(Vec::new()), win_off: 0, spare: Vec::new() })
     }
 
     pub fn tell(&self) -> i64 {
@@ -770,7 +159,7 @@ impl Cursor {
     }
 
     pub fn size(&self) -> i64 {
-        self.data.size as i64
+        self.size
     }
 
     /// `fseek`: a position before the start fails and leaves it alone.
@@ -790,210 +179,52 @@ impl Cursor {
         self.pos = self.size();
     }
 
-    /// Make `len` bytes at `off` (all within the volume) part of the
-    /// window; going `backwards`, a new window ends with them.
+    /// Read a new window holding the `len` bytes at `off` (all within the
+    /// volume); going `backwards`, the window ends with them. A large
+    /// record going forwards is read on its own.
     fn fill(&mut self, off: u64, len: usize, backwards: bool) -> Result<(), PmError> {
-        if let Some(whole) = self.data.whole.get().filter(|w| off + len as u64 <= w.map.as_slice().len() as u64) {
-            // mapped whole ahead of reading ([`Premap`])
-            self.win_checks = Some(WinChecks::Volume(Arc::clone(&whole.checks)));
-            let whole = Buf::Mapped(Arc::clone(&whole.map));
-            self.win_len = whole.as_slice().len();
-            self.replace_window(whole);
-            self.spare.truncate(SPARE_WINDOWS);
-            self.win_off = 0;
-            return Ok(());
-        }
-        if !backwards && self.fill_ahead(off, len) {
-            return Ok(());
-        }
-        self.win_checks = None;
-        // (a handle of its own, for the window to change while the file is
-        // borrowed)
-        let data = Arc::clone(&self.data);
-        match &data.store {
-            Store::Plain(file) => {
-                // mapped, where the system will map it (going backwards,
-                // as for the archive's end, a few records are read)
-                let span = if backwards { WINDOW } else { MAP_WINDOW };
-                let start = if backwards && len <= span { (off + len as u64).saturating_sub(span as u64) } else { off };
-                let want = (data.size - start).min(span.max(len + 8) as u64) as usize;
-                let mapped = if data.map { crate::mapped::map(file, start, want) } else { None };
-                if let Some(m) = mapped {
-                    self.replace_window(Buf::Mapped(Arc::new(m)));
-                    self.spare.truncate(SPARE_WINDOWS);
-                    self.win_off = start;
-                    self.win_len = want;
-                    return Ok(());
-                }
-                let start =
-                    if backwards && len <= WINDOW { (off + len as u64).saturating_sub(WINDOW as u64) } else { off };
-                // going forwards, a record is read on its own, with the
-                // length of the next one: it keeps its window to itself
-                let span = if !backwards && len > WINDOW / 4 { len + 8 } else { WINDOW.max(len) };
-                let want = (data.size - start).min(span as u64) as usize;
-                // going on forwards, the old window may hold the start of
-                // the new one (a record it cut short)
-                let old_end = self.win_off + self.win_len as u64;
-                let kept = if self.replace_window(Buf::empty()) && start >= self.win_off && start < old_end {
-                    (start - self.win_off) as usize..self.win_len.min((start - self.win_off) as usize + want)
-                } else {
-                    0..0
-                };
-                // a window no record refers to any more (the old one
-                // first), or a new one
-                let reuse = self.spare.iter().position(|w| Arc::strong_count(w) == 1);
-                let mut buf = match reuse {
-                    Some(i) => self.spare.remove(i),
-                    None => Arc::new(Vec::new()),
-                };
-                let Some(b) = Arc::get_mut(&mut buf) else { return Err(PmError::from_errno(5)) };
-                if b.len() < want {
-                    b.resize(want, 0);
-                }
-                let mut got = kept.len();
-                if got > 0 {
-                    if reuse == Some(0) {
-                        b.copy_within(kept, 0);
-                    } else if let Some(old) = self.spare.first().and_then(|o| o.get(kept)) {
-                        b[..got].copy_from_slice(old);
-                    } else {
-                        got = 0;
-                    }
-                }
-                self.spare.truncate(SPARE_WINDOWS);
-                let mut f = file;
-                f.seek(SeekFrom::Start(start + got as u64)).map_err(|e| io_err(&e))?;
-                while got < want {
-                    match f.read(&mut b[got..want]) {
-                        Ok(0) => break,
-                        Ok(n) => got += n,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(e) => return Err(io_err(&e)),
-                    }
-                }
-                self.win = Buf::Heap(buf);
-                self.win_off = start;
-                self.win_len = got;
-            }
-            Store::Inflated(_) => {
-                let i = (off / CHUNK as u64) as usize;
-                let piece = data.piece(i)?.ok_or(PmError::from_errno(5))?;
-                let piece_off = i as u64 * CHUNK as u64;
-                if off + len as u64 <= piece_off + piece.len() as u64 {
-                    self.win_len = piece.len();
-                    self.win = Buf::Heap(piece);
-                    self.win_off = piece_off;
-                } else {
-                    // across pieces: a copy of just these bytes
-                    let mut out = Vec::with_capacity(len);
-                    let mut at = off;
-                    let mut piece = piece;
-                    let mut piece_off = piece_off;
-                    while out.len() < len {
-                        let from = (at - piece_off) as usize;
-                        let take = (len - out.len()).min(piece.len().saturating_sub(from));
-                        if take == 0 {
-                            return Err(PmError::from_errno(5));
-                        }
-                        out.extend_from_slice(&piece[from..from + take]);
-                        at += take as u64;
-                        if out.len() < len {
-                            let i = (at / CHUNK as u64) as usize;
-                            piece = data.piece(i)?.ok_or(PmError::from_errno(5))?;
-                            piece_off = i as u64 * CHUNK as u64;
-                        }
-                    }
-                    self.win_len = out.len();
-                    self.win = Buf::Heap(Arc::new(out));
-                    self.win_off = off;
-                }
-            }
-        }
+        let size = self.size as u64;
+        let start = if backwards && len <= WINDOW { (off + len as u64).saturating_sub(WINDOW as u64) } else { off };
+        let span = if !backwards && len > WINDOW / 4 { len + 8 } else { WINDOW.max(len) };
+        let want = (size - start).min(span as u64) as usize;
+        // the old window goes first among the spares; a window no record
+        // refers to any more is read into again
+        let old = std::mem::replace(&mut self.win, Arc::new(Vec::new()));
+        self.spare.insert(0, old);
+        let reuse = self.spare.iter().position(|w| Arc::strong_count(w) == 1);
+        let mut buf = match reuse {
+            Some(i) => self.spare.remove(i),
+            None => Arc::new(Vec::new()),
+        };
+        self.spare.truncate(SPARE_WINDOWS);
+        let Some(b) = Arc::get_mut(&mut buf) else { return Err(PmError::from_errno(5)) };
+        b.resize(want, 0);
+        let got = self.data.read_at(start, b)?;
+        b.truncate(got);
+        self.win = buf;
+        self.win_off = start;
         Ok(())
-    }
-
-    /// Make `new` the window: the old one, if it was read into memory,
-    /// goes first among the spares (to be read into again once no record
-    /// refers to it). Whether it was.
-    fn replace_window(&mut self, new: Buf) -> bool {
-        match std::mem::replace(&mut self.win, new) {
-            Buf::Heap(old) => {
-                self.spare.insert(0, old);
-                true
-            }
-            Buf::Mapped(_) => false,
-        }
-    }
-
-    /// Reading forwards, a record starts at the position (its length
-    /// word is read next): where reading ahead may start.
-    pub fn record_here(&mut self) {
-        self.record_at = Some(self.pos as u64);
-    }
-
-    /// [`Cursor::fill`] from a plain file read ahead: started at a record
-    /// once two windows in a row ran on from the one before (and much of
-    /// the file is left), and again where reading jumped ahead of it.
-    /// `false` where reading went back before it, the window it read does
-    /// not hold the bytes whole (or the file is not plain).
-    fn fill_ahead(&mut self, off: u64, len: usize) -> bool {
-        use crate::ahead::{Ahead, WINDOW};
-        let data = Arc::clone(&self.data);
-        let Store::Plain(file) = &data.store else { return false };
-        let runs_on = self.win_len > 0 && off >= self.win_off && off <= self.win_off + self.win_len as u64;
-        self.onwards = if runs_on { self.onwards.saturating_add(1) } else { 0 };
-        let record = self.record_at.take().filter(|&r| r <= off && off <= r + 4);
-        if self.ahead.as_ref().is_none_or(|a| off > a.from() + 2 * WINDOW as u64) {
-            self.ahead = None;
-            let Some(from) = record else { return false };
-            if self.onwards < 2 || data.size - from < 8 * WINDOW as u64 {
-                return false;
-            }
-            // (no thread to be had: read as before)
-            let version = self.version;
-            self.ahead = Ahead::start(file, from, data.size, Box::new(move |body| plain_index(body, version))).ok();
-        }
-        let Some((at, window, checks)) = self.ahead.as_mut().and_then(|a| a.get(off, len)) else { return false };
-        self.win_len = window.as_slice().len();
-        self.replace_window(Buf::Mapped(window));
-        self.win_off = at;
-        self.win_checks = Some(WinChecks::Window(checks));
-        true
-    }
-
-    /// A record body read by [`Cursor::view`] from a window read ahead:
-    /// where its value lists are, as [`plain_index`] finds them (on the
-    /// thread reading ahead, most often). `None` where the body did not
-    /// come from such a window, or the record is not laid out plainly.
-    fn plain_layout_of(&self, body: &Bytes) -> Option<Vec<(u32, u32)>> {
-        let checks = self.win_checks.as_ref().filter(|_| body.buf.same(&self.win))?;
-        let version = self.version;
-        match checks {
-            WinChecks::Window(c) => c.layout(body.start, body.as_slice(), |b| plain_index(b, version))?,
-            WinChecks::Volume(c) => c.layout(body.start, body.as_slice(), version)?,
-        }
     }
 
     /// `fread` without the copy: up to `n` bytes from the position (fewer
     /// at the end of the file), and whether the end was hit.
     pub fn view(&mut self, n: usize) -> Result<(Bytes, bool), PmError> {
-        let size = self.data.size as i64;
+        let size = self.size;
         if self.pos >= size {
-            return Ok((Bytes { buf: self.win.clone(), start: 0, len: 0 }, n > 0));
+            return Ok((Bytes { buf: Arc::clone(&self.win), start: 0, len: 0 }, n > 0));
         }
         let take = ((size - self.pos) as u64).min(n as u64) as usize;
         let off = self.pos as u64;
-        let in_window = off >= self.win_off && off + take as u64 <= self.win_off + self.win_len as u64;
+        let in_window = off >= self.win_off && off + take as u64 <= self.win_off + self.win.len() as u64;
         if !in_window {
             let backwards = off < self.win_off;
             self.fill(off, take, backwards)?;
         }
         let start = (off - self.win_off) as usize;
-        if start + take > self.win_len.min(self.win.as_slice().len()) {
-            return Err(PmError::from_errno(5));
-        }
+        // (a file cut short since it was opened reads short)
+        let take = take.min(self.win.len().saturating_sub(start));
         self.pos += take as i64;
-        Ok((Bytes { buf: self.win.clone(), start, len: take }, take < n))
+        Ok((Bytes { buf: Arc::clone(&self.win), start, len: take }, take < n))
     }
 
     /// `fread`: up to `n` bytes from the position (fewer at the end of the
@@ -1035,13 +266,13 @@ pub(crate) struct Log {
     pub peek: Option<Cursor>,
     /// The volume libpcp believes is open (`ac_curvol`).
     pub curvol: i32,
-    /// Where in the current volume, read forwards, to start decompressing
-    /// the next one ([`Log::open_ahead`]).
-    ahead_at: Option<i64>,
-    /// Decompressed volumes kept for reuse (at most [`KEEP_DECOMPRESSED`],
-    /// most recently used first), and a first plain volume opened with the
-    /// archive ([`Early`]).
-    decompressed: Vec<(i32, Arc<VolData>)>,
+    /// The volume to start decompressing once the current one has
+    /// ([`Log::read_on`]).
+    ahead: Option<i32>,
+    /// Compressed volumes kept open for reuse (at most
+    /// [`KEEP_DECOMPRESSED`], most recently used first), and the first
+    /// volume the archive's opening checked.
+    decompressed: Vec<(i32, Arc<Volume>)>,
     /// `pmGetArchiveEnd`'s cache: the last volume's size, and its end.
     physend: i64,
     pub endtime: Ts,
@@ -1059,24 +290,6 @@ pub(crate) struct Log {
 }
 
 impl Log {
-    /// Checking the records of the open volume from the last back, when it
-    /// is mapped whole ([`BackCheck`]).
-    pub fn back_check(&self) -> Option<BackCheck> {
-        let whole = self.mfp.as_ref()?.data.whole.get()?;
-        whole.checks.back_check(&whole.map)
-    }
-
-    /// Let go of the pages of the volumes mapped whole ([`Premap`]) that
-    /// this log holds: reading them again reads the file again.
-    pub fn release_mapped_pages(&self) {
-        for (_, data) in &self.decompressed {
-            data.release_pages();
-        }
-        if let Some(cursor) = &self.mfp {
-            cursor.data.release_pages();
-        }
-    }
-
     pub fn new(base: &Path, version: Version, volumes: &[u32]) -> Log {
         let label_size = match version {
             Version::V2 => 132,
@@ -1095,24 +308,13 @@ impl Log {
             mfp: None,
             peek: None,
             curvol: -1,
-            ahead_at: None,
+            ahead: None,
             decompressed: Vec::new(),
             physend: -1,
             endtime: Ts::default(),
             label_start: Ts::default(),
             mark_done: false,
             check_features: true,
-        }
-    }
-
-    /// Move what reads ahead to `to`, a clone of this log (whose cursors
-    /// read nothing ahead).
-    pub fn carry_ahead(&mut self, to: &mut Log) {
-        if let (Some(from), Some(to)) = (self.mfp.as_mut(), to.mfp.as_mut()) {
-            from.carry_ahead(to);
-        }
-        if let (Some(from), Some(to)) = (self.peek.as_mut(), to.peek.as_mut()) {
-            from.carry_ahead(to);
         }
     }
 
@@ -1144,19 +346,20 @@ impl Log {
         Ok(())
     }
 
-    fn open_data(&mut self, vol: i32) -> Result<Arc<VolData>, PmError> {
+    fn open_data(&mut self, vol: i32) -> Result<Arc<Volume>, PmError> {
         if let Some(data) = self.kept(vol) {
             return Ok(data);
         }
         let path = find_file(&self.base, &format!(".{vol}")).ok_or(PmError::from_errno(2))?;
-        if compression_of(&path.to_string_lossy()) == Compression::None {
-            return Ok(Arc::new(VolData::open_plain(&path).map_err(|e| io_err(&e))?));
+        let data = Arc::new(Volume::open(&path)?);
+        if data.is_compressed() {
+            self.keep(vol, Arc::clone(&data));
         }
-        Ok(self.keep(vol, Arc::new(VolData::inflated(path)?)))
+        Ok(data)
     }
 
-    /// A decompressed volume kept, made the most recently used.
-    fn kept(&mut self, vol: i32) -> Option<Arc<VolData>> {
+    /// A volume kept, made the most recently used.
+    fn kept(&mut self, vol: i32) -> Option<Arc<Volume>> {
         let i = self.decompressed.iter().position(|(v, _)| *v == vol)?;
         let entry = self.decompressed.remove(i);
         let data = Arc::clone(&entry.1);
@@ -1164,18 +367,11 @@ impl Log {
         Some(data)
     }
 
-    /// Keep a newly opened compressed volume, first in line.
-    fn keep(&mut self, vol: i32, data: Arc<VolData>) -> Arc<VolData> {
-        // closed volumes give up what they can (the decompressor of the one
-        // used last stays)
-        for (i, (_, d)) in self.decompressed.iter().enumerate() {
-            if Arc::strong_count(d) == 1 {
-                d.trim(i == 0);
-            }
-        }
-        self.decompressed.insert(0, (vol, Arc::clone(&data)));
+    /// Keep an open volume, first in line.
+    pub fn keep(&mut self, vol: i32, data: Arc<Volume>) {
+        self.decompressed.retain(|(v, _)| *v != vol);
+        self.decompressed.insert(0, (vol, data));
         self.decompressed.truncate(KEEP_DECOMPRESSED);
-        data
     }
 
     pub fn cursor(&mut self, w: Which) -> Option<&mut Cursor> {
@@ -1197,7 +393,9 @@ impl Log {
             return Ok(None);
         }
         f.seek_set(0);
-        let (peek, eof) = f.read(8)?;
+        // (a compressed volume that fails to read, even its label, has no
+        // label to libpcp's reader)
+        let (peek, eof) = f.read(8).map_err(|_| PmError::PM_ERR_LABEL)?;
         if peek.len() != 8 {
             return Err(if eof { PmError::PM_ERR_NODATA } else { PmError::PM_ERR_LABEL });
         }
@@ -1211,11 +409,11 @@ impl Log {
         if length != want {
             return Err(PmError::PM_ERR_LABEL);
         }
-        let (rest, _) = f.read(want as usize - 12)?;
+        let (rest, _) = f.read(want as usize - 12).map_err(|_| PmError::PM_ERR_LABEL)?;
         if rest.len() != want as usize - 12 {
             return Err(PmError::PM_ERR_LABEL);
         }
-        let (trail, _) = f.read(4)?;
+        let (trail, _) = f.read(4).map_err(|_| PmError::PM_ERR_LABEL)?;
         if be32(&trail, 0) != Some(length) {
             return Err(PmError::PM_ERR_LABEL);
         }
@@ -1250,62 +448,42 @@ impl Log {
         let forwards = vol > self.curvol;
         self.mfp = None;
         let data = self.open_data(vol)?;
-        let made = data.made();
-        self.mfp = Some(Cursor::new(data, self.version));
+        self.mfp = Some(Cursor::new(data)?);
         let start = self.chk_label(Which::Mfp, vol)?;
         self.curvol = vol;
         if let Some(t) = start {
             self.label_start = t;
         }
-        // going forwards, the next volume is decompressed ahead once
-        // reading has taken what was decompressed of this one ahead (so
-        // that no more than that is waiting at once)
-        self.ahead_at = None;
-        if forwards && vol < self.maxvol {
-            self.ahead_at = Some(made as i64);
-            self.read_on();
-        }
+        // going forwards, the next volume starts decompressing once this
+        // one has
+        self.ahead = (forwards && vol < self.maxvol).then_some(vol + 1);
         Ok(start)
     }
 
-    /// Take a volume started early as the volume it is.
-    pub fn adopt(&mut self, early: Early) {
-        if self.kept(early.vol).is_none() {
-            self.keep(early.vol, early.data);
-        }
-    }
-
-    /// Reading forwards in the current volume: start decompressing the
-    /// next one once reading has got to [`Log::ahead_at`].
+    /// Reading forwards: start decompressing the next volume
+    /// ([`Log::ahead`]) once the current one is decompressed.
     fn read_on(&mut self) {
-        if let Some(at) = self.ahead_at {
-            if self.tell() >= at {
-                self.ahead_at = None;
-                self.open_ahead(self.curvol + 1);
+        let Some(vol) = self.ahead else { return };
+        if self.mfp.as_ref().is_some_and(|c| c.data.settled()) {
+            self.ahead = None;
+            if self.kept(vol).is_none() {
+                if let Some(path) = find_file(&self.base, &format!(".{vol}")) {
+                    // (an error shows again where reading reaches it)
+                    if let Ok(data) = Volume::open(&path) {
+                        if data.is_compressed() {
+                            self.keep(vol, Arc::new(data));
+                        }
+                    }
+                }
             }
         }
-    }
-
-    /// Reading moved forwards to the volume before `vol`: if `vol` is an
-    /// `.xz` file (whose size its index gives without decompressing it),
-    /// start decompressing it now, on a thread of its own, so that it is
-    /// (partly) ready when reading gets there.
-    fn open_ahead(&mut self, vol: i32) {
-        let data = match self.kept(vol) {
-            Some(data) => data,
-            None => {
-                let Some(data) = find_file(&self.base, &format!(".{vol}")).and_then(VolData::indexed) else { return };
-                self.keep(vol, Arc::new(data))
-            }
-        };
-        data.start();
     }
 
     /// `_logpeek`: open volume `vol` on the side, label checked.
     pub fn open_peek(&mut self, vol: i32) -> bool {
         self.peek = None;
-        let Ok(data) = self.open_data(vol) else { return false };
-        self.peek = Some(Cursor::new(data, self.version));
+        let Some(cursor) = self.open_data(vol).ok().and_then(|d| Cursor::new(d).ok()) else { return false };
+        self.peek = Some(cursor);
         if self.chk_label(Which::Peek, vol).is_err() {
             self.peek = None;
             return false;
@@ -1354,9 +532,6 @@ impl Log {
         }
         let head = loop {
             let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
-            if dir == Dir::Forw {
-                f.record_here();
-            }
             let eof = match f.read_word()? {
                 Ok(word) => break word as i32,
                 Err(eof) => eof,
@@ -1413,12 +588,6 @@ impl Log {
         }
         if dir == Dir::Back {
             f.seek_cur(-4);
-        }
-        if let Some(index) = f.plain_layout_of(&body) {
-            // checked while read ahead
-            return record_head(body.as_slice(), version)
-                .map(|(ts, first, numpmid)| Record { ts, body, first, numpmid, index, swapped: false })
-                .map_err(|_| LOGREC);
         }
         decode_record(body, version).map_err(|_| LOGREC)
     }
@@ -1824,15 +993,6 @@ fn record_head(body: &[u8], version: Version) -> Result<(Ts, usize, usize), PmEr
     Ok((ts, bytes, numpmid as usize))
 }
 
-/// Where the value lists of a record body are, and their PMIDs, when the
-/// record is laid out plainly ([`plain_layout`]); as [`decode_record`]
-/// finds them then.
-fn plain_index(body: &[u8], version: Version) -> Option<Vec<(u32, u32)>> {
-    let (_, first, numpmid) = record_head(body, version).ok()?;
-    let mut index = Vec::with_capacity(numpmid.min(body.len() / 8));
-    plain_layout(body, first, numpmid, &mut index).then_some(index)
-}
-
 /// Decode a record (the bytes after its length word): [`decode`].
 fn decode_record(body: Bytes, version: Version) -> Result<Record, PmError> {
     decode_as(body, version, true)
@@ -2200,29 +1360,21 @@ mod tests {
     fn cursors_read_what_the_file_holds() {
         use std::io::Write;
         let mut g = Lcg(3);
-        let size = 5 * CHUNK + 123_457;
+        let size = 5 * (1 << 20) + 123_457;
         let data: Vec<u8> = (0..size).map(|i| if i % 7 == 0 { g.next() as u8 } else { (i / 13) as u8 }).collect();
         let dir = std::env::temp_dir().join(format!("pcp-rs-logread-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("v.0"), &data).unwrap();
-        let mut xz = liblzma::write::XzEncoder::new(File::create(dir.join("v.1.xz")).unwrap(), 1);
+        let mut xz = liblzma::write::XzEncoder::new(std::fs::File::create(dir.join("v.1.xz")).unwrap(), 1);
         xz.write_all(&data).unwrap();
         xz.finish().unwrap();
-        let plain = |map| VolData { map, ..VolData::plain(File::open(dir.join("v.0")).unwrap(), size as u64) };
-        let inflated = VolData::inflated(dir.join("v.1.xz")).unwrap();
-        assert_eq!(inflated.size, size as u64);
-        // (the last two mapped whole: from the start, and halfway through)
-        let premap = [None, None, None, Some(0), Some(1_000)];
-        for (vol, premap) in [plain(true), plain(false), inflated, plain(true), plain(true)].into_iter().zip(premap) {
-            let vol = Arc::new(vol);
-            let mut c = Cursor::new(Arc::clone(&vol), Version::V3);
+        for name in ["v.0", "v.1.xz"] {
+            let vol = Arc::new(Volume::open(&dir.join(name)).unwrap());
+            let mut c = Cursor::new(vol).unwrap();
+            assert_eq!(c.size(), size as i64);
             let mut held: Vec<(usize, Bytes)> = Vec::new();
             let mut pos = 0usize;
-            for i in 0..2_000 {
-                if premap == Some(i) {
-                    Premap(Arc::clone(&vol)).run();
-                    assert!(vol.whole.get().is_some());
-                }
+            for _ in 0..2_000 {
                 match g.below(12) {
                     0 => pos = g.below(size as u32) as usize,
                     1 | 2 => pos = pos.saturating_sub(g.below(300_000) as usize),
@@ -2250,31 +1402,26 @@ mod tests {
     }
 
     /// A plain volume cut short after it was opened: what is left reads as
-    /// before, mapped or not; past the cut, reading fails as a read that
-    /// comes up short does (nothing is mapped there, so no `SIGBUS`).
+    /// before; past the cut, a read comes up short (nothing is mapped, so
+    /// there is no `SIGBUS`).
     #[test]
-    fn a_volume_cut_short_fails_to_read_past_the_cut() {
-        let size = 3 * MAP_WINDOW + 1000;
+    fn a_volume_cut_short_reads_short_past_the_cut() {
+        let size = 3 * WINDOW + 1000;
         let data: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
         let dir = std::env::temp_dir().join(format!("pcp-rs-logread-cut-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("v.0");
         std::fs::write(&path, &data).unwrap();
-        let cut = MAP_WINDOW + 500;
-        for map in [true, false] {
-            let vol = VolData { map, ..VolData::plain(File::open(&path).unwrap(), size as u64) };
-            let mut c = Cursor::new(Arc::new(vol), Version::V2);
-            std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(cut as u64).unwrap();
-            assert!(c.seek_set(100));
-            assert_eq!(c.view(1000).unwrap().0.as_slice(), &data[100..1100]);
-            assert!(c.seek_set(cut as i64 - 200));
-            assert!(c.view(1000).is_err(), "map {map}");
-            assert!(c.seek_set(2 * MAP_WINDOW as i64));
-            assert!(c.view(10).is_err(), "map {map}");
-            // (no window stays mapped while the file is written again)
-            drop(c);
-            std::fs::write(&path, &data).unwrap();
-        }
+        let cut = WINDOW + 500;
+        let mut c = Cursor::new(Arc::new(Volume::open(&path).unwrap())).unwrap();
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(cut as u64).unwrap();
+        assert!(c.seek_set(100));
+        assert_eq!(c.view(1000).unwrap().0.as_slice(), &data[100..1100]);
+        assert!(c.seek_set(cut as i64 - 200));
+        let (b, eof) = c.view(1000).unwrap();
+        assert_eq!((b.as_slice(), eof), (&data[cut - 200..cut], true));
+        assert!(c.seek_set(2 * WINDOW as i64));
+        assert_eq!(c.view(10).unwrap().0.len(), 0);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -38,8 +38,8 @@ use pcp_core::{PmError, Timestamp};
 /// and the first volume's start time.
 pub(crate) fn open_log(archive: &Archive, check_features: bool) -> Result<(Log, Ts), PmError> {
     let mut log = Log::new(archive.base(), archive.label().version, archive.volumes());
-    if let Some(first) = archive.take_first_volume() {
-        log.adopt(first);
+    if let Some((vol, first)) = archive.take_first_volume() {
+        log.keep(vol, first);
     }
     log.check_features = check_features;
     log.load_index()?;

@@ -165,30 +165,11 @@ impl Replay {
     }
 
     /// A second replay in exactly this one's state, interpolation caches
-    /// and all: the same fetches give the same results from either. What
-    /// reads the open volume ahead moves to the copy, which is meant to
-    /// read on while this one waits (a pcp-rs addition: libpcp has no
-    /// such copy; [`Replay::dup`] is `pmDupContext`). [`Replay::clone`]
-    /// makes the same copy, leaving what reads ahead where it is.
+    /// and all: the same fetches give the same results from either (a
+    /// pcp-rs addition: libpcp has no such copy; [`Replay::dup`] is
+    /// `pmDupContext`).
     pub fn fork(&mut self) -> Replay {
-        let mut copy = self.clone();
-        self.log.carry_ahead(&mut copy.log);
-        copy
-    }
-
-    /// The replay is over (it has read to the end): let go of the pages
-    /// of a first volume mapped whole ahead of it ([`crate::Premap`]),
-    /// which the process's exit would otherwise unmap. Nothing read
-    /// changes: a page touched again is read from the file again.
-    pub fn release_mapped_pages(&self) {
-        self.log.release_mapped_pages();
-    }
-
-    /// Checking the records of the open volume from the last back, ahead
-    /// of this replay or a fork of it, when the volume is mapped whole
-    /// ([`crate::Premap`]): for a thread waiting on the fork.
-    pub fn back_check(&self) -> Option<crate::logread::BackCheck> {
-        self.log.back_check()
+        self.clone()
     }
 
     /// The archive being replayed (the first, of several).
@@ -199,13 +180,6 @@ impl Replay {
     /// The archives being replayed, in time order.
     pub fn archives(&self) -> &ArchiveSet {
         &self.archives
-    }
-
-    /// Is the open volume being read ahead on a thread of its own (a
-    /// plain volume read forwards, with much of it left)? A diagnostic,
-    /// for tests and benchmarks: the results are the same either way.
-    pub fn reading_ahead(&self) -> bool {
-        self.log.mfp.as_ref().is_some_and(|c| c.reading_ahead())
     }
 
     /// The current mode.

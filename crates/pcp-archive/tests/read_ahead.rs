@@ -1,7 +1,6 @@
-//! A plain volume big enough to be read ahead on a thread of its own
-//! (logread's `Cursor` starts that with 8 MB or more of the volume left)
-//! reads forwards record for record as it reads backwards, which never
-//! reads ahead; the tests that say so check that reading ahead happened.
+//! Large volumes, plain and compressed, read forwards record for record
+//! as they read backwards, and compressed ones as plain ones, damaged
+//! records and all.
 //!
 //! The archive is made here from the `v3` fixture: its metadata as they
 //! are, and a data volume of its label followed by its records over and
@@ -118,13 +117,11 @@ fn forwards_until_stuck(replay: &mut Replay, most: usize, mut after: impl FnMut(
     out
 }
 
-/// Every result from the replay's position on, in its mode; whether the
-/// volume was read ahead at any of them is or-ed into `read_ahead`.
-fn all(replay: &mut Replay, read_ahead: &mut bool) -> Vec<String> {
+/// Every result from the replay's position on, in its mode.
+fn all(replay: &mut Replay) -> Vec<String> {
     let mut out = Vec::new();
     loop {
         let r = replay.fetch_archive();
-        *read_ahead |= replay.reading_ahead();
         match r {
             Ok(r) => out.push(format!("{r:?}")),
             Err(e) => {
@@ -136,7 +133,7 @@ fn all(replay: &mut Replay, read_ahead: &mut bool) -> Vec<String> {
 }
 
 #[test]
-fn forwards_read_ahead_matches_backwards() {
+fn forwards_matches_backwards() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let (label, recs) = records(&std::fs::read(fixtures.join("v3.0")).unwrap());
     let dir = std::env::temp_dir().join(format!("pcp-rs-read-ahead-{}", std::process::id()));
@@ -157,12 +154,10 @@ fn forwards_read_ahead_matches_backwards() {
 
     let mut replay = Replay::new(Archive::open(&base).unwrap()).unwrap();
     replay.set_mode(Mode::Forw, Timestamp { sec: 0, nsec: 0 }, 0).unwrap();
-    let mut read_ahead = false;
-    let forwards = all(&mut replay, &mut read_ahead);
-    assert!(read_ahead, "the volume was not read ahead");
+    let forwards = all(&mut replay);
     let end = replay.end().unwrap();
     replay.set_mode(Mode::Back, end, 0).unwrap();
-    let mut backwards = all(&mut replay, &mut read_ahead);
+    let mut backwards = all(&mut replay);
     backwards.reverse();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(forwards.len(), copies * recs.len());
@@ -170,9 +165,8 @@ fn forwards_read_ahead_matches_backwards() {
 }
 
 /// Three `.xz` volumes of a few megabytes each (decompressed on threads
-/// of their own, the next one alongside the current one, the first as the
-/// archive opens) replay exactly as the same volumes uncompressed:
-/// forwards, backwards and interpolated.
+/// of their own, the next one once the current one is) replay exactly as
+/// the same volumes uncompressed: forwards, backwards and interpolated.
 #[test]
 fn xz_volumes_replay_as_plain_ones() {
     let Twins { dir, plain, xz, label, recs, copies } = Twins::new("xz-volumes", 3);
@@ -192,16 +186,9 @@ fn xz_volumes_replay_as_plain_ones() {
         std::io::Write::write_all(&mut enc, &volume).unwrap();
         std::fs::write(xz.join(format!("a.{vol}.xz")), enc.finish().unwrap()).unwrap();
     }
-    // premap: 0 none, 1 before the replay starts, 2 after it has read
-    // the archive forwards, 3 before it starts with its pages let go after
-    // reading forwards and again in the middle of the interpolation
-    let replay_all = |base: &Path, early: bool, premap: u8| {
-        let archive = Archive::open_early(&base.to_string_lossy(), early, false).unwrap();
-        let first = archive.premap_first_volume();
-        assert_eq!(first.is_some(), premap > 0, "{premap}");
-        if premap == 1 || premap == 3 {
-            first.as_ref().unwrap().run();
-        }
+    let replay_all = |base: &Path, checking: bool| {
+        let name = base.to_string_lossy();
+        let archive = if checking { Archive::open_checking(&name, true) } else { Archive::open(&name) }.unwrap();
         let start = archive.label().start;
         let pmids: Vec<_> = archive
             .meta()
@@ -214,24 +201,14 @@ fn xz_volumes_replay_as_plain_ones() {
         assert!(!pmids.is_empty());
         let mut replay = Replay::new(archive).unwrap();
         replay.set_mode(Mode::Forw, Timestamp { sec: 0, nsec: 0 }, 0).unwrap();
-        let mut read_ahead = false;
-        let forwards = all(&mut replay, &mut read_ahead);
-        if let Some(first) = first.filter(|_| premap == 2) {
-            first.run();
-        }
-        if premap == 3 {
-            replay.release_mapped_pages();
-        }
+        let forwards = all(&mut replay);
         let end = replay.end().unwrap();
         replay.set_mode(Mode::Back, end, 0).unwrap();
-        let backwards = all(&mut replay, &mut read_ahead);
+        let backwards = all(&mut replay);
         // a sample every 20 minutes, from the start on
         replay.set_mode(Mode::Interp, start, 1_200_000_000_000).unwrap();
         let mut interp = Vec::new();
         loop {
-            if premap == 3 && interp.len() == 10 {
-                replay.release_mapped_pages();
-            }
             match replay.fetch(&pmids, &|_, _| true) {
                 Ok(r) => interp.push(format!("{r:?}")),
                 Err(e) => {
@@ -242,31 +219,22 @@ fn xz_volumes_replay_as_plain_ones() {
         }
         (forwards, backwards, interp)
     };
-    let want = replay_all(&plain.join("a"), false, 0);
-    let got_early = replay_all(&xz.join("a"), true, 0);
-    let got = replay_all(&xz.join("a"), false, 0);
-    // the first plain volume mapped whole, before the replay or midway
-    let premapped = replay_all(&plain.join("a"), true, 1);
-    let premapped_midway = replay_all(&plain.join("a"), true, 2);
-    let premapped_let_go = replay_all(&plain.join("a"), true, 3);
+    let want = replay_all(&plain.join("a"), false);
+    let got_checking = replay_all(&xz.join("a"), true);
+    let got = replay_all(&xz.join("a"), false);
     std::fs::remove_dir_all(&dir).unwrap();
-    assert!(premapped == want, "the first volume mapped whole replays differently");
-    assert!(premapped_midway == want, "the first volume mapped whole midway replays differently");
-    assert!(premapped_let_go == want, "the first volume mapped whole replays differently once its pages are let go");
     assert_eq!(want.0.len(), 3 * copies * recs.len());
     assert!(want.2.len() > 100);
-    assert!(got_early == want, "xz volumes (first started early) replay differently");
+    assert!(got_checking == want, "xz volumes (opened as a context opens them) replay differently");
     assert!(got == want, "xz volumes replay differently");
 }
 
-/// A plain volume big enough to be read ahead, with some records damaged
-/// here and there (a byte changed halfway through them, which may leave
-/// the record as good, laid out loosely, or broken), replays forwards
-/// exactly as the same volume compressed, which is read without the
-/// thread that reads plain volumes ahead and checks their records: the
-/// same results and the same errors in the same places.
+/// A large plain volume with some records damaged here and there (a byte
+/// changed halfway through them, which may leave the record as good, laid
+/// out loosely, or broken), replays forwards exactly as the same volume
+/// compressed: the same results and the same errors in the same places.
 #[test]
-fn damaged_records_read_ahead_as_read_otherwise() {
+fn damaged_records_read_plain_as_compressed() {
     let twins = Twins::new("damaged-ahead", AHEAD_MB);
     // past the first few copies (reading ahead starts a little way in),
     // one record in 97
@@ -275,15 +243,12 @@ fn damaged_records_read_ahead_as_read_otherwise() {
     let forwards = |base: &Path| {
         let mut replay = Replay::new(Archive::open(&base.to_string_lossy()).unwrap()).unwrap();
         replay.set_mode(Mode::Forw, Timestamp { sec: 0, nsec: 0 }, 0).unwrap();
-        let mut read_ahead = false;
-        let out = forwards_until_stuck(&mut replay, 4 * copies * recs.len(), |r| read_ahead |= r.reading_ahead());
-        (out, read_ahead)
+        forwards_until_stuck(&mut replay, 4 * copies * recs.len(), |_| {})
     };
-    let (want, xz_read_ahead) = forwards(&xz.join("a"));
-    let (got, plain_read_ahead) = forwards(&plain.join("a"));
+    let want = forwards(&xz.join("a"));
+    let got = forwards(&plain.join("a"));
     std::fs::remove_dir_all(&dir).unwrap();
     let errors = want.iter().filter(|o| o.starts_with("error")).count();
-    assert!(plain_read_ahead && !xz_read_ahead, "read ahead: plain {plain_read_ahead}, xz {xz_read_ahead}");
     assert!(damaged > 20 && errors > 0, "{damaged} {errors}");
     assert!(want.len() > copies * recs.len() / 2, "{}", want.len());
     assert_eq!(got.len(), want.len());
@@ -292,62 +257,37 @@ fn damaged_records_read_ahead_as_read_otherwise() {
     }
 }
 
-/// A first volume mapped whole, with some records damaged here and there
-/// (as above), replays forwards exactly as the same volume compressed
-/// while its records are also checked from the last back (as pmval's
-/// thread does while it waits for fetches made ahead): all of them before
-/// the replay, or one for every record read, or none; the same results
-/// and the same errors in the same places.
+/// A large plain volume cut short (at several places, down to nothing)
+/// while it is being replayed: the records before the cut read as they
+/// did, and the replay ends with an error or the end of the archive,
+/// never a signal (nothing is mapped).
 #[test]
-fn damaged_records_checked_from_the_back_read_as_otherwise() {
-    let twins = Twins::new("damaged-back", 2);
-    let damaged = twins.write_damaged(|_, n| n % 37 == 5);
-    let Twins { dir, plain, xz, recs, copies, .. } = twins;
-    // back: 0 checks none, 1 all before the replay, 2 one per record read
-    let forwards = |base: &Path, back: u8| {
-        let archive = Archive::open_early(&base.to_string_lossy(), true, false).unwrap();
-        if let Some(first) = archive.premap_first_volume() {
-            first.run();
-        }
-        let mut replay = Replay::new(archive).unwrap();
-        replay.set_mode(Mode::Forw, Timestamp { sec: 0, nsec: 0 }, 0).unwrap();
-        let mut check = replay.back_check().filter(|_| back > 0);
-        let mut checked = 0;
-        let mut step = || {
-            if check.as_mut().is_some_and(|c| c.step()) {
-                checked += 1;
-            }
-        };
-        if back == 1 {
-            for _ in 0..=copies * recs.len() {
-                step();
-            }
-        }
-        let out = forwards_until_stuck(&mut replay, 4 * copies * recs.len(), |_| {
-            if back == 2 {
-                step();
-            }
-        });
-        (out, checked)
+fn a_volume_cut_short_during_a_replay_ends_it_with_an_error() {
+    let twins = Twins::new("cut-during", 2);
+    twins.write_damaged(|_, _| false);
+    let base = twins.plain.join("a").to_string_lossy().into_owned();
+    let volume = std::fs::read(twins.plain.join("a.0")).unwrap();
+    let replay = || {
+        let mut r = Replay::new(Archive::open(&base).unwrap()).unwrap();
+        r.set_mode(Mode::Forw, Timestamp { sec: 0, nsec: 0 }, 0).unwrap();
+        r
     };
-    let (want, none) = forwards(&xz.join("a"), 0);
-    let runs: Vec<_> = (0..3).map(|back| forwards(&plain.join("a"), back)).collect();
-    std::fs::remove_dir_all(&dir).unwrap();
-    let errors = want.iter().filter(|o| o.starts_with("error")).count();
-    assert!(damaged > 20 && errors > 0, "{damaged} {errors}");
-    assert!(want.len() > copies * recs.len() / 2, "{}", want.len());
-    // (an xz volume is not mapped, and nothing checked from the back; all
-    // records were checked before the replay, and about half of them one
-    // for one)
-    assert_eq!(none, 0);
-    let records = copies * recs.len();
-    assert_eq!(runs[0].1, 0);
-    assert_eq!(runs[1].1, records);
-    assert!((records / 2 - 2..=records / 2 + 2).contains(&runs[2].1), "{} of {records}", runs[2].1);
-    for (back, (got, _)) in runs.iter().enumerate() {
-        assert_eq!(got.len(), want.len(), "{back}");
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert_eq!(g, w, "{back}: result {i}");
-        }
+    let want = all(&mut replay());
+    for cut in [volume.len() - 100, volume.len() / 2, 900, 0] {
+        let mut r = replay();
+        let mut got = vec![format!("{:?}", r.fetch_archive().unwrap())];
+        std::fs::OpenOptions::new().write(true).open(twins.plain.join("a.0")).unwrap().set_len(cut as u64).unwrap();
+        let end = loop {
+            match r.fetch_archive() {
+                Ok(x) => got.push(format!("{x:?}")),
+                Err(e) => break e,
+            }
+            assert!(got.len() <= want.len(), "cut {cut}: more results than the volume held");
+        };
+        assert!(matches!(end, PmError::PM_ERR_LOGREC | PmError::PM_ERR_EOL), "cut {cut}: {end:?}");
+        assert!(got.len() < want.len(), "cut {cut}: every record read past the cut");
+        assert!(got[..] == want[..got.len()], "cut {cut}: results differ before the cut");
+        std::fs::write(twins.plain.join("a.0"), &volume).unwrap();
     }
+    std::fs::remove_dir_all(&twins.dir).unwrap();
 }

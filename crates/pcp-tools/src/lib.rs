@@ -23,42 +23,6 @@ pub mod pmval;
 use std::ffi::OsString;
 use std::io::{self, Write};
 
-/// A value dropped on a thread of its own when it goes out of scope: a
-/// context over a large archive, or a thousand derived metrics, takes a
-/// millisecond or two to free, which a tool about to exit need not wait
-/// for. (The thread finishes the job when the caller goes on instead;
-/// where no thread can be started, the value is dropped in place.)
-pub(crate) struct DropAside<T: Send + 'static>(Option<T>);
-
-impl<T: Send + 'static> DropAside<T> {
-    pub(crate) fn new(value: T) -> Self {
-        DropAside(Some(value))
-    }
-}
-
-impl<T: Send + 'static> std::ops::Deref for DropAside<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // (only `drop` takes the value)
-        self.0.as_ref().unwrap_or_else(|| unreachable!())
-    }
-}
-
-impl<T: Send + 'static> std::ops::DerefMut for DropAside<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        self.0.as_mut().unwrap_or_else(|| unreachable!())
-    }
-}
-
-impl<T: Send + 'static> Drop for DropAside<T> {
-    fn drop(&mut self) {
-        if let Some(value) = self.0.take() {
-            // a failed spawn drops the closure, and the value with it, here
-            let _ = std::thread::Builder::new().name("pcp-drop".into()).spawn(move || drop(value));
-        }
-    }
-}
-
 /// A tool's entry point: arguments (including `argv[0]`), standard output,
 /// standard error; returns the exit status.
 pub type ToolFn = fn(&[OsString], &mut dyn Write, &mut dyn Write) -> i32;

@@ -24,7 +24,7 @@
 pub mod hooks;
 pub mod tools;
 
-pub use hooks::{ArchiveAhead, ContextHooks};
+pub use hooks::ContextHooks;
 
 use pcp::timeparse::{self, SpecError, Window, WindowSpec, PM_MAX_TIME_T};
 use pcp::timezone::Zone;
@@ -287,11 +287,6 @@ pub trait Hooks {
     fn load_derived(&mut self, _path: &[u8]) -> Result<(), String> {
         Ok(())
     }
-    /// The archive `name` (named with `-a`) is likely to be the one the
-    /// tool opens: it may start opening it now, on a thread of its own,
-    /// while the options go on being acted on (loading a thousand derived
-    /// metrics, say). Opening has no side effects to put in order.
-    fn archive_ahead(&mut self, _name: &[u8]) {}
     /// `-K` (`pmSpecLocalPMDA`); `Err` carries its message.
     fn spec_local(&mut self, _spec: &[u8]) -> Result<(), String> {
         Ok(())
@@ -828,10 +823,6 @@ impl Options {
             "container" => self.container = Some(arg.to_vec()),
             "debug" => self.set_debug(arg),
             "derived" => {
-                // one archive named so far: open it meanwhile
-                if let Some(name) = self.sole_archive() {
-                    hooks.archive_ahead(name);
-                }
                 // libpcp pmflushes each of loading's reports (with all
                 // that is waiting)
                 let loaded = hooks.load_derived(arg);

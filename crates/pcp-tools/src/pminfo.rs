@@ -182,11 +182,6 @@ impl<'a> Pminfo<'a> {
         self.err.write_all(&opts.flushed)?;
         let namespace = hooks.namespace.take();
         let agents = std::mem::take(&mut hooks.agents);
-        if let (false, Some(ContextKind::Archive), Some(name)) = (derived.is_empty(), opts.context, opts.sole_archive())
-        {
-            // open the archive while the derived metrics load
-            options::Hooks::archive_ahead(&mut hooks, name);
-        }
         for path in &derived {
             let loaded = options::Hooks::load_derived(&mut hooks, path);
             let (report, _) = options::Hooks::take_output(&mut hooks);
@@ -196,8 +191,7 @@ impl<'a> Pminfo<'a> {
             }
         }
         let (registry, report) = hooks.take_registry();
-        let registry = crate::DropAside::new(registry);
-        let ahead = hooks.take_archive_ahead();
+        let registry = registry;
         self.err.write_all(&report)?;
         if opts.errors > 0 || opts.exit {
             let status = i32::from(!opts.exit);
@@ -218,7 +212,7 @@ impl<'a> Pminfo<'a> {
         }
         let ctx = match (need_context, opts.context, namespace) {
             (false, _, Some(names)) => names,
-            (true, Some(ContextKind::Archive), names) => match self.open_archive(&mut opts, names, ahead)? {
+            (true, Some(ContextKind::Archive), names) => match self.open_archive(&mut opts, names)? {
                 Ok(ctx) => ctx,
                 Err(status) => return Ok(status),
             },
@@ -233,7 +227,7 @@ impl<'a> Pminfo<'a> {
             },
         };
         let mut status = 0;
-        let mut ctx = crate::DropAside::new(ctx);
+        let mut ctx = ctx;
         ctx.bind_derived(&registry);
         let operands = std::mem::take(&mut opts.operands);
         if self.p.value || self.p.label || self.p.verify {
@@ -268,10 +262,9 @@ impl<'a> Pminfo<'a> {
         &mut self,
         opts: &mut options::Options,
         names: Option<Context>,
-        ahead: options::ArchiveAhead,
     ) -> std::io::Result<Result<Context, i32>> {
         let name = String::from_utf8_lossy(opts.archives.first().map(Vec::as_slice).unwrap_or_default()).into_owned();
-        let mut ctx = match ahead.open(&name, false) {
+        let mut ctx = match Context::open_archive(&name) {
             Ok(c) => c,
             Err(e) => {
                 writeln!(self.err, "{}: Cannot open archive \"{name}\": {e}", self.prog)?;

@@ -96,12 +96,12 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         return Ok(status);
     }
     let (registry, report) = hooks.take_registry();
-    let registry = crate::DropAside::new(registry);
+    let registry = registry;
     err.write_all(&report)?;
     let names = hooks.namespace.take();
     let agents = std::mem::take(&mut hooks.agents);
     let (ctx, zone, origin) = if opts.context == Some(ContextKind::Archive) {
-        match open_archive(&prog, &mut opts, names, hooks.take_archive_ahead(), out, err)? {
+        match open_archive(&prog, &mut opts, names, out, err)? {
             Ok(opened) => opened,
             Err(status) => return Ok(status),
         }
@@ -111,7 +111,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
             None => return Ok(1),
         }
     };
-    let mut ctx = crate::DropAside::new(ctx);
+    let mut ctx = ctx;
     ctx.bind_derived(&registry);
     let parsed_operands = std::mem::take(&mut opts.operands);
 
@@ -343,12 +343,11 @@ fn open_archive(
     prog: &str,
     opts: &mut options::Options,
     names: Option<Context>,
-    ahead: options::ArchiveAhead,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<Result<Opened, i32>> {
     let name = String::from_utf8_lossy(opts.archives.first().map(Vec::as_slice).unwrap_or_default()).into_owned();
-    let mut ctx = match ahead.open(&name, false) {
+    let mut ctx = match Context::open_archive(&name) {
         Ok(c) => c,
         Err(e) => {
             writeln!(err, "{prog}: Cannot open archive \"{name}\": {e}")?;

@@ -118,9 +118,6 @@ fn main(
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
     let mut hooks =
         ContextHooks::new(files, env, &crate::options::progname(args.first().map(Vec::as_slice).unwrap_or_default()));
-    // (pmval replays the archive from its first volume, unless its options
-    // bound the replay: see below)
-    hooks.premap = true;
     let mut p = Parser::new(&args, tools::PMVAL, env, &mut hooks, err);
     let (mut fixed, mut cols, mut raw_counter, mut xflag) = (-1i32, 0i32, false, 0u32);
     let mut inames: Vec<Vec<u8>> = Vec::new();
@@ -165,8 +162,6 @@ fn main(
         }
     }
     let mut opts = p.finish();
-    hooks.replay_bounded =
-        [&opts.start_arg, &opts.finish_arg, &opts.origin_arg, &opts.samples_arg].iter().any(|a| a.is_some());
     err.write_all(&opts.flushed)?;
     if opts.exit {
         opts.usage_message(err)?;
@@ -253,7 +248,6 @@ fn main(
         return Ok(1);
     }
     let (registry, report) = hooks.take_registry();
-    let registry = crate::DropAside::new(registry);
     err.write_all(&report)?;
     if opts.guimode || opts.guiport_arg.is_some() {
         writeln!(err, "pmval: -g and -p are not implemented in pcp-rs yet")?;
@@ -264,7 +258,7 @@ fn main(
     let source = spec_source.as_ref().or(named).map(|s| String::from_utf8_lossy(s).into_owned()).unwrap_or_default();
     // pmval keeps the loaded names whole (no pmTrimNameSpace)
     let names = hooks.namespace.take();
-    let mut ctx = crate::DropAside::new(if opts.context == Some(ContextKind::Host) {
+    let mut ctx = if opts.context == Some(ContextKind::Host) {
         let host = source.clone();
         match Context::open_host(&host) {
             Ok(mut c) => {
@@ -280,7 +274,7 @@ fn main(
             }
         }
     } else if is_archive {
-        match hooks.open_archive(&source) {
+        match Context::open_archive(&source) {
             Ok(mut c) => {
                 if let Some(names) = names {
                     c.use_namespace_of(names);
@@ -303,7 +297,7 @@ fn main(
             Some(c) => c,
             None => return Ok(1),
         }
-    });
+    };
     ctx.bind_derived(&registry);
     let hostname = ctx.host_name().unwrap_or_default();
     // pmcd is asked for its zone only when it is wanted
@@ -1430,6 +1424,7 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
+
     use super::*;
 
     /// The conversions made directly are what pmval's format strings make

@@ -4,7 +4,6 @@
 
 use crate::fetch_ahead::FetchAhead;
 use crate::profile::Profile;
-use crate::worker::Worker;
 use pcp_archive::archive::{Archive, ArchiveSet};
 use pcp_archive::files::{find_file, open_records};
 use pcp_archive::labels::LabelIndex;
@@ -35,8 +34,6 @@ pub struct ArchiveSource {
     /// The metrics and profile change count of the last fetch made here
     /// (fetches are made ahead from the second alike).
     last_fetch: Option<(Vec<PmId>, u64)>,
-    /// A thread lent to make the fetches ahead on ([`ArchiveSource::lend_worker`]).
-    worker: Option<Worker>,
 }
 
 impl ArchiveSource {
@@ -55,8 +52,7 @@ impl ArchiveSource {
         let mut archives = if name.contains(',') || std::fs::metadata(name).is_ok_and(|m| m.is_dir()) {
             ArchiveSet::open(name, check_features)?
         } else {
-            // (its first volume decompressing while the metadata is read)
-            ArchiveSet::single(Archive::open_early(name, true, check_features)?)
+            ArchiveSet::single(Archive::open_checking(name, check_features)?)
         };
         let meta = Arc::new(MetaIndex::build_all(archives.meta_in_load_order())?);
         let labels = LabelIndex::build_all(archives.meta_in_load_order())?;
@@ -71,7 +67,6 @@ impl ArchiveSource {
             labels,
             ahead: None,
             may_fetch_ahead: false,
-            worker: None,
             last_fetch: None,
         })
     }
@@ -95,7 +90,6 @@ impl ArchiveSource {
             ahead: None,
             may_fetch_ahead: self.may_fetch_ahead,
             last_fetch: None,
-            worker: None,
         })
     }
 
@@ -116,20 +110,6 @@ impl ArchiveSource {
             self.replay = Some(self.new_replay()?);
         }
         self.replay.as_mut().ok_or(PmError::PM_ERR_NOCONTEXT)
-    }
-
-    /// The first data volume to map whole ahead of a replay, on a thread
-    /// with nothing else to do (a pcp-rs addition; see
-    /// [`pcp_archive::Premap`]): where it is a small plain file no replay
-    /// has opened yet.
-    pub fn premap_first_volume(&self) -> Option<pcp_archive::Premap> {
-        self.archives.first().premap_first_volume()
-    }
-
-    /// Lend a thread of the caller's to make fetches ahead on (see
-    /// [`crate::worker`]), rather than start one; a pcp-rs addition.
-    pub fn lend_worker(&mut self, worker: Worker) {
-        self.worker = Some(worker);
     }
 
     /// Allow (or not) interpolated fetches to be made ahead on a thread of
@@ -175,7 +155,7 @@ impl ArchiveSource {
             let key = (pmids, profile.changes());
             let again = self.last_fetch.as_ref().is_some_and(|(p, c)| (&p[..], *c) == key);
             if again && outcome.is_ok() && interp {
-                self.ahead = FetchAhead::start(&mut self.replay, pmids, profile, self.worker.as_ref());
+                self.ahead = FetchAhead::start(&mut self.replay, pmids, profile);
             } else if !again {
                 self.last_fetch = Some((pmids.to_vec(), profile.changes()));
             }

@@ -499,15 +499,6 @@ impl Context {
         }
     }
 
-    /// Lend a thread of the caller's to an archive context, to make the
-    /// fetches ahead on ([`crate::worker`]); other contexts drop it (a
-    /// pcp-rs addition).
-    pub fn lend_worker(&mut self, worker: crate::worker::Worker) {
-        if let Source::Archive(a) = &mut self.source {
-            a.lend_worker(worker);
-        }
-    }
-
     /// `pmFetch`: the values of `pmids` (instances as the profile allows):
     /// from an archive, at its current time; from the local machine or
     /// pmcd, now (pmcd's state-change bits: [`Context::fetch_changes`]).

@@ -25,11 +25,9 @@
 //! would have left it.
 
 use crate::profile::Profile;
-use crate::worker::{Job, Worker};
 use pcp_archive::replay::Replay;
-use pcp_archive::BackCheck;
 use pcp_core::{FetchResult, PmError, PmId, Timestamp};
-use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 use std::sync::Mutex;
 
 /// The most fetches handed over at once: whichever side waits for the
@@ -53,10 +51,6 @@ pub(crate) const MOST: usize = 128;
 const COPY_EVERY: u64 = 8 * MOST as u64;
 /// How many batches may wait for the tool.
 const WAITING: usize = 2;
-/// How many records the tool checks for the thread while it waits
-/// ([`FetchAhead::wait`]) without the thread coming to another record,
-/// before it stops (the thread takes about twice as long over a record).
-const STILL_STEPS: u32 = 8;
 
 /// One fetch made ahead: its outcome, its result and the time after it.
 #[derive(Debug)]
@@ -101,25 +95,14 @@ pub(crate) struct FetchAhead {
     /// Where the thread hands its replay back when it stops (behind a
     /// lock as `made` is).
     done: Option<Mutex<Receiver<Finish>>>,
-    /// Checking the records the thread will read, from the last back,
-    /// while the tool waits for a batch (a first volume mapped whole),
-    /// and whether that is over.
-    helping: Option<BackCheck>,
-    helped: bool,
 }
 
 impl FetchAhead {
     /// Start making fetches of `pmids` through `profile` from where
-    /// `replay` is, on `worker` if it is free (see [`crate::worker`]) or
-    /// else a thread of its own; the replay is kept here while they are
-    /// made (`None`, and the replay left where it is, if no thread could
-    /// be started).
-    pub(crate) fn start(
-        replay: &mut Option<Replay>,
-        pmids: &[PmId],
-        profile: &Profile,
-        worker: Option<&Worker>,
-    ) -> Option<FetchAhead> {
+    /// `replay` is, on a thread of their own; the replay is kept here while
+    /// they are made (`None`, and the replay left where it is, if no thread
+    /// could be started).
+    pub(crate) fn start(replay: &mut Option<Replay>, pmids: &[PmId], profile: &Profile) -> Option<FetchAhead> {
         let mut fork = replay.as_mut()?.fork();
         let (made_tx, made) = sync_channel::<Batch>(WAITING);
         let (spent, spent_rx) = channel::<FetchResult>();
@@ -144,30 +127,18 @@ impl FetchAhead {
                     batch.push(Made { outcome, result, position: fork.position() });
                 }
                 if made_tx.send(Batch { before, made: batch }).is_err() || last {
-                    if last {
-                        // (the end, most likely: what the exit would
-                        // unmap goes now, while the tool prints)
-                        fork.release_mapped_pages();
-                    }
                     return (fork, made);
                 }
                 n = (n * 2).min(MOST);
             }
         };
         let (finished, done) = sync_channel(1);
-        let job: Job = Box::new(move || {
-            let _ = finished.send(work());
-        });
-        // on a thread lent for it, or else one of its own (what read ahead
-        // for a fork that could not start is gone with it: the replay
-        // starts again where it needs to)
-        let unserved = match worker {
-            Some(w) => w.run(job).err(),
-            None => Some(job),
-        };
-        if let Some(job) = unserved {
-            pcp_archive::thread::spawn("pcp-fetch-ahead", job).ok()?;
-        }
+        std::thread::Builder::new()
+            .name("pcp-fetch-ahead".into())
+            .spawn(move || {
+                let _ = finished.send(work());
+            })
+            .ok()?;
         Some(FetchAhead {
             pmids: pmids.to_vec(),
             profile: profile.clone(),
@@ -179,8 +150,6 @@ impl FetchAhead {
             made: Some(Mutex::new(made)),
             spent,
             done: Some(Mutex::new(done)),
-            helping: None,
-            helped: false,
         })
     }
 
@@ -211,37 +180,9 @@ impl FetchAhead {
         Some((made.outcome, made.position))
     }
 
-    /// The next batch from the thread (`None` once it has stopped): while
-    /// none has come, the records it will read are checked from the last
-    /// back, one at a time (so that a batch is taken as soon as it comes),
-    /// until the thread reaches those checked here. Checking the records
-    /// is about a third of the thread's work, and with two CPUs pmval's
-    /// own thread spends much of the replay waiting for it: over
-    /// `20180102` at `-t 10` it checked 120-400 of the 845 records, and
-    /// the run took 0.6 ms (9%) less by median (BENCHMARKS.md).
+    /// The next batch from the thread (`None` once it has stopped).
     fn wait(&mut self) -> Option<Batch> {
-        let made = self.made.as_mut()?.get_mut().ok()?;
-        let mut still = 0;
-        while !self.helped {
-            match made.try_recv() {
-                Ok(batch) => return Some(batch),
-                Err(TryRecvError::Disconnected) => return None,
-                Err(TryRecvError::Empty) => {}
-            }
-            // (the volume may still be being mapped: asked again)
-            if self.helping.is_none() {
-                self.helping = self.base.back_check();
-            }
-            let Some(check) = &mut self.helping else { break };
-            // a thread that makes no headway meanwhile is most likely
-            // waiting for this CPU: this waits for it instead
-            still = if check.reader_moved() { 0 } else { still + 1 };
-            if still > STILL_STEPS {
-                break;
-            }
-            self.helped = !check.step();
-        }
-        made.recv().ok()
+        self.made.as_mut()?.get_mut().ok()?.recv().ok()
     }
 
     /// Call the thread back: the replay, where fetching one by one would

@@ -22,7 +22,6 @@ pub mod spec;
 pub mod timeparse;
 pub mod timezone;
 pub mod transport;
-pub mod worker;
 
 pub use context::{Context, PmnsLocation, Source};
 pub use pcp_core::*;

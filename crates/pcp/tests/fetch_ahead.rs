@@ -115,12 +115,6 @@ fn same_answers(archive: usize, ops: &[Op]) -> Result<(), TestCaseError> {
     let mut one = Context::open_archive(&fixture(name)).expect("open");
     let mut ahead = Context::open_archive(&fixture(name)).expect("open");
     ahead.set_fetch_ahead(true);
-    // half the time on a thread lent for it (which ends with the context)
-    let lent = (ops.len() % 2 == 0).then(|| {
-        let (worker, serve) = pcp::worker::Worker::new();
-        ahead.lend_worker(worker);
-        std::thread::spawn(move || serve.serve())
-    });
     let lists: Vec<Vec<PmId>> = lists.iter().map(|l| pmids(&one, l)).collect();
     // (interpolating, as a tool replaying an archive starts)
     let first = Op::Interp(0, 1000);
@@ -137,10 +131,6 @@ fn same_answers(archive: usize, ops: &[Op]) -> Result<(), TestCaseError> {
             first.map(|n| (a.lines().nth(n), b.lines().nth(n)))
         );
         prop_assert_eq!(a.lines().count(), b.lines().count(), "step {} ({:?})", i, op);
-    }
-    drop(ahead);
-    if let Some(thread) = lent {
-        prop_assert!(thread.join().is_ok());
     }
     Ok(())
 }
