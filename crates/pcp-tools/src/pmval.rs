@@ -421,8 +421,8 @@ fn main(
     let amode = if uninterp { Mode::Forw } else { Mode::Interp };
     if samples < 0 && amode != Mode::Forw {
         if let Some(finish) = finish {
-            let n = ((finish.as_secs_f64() - window.origin.as_secs_f64()) / (interval_ns as f64 / 1e9)) as i32;
-            samples = if n < 0 { 0 } else { n + 1 };
+            let n = c_int_of((finish.as_secs_f64() - window.origin.as_secs_f64()) / (interval_ns as f64 / 1e9));
+            samples = if n < 0 { 0 } else { n.wrapping_add(1) };
         }
     }
     if opts.timezone.is_none() && !opts.hostzone && !raw_events {
@@ -1422,8 +1422,28 @@ impl Report {
     }
 }
 
+/// C's `(int)` of a double as x86 computes it: a value out of `int`'s
+/// range (or not a number) is `INT_MIN`, where Rust's `as` saturates. An
+/// archive whose last timestamp is years away has pmval count no samples,
+/// not sample for ever.
+fn c_int_of(x: f64) -> i32 {
+    if x.is_nan() || x >= 2_147_483_648.0 || x <= -2_147_483_649.0 {
+        i32::MIN
+    } else {
+        x as i32
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn c_int_of_is_int_min_out_of_range() {
+        assert_eq!(super::c_int_of(2.5e9), i32::MIN);
+        assert_eq!(super::c_int_of(-2.5e9), i32::MIN);
+        assert_eq!(super::c_int_of(f64::NAN), i32::MIN);
+        assert_eq!(super::c_int_of(2_147_483_647.9), i32::MAX);
+        assert_eq!(super::c_int_of(-3.7), -3);
+    }
 
     use super::*;
 
