@@ -98,3 +98,8 @@ for suffix in ('.0', '.meta', '.index'):
     zone = b':Australia/Melbourne'
     b[548:548 + 256] = zone + bytes(256 - len(zone))
     open(path, 'wb').write(b)
+# the last record's seconds word 0xffffffff (a time in 2106): pmval's
+# sample count overflows C's int, and PCP counts no samples
+copy('v3', 'lateend')
+b = bytearray(open(vol('lateend'), 'rb').read()); r = records(b, 808)
+b[r[-1][0] + 4:r[-1][0] + 8] = struct.pack('>I', 0xffffffff); open(vol('lateend'), 'wb').write(b)

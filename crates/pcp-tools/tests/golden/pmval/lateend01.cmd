@@ -1,0 +1,9 @@
+-a
+tests/golden/pmdumplog/arch/lateend
+-t
+1
+sample.bin
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
