@@ -1,11 +1,11 @@
 //! An archive opened by name: its files, label, metadata and extent.
 
 use crate::files::{archive_base, find_file, open_records, read_head, volumes, Compression, COMPRESSION_SUFFIXES};
-use crate::ldouble::timestamp_sub;
 use crate::meta::desc_conflict;
 use crate::raw::{check_label, decode_result, IndexEntry, Label, MetaRecord, VOL_INDEX, VOL_META};
 use crate::volume::Volume;
 use pcp_core::hash::PmHash;
+use pcp_core::x87::timestamp_sub;
 use pcp_core::{Desc, PmError, PmId, Timestamp};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -13,7 +13,6 @@ pub mod files;
 mod instances;
 mod interp;
 pub mod labels;
-mod ldouble;
 mod logread;
 pub mod lzw;
 pub mod meta;
@@ -22,5 +21,5 @@ pub mod raw;
 pub mod replay;
 mod volume;
 
-pub use ldouble::timestamp_sub;
+pub use pcp_core::x87::timestamp_sub;
 pub use replay::{Mode, Replay};

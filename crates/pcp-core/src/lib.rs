@@ -21,6 +21,7 @@ pub mod time;
 pub mod types;
 pub mod units;
 pub mod value;
+pub mod x87;
 
 pub use desc::Desc;
 pub use error::{err_str, PmError, PmResult};

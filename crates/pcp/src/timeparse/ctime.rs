@@ -3,9 +3,9 @@
 //! any part of which may be left out.
 
 use super::lex::{caret, is_alpha, parse_char, parse_double, parse_int, skip_space, MORE_MSG, WHAT_MSG};
-use super::x87;
 use super::SpecError;
 use crate::timezone::CTm;
+use pcp_core::x87;
 
 /// Three-letter codes (lower case) libpcp recognises.
 const WEEKDAYS: [&[u8]; 7] = [b"sun", b"mon", b"tue", b"wed", b"thu", b"fri", b"sat"];
