@@ -24,7 +24,6 @@
 
 use crate::logread::{Dir, Record, SetRef, Ts};
 use crate::replay::Replay;
-use pcp_core::hash::IdMap;
 use pcp_core::{FetchResult, InDom, InstValue, PmError, PmId, Semantics, Value, ValueBlock, ValueSet, PM_IN_NULL};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -74,7 +73,7 @@ struct PmidCtl {
     last_numval: i32,
     /// Instances in libpcp's hash table walk order.
     insts: Vec<InstCtl>,
-    by_inst: IdMap<i32, usize>,
+    by_inst: foldhash::HashMap<i32, usize>,
 }
 
 /// Each instance's first sighting and the first time it was gone again.
@@ -125,7 +124,7 @@ struct CacheEntry {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct InterpState {
     pmids: Vec<PmidCtl>,
-    by_pmid: IdMap<u32, usize>,
+    by_pmid: foldhash::HashMap<u32, usize>,
     /// The PMID of each of `pmids`.
     ids: Vec<u32>,
     /// The metric-instances of the current fetch (`ac_want`), in libpcp's
@@ -578,7 +577,7 @@ impl Replay {
             numval: 0,
             last_numval: -1,
             insts: Vec::new(),
-            by_inst: IdMap::default(),
+            by_inst: foldhash::HashMap::default(),
         };
         if pcp.ty != -1 {
             let ids = if pcp.indom == InDom::NULL { vec![PM_IN_NULL] } else { self.archive_instances(pcp.indom) };

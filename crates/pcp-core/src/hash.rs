@@ -6,34 +6,6 @@
 //! answers depend on that (duplicate keys, or the order a walk visits
 //! nodes in), this table gives the same answers.
 
-/// A hasher for maps keyed by 32-bit identifiers (PMIDs, instance domains,
-/// instances): one multiply, where the standard library's SipHash costs
-/// more than the rest of a lookup. The product's high half is folded into
-/// the low bits a table picks its bucket with, so keys alike in their low
-/// bits (multiples of 65536, say) still spread.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 32)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.0 = u64::from(v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-    fn write_i32(&mut self, v: i32) {
-        self.write_u32(v as u32);
-    }
-}
-
-/// A `HashMap` keyed by 32-bit identifiers, hashed with [`IdHasher`].
-pub type IdMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;
-
 /// A hash table from `u32` keys, with libpcp's buckets, growth and chain
 /// order.
 #[doc(alias = "__pmHashCtl")]
@@ -162,20 +134,6 @@ impl<T: Clone> PmHash<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::hash::{BuildHasher, BuildHasherDefault};
-
-    #[test]
-    fn ids_alike_in_their_low_bits_spread_over_buckets() {
-        let build = BuildHasherDefault::<IdHasher>::default();
-        for step in [1u32, 1 << 10, 1 << 16, 1 << 22] {
-            // the low 10 bits of the hash pick one of 1024 buckets
-            let buckets: std::collections::HashSet<u64> =
-                (0..1024u32).map(|k| build.hash_one(k.wrapping_mul(step)) & 1023).collect();
-            assert!(buckets.len() > 512, "step {step}: {} buckets", buckets.len());
-        }
-        let map: IdMap<i32, usize> = (0..100).map(|k| (k << 16, k as usize)).collect();
-        assert!((0..100).all(|k| map.get(&(k << 16)) == Some(&(k as usize))));
-    }
 
     #[test]
     fn grows_and_relinks_like_libpcp() {

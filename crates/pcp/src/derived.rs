@@ -192,7 +192,7 @@ pub(crate) struct Bound {
     /// The parser state per-context additions carry from one to the next.
     pub(crate) parse: pcp_derived::ParseState,
     /// Each metric's position in `metrics`, by PMID.
-    index: pcp_core::hash::IdMap<PmId, usize>,
+    index: foldhash::HashMap<PmId, usize>,
     /// The `matchinst()` patterns compiled for the evaluators made so far.
     pub(crate) patterns: Mutex<pcp_derived::Patterns>,
     /// Room kept from one fetch to the next: the list of evaluators lent
