@@ -206,26 +206,30 @@ pub fn is_c_space(b: u8) -> bool {
 /// `strtol(s, &end, 10)`: skip white space, read an optional sign and
 /// decimal digits. The value clamps to the range of a 64-bit `long` (as
 /// glibc's does, with `ERANGE`); the count is the bytes used, 0 when no
-/// digit follows (`end == s`, value 0).
+/// digit follows (`end == s`, value 0). `atoi` and `sscanf`'s `%d` are
+/// this value cut to an `int`.
 #[doc(alias = "strtol")]
+#[doc(alias = "atoi")]
 pub fn strtol_prefix(s: &[u8]) -> (i64, usize) {
-    let ws = count_while(s, is_c_space);
-    let (negative, sign) = take_sign(&s[ws..]);
-    let at = ws + sign;
-    let digits = count_while(&s[at..], |b| b.is_ascii_digit());
-    if digits == 0 {
-        return (0, 0);
-    }
-    // accumulate toward the sign, so that i64::MIN is reachable
-    let v = s[at..at + digits].iter().fold(0i64, |v, &b| {
-        let d = i64::from(b - b'0');
-        if negative {
-            v.saturating_mul(10).saturating_sub(d)
-        } else {
-            v.saturating_mul(10).saturating_add(d)
-        }
-    });
-    (v, at + digits)
+    let (negative, m, used) = strtoint_parts(s, 10);
+    let m = m.min(1 << 63) as i128;
+    let v = if negative { -m } else { m.min(i128::from(i64::MAX)) };
+    (v as i64, used)
+}
+
+/// `strtoull(s, &end, base)` as an unsigned conversion stores it: a
+/// magnitude beyond 64 bits saturates to `u64::MAX` (`ERANGE`), a negative
+/// number wraps around. The count is the bytes used, 0 when no digit
+/// follows (value 0). `sscanf`'s `%llu` and `%x` read numbers this way.
+#[doc(alias = "strtoull")]
+pub fn strtoull_prefix(s: &[u8], base: u32) -> (u64, usize) {
+    let (negative, m, used) = strtoint_parts(s, base);
+    let v = match u64::try_from(m) {
+        Err(_) => u64::MAX,
+        Ok(v) if negative => v.wrapping_neg(),
+        Ok(v) => v,
+    };
+    (v, used)
 }
 
 /// The parts of an integer as C's `strtol` family reads it in `base`
@@ -251,11 +255,22 @@ pub fn strtoint_parts(s: &[u8], base: u32) -> (bool, u128, usize) {
     if digits == 0 {
         return (false, 0, 0);
     }
-    let m = s[start..start + digits].iter().fold(0u128, |m, &c| {
-        let d = char::from(c).to_digit(radix).unwrap_or(0);
-        m.saturating_mul(u128::from(radix)).saturating_add(u128::from(d))
-    });
-    (negative, m, start + digits)
+    let digit = |c: u8| char::from(c).to_digit(radix).unwrap_or(0);
+    // in 64 bits while the number fits (as nearly all do), then in 128
+    let text = &s[start..start + digits];
+    let mut m: u64 = 0;
+    for (i, &c) in text.iter().enumerate() {
+        match m.checked_mul(u64::from(radix)).and_then(|v| v.checked_add(u64::from(digit(c)))) {
+            Some(v) => m = v,
+            None => {
+                let m = text[i..].iter().fold(u128::from(m), |m, &c| {
+                    m.saturating_mul(u128::from(radix)).saturating_add(u128::from(digit(c)))
+                });
+                return (negative, m, start + digits);
+            }
+        }
+    }
+    (negative, u128::from(m), start + digits)
 }
 
 #[cfg(test)]
@@ -270,6 +285,7 @@ mod tests {
         assert_eq!(strtoint_parts(b"0x", 16), (false, 0, 1));
         assert_eq!(strtoint_parts(b"ff", 16), (false, 255, 2));
         assert_eq!(strtoint_parts(b"+", 10), (false, 0, 0));
+        assert_eq!(strtoint_parts(b"18446744073709551616", 10), (false, 1 << 64, 20));
         assert_eq!(strtoint_parts(b"99999999999999999999999999999999999999999999", 10).1, u128::MAX);
     }
 
@@ -281,6 +297,18 @@ mod tests {
         assert_eq!(strtol_prefix(b""), (0, 0));
         assert_eq!(strtol_prefix(b"99999999999999999999"), (i64::MAX, 20));
         assert_eq!(strtol_prefix(b"-9223372036854775808"), (i64::MIN, 20));
+        assert_eq!(strtol_prefix(b"-99999999999999999999"), (i64::MIN, 21));
+    }
+
+    #[test]
+    fn strtoull_wraps_and_saturates_like_glibc() {
+        assert_eq!(strtoull_prefix(b"  42 x", 10), (42, 4));
+        assert_eq!(strtoull_prefix(b"-1", 10), (u64::MAX, 2));
+        assert_eq!(strtoull_prefix(b"18446744073709551616", 10), (u64::MAX, 20));
+        assert_eq!(strtoull_prefix(b"-18446744073709551616", 10), (u64::MAX, 21));
+        assert_eq!(strtoull_prefix(b"0x1003", 16), (0x1003, 6));
+        assert_eq!(strtoull_prefix(b"0xg", 16), (0, 1));
+        assert_eq!(strtoull_prefix(b"+", 10), (0, 0));
     }
 
     fn p(s: &str) -> Option<(f64, usize, bool)> {

@@ -240,7 +240,7 @@ pub fn check(metric: &str, pmid: PmId, expr: &Expr, catalog: &mut dyn Catalog) -
         cx.check_node(i, node)?;
         cx.walk[i].known = match *node {
             Node::Func(Func::Defined, _) => Some(cx.info[i].defined),
-            Node::Integer(ref c) => Some(atoi(&c.text) != 0),
+            Node::Integer(ref c) => Some(pcp_core::strtod::strtol_prefix(c.text.as_bytes()).0 as i32 != 0),
             Node::Not(x) => known(&cx, x).map(|v| !v),
             Node::Binary(BinOp::Or, l, r) => match known(&cx, l) {
                 Some(false) => known(&cx, r),
@@ -801,13 +801,6 @@ fn map_units(op: BinOp, d: Desc, lu: U, ru: U) -> (Units, MetricType, (i32, i32)
         u.ss = 0;
     }
     (u.units(), ty, ls, rs)
-}
-
-/// C's atoi on digits: the value cut to an int.
-fn atoi(text: &str) -> i32 {
-    text.bytes()
-        .take_while(u8::is_ascii_digit)
-        .fold(0i64, |v, d| v.saturating_mul(10).saturating_add(i64::from(d - b'0'))) as i32
 }
 
 #[cfg(test)]

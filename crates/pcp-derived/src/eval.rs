@@ -1149,7 +1149,7 @@ fn constant(text: &str, ty: MetricType) -> AtomValue {
         MetricType::I32 => AtomValue::I32(l as i32),
         MetricType::U32 => AtomValue::U32(l as i32 as u32),
         MetricType::I64 => AtomValue::I64(l),
-        MetricType::U64 => AtomValue::U64(strtoull(s)),
+        MetricType::U64 => AtomValue::U64(pcp_core::strtod::strtoull_prefix(s, 10).0),
         MetricType::FLOAT | MetricType::DOUBLE => {
             let ws = s.iter().take_while(|&&b| pcp_core::strtod::is_c_space(b)).count();
             let d = pcp_core::strtod::parse_prefix(&s[ws..]).map_or(0.0, |p| p.value);
@@ -1160,32 +1160,6 @@ fn constant(text: &str, ty: MetricType) -> AtomValue {
             }
         }
         _ => AtomValue::U32(0),
-    }
-}
-
-/// `strtoull(s, NULL, 10)`: a negative number wraps, too large saturates.
-fn strtoull(s: &[u8]) -> u64 {
-    let ws = s.iter().take_while(|&&b| pcp_core::strtod::is_c_space(b)).count();
-    let rest = &s[ws..];
-    let (neg, rest) = match rest.first() {
-        Some(b'-') => (true, &rest[1..]),
-        Some(b'+') => (false, &rest[1..]),
-        _ => (false, rest),
-    };
-    let mut v: u64 = 0;
-    let mut over = false;
-    for &b in rest.iter().take_while(|b| b.is_ascii_digit()) {
-        match v.checked_mul(10).and_then(|v| v.checked_add(u64::from(b - b'0'))) {
-            Some(n) => v = n,
-            None => over = true,
-        }
-    }
-    if over {
-        u64::MAX
-    } else if neg {
-        v.wrapping_neg()
-    } else {
-        v
     }
 }
 

@@ -11,102 +11,30 @@ pub(crate) struct Scan<'a> {
     s: &'a [u8],
 }
 
-fn is_space(b: u8) -> bool {
-    // C's isspace in the C locale
-    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
-}
+use pcp_core::strtod::{is_c_space as is_space, strtol_prefix, strtoull_prefix};
 
-/// `strtoull`/`strtol` digits after optional white space and sign:
-/// (negative, magnitude saturated at `u64::MAX`, overflowed, bytes used),
-/// or `None` when there is no digit.
-fn c_integer(s: &[u8]) -> Option<(bool, u64, bool, usize)> {
-    let mut i = s.iter().take_while(|&&b| is_space(b)).count();
-    let mut neg = false;
-    if let Some(&c @ (b'+' | b'-')) = s.get(i) {
-        neg = c == b'-';
-        i += 1;
-    }
-    let start = i;
-    let mut v: u64 = 0;
-    let mut over = false;
-    while let Some(&d) = s.get(i) {
-        if !d.is_ascii_digit() {
-            break;
-        }
-        match v.checked_mul(10).and_then(|x| x.checked_add(u64::from(d - b'0'))) {
-            Some(x) => v = x,
-            None => over = true,
-        }
-        i += 1;
-    }
-    if i == start {
-        return None;
-    }
-    Some((neg, if over { u64::MAX } else { v }, over, i))
-}
-
-/// `strtoull(s, NULL, 10)` as an unsigned conversion stores it.
+/// `strtoull(s, NULL, 10)` as an unsigned conversion stores it, and the
+/// bytes used; `None` when there is no digit.
 fn c_strtoull(s: &[u8]) -> Option<(u64, usize)> {
-    let (neg, v, over, n) = c_integer(s)?;
-    Some((
-        if over {
-            u64::MAX
-        } else if neg {
-            v.wrapping_neg()
-        } else {
-            v
-        },
-        n,
-    ))
+    let (v, n) = strtoull_prefix(s, 10);
+    (n > 0).then_some((v, n))
 }
 
-/// `strtol(s, NULL, 10)` on a 64-bit `long`.
+/// `strtol(s, NULL, 10)` on a 64-bit `long`, and the bytes used; `None`
+/// when there is no digit.
 fn c_strtol(s: &[u8]) -> Option<(i64, usize)> {
-    let (neg, v, _, n) = c_integer(s)?;
-    let r = match (neg, i64::try_from(v)) {
-        (false, Ok(x)) => x,
-        (false, Err(_)) => i64::MAX,
-        (true, Ok(x)) => -x,
-        (true, Err(_)) => i64::MIN,
-    };
-    Some((r, n))
+    let (v, n) = strtol_prefix(s);
+    (n > 0).then_some((v, n))
 }
 
 /// C's `atoi`: the leading decimal number of `s` as an `int`, 0 if none.
 pub(crate) fn atoi(s: &[u8]) -> i32 {
-    c_strtol(s).map_or(0, |(v, _)| v as i32)
+    strtol_prefix(s).0 as i32
 }
 
 /// `strtoul(s, &end, 16)`: a hexadecimal number with an optional `0x`.
 pub(crate) fn strtoul_hex(s: &[u8]) -> u64 {
-    let mut i = s.iter().take_while(|&&b| is_space(b)).count();
-    let mut neg = false;
-    if let Some(&c @ (b'+' | b'-')) = s.get(i) {
-        neg = c == b'-';
-        i += 1;
-    }
-    if s.get(i) == Some(&b'0')
-        && matches!(s.get(i + 1), Some(b'x' | b'X'))
-        && s.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
-    {
-        i += 2;
-    }
-    let mut v: u64 = 0;
-    let mut over = false;
-    while let Some(d) = s.get(i).and_then(|&b| (b as char).to_digit(16)) {
-        match v.checked_mul(16).and_then(|x| x.checked_add(u64::from(d))) {
-            Some(x) => v = x,
-            None => over = true,
-        }
-        i += 1;
-    }
-    if over {
-        u64::MAX
-    } else if neg {
-        v.wrapping_neg()
-    } else {
-        v
-    }
+    strtoull_prefix(s, 16).0
 }
 
 impl<'a> Scan<'a> {

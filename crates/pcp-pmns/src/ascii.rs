@@ -60,18 +60,7 @@ enum Tok {
     Bogus,
 }
 
-fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
-}
-
-/// C `sscanf("%d")` on a run of digits: clamp to 64 bits, keep 32.
-fn scan_int(digits: &[u8]) -> i32 {
-    let mut v: i64 = 0;
-    for &d in digits {
-        v = v.saturating_mul(10).saturating_add((d - b'0') as i64);
-    }
-    v as i32
-}
+use pcp_core::strtod::is_c_space as is_space;
 
 struct Lexer {
     text: Vec<u8>,
@@ -276,7 +265,8 @@ impl Lexer {
             if d == 0 {
                 break;
             }
-            nums.push(scan_int(&t[i..i + d]));
+            // sscanf's %d: clamped to 64 bits, cut to 32
+            nums.push(pcp_core::strtod::strtol_prefix(&t[i..i + d]).0 as i32);
             i += d;
             if nums.len() < 3 {
                 if t.get(i) != Some(&b':') {
@@ -326,18 +316,13 @@ fn parse_marker(line: &[u8]) -> Option<(i32, Vec<u8>)> {
             *i += 1;
         }
     };
-    skip_ws(&mut i);
-    let neg = line.get(i) == Some(&b'-');
-    if matches!(line.get(i), Some(b'-' | b'+')) {
-        i += 1;
-    }
-    let d = line[i..].iter().take_while(|b| b.is_ascii_digit()).count();
-    if d == 0 {
+    // %d: white space, a sign and digits, clamped to a long, cut to an int
+    let (n, used) = pcp_core::strtod::strtol_prefix(line.get(i..).unwrap_or_default());
+    if used == 0 {
         return None;
     }
-    let n = scan_int(&line[i..i + d]);
-    let n = if neg { n.wrapping_neg() } else { n };
-    i += d;
+    let n = n as i32;
+    i += used;
     skip_ws(&mut i);
     if line.get(i) != Some(&b'"') {
         return None;

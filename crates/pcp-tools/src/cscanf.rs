@@ -16,18 +16,11 @@ pub fn scan_decimal_int(s: &[u8]) -> Option<i32> {
 /// modulo 2^32, or `0xffffffff` when it exceeds 64 bits (glibc's `strtoul`
 /// clamps); `None` for an empty string.
 pub fn scan_hex_digits(s: &[u8]) -> Option<u32> {
-    if s.is_empty() {
+    if s.is_empty() || !s.iter().all(u8::is_ascii_hexdigit) {
         return None;
     }
-    let mut v: u64 = 0;
-    for &b in s {
-        let d = (b as char).to_digit(16)? as u64;
-        match v.checked_mul(16).and_then(|x| x.checked_add(d)) {
-            Some(x) => v = x,
-            None => return Some(u32::MAX),
-        }
-    }
-    Some(v as u32)
+    // (no "0x" can be there: `x` is not a hex digit)
+    Some(pcp_core::strtod::strtoull_prefix(s, 16).0 as u32)
 }
 
 /// `sscanf(arg, "%u.%u.%u")`: up to three dot-separated unsigned numbers
@@ -37,24 +30,13 @@ pub fn scan_dotted_u32(b: &[u8]) -> Vec<u32> {
     let mut out = Vec::new();
     let mut i = 0;
     while out.len() < 3 {
-        while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
-            i += 1;
-        }
-        let neg = b.get(i) == Some(&b'-');
-        if matches!(b.get(i), Some(b'-' | b'+')) {
-            i += 1;
-        }
-        let d = b[i.min(b.len())..].iter().take_while(|c| c.is_ascii_digit()).count();
-        if d == 0 {
+        let (neg, m, used) = pcp_core::strtod::strtoint_parts(&b[i..], 10);
+        if used == 0 {
             break;
         }
-        let mut v: u64 = 0;
-        for &c in &b[i..i + d] {
-            v = v.saturating_mul(10).saturating_add((c - b'0') as u64);
-        }
-        let v = if v > u32::MAX as u64 { u32::MAX } else { v as u32 };
+        let v = u32::try_from(m).unwrap_or(u32::MAX);
         out.push(if neg { v.wrapping_neg() } else { v });
-        i += d;
+        i += used;
         if out.len() < 3 {
             if b.get(i) != Some(&b'.') {
                 break;

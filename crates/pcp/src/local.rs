@@ -194,27 +194,9 @@ fn pmdas_dir() -> String {
 /// C `(int)strtol(s, &end, 10)`: the value (saturated to a 64-bit long,
 /// then cut to an `int`) and the text after it.
 fn strtol(s: &str) -> (i64, &str) {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() && b[i].is_ascii_whitespace() {
-        i += 1;
-    }
-    let neg = b.get(i) == Some(&b'-');
-    if matches!(b.get(i), Some(b'-' | b'+')) {
-        i += 1;
-    }
-    let start = i;
-    let mut v: i128 = 0;
-    while i < b.len() && b[i].is_ascii_digit() {
-        v = (v * 10 + i128::from(b[i] - b'0')).min(i128::from(u64::MAX));
-        i += 1;
-    }
-    if i == start {
-        return (0, s);
-    }
-    let v = if neg { -v } else { v };
-    let long = v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
-    (i64::from(long as i32), &s[i..])
+    let (v, used) = pcp_core::strtod::strtol_prefix(s.as_bytes());
+    // (`used` ends after ASCII digits: a character boundary)
+    (i64::from(v as i32), s.get(used..).unwrap_or_default())
 }
 
 /// Where a local context's names come from.

@@ -32,12 +32,8 @@ pub fn net_dev(text: &[u8]) -> Vec<NetDevLine> {
         for slot in &mut counters {
             let Some(d) = rest.iter().position(u8::is_ascii_digit) else { break };
             rest = &rest[d..];
-            let n = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-            let mut v: u64 = 0;
-            for &b in &rest[..n] {
-                v = v.checked_mul(10).and_then(|x| x.checked_add(u64::from(b - b'0'))).unwrap_or(u64::MAX);
-            }
-            *slot = Some(v);
+            // (digits only: no sign or white space before them)
+            *slot = Some(pcp_core::strtod::strtoull_prefix(rest, 10).0);
             // the PMDA then skips to the next white space
             let skip = rest.iter().take_while(|b| !b.is_ascii_whitespace()).count();
             rest = &rest[skip..];

@@ -15,9 +15,7 @@ pub(crate) fn c_str(s: &[u8]) -> &[u8] {
 }
 
 /// `isspace` in the C locale.
-pub(crate) fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
-}
+pub(crate) use pcp_core::strtod::is_c_space as is_space;
 
 /// `isalpha` in the C locale.
 pub(crate) fn is_alpha(b: u8) -> bool {
@@ -45,22 +43,8 @@ pub(crate) fn parse_char(s: &[u8], pos: &mut usize, c: u8) -> bool {
 /// `strtol(s, &end, 10)`: the value (clamped to the `long` range, as
 /// `strtol` does on overflow) and the length read; `None` if no digits.
 pub(crate) fn strtol(s: &[u8]) -> Option<(i64, usize)> {
-    let at = skip_space(s, 0);
-    let (neg, sign) = match s.get(at) {
-        Some(b'-') => (true, 1),
-        Some(b'+') => (false, 1),
-        _ => (false, 0),
-    };
-    let digits = s[at + sign..].iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 {
-        return None;
-    }
-    let mut v: i64 = 0;
-    for &b in &s[at + sign..at + sign + digits] {
-        let d = i64::from(b - b'0');
-        v = if neg { v.saturating_mul(10).saturating_sub(d) } else { v.saturating_mul(10).saturating_add(d) };
-    }
-    Some((v, at + sign + digits))
+    let (v, n) = pcp_core::strtod::strtol_prefix(s);
+    (n > 0).then_some((v, n))
 }
 
 /// libpcp's integer reader: white space, then a `strtol` number in
