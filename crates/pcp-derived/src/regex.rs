@@ -3,7 +3,9 @@
 //! (`REG_EXTENDED`, C locale), and the `regerror` text of the first
 //! problem, which libpcp quotes in its diagnostic.
 //!
-//! Only the syntax is checked here; nothing is compiled.
+//! The same walk over a pattern writes it in the syntax of the `regex`
+//! crate ([`translate`]), which the evaluator compiles; nothing is
+//! compiled here.
 
 /// `regerror` texts.
 const BADPAT: &str = "Invalid regular expression";
@@ -64,6 +66,11 @@ struct Re<'a> {
     /// Groups closed so far (bit per group 1..=9).
     completed: u32,
     groups: u32,
+    /// The pattern so far in the `regex` crate's syntax.
+    out: String,
+    /// Has the pattern something the `regex` crate cannot express (back
+    /// references, collating elements, equivalence classes)?
+    inexpressible: bool,
 }
 
 type R<T> = Result<T, &'static str>;
@@ -71,10 +78,45 @@ type R<T> = Result<T, &'static str>;
 /// Checks a pattern; `Err` holds `regerror`'s text for the first problem.
 #[doc(alias = "regcomp")]
 pub fn check(pattern: &[u8]) -> Result<(), &'static str> {
+    parse(pattern).map(|_| ())
+}
+
+/// A pattern [`check`] accepts, in the syntax of the `regex` crate (bytes,
+/// not Unicode; `.` matches a newline too, as glibc's does); `Ok(None)` for
+/// what that cannot express (back references, collating elements and
+/// equivalence classes). Like `regcomp`, it reads up to the first NUL.
+pub fn translate(pattern: &[u8]) -> Result<Option<String>, &'static str> {
+    parse(pattern).map(|re| (!re.inexpressible).then_some(re.out))
+}
+
+fn parse(pattern: &[u8]) -> R<Re<'_>> {
     let end = pattern.iter().position(|&b| b == 0).unwrap_or(pattern.len());
-    let mut re = Re { s: &pattern[..end], pos: 0, tok: Token { kind: Kind::End, c: 0 }, completed: 0, groups: 0 };
+    let mut re = Re {
+        s: &pattern[..end],
+        pos: 0,
+        tok: Token { kind: Kind::End, c: 0 },
+        completed: 0,
+        groups: 0,
+        out: String::from("(?s-u)"),
+        inexpressible: false,
+    };
     re.fetch();
-    re.alternation(0)
+    re.alternation(0)?;
+    Ok(re)
+}
+
+/// `b` as a literal in the `regex` crate's syntax. Only that crate's meta
+/// characters are escaped: it reads some escaped punctuation, such as
+/// `\<`, as something else.
+fn literal(out: &mut String, b: u8) {
+    if b.is_ascii_graphic() && !br"\.+*?()|[]{}^$#&-~".contains(&b) || b == b' ' {
+        out.push(b as char);
+    } else if b.is_ascii_graphic() {
+        out.push('\\');
+        out.push(b as char);
+    } else {
+        out.push_str(&format!("\\x{b:02x}"));
+    }
 }
 
 impl Re<'_> {
@@ -123,6 +165,7 @@ impl Re<'_> {
         let initial = self.completed;
         self.branch(nest)?;
         while self.tok.kind == Kind::Alt {
+            self.out.push('|');
             self.fetch();
             let k = self.tok.kind;
             if k != Kind::Alt && k != Kind::End && (nest == 0 || k != Kind::Close) {
@@ -149,18 +192,37 @@ impl Re<'_> {
     /// One element and its repetitions. `Ok(false)` for "nothing there".
     fn expression(&mut self, nest: u32) -> R<bool> {
         let mut elem = true;
-        match self.tok.kind {
-            Kind::Char | Kind::Period | Kind::Class | Kind::CloseBrace => {}
-            Kind::Close => {} // an unmatched `)` is an ordinary character
+        let start = self.out.len();
+        let Token { kind, c } = self.tok;
+        match kind {
+            Kind::Char => literal(&mut self.out, c),
+            Kind::Period => self.out.push('.'),
+            Kind::Class => {
+                self.out.push('\\');
+                self.out.push(c as char);
+            }
+            // an unmatched `)` is an ordinary character, as `}` is
+            Kind::Close | Kind::CloseBrace => literal(&mut self.out, c),
             Kind::Open => elem = self.group(nest + 1)?,
             Kind::Bracket => self.bracket()?,
             Kind::BackRef(i) => {
                 if self.completed & (1 << i) == 0 {
                     return Err(ESUBREG);
                 }
+                self.inexpressible = true;
             }
             Kind::Star | Kind::Plus | Kind::Question | Kind::OpenBrace => return Err(BADRPT),
             Kind::Anchor => {
+                self.out.push_str(match c {
+                    b'^' => "^",
+                    b'$' => "$",
+                    b'b' => r"\b",
+                    b'B' => r"\B",
+                    b'<' => r"\b{start}",
+                    b'>' => r"\b{end}",
+                    b'`' => r"\A",
+                    _ => r"\z", // \'
+                });
                 // nothing may repeat an anchor: what follows starts afresh
                 self.fetch();
                 return Ok(true);
@@ -169,8 +231,15 @@ impl Re<'_> {
             Kind::Backslash => return Err(EESCAPE),
         }
         self.fetch();
+        let mut repeated = false;
         while matches!(self.tok.kind, Kind::Star | Kind::Plus | Kind::Question | Kind::OpenBrace) {
+            // POSIX applies a second repetition to the first: a+? is (a+)?
+            if repeated {
+                self.out.insert_str(start, "(?:");
+                self.out.push(')');
+            }
             self.repetition()?;
+            repeated = true;
         }
         Ok(elem)
     }
@@ -179,6 +248,7 @@ impl Re<'_> {
     fn group(&mut self, nest: u32) -> R<bool> {
         let index = self.groups;
         self.groups += 1;
+        self.out.push('(');
         self.fetch();
         let mut nonempty = false;
         if self.tok.kind != Kind::Close {
@@ -188,6 +258,7 @@ impl Re<'_> {
             }
             nonempty = true;
         }
+        self.out.push(')');
         if index < 9 {
             self.completed |= 1 << index;
         }
@@ -196,7 +267,9 @@ impl Re<'_> {
 
     /// The current token is `*`, `+`, `?` or `{`.
     fn repetition(&mut self) -> R<()> {
-        if self.tok.kind == Kind::OpenBrace {
+        if self.tok.kind != Kind::OpenBrace {
+            self.out.push(self.tok.c as char);
+        } else {
             let mut start = self.number();
             let mut end = 0;
             if start == -1 {
@@ -224,6 +297,11 @@ impl Re<'_> {
             if DUP_MAX < if end == -1 { start } else { end } {
                 return Err(ESIZE);
             }
+            self.out.push_str(&match end {
+                -1 => format!("{{{start},}}"),
+                _ if end == start => format!("{{{start}}}"),
+                _ => format!("{{{start},{end}}}"),
+            });
         }
         self.fetch();
         Ok(())
@@ -259,7 +337,9 @@ impl Re<'_> {
         if t.0 == B::End {
             return Err(BADPAT);
         }
+        self.out.push('[');
         if t.0 == B::Caret {
+            self.out.push('^');
             pos += t.2;
             t = bpeek(s, pos);
             if t.0 == B::End {
@@ -309,18 +389,33 @@ impl Re<'_> {
                     if lo > hi {
                         return Err(ERANGE);
                     }
+                    match (start, end) {
+                        // (every end escaped, so that the regex crate
+                        // sees no set operation such as `--`)
+                        (Elem::Char(lo), Elem::Char(hi)) => {
+                            literal(&mut self.out, lo);
+                            self.out.push('-');
+                            literal(&mut self.out, hi);
+                        }
+                        _ => self.inexpressible = true,
+                    }
                 }
                 None => match &start {
-                    Elem::Char(_) => {}
+                    Elem::Char(c) => literal(&mut self.out, *c),
                     Elem::Coll(name) | Elem::Equiv(name) => {
                         if name.len() != 1 {
                             return Err(ECOLLATE);
                         }
+                        self.inexpressible = true;
                     }
                     Elem::CharClass(name) => {
                         if !CLASSES.contains(&name.as_slice()) {
                             return Err(ECTYPE);
                         }
+                        // (a class name is one of CLASSES: ASCII)
+                        self.out.push_str("[:");
+                        self.out.extend(name.iter().map(|&b| b as char));
+                        self.out.push_str(":]");
                     }
                 },
             }
@@ -328,6 +423,7 @@ impl Re<'_> {
                 return Err(EBRACK);
             }
             if t.0 == B::Close {
+                self.out.push(']');
                 self.pos = pos + t.2;
                 return Ok(());
             }
@@ -458,6 +554,25 @@ mod tests {
             ("a{32768}", ESIZE),
         ] {
             assert_eq!(check(p.as_bytes()), Err(e), "{p}");
+        }
+    }
+
+    #[test]
+    fn translations() {
+        for (p, want) in [
+            ("a+?", Some(r"(?s-u)(?:a+)?")),
+            ("a{,3}b{2}{1,}", Some(r"(?s-u)a{0,3}(?:b{2}){1,}")),
+            (r"\<x\'|[]a-]", Some(r"(?s-u)\b{start}x\z|[\]a\-]")),
+            ("[^[:digit:]-z]", None), // ERANGE, not translated
+            ("(a)\\1", None),
+            ("[[=a=]]", None),
+            ("a b#", Some(r"(?s-u)a b\#")),
+        ] {
+            let got = translate(p.as_bytes());
+            match want {
+                Some(w) => assert_eq!(got, Ok(Some(w.to_string())), "{p}"),
+                None => assert!(matches!(got, Ok(None) | Err(_)), "{p}: {got:?}"),
+            }
         }
     }
 }
