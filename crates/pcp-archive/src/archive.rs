@@ -2,11 +2,11 @@
 
 use crate::files::{archive_base, find_file, open_records, read_head, volumes, Compression, COMPRESSION_SUFFIXES};
 use crate::meta::desc_conflict;
-use crate::raw::{check_label, decode_result, IndexEntry, Label, MetaRecord, VOL_INDEX, VOL_META};
+use crate::raw::{check_label, IndexEntry, Label, MetaRecord, VOL_INDEX, VOL_META};
 use crate::volume::Volume;
 use pcp_core::hash::PmHash;
 use pcp_core::x87::timestamp_sub;
-use pcp_core::{Desc, PmError, PmId, Timestamp};
+use pcp_core::{Desc, PmError, PmId};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -146,27 +146,6 @@ impl Archive {
             .map_err(|e| PmError::from_errno(e.raw_os_error().unwrap_or(5)))?;
         let (label, used) = Label::decode(&data)?;
         IndexEntry::decode_all(&data[used..], label.version)
-    }
-
-    /// `pmGetArchiveEnd`: the time of the last result that decodes, in the
-    /// last volume holding one; records after damage are not reached.
-    #[doc(alias = "pmGetArchiveEnd")]
-    pub fn end(&self) -> Result<Timestamp, PmError> {
-        for &vol in self.volumes.iter().rev() {
-            let Some(path) = find_file(&self.base, &format!(".{vol}")) else { continue };
-            let Ok((label, mut records)) = open_records(&path) else { continue };
-            let mut last = None;
-            while let Ok(Some(payload)) = records.next_record() {
-                match decode_result(payload, label.version) {
-                    Ok(r) => last = Some(r.timestamp),
-                    Err(_) => break,
-                }
-            }
-            if let Some(t) = last {
-                return Ok(t);
-            }
-        }
-        Err(PmError::PM_ERR_LOGREC)
     }
 }
 

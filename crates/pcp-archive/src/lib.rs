@@ -8,7 +8,6 @@
 #![warn(missing_docs)]
 
 pub mod archive;
-pub mod dumpread;
 pub mod files;
 mod instances;
 mod interp;

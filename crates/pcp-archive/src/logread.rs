@@ -860,6 +860,9 @@ pub(crate) struct Record {
     /// Value block headers and numeric payloads are in host order already
     /// (as libpcp leaves them), not as in the file.
     swapped: bool,
+    /// The record as the file holds it (`body` itself, unless swapped);
+    /// empty for a mark made up by the reader.
+    raw: Bytes,
 }
 
 impl Record {
@@ -867,7 +870,13 @@ impl Record {
     /// between the archives of a multi-archive context).
     pub fn mark(ts: Ts) -> Record {
         let body = Bytes::heap(Vec::new(), 0);
-        Record { ts, body, first: 0, numpmid: 0, index: Vec::new(), swapped: false }
+        Record { ts, raw: body.clone(), body, first: 0, numpmid: 0, index: Vec::new(), swapped: false }
+    }
+
+    /// The record after its length word, as the file holds it; empty for
+    /// a mark made up by the reader.
+    pub fn raw(&self) -> &[u8] {
+        self.raw.as_slice()
     }
 
     pub fn is_mark(&self) -> bool {
@@ -1004,14 +1013,15 @@ fn decode_as(body: Bytes, version: Version, as_read: bool) -> Result<Record, PmE
     let (ts, first, numpmid) = record_head(body.as_slice(), version)?;
     let mut index = Vec::with_capacity(numpmid.min(body.len() / 8));
     if as_read && plain_layout(body.as_slice(), first, numpmid, &mut index) {
-        return Ok(Record { ts, body, first, numpmid, index, swapped: false });
+        return Ok(Record { ts, raw: body.clone(), body, first, numpmid, index, swapped: false });
     }
     let mut pdu = Vec::with_capacity(12 + body.len());
     pdu.extend_from_slice(&[0; 12]);
     pdu.extend_from_slice(body.as_slice());
     swap_and_check(&mut pdu, first, numpmid)?;
+    let raw = body;
     let body = Bytes::heap(pdu, 12);
-    let mut record = Record { ts, body, first, numpmid, index: Vec::new(), swapped: true };
+    let mut record = Record { ts, body, raw, first, numpmid, index: Vec::new(), swapped: true };
     record.index = record.walk().map(|s| (s.pmid, s.at as u32)).collect();
     if record.sets().any(|s| s.numval > 0 && !(0..=2).contains(&s.valfmt)) {
         return Err(PmError::PM_ERR_IPC);

@@ -242,7 +242,7 @@ mod tests {
     #[test]
     fn boundary_marks_are_a_millisecond_outside_the_archive() {
         let mut r = open(&["s2a", "s2b"]);
-        let s2a_end = Archive::end(&r.archives().members()[0]).unwrap();
+        let s2a_end = Replay::new(r.archives().members()[0].clone()).unwrap().end().unwrap();
         let mark = first_mark(&mut r);
         assert_eq!(mark.timestamp, Timestamp::new(s2a_end.sec, s2a_end.nsec + 1_000_000));
         // then the second archive's first record
@@ -267,7 +267,7 @@ mod tests {
     #[test]
     fn the_end_is_the_last_archives_and_asking_resets_the_mode() {
         let mut r = open(&["s2c", "s2a"]);
-        let last_end = Archive::end(&r.archives().members()[1]).unwrap();
+        let last_end = Replay::new(r.archives().members()[1].clone()).unwrap().end().unwrap();
         r.set_mode(crate::Mode::Interp, start(&r, 0), 1_000_000_000).unwrap();
         assert_eq!(r.end().unwrap(), last_end);
         // libpcp reopens the first archive, which resets mode and time

@@ -25,7 +25,7 @@
 
 use crate::archive::{Archive, ArchiveSet};
 use crate::interp::InterpState;
-use crate::logread::{Dir, Log, LogResult, LogSet, Ts};
+use crate::logread::{Dir, Log, LogResult, LogSet, Record, Ts};
 use crate::meta::MetaIndex;
 use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, Timestamp, ValueSet};
 use std::sync::Arc;
@@ -253,10 +253,28 @@ impl Replay {
         match self.mode {
             Mode::Interp => crate::interp::fetch_into(self, pmids, wanted, out),
             _ => {
-                *out = self.log_fetch(Some((pmids, wanted))).map(to_fetch_result)?;
+                *out = self.log_fetch(pmids, wanted).map(to_fetch_result)?;
                 Ok(())
             }
         }
+    }
+
+    /// [`Replay::fetch_archive`] without decoding the values: the record
+    /// as the archive holds it, after its length word (what
+    /// [`crate::raw::ResultView`] reads), for a reader that prints records
+    /// whole (pmdumplog).
+    #[doc(alias = "pmFetchArchive")]
+    pub fn fetch_archive_record(&mut self) -> Result<ArchiveRecord, PmError> {
+        if self.mode == Mode::Interp {
+            return Err(PmError::PM_ERR_MODE);
+        }
+        self.log.change_vol(self.ac_vol)?;
+        self.log.seek(self.ac_offset);
+        let dir = self.dir();
+        let back = if dir == Dir::Forw { Dir::Back } else { Dir::Forw };
+        let rec = self.next_record(dir, back)?;
+        self.remember();
+        Ok(ArchiveRecord::new(rec, self.log.version))
     }
 
     /// `pmFetchArchive`: the next (in `Back` mode, previous) record whole,
@@ -265,10 +283,7 @@ impl Replay {
     #[doc(alias = "pmFetchArchive")]
     #[doc(alias = "pmFetchHighResArchive")]
     pub fn fetch_archive(&mut self) -> Result<FetchResult, PmError> {
-        if self.mode == Mode::Interp {
-            return Err(PmError::PM_ERR_MODE);
-        }
-        self.log_fetch(None).map(to_fetch_result)
+        self.fetch_archive_record().map(|r| to_fetch_result(r.rec.to_result()))
     }
 
     fn dir(&self) -> Dir {
@@ -408,48 +423,52 @@ impl Replay {
         Ok(())
     }
 
-    /// `__pmLogFetch` for `Forw`/`Back` (`want` is `None` for
-    /// `pmFetchArchive`).
-    fn log_fetch(&mut self, want: Option<(&[PmId], &Wanted<'_>)>) -> Result<LogResult, PmError> {
+    /// The next record going `dir` (`back` the other way) from where the
+    /// last fetch left off, passing over records out of time order, as
+    /// `__pmLogFetch` finds it; the current time moves to it.
+    fn next_record(&mut self, dir: Dir, back: Dir) -> Result<Record, PmError> {
+        let rec = loop {
+            if !self.serial {
+                self.set_time()?;
+                // fine-tune: back up (against the reading direction) to
+                // the last record before the current time
+                while let Ok(r) = self.read_rec(back) {
+                    let tdiff = r.ts.sub(self.origin);
+                    if (dir == Dir::Forw && tdiff < 0.0) || (dir == Dir::Back && tdiff > 0.0) || tdiff == 0.0 {
+                        break;
+                    }
+                    self.remember();
+                }
+                self.serial = true;
+            }
+            match self.read_rec(dir) {
+                Err(e) => {
+                    self.remember();
+                    return Err(e);
+                }
+                Ok(r) => {
+                    let tdiff = r.ts.sub(self.origin);
+                    if (tdiff < 0.0 && dir == Dir::Forw) || (tdiff > 0.0 && dir == Dir::Back) {
+                        continue;
+                    }
+                    break r;
+                }
+            }
+        };
+        self.origin = rec.ts;
+        Ok(rec)
+    }
+
+    /// `__pmLogFetch` for `Forw`/`Back`: `pmids` (instances as `wanted`
+    /// says) from the next record holding any of them.
+    fn log_fetch(&mut self, pmids: &[PmId], wanted: &Wanted<'_>) -> Result<LogResult, PmError> {
         let dir = self.dir();
         let back = if dir == Dir::Forw { Dir::Back } else { Dir::Forw };
-        let all_derived = want.is_some_and(|(p, _)| p.iter().all(|p| p.is_derived()));
+        let all_derived = pmids.iter().all(|p| p.is_derived());
         self.log.change_vol(self.ac_vol)?;
         self.log.seek(self.ac_offset);
         loop {
-            let rec = loop {
-                if !self.serial {
-                    self.set_time()?;
-                    // fine-tune: back up (against the reading direction) to
-                    // the last record before the current time
-                    while let Ok(r) = self.read_rec(back) {
-                        let tdiff = r.ts.sub(self.origin);
-                        if (dir == Dir::Forw && tdiff < 0.0) || (dir == Dir::Back && tdiff > 0.0) || tdiff == 0.0 {
-                            break;
-                        }
-                        self.remember();
-                    }
-                    self.serial = true;
-                }
-                match self.read_rec(dir) {
-                    Err(e) => {
-                        self.remember();
-                        return Err(e);
-                    }
-                    Ok(r) => {
-                        let tdiff = r.ts.sub(self.origin);
-                        if (tdiff < 0.0 && dir == Dir::Forw) || (tdiff > 0.0 && dir == Dir::Back) {
-                            continue;
-                        }
-                        break r;
-                    }
-                }
-            };
-            self.origin = rec.ts;
-            let Some((pmids, wanted)) = want else {
-                self.remember();
-                return Ok(rec.to_result());
-            };
+            let rec = self.next_record(dir, back)?;
             if rec.is_mark() {
                 // a mark: pmFetch goes on to the next record
                 continue;
@@ -530,5 +549,45 @@ mod tests {
         assert_eq!(r.fetch(&[], &|_, _| true), Err(PmError::PM_ERR_TOOSMALL));
         r.set_mode(Mode::Interp, r.position(), 1_000_000_000).unwrap();
         assert_eq!(r.fetch_archive(), Err(PmError::PM_ERR_MODE));
+    }
+}
+
+/// A record as `pmFetchArchive` returns it, in the bytes the archive holds
+/// ([`Replay::fetch_archive_record`]).
+#[derive(Debug)]
+pub struct ArchiveRecord {
+    rec: Record,
+    /// The bytes of a mark record the reader made up (between the
+    /// archives of several), as the file would hold them.
+    made: Vec<u8>,
+}
+
+impl ArchiveRecord {
+    fn new(rec: Record, version: crate::raw::Version) -> ArchiveRecord {
+        let made = if rec.raw().is_empty() {
+            let ts = rec.ts;
+            let words: Vec<u32> = match version {
+                crate::raw::Version::V2 => vec![ts.sec as u32, (ts.nsec / 1000) as u32, 0],
+                crate::raw::Version::V3 => vec![ts.sec as u32, (ts.sec >> 32) as u32, ts.nsec as u32, 0],
+            };
+            words.iter().flat_map(|w| w.to_be_bytes()).collect()
+        } else {
+            Vec::new()
+        };
+        ArchiveRecord { rec, made }
+    }
+
+    /// The record after its leading length word, without its trailing one.
+    pub fn payload(&self) -> &[u8] {
+        if self.made.is_empty() {
+            self.rec.raw()
+        } else {
+            &self.made
+        }
+    }
+
+    /// The record's time.
+    pub fn timestamp(&self) -> Timestamp {
+        self.rec.ts.to_timestamp()
     }
 }

@@ -21,12 +21,13 @@
 use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, Parser};
 use pcp::timezone::Zone;
 use pcp::Context;
+use pcp_archive::archive::ArchiveSet;
 use pcp_archive::archive::{libpcp_hash_order, Archive};
-use pcp_archive::dumpread::{Direction, LogReader};
 use pcp_archive::files::Compression;
 use pcp_archive::labels::{LabelEntry, LabelIndex};
 use pcp_archive::meta::{text_kind, InDomSet, MetaIndex};
-use pcp_archive::raw::{Label, MetaRecord, SetView, ValueView, Version};
+use pcp_archive::raw::{Label, MetaRecord, ResultView, SetView, ValueView, Version};
+use pcp_archive::replay::{Mode, Replay};
 use pcp_core::event::{self, EVENT_FLAGS_PMID, EVENT_MISSED_PMID, FLAG_MISSED};
 use pcp_core::format::{print_value_in, Decimal};
 use pcp_core::labels::{flags as label_type, LabelSet};
@@ -257,9 +258,9 @@ fn main(
         (true, false) => Timestamp { sec: 0, nsec: 0 },
     };
     if f.reverse {
-        reader.set_mode(Direction::Backward, window.end);
+        let _ = reader.set_mode(Mode::Back, window.end, 0);
     } else {
-        reader.set_mode(Direction::Forward, window.start);
+        let _ = reader.set_mode(Mode::Forw, window.start, 0);
     }
     if f.label {
         d.dump_label(out, &label, end.ok(), f.verbose_label)?;
@@ -294,7 +295,7 @@ fn main(
 /// needs of a context, so it does without the rest of one).
 struct Source {
     archive: Archive,
-    meta: MetaIndex,
+    meta: std::sync::Arc<MetaIndex>,
     labels: LabelIndex,
 }
 
@@ -303,11 +304,7 @@ impl Source {
     /// results. Feature bits 6.0.3 does not know make pmdumplog warn (and
     /// open the archive without checking them). The metadata records are
     /// kept once indexed only with `keep_records` (for `-I`).
-    fn open(
-        name: &str,
-        keep_records: bool,
-        err: &mut dyn Write,
-    ) -> std::io::Result<Result<(Source, LogReader), PmError>> {
+    fn open(name: &str, keep_records: bool, err: &mut dyn Write) -> std::io::Result<Result<(Source, Replay), PmError>> {
         let mut archive = match Archive::open(name) {
             Ok(a) => a,
             Err(e) => return Ok(Err(e)),
@@ -323,7 +320,7 @@ impl Source {
             writeln!(err, "pmdumplog: Warning: unsupported feature bits, other errors may follow ...")?;
         }
         let meta = match MetaIndex::build(archive.meta()) {
-            Ok(m) => m,
+            Ok(m) => std::sync::Arc::new(m),
             Err(e) => return Ok(Err(e)),
         };
         let labels = match LabelIndex::build(archive.meta()) {
@@ -333,10 +330,8 @@ impl Source {
         if !keep_records {
             archive.forget_meta();
         }
-        let label = archive.label();
-        let index = archive.index().unwrap_or_default();
-        Ok(LogReader::open(archive.base(), label.version, index, label.start)
-            .map(|reader| (Source { archive, meta, labels }, reader)))
+        let replay = Replay::with_index(ArchiveSet::single(archive.clone()), false, std::sync::Arc::clone(&meta));
+        Ok(replay.map(|reader| (Source { archive, meta, labels }, reader)))
     }
 
     /// A context holding the archive's name space (with libpcp's
@@ -922,15 +917,19 @@ impl Dumper<'_> {
         &mut self,
         out: &mut dyn Write,
         err: &mut dyn Write,
-        reader: &mut LogReader,
+        reader: &mut Replay,
         what: &Selection,
     ) -> std::io::Result<i32> {
         let Selection { pmids, marks, reverse, done } = *what;
         let mut first = true;
         let mut buf = std::mem::take(&mut self.buf);
         let sts = loop {
-            let view = match reader.fetch_view() {
+            let record = match reader.fetch_archive_record() {
                 Ok(r) => r,
+                Err(e) => break e,
+            };
+            let view = match ResultView::new(record.payload(), self.version) {
+                Ok(v) => v,
                 Err(e) => break e,
             };
             let when = view.timestamp();

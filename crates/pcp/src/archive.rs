@@ -5,10 +5,9 @@
 use crate::fetch_ahead::FetchAhead;
 use crate::profile::Profile;
 use pcp_archive::archive::{Archive, ArchiveSet};
-use pcp_archive::files::{find_file, open_records};
 use pcp_archive::labels::LabelIndex;
 use pcp_archive::meta::MetaIndex;
-use pcp_archive::raw::{decode_result, Label};
+use pcp_archive::raw::Label;
 use pcp_archive::replay::{Mode, Replay};
 use pcp_core::{FetchResult, PmError, PmId, PmResult, Timestamp, ValueSet};
 use std::collections::{HashMap, HashSet};
@@ -184,37 +183,20 @@ impl ArchiveSource {
         self.archive().label()
     }
 
-    /// Read the results at or after `from`, oldest first, volume by
-    /// volume, handing each to `f` until it breaks. Ends with
-    /// `PM_ERR_EOL` after the last record, or the error of a record that
-    /// cannot be read. Mark records are handed on as results without
-    /// value sets. Several archives are read as `pmFetchArchive` reads
-    /// them from `from`, with the mark records and errors of their
-    /// boundaries.
+    /// Read the results at or after `from`, oldest first, as
+    /// `pmFetchArchive` reads them after `pmSetMode(PM_MODE_FORW, from)`,
+    /// handing each to `f` until it breaks. Ends with `PM_ERR_EOL` after
+    /// the last record, or the error of a record that cannot be read. Mark
+    /// records (and those between archives) are handed on as results
+    /// without value sets.
     pub fn scan_forward(&self, from: Timestamp, mut f: impl FnMut(FetchResult) -> ControlFlow<()>) -> PmResult<()> {
-        if self.archives.len() > 1 {
-            let mut replay = self.new_replay()?;
-            replay.set_mode(Mode::Forw, from, 0)?;
-            loop {
-                if f(replay.fetch_archive()?).is_break() {
-                    return Ok(());
-                }
+        let mut replay = self.new_replay()?;
+        replay.set_mode(Mode::Forw, from, 0)?;
+        loop {
+            if f(replay.fetch_archive()?).is_break() {
+                return Ok(());
             }
         }
-        for &vol in self.archive().volumes() {
-            let Some(path) = find_file(self.archive().base(), &format!(".{vol}")) else { continue };
-            let (label, mut records) = open_records(&path)?;
-            while let Some(payload) = records.next_record()? {
-                let result = decode_result(payload, label.version)?;
-                if result.timestamp < from {
-                    continue;
-                }
-                if f(result).is_break() {
-                    return Ok(());
-                }
-            }
-        }
-        Err(PmError::PM_ERR_EOL)
     }
 
     /// For each of `pmids`, what `pmSetMode(PM_MODE_FORW, from)` then

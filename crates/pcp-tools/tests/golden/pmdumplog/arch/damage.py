@@ -103,3 +103,8 @@ for suffix in ('.0', '.meta', '.index'):
 copy('v3', 'lateend')
 b = bytearray(open(vol('lateend'), 'rb').read()); r = records(b, 808)
 b[r[-1][0] + 4:r[-1][0] + 8] = struct.pack('>I', 0xffffffff); open(vol('lateend'), 'wb').write(b)
+# the temporal index's first entry points past the end of volume 0
+# (1640 bytes): libpcp's pmFetchArchive skips to volume 1
+copy('multi3', 'farindex')
+b = bytearray(open(os.path.join(out, 'farindex.index'), 'rb').read())
+b[808 + 28:808 + 32] = struct.pack('>I', 100000); open(os.path.join(out, 'farindex.index'), 'wb').write(b)
