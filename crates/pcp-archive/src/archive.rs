@@ -212,48 +212,20 @@ fn check_first_labels(base: &Path, vol: u32, check_features: bool) -> Result<(La
     Ok((first, (vol, std::sync::Arc::new(volume))))
 }
 
-/// A source of `.meta` records: where the next one starts in the file, and
-/// its payload.
-trait MetaSource {
-    fn next_at(&mut self) -> Result<Option<(u64, &[u8])>, PmError>;
-    /// How many bytes are left after the records (too few for another).
-    fn left(&self) -> usize;
-}
-
-impl<R: std::io::Read> MetaSource for crate::files::RecordReader<R> {
-    fn next_at(&mut self) -> Result<Option<(u64, &[u8])>, PmError> {
-        let at = self.offset();
-        Ok(self.next_record()?.map(|p| (at, p)))
-    }
-
-    fn left(&self) -> usize {
-        self.left()
-    }
-}
-
-impl MetaSource for crate::files::Records<'_> {
-    fn next_at(&mut self) -> Result<Option<(u64, &[u8])>, PmError> {
-        let at = self.offset();
-        Ok(self.next_record()?.map(|p| (at, p)))
-    }
-
-    fn left(&self) -> usize {
-        self.left()
-    }
-}
-
 /// Every record of `records`, decoded; with `keep` (the file they are
 /// in), large instance-domain records are left in the file. The outer
 /// error is `PM_ERR_NODATA` for a file that ends with its label, a
 /// label's error as libpcp sees it.
-fn decode_meta(
-    records: &mut impl MetaSource,
+fn decode_meta<R: std::io::Read>(
+    records: &mut crate::files::RecordReader<R>,
     version: crate::raw::Version,
     keep: Option<&std::sync::Arc<std::fs::File>>,
 ) -> Result<MetaRecords, PmError> {
     let mut meta = Vec::new();
     let mut decode = || {
-        while let Some((at, payload)) = records.next_at()? {
+        loop {
+            let at = records.offset();
+            let Some(payload) = records.next_record()? else { break };
             meta.push(match keep {
                 Some(file) => MetaRecord::decode_deferring(payload, version, file, at)?,
                 None => MetaRecord::decode(payload, version)?,

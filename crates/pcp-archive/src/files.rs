@@ -422,49 +422,8 @@ impl<R: Read> RecordReader<R> {
         let Some(record) = self.buf.get(self.start..self.end).and_then(|b| b.get(..len)) else {
             return Err(PmError::PM_ERR_LOGREC);
         };
-        if record[len - 4..] != record[..4] {
-            return Err(PmError::PM_ERR_LOGREC);
-        }
-        self.start += len;
-        self.offset += len as u64;
-        Ok(Some(&record[4..len - 4]))
-    }
-}
-
-/// The records of a whole file in memory (a mapped `.meta` file), from
-/// some offset on: [`RecordReader`]'s records and errors where every byte
-/// has arrived ([`crate::raw::next_record`]).
-#[derive(Debug)]
-pub struct Records<'a> {
-    rest: &'a [u8],
-    offset: u64,
-    /// The size of a record's header as libpcp reads it ([`Records::with_header`]).
-    header: usize,
-}
-
-impl<'a> Records<'a> {
-    /// Byte offset of the next record in the file.
-    pub fn offset(&self) -> u64 {
-        self.offset
-    }
-
-    /// The bytes not handed out ([`RecordReader::left`]).
-    pub fn left(&self) -> usize {
-        self.rest.len()
-    }
-
-    /// [`RecordReader::with_header`].
-    pub fn with_header(self, header: usize) -> Records<'a> {
-        Records { header: header.max(4), ..self }
-    }
-
-    /// The next record's payload ([`RecordReader::next_record`]).
-    pub fn next_record(&mut self) -> Result<Option<&'a [u8]>, PmError> {
-        if self.rest.len() < self.header {
-            return Ok(None);
-        }
-        let Some((payload, used)) = crate::raw::next_record(self.rest)? else { return Ok(None) };
-        self.rest = &self.rest[used..];
+        let (payload, used) = crate::raw::next_record(record)?.ok_or(PmError::PM_ERR_LOGREC)?;
+        self.start += used;
         self.offset += used as u64;
         Ok(Some(payload))
     }
@@ -529,15 +488,6 @@ pub fn open_records(path: &Path) -> Result<(Label, RecordReader<Box<dyn Read + S
     let records =
         if plain { RecordReader::reading_ahead(input, used as u64) } else { RecordReader::new(input, used as u64) };
     Ok((label, records))
-}
-
-/// [`open_records`] over a whole file in memory: its label, and its
-/// records after the label.
-pub fn records_in(file: &[u8]) -> Result<(Label, Records<'_>), PmError> {
-    let head = *file.first_chunk::<8>().ok_or(PmError::PM_ERR_NODATA)?;
-    let len = label_length(head)?;
-    let (label, used) = Label::decode(file.get(..len).ok_or(PmError::PM_ERR_LABEL)?)?;
-    Ok((label, Records { rest: &file[used..], offset: used as u64, header: 4 }))
 }
 
 /// The length of a label whose first two words are `head`: a label is
@@ -614,45 +564,6 @@ mod tests {
                         }
                         _ => break,
                     }
-                }
-            }
-        }
-    }
-
-    proptest::proptest! {
-        /// A `.meta` file in memory has the label and records, up to the
-        /// same error, that reading the file finds: whole, cut short
-        /// anywhere, or with a byte changed.
-        #[test]
-        fn records_in_memory_are_records_read(
-            v3 in proptest::prelude::any::<bool>(),
-            cut in 0usize..6_000,
-            flip in proptest::option::of((0usize..6_000, 1u8..=255)),
-        ) {
-            let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
-            let mut data = std::fs::read(format!("{fixtures}/{}.meta", if v3 { "v3" } else { "v2" })).unwrap();
-            data.truncate(cut.min(data.len()));
-            if let Some((at, x)) = flip.filter(|(at, _)| *at < data.len()) {
-                data[at] ^= x;
-            }
-            let path = std::env::temp_dir().join(format!("pcp-rs-records-in-{}", std::process::id()));
-            std::fs::write(&path, &data).unwrap();
-            let read = open_records(&path);
-            std::fs::remove_file(&path).unwrap();
-            match (read, records_in(&data)) {
-                (Ok((label, mut reader)), Ok((in_label, mut records))) => {
-                    proptest::prop_assert_eq!(label, in_label);
-                    loop {
-                        proptest::prop_assert_eq!(reader.offset(), records.offset());
-                        let got = records.next_record();
-                        proptest::prop_assert_eq!(reader.next_record(), got);
-                        if !matches!(got, Ok(Some(_))) {
-                            break;
-                        }
-                    }
-                }
-                (read, in_memory) => {
-                    proptest::prop_assert_eq!(read.err(), in_memory.err());
                 }
             }
         }
@@ -801,12 +712,6 @@ mod tests {
             let first = r.next_record().map(|p| p.map(<[u8]>::to_vec));
             assert_eq!(first, Ok(Some(b"abcd".to_vec())));
             let second = r.next_record().map(|p| p.map(<[u8]>::to_vec));
-            let mut m = records_in_bytes(data).with_header(header);
-            if !xz {
-                assert_eq!(m.next_record(), Ok(Some(&b"abcd"[..])));
-                assert_eq!(m.next_record().map(|p| p.map(<[u8]>::to_vec)), second, "in memory");
-                assert_eq!(m.left(), r.left());
-            }
             (second, r.left())
         };
         assert_eq!(read(&with(&[0; 3]), 4, false), (Ok(None), 3));
@@ -817,10 +722,5 @@ mod tests {
         assert_eq!(read(&with(&[0xff; 8]), 8, true), (Ok(None), 8));
         assert_eq!(read(&with(&[0; 9]), 8, true), (Err(PmError::PM_ERR_LOGREC), 9));
         assert_eq!(read(&rec, 8, false), (Ok(None), 0));
-    }
-
-    /// [`Records`] over `data`, which holds records from its first byte.
-    fn records_in_bytes(data: &[u8]) -> Records<'_> {
-        Records { rest: data, offset: 0, header: 4 }
     }
 }
