@@ -17,6 +17,7 @@ pub mod lzw;
 pub mod meta;
 mod multi;
 pub mod raw;
+mod record;
 pub mod replay;
 mod volume;
 
