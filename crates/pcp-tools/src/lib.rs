@@ -9,7 +9,6 @@
 
 pub mod cscanf;
 mod evrec;
-pub mod getopt;
 pub mod local;
 pub mod options;
 pub mod pmcpp;

@@ -21,10 +21,13 @@
 //! Side effects libpcp performs while parsing (loading a name space,
 //! derived metrics, reading host and folio files) go through [`Hooks`].
 
+pub mod getopt;
 pub mod hooks;
 pub mod tools;
 
 pub use hooks::ContextHooks;
+
+use getopt::{GetOpt, Got};
 
 use pcp::timeparse::{self, SpecError, Window, WindowSpec, PM_MAX_TIME_T};
 use pcp::timezone::Zone;
@@ -1245,41 +1248,14 @@ pub fn usage_text(prog: &str, short_usage: Option<&str>, table: &[LongOpt]) -> S
     s
 }
 
-/// How getopt treats operands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ordering {
-    /// Gather them after the options.
-    Permute,
-    /// Stop at the first.
-    RequireOrder,
-    /// Return each as an option with letter 1.
-    ReturnInOrder,
-}
-
-/// What one `pmgetopt_r` call returned.
-enum Got {
-    /// The end of the options.
-    End,
-    /// An option (or `?`, or 1 for an operand in return-in-order mode),
-    /// with its long table index if given by name.
-    Opt(u8, Option<usize>, Option<Vec<u8>>),
-}
-
 /// `pmGetOptions` as an iterator: standard options are handled as they
 /// come, the tool's own are handed back in order.
 pub struct Parser<'h> {
     spec: ToolSpec,
-    args: Vec<Vec<u8>>,
     hooks: &'h mut dyn Hooks,
     /// The settings so far.
     pub opts: Options,
-    optind: usize,
-    /// Position in `args[optind]` of the next short option letter.
-    nextchar: Option<usize>,
-    first_nonopt: usize,
-    last_nonopt: usize,
-    ordering: Ordering,
-    optstring: &'static [u8],
+    getopt: GetOpt,
     done: bool,
 }
 
@@ -1313,33 +1289,9 @@ impl<'h> Parser<'h> {
             ..Options::default()
         };
         opts.start_options(env, hooks);
-        let posix = spec.flags.posix || env.iter().any(|(k, _)| k == b"POSIXLY_CORRECT");
-        let mut optstring = spec.short_options.as_bytes();
-        let ordering = match optstring.first() {
-            Some(b'-') => {
-                optstring = &optstring[1..];
-                Ordering::ReturnInOrder
-            }
-            Some(b'+') => {
-                optstring = &optstring[1..];
-                Ordering::RequireOrder
-            }
-            _ if posix => Ordering::RequireOrder,
-            _ => Ordering::Permute,
-        };
-        Parser {
-            spec,
-            args: args.to_vec(),
-            hooks,
-            opts,
-            optind: 1,
-            nextchar: None,
-            first_nonopt: 1,
-            last_nonopt: 1,
-            ordering,
-            optstring,
-            done: false,
-        }
+        let posixly_correct = env.iter().any(|(k, _)| k == b"POSIXLY_CORRECT");
+        let getopt = GetOpt::new(args, &spec, &opts.prog, posixly_correct);
+        Parser { spec, hooks, opts, getopt, done: false }
     }
 
     /// The next of the tool's own options; `None` once the options are
@@ -1350,10 +1302,10 @@ impl<'h> Parser<'h> {
             return None;
         }
         loop {
-            let (c, index, arg) = match self.getopt() {
+            let (c, index, arg) = match self.getopt.next(&mut self.opts.messages) {
                 Got::End => {
                     self.done = true;
-                    self.opts.operands = self.args.get(self.optind..).unwrap_or_default().to_vec();
+                    self.opts.operands = self.getopt.remaining().to_vec();
                     if !self.spec.flags.deferred_end {
                         self.opts.end_options(self.hooks);
                     }
@@ -1380,239 +1332,6 @@ impl<'h> Parser<'h> {
     /// The settings, once [`Parser::next_tool_opt`] has returned `None`.
     pub fn finish(self) -> Options {
         self.opts
-    }
-
-    fn prog(&self) -> String {
-        self.opts.prog.clone()
-    }
-
-    fn complain(&mut self, text: &[u8]) {
-        let quiet = self.spec.flags.quiet || self.optstring.first() == Some(&b':');
-        if !quiet {
-            self.opts.messages.extend_from_slice(text);
-        }
-    }
-
-    /// Move the operands skipped so far (`first_nonopt..last_nonopt`)
-    /// after the options that followed them (`last_nonopt..optind`).
-    fn exchange(&mut self) {
-        let (bottom, middle, top) = (self.first_nonopt, self.last_nonopt, self.optind);
-        if bottom < middle && middle < top && top <= self.args.len() {
-            self.args[bottom..top].rotate_left(middle - bottom);
-        }
-        self.first_nonopt += self.optind - self.last_nonopt;
-        self.last_nonopt = self.optind;
-    }
-
-    fn is_operand(a: &[u8]) -> bool {
-        a.first() != Some(&b'-') || a.len() == 1
-    }
-
-    /// `pmgetopt_r`.
-    fn getopt(&mut self) -> Got {
-        let argc = self.args.len();
-        if argc < 1 {
-            return Got::End;
-        }
-        if self.nextchar.is_none() {
-            if self.last_nonopt > self.optind {
-                self.last_nonopt = self.optind;
-            }
-            if self.first_nonopt > self.optind {
-                self.first_nonopt = self.optind;
-            }
-            if self.ordering == Ordering::Permute {
-                if self.first_nonopt != self.last_nonopt && self.last_nonopt != self.optind {
-                    self.exchange();
-                } else if self.last_nonopt != self.optind {
-                    self.first_nonopt = self.optind;
-                }
-                while self.optind < argc && Self::is_operand(&self.args[self.optind]) {
-                    self.optind += 1;
-                }
-                self.last_nonopt = self.optind;
-            }
-            if self.optind != argc && self.args[self.optind] == b"--" {
-                self.optind += 1;
-                if self.first_nonopt != self.last_nonopt && self.last_nonopt != self.optind {
-                    self.exchange();
-                } else if self.first_nonopt == self.last_nonopt {
-                    self.first_nonopt = self.optind;
-                }
-                self.last_nonopt = argc;
-                self.optind = argc;
-            }
-            if self.optind == argc {
-                if self.first_nonopt != self.last_nonopt {
-                    self.optind = self.first_nonopt;
-                }
-                return Got::End;
-            }
-            if Self::is_operand(&self.args[self.optind]) {
-                if self.ordering == Ordering::RequireOrder {
-                    return Got::End;
-                }
-                let arg = self.args[self.optind].clone();
-                self.optind += 1;
-                return Got::Opt(1, None, Some(arg));
-            }
-            let elem = &self.args[self.optind];
-            self.nextchar = Some(1 + usize::from(elem.get(1) == Some(&b'-')));
-        }
-
-        let elem = self.args[self.optind].clone();
-        let next = self.nextchar.unwrap_or(1);
-        let long_only = self.spec.flags.long_only;
-        let is_long = elem.get(1) == Some(&b'-')
-            || (long_only && (elem.len() > 2 || !self.optstring.contains(&elem.get(1).copied().unwrap_or(0))));
-        if is_long {
-            if let Some(g) = self.long_opt(&elem, next, long_only) {
-                return g;
-            }
-        }
-        self.short_opt(&elem, next)
-    }
-
-    /// The long option at `elem[next..]`; `None` to read it as short
-    /// options instead (long-only mode).
-    fn long_opt(&mut self, elem: &[u8], next: usize, long_only: bool) -> Option<Got> {
-        let body = &elem[next..];
-        let namelen = body.iter().position(|&b| b == b'=').unwrap_or(body.len());
-        let name = &body[..namelen];
-        let table = self.spec.long_options;
-        let mut found: Option<usize> = None;
-        let mut exact = false;
-        let mut ambiguous: Vec<usize> = Vec::new();
-        for (i, o) in table.iter().enumerate() {
-            let l = o.long.as_bytes();
-            // strncmp(long, name, namelen) == 0
-            if l.len() < namelen || &l[..namelen] != name {
-                continue;
-            }
-            if l.len() == namelen {
-                found = Some(i);
-                exact = true;
-                break;
-            }
-            match found {
-                None => found = Some(i),
-                Some(f) => {
-                    let pf = &table[f];
-                    if long_only || pf.has_arg != o.has_arg || pf.short != o.short {
-                        ambiguous.insert(0, i);
-                    }
-                }
-            }
-        }
-        let prog = self.prog();
-        if !ambiguous.is_empty() && !exact {
-            let mut m = format!("{prog}: option '").into_bytes();
-            m.extend_from_slice(elem);
-            m.extend_from_slice(b"' is ambiguous; possibilities:");
-            for i in found.into_iter().chain(ambiguous) {
-                m.extend_from_slice(format!(" '--{}'", table[i].long).as_bytes());
-            }
-            m.push(b'\n');
-            self.complain(&m);
-            self.nextchar = None;
-            self.optind += 1;
-            return Some(Got::Opt(b'?', None, None));
-        }
-        if let Some(i) = found {
-            let o = table[i];
-            self.optind += 1;
-            self.nextchar = None;
-            let mut arg = None;
-            if namelen < body.len() {
-                if o.has_arg {
-                    arg = Some(body[namelen + 1..].to_vec());
-                } else {
-                    let m = if elem.get(1) == Some(&b'-') {
-                        format!("{prog}: option '--{}' doesn't allow an argument\n", o.long)
-                    } else {
-                        format!("{prog}: option '{}{}' doesn't allow an argument\n", elem[0] as char, o.long)
-                    };
-                    self.complain(m.as_bytes());
-                    return Some(Got::Opt(b'?', None, None));
-                }
-            } else if o.has_arg {
-                if self.optind < self.args.len() {
-                    arg = Some(self.args[self.optind].clone());
-                    self.optind += 1;
-                } else {
-                    let m = format!("{prog}: option '--{}' requires an argument\n", o.long);
-                    self.complain(m.as_bytes());
-                    let c = if self.optstring.first() == Some(&b':') { b':' } else { b'?' };
-                    return Some(Got::Opt(c, None, None));
-                }
-            }
-            return Some(Got::Opt(o.short, Some(i), arg));
-        }
-        if !long_only || elem.get(1) == Some(&b'-') || !self.optstring.contains(&body.first().copied().unwrap_or(0)) {
-            let mut m = if elem.get(1) == Some(&b'-') {
-                format!("{prog}: unrecognized option '--").into_bytes()
-            } else {
-                format!("{prog}: unrecognized option '{}", elem[0] as char).into_bytes()
-            };
-            m.extend_from_slice(body);
-            m.extend_from_slice(b"'\n");
-            self.complain(&m);
-            self.nextchar = None;
-            self.optind += 1;
-            return Some(Got::Opt(b'?', None, None));
-        }
-        None
-    }
-
-    /// The short option letter at `elem[next]`.
-    fn short_opt(&mut self, elem: &[u8], next: usize) -> Got {
-        let c = elem.get(next).copied().unwrap_or(0);
-        let next = next + 1;
-        // the element's last letter moves on to the next element
-        self.nextchar = if next >= elem.len() {
-            self.optind += 1;
-            None
-        } else {
-            Some(next)
-        };
-        let pos = self.optstring.iter().position(|&b| b == c);
-        let prog = self.prog();
-        let Some(pos) = pos.filter(|_| c != b':' && c != b';') else {
-            let mut m = format!("{prog}: invalid option -- '").into_bytes();
-            m.push(c);
-            m.extend_from_slice(b"'\n");
-            self.complain(&m);
-            return Got::Opt(b'?', None, None);
-        };
-        let colons = self.optstring[pos + 1..].iter().take(2).take_while(|&&b| b == b':').count();
-        if colons == 0 {
-            return Got::Opt(c, None, None);
-        }
-        let rest = &elem[next.min(elem.len())..];
-        let mut arg = None;
-        if colons == 2 {
-            // optional argument: only in the same element
-            if !rest.is_empty() {
-                arg = Some(rest.to_vec());
-                self.optind += 1;
-            }
-        } else if !rest.is_empty() {
-            arg = Some(rest.to_vec());
-            self.optind += 1;
-        } else if self.optind == self.args.len() {
-            let mut m = format!("{prog}: option requires an argument -- '").into_bytes();
-            m.push(c);
-            m.extend_from_slice(b"'\n");
-            self.complain(&m);
-            self.nextchar = None;
-            let r = if self.optstring.first() == Some(&b':') { b':' } else { b'?' };
-            return Got::Opt(r, None, None);
-        } else {
-            arg = Some(self.args[self.optind].clone());
-            self.optind += 1;
-        }
-        self.nextchar = None;
-        Got::Opt(c, None, arg)
     }
 }
 

@@ -1,31 +1,11 @@
 //! `pmcpp`: the preprocessor for PCP's configuration files and ASCII name
 //! spaces, as a tool (see [`pcp_pmns::cpp`]).
 
-use crate::getopt::{self, OptSpec};
+use crate::options::getopt::{GetOpt, Got};
+use crate::options::{progname, tools, usage_text};
 use pcp_pmns::cpp::{Cpp, Files, Options, OsFiles};
 use std::ffi::OsString;
 use std::io::Write;
-
-const USAGE: &str = "\
-Usage: pmcpp [-Prs] [-Dname[=value] ...] [-I dir ...] [[infile] outfile]
-  -?, --help            show this usage message and exit
-  -D name[=value], --define=name[=value]
-                        define a macro with an optional value
-  -I dir, --include=dir additional directory to search for include files
-  -P                    do not output # lineno \"filename\" linemarkers
-  -r, --restrict        restrict macro expansion to #name or #{name}
-  -s, --shell           use alternate control syntax with prefix % instead of #
-";
-
-const SPECS: &[OptSpec] = &[
-    OptSpec { short: '?', long: Some("help"), has_arg: false },
-    OptSpec { short: 'd', long: None, has_arg: false },
-    OptSpec { short: 'D', long: Some("define"), has_arg: true },
-    OptSpec { short: 'I', long: Some("include"), has_arg: true },
-    OptSpec { short: 'P', long: None, has_arg: false },
-    OptSpec { short: 'r', long: Some("restrict"), has_arg: false },
-    OptSpec { short: 's', long: Some("shell"), has_arg: false },
-];
 
 /// Run `pmcpp` with `args` (including the program name).
 pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
@@ -35,38 +15,50 @@ pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 /// [`run`] with its files and commands from `files`.
 pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut dyn Files) -> i32 {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
-    let parsed = getopt::parse(&args, SPECS, "pmcpp", err);
+    let spec = tools::PMCPP;
+    let prog = progname(args.first().map(Vec::as_slice).unwrap_or_default());
+    let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
+    let mut getopt = GetOpt::new(&args, &spec, &prog, posixly_correct);
+    // (letter, argument, optind after it), in command-line order
+    let mut found = Vec::new();
+    let mut complaints = Vec::new();
+    while let Got::Opt(c, _, arg) = getopt.next(&mut complaints) {
+        found.push((c, arg, getopt.optind()));
+    }
+    let operands = getopt.remaining();
+    let _ = err.write_all(&complaints);
     let var_dir = pcp::config::var_dir().into_os_string().into_encoded_bytes();
     let mut opts = Options { var_dir, ..Options::default() };
-    for o in &parsed.opts {
-        match (o.opt, &o.arg) {
-            ('I', Some(dir)) => opts.include_dirs.push(dir.clone()),
-            ('P', _) => opts.line_markers = false,
-            ('r', _) => opts.restrict = true,
-            ('s', _) => opts.shell_style = true,
+    for (c, arg, _) in &found {
+        match (c, arg) {
+            (b'I', Some(dir)) => opts.include_dirs.push(dir.clone()),
+            (b'P', _) => opts.line_markers = false,
+            (b'r', _) => opts.restrict = true,
+            (b's', _) => opts.shell_style = true,
             _ => {}
         }
     }
     // -D definitions are made as the options are read, before any input
     let mut cpp = Cpp::new(&opts);
-    let mut errors = parsed.errors;
-    for o in &parsed.opts {
-        match (o.opt, &o.arg) {
-            ('D', Some(def)) => {
-                if let Err(failed) = cpp.define_arg(def, o.optind as i32) {
+    let mut errors = 0;
+    for (c, arg, optind) in &found {
+        match (c, arg) {
+            (b'D', Some(def)) => {
+                if let Err(failed) = cpp.define_arg(def, *optind as i32) {
                     let _ = err.write_all(&failed.diagnostics);
                     return 1;
                 }
             }
-            ('?', _) => errors += 1,
+            (b'?', _) => errors += 1,
             _ => {}
         }
     }
-    if errors > 0 || parsed.operands.len() > 2 {
-        let _ = err.write_all(USAGE.as_bytes());
+    if errors > 0 || operands.len() > 2 {
+        let usage = usage_text(&prog, spec.short_usage, spec.long_options);
+        let _ = err.write_all(usage.as_bytes());
         return 1;
     }
-    let input = parsed.operands.first();
+    let input = operands.first();
     // read the input first: its errors come before any about the output
     let data = match input {
         // a read error is reported by the preprocessor itself
@@ -78,7 +70,7 @@ pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, fil
         }
     };
     let mut file_out;
-    let sink: &mut dyn Write = match parsed.operands.get(1) {
+    let sink: &mut dyn Write = match operands.get(1) {
         Some(path) if data.is_some() => {
             match std::fs::File::create(std::ffi::OsStr::new(&String::from_utf8_lossy(path).into_owned())) {
                 Ok(f) => {

@@ -199,3 +199,23 @@ pub const PMSTORE: ToolSpec = ToolSpec {
     flags: ToolFlags { posix: true, ..ToolFlags::NONE },
     overrides: b"",
 };
+
+const PMCPP_LONG: [LongOpt; 6] = [
+    HELP,
+    own("define", true, b'D', Some("name[=value]"), "define a macro with an optional value"),
+    own("include", true, b'I', Some("dir"), "additional directory to search for include files"),
+    own("", false, b'P', None, "do not output # lineno \"filename\" linemarkers"),
+    own("restrict", false, b'r', None, "restrict macro expansion to #name or #{name}"),
+    own("shell", false, b's', None, "use alternate control syntax with prefix % instead of #"),
+];
+
+/// `pmcpp` (which scans its options with `pmgetopt_r` alone: no standard
+/// options, no `PCP_*` presets).
+pub const PMCPP: ToolSpec = ToolSpec {
+    short_options: "dD:I:Prs?",
+    long_options: &PMCPP_LONG,
+    short_usage: Some("[-Prs] [-Dname[=value] ...] [-I dir ...] [[infile] outfile]"),
+    version: ApiVersion::V2,
+    flags: ToolFlags::NONE,
+    overrides: b"",
+};
