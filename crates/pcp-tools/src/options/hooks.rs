@@ -1,14 +1,60 @@
-//! [`Hooks`] that do what libpcp does for the tools pcp-rs has: `-n` and
+//! What libpcp does as a side effect of some options ([`Hooks`]), and
+//! [`ContextHooks`], which does it for the tools pcp-rs has: `-n` and
 //! `-N` load the name space (through pmcpp, as `pmLoadASCIINameSpace`
 //! does), `-K` specs edit the local context's agent table, and
 //! `--derived` loads derived-metric configurations into the registry the
 //! tool binds in its context.
 
-use super::{valid_debug_spec, Hooks};
+use super::valid_debug_spec;
 use pcp::local::Agents;
 use pcp::Context;
 use pcp_core::PmError;
 use pcp_pmns::cpp::Files;
+use std::io;
+
+/// What libpcp does as a side effect of some options; the defaults do
+/// nothing (or read files from disk).
+pub trait Hooks {
+    /// `-n`/`-N` (`pmLoadASCIINameSpace`): load the name space `path`;
+    /// `Err` carries `pmErrStr`'s text.
+    fn load_namespace(&mut self, _path: &[u8], _dupok: bool) -> Result<(), String> {
+        Ok(())
+    }
+    /// What the last [`Hooks::load_namespace`] wrote to standard error, in
+    /// two parts: what went there at once (pmcpp's messages, say), then
+    /// what libpcp `pmprintf`ed and flushed with `pmflush` (so every
+    /// message still pending goes out ahead of it). The default: nothing.
+    fn take_output(&mut self) -> (Vec<u8>, Vec<u8>) {
+        (Vec::new(), Vec::new())
+    }
+    /// `--derived` (`pmLoadDerivedConfig`); `Err` carries `pmErrStr`'s text.
+    fn load_derived(&mut self, _path: &[u8]) -> Result<(), String> {
+        Ok(())
+    }
+    /// `-K` (`pmSpecLocalPMDA`); `Err` carries its message.
+    fn spec_local(&mut self, _spec: &[u8]) -> Result<(), String> {
+        Ok(())
+    }
+    /// Read a file (`-H` hosts files, `--archive-folio` folios).
+    fn read_file(&mut self, path: &[u8]) -> io::Result<Vec<u8>> {
+        use std::os::unix::ffi::OsStrExt;
+        std::fs::read(std::ffi::OsStr::from_bytes(path))
+    }
+    /// The archive libpcp assumes for `-O` with no source:
+    /// `$PCP_ARCHIVE_DIR/HOSTNAME`.
+    fn default_archive(&mut self) -> Vec<u8> {
+        let dir = pcp::config::get("PCP_ARCHIVE_DIR").unwrap_or_else(|| "/var/log/pcp/pmlogger".to_string());
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim_end().to_string())
+            .unwrap_or_else(|_| "localhost".to_string());
+        format!("{dir}/{host}").into_bytes()
+    }
+}
+
+/// [`Hooks`] with every default.
+pub struct DefaultHooks;
+
+impl Hooks for DefaultHooks {}
 
 /// The side effects of a tool's options: the name space `-n`/`-N` loaded
 /// (kept as the name-space context `pmLoadASCIINameSpace` leaves behind),
