@@ -2,14 +2,17 @@
 //! one), its metadata as libpcp holds it, and reading its results in time
 //! order.
 
+use crate::context::{Instances, TextLevel};
 use crate::fetch_ahead::FetchAhead;
 use crate::profile::Profile;
+use crate::source::MetricSource;
 use pcp_archive::archive::{Archive, ArchiveSet};
 use pcp_archive::labels::LabelIndex;
-use pcp_archive::meta::MetaIndex;
+use pcp_archive::meta::{text_kind, MetaIndex};
 use pcp_archive::raw::Label;
 use pcp_archive::replay::{Mode, Replay};
-use pcp_core::{FetchResult, PmError, PmId, PmResult, Timestamp, ValueSet};
+use pcp_core::labels::{add_labels, flags as label_flags, LabelSet};
+use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp, ValueSet};
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -322,5 +325,113 @@ impl FirstEach {
         for pmid in self.wanted.drain().chain(self.derived.drain(..).map(|(p, _)| p)) {
             self.found.insert(pmid, Err(e));
         }
+    }
+}
+
+/// libpcp's copy of an archive's label sets (`__pmDupLabelSets`): text up
+/// to a NUL, and none for a set without labels.
+fn copy_label_set(set: &LabelSet) -> LabelSet {
+    let mut s = set.clone();
+    s.json = if s.nlabels <= 0 {
+        Vec::new()
+    } else {
+        s.json[..s.json.iter().position(|&b| b == 0).unwrap_or(s.json.len())].to_vec()
+    };
+    s
+}
+
+impl ArchiveSource {
+    /// The help text of `what` (`text_kind::PMID` or `INDOM`) `ident`:
+    /// full help that is missing or empty falls back to the one-line text.
+    fn meta_text(&self, ident: u32, what: u32, level: TextLevel) -> PmResult<Vec<u8>> {
+        let level = match level {
+            TextLevel::OneLine => text_kind::ONELINE,
+            TextLevel::Help => text_kind::HELP,
+        };
+        match self.meta.text(level | what, ident) {
+            Err(_) | Ok([]) if level == text_kind::HELP => self.meta.text(text_kind::ONELINE | what, ident),
+            r => r,
+        }
+        .map(<[u8]>::to_vec)
+    }
+}
+
+/// An archive's metrics as they were logged: instance domains, label sets
+/// as of the time asked about, values as the replay reads them.
+impl MetricSource for ArchiveSource {
+    fn desc(&self, pmid: PmId) -> PmResult<Desc> {
+        self.meta.desc(pmid).copied()
+    }
+
+    fn instances(&self, indom: InDom, at: Timestamp) -> PmResult<Instances> {
+        let set = self.meta.indom_at(indom, Some(at))?;
+        Ok((set.ids.clone(), set.names.iter().map(|n| n.to_vec()).collect()))
+    }
+
+    fn instance_name(&self, indom: InDom, inst: i32, at: Timestamp) -> PmResult<Vec<u8>> {
+        let set = self.meta.indom_at(indom, Some(at))?;
+        set.name_of(inst).map(<[u8]>::to_vec).ok_or(PmError::PM_ERR_INST_LOG)
+    }
+
+    /// An exact name, else one matching up to its first space.
+    fn instance_id(&self, indom: InDom, name: &[u8], at: Timestamp) -> PmResult<i32> {
+        let set = self.meta.indom_at(indom, Some(at))?;
+        set.lookup(name).ok_or(PmError::PM_ERR_INST_LOG)
+    }
+
+    fn text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
+        self.meta_text(pmid.0, text_kind::PMID, level)
+    }
+
+    fn indom_text(&self, indom: InDom, level: TextLevel) -> PmResult<Vec<u8>> {
+        self.meta_text(indom.0, text_kind::INDOM, level)
+    }
+
+    /// The sets of each kind logged last at or before `at`. An archive
+    /// with no context labels at all (one written before pmlogger logged
+    /// labels) answers with `{"hostname":HOST}` from its label; other
+    /// kinds it lacks are simply none.
+    fn labels(&self, kind: u8, ident: u32, at: Timestamp, _: &Profile) -> PmResult<Vec<LabelSet>> {
+        match self.labels.lookup(kind.into(), ident, Some(at)) {
+            Ok(sets) => Ok(sets.iter().map(copy_label_set).collect()),
+            Err(_) if kind & label_flags::CONTEXT != 0 => {
+                let mut text = br#"{"hostname":""#.to_vec();
+                text.extend_from_slice(&self.label().hostname);
+                text.extend_from_slice(br#""}"#);
+                let mut set = None;
+                add_labels(&mut set, &text, label_flags::CONTEXT)?;
+                Ok(set.into_iter().collect())
+            }
+            Err(_) => Ok(Vec::new()),
+        }
+    }
+
+    fn fetch_into(
+        &mut self,
+        pmids: &[PmId],
+        profile: &Profile,
+        out: &mut FetchResult,
+        origin: &mut Timestamp,
+    ) -> PmResult<()> {
+        let (outcome, position) = ArchiveSource::fetch_into(self, pmids, profile, out)?;
+        *origin = position;
+        outcome
+    }
+
+    fn dup(&self) -> PmResult<Box<dyn MetricSource>> {
+        Ok(Box::new(ArchiveSource::dup(self)?))
+    }
+
+    /// The host its label names.
+    fn host_name(&self, _: &Profile) -> PmResult<String> {
+        Ok(String::from_utf8_lossy(&self.label().hostname).into_owned())
+    }
+
+    fn as_archive(&self) -> Option<&ArchiveSource> {
+        Some(self)
+    }
+
+    fn as_archive_mut(&mut self) -> Option<&mut ArchiveSource> {
+        Some(self)
     }
 }

@@ -4,6 +4,7 @@ use crate::archive::ArchiveSource;
 use crate::host::HostSource;
 use crate::local::{LocalNames, LocalSource, LocalSpec};
 use crate::profile::Profile;
+use crate::source::{MetricSource, RemoteNames};
 pub use pcp_archive::replay::Mode;
 use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
 use pcp_pmns::cpp::Files;
@@ -22,35 +23,19 @@ pub enum PmnsLocation {
     Archive,
 }
 
-/// Where a context's metrics come from: each per-source service
-/// (descriptors, instance domains, help text, labels, fetches) is answered
-/// by the variant, and services of one kind of source only (an archive's
-/// `pmFetchArchive`, say) are `PM_ERR_NOTARCHIVE` on the others.
-#[derive(Debug)]
-pub enum Source {
-    /// No metrics source: a name space alone (`pminfo -n` with no context);
-    /// per-source services are `PM_ERR_NOCONTEXT`.
-    NameSpace,
-    /// An archive, or several read as one (`PM_CONTEXT_ARCHIVE`).
-    Archive(Box<ArchiveSource>),
-    /// This machine's metrics, read by the process itself
-    /// (`PM_CONTEXT_LOCAL`).
-    Local(Box<LocalSource>),
-    /// pmcd on a host (`PM_CONTEXT_HOST`): see [`crate::host`].
-    Host(Box<HostSource>),
-}
-
 /// A PMAPI context. Each is independent: no global "current context".
 ///
-/// A context is a name space and a metrics [`Source`]: none (a name space
-/// loaded from a file, what `pminfo -n` uses), an archive, the local
-/// machine, or pmcd on a host (whose name space is pmcd's, unless one was
-/// loaded from a file).
+/// A context is a name space and a [`MetricSource`]: none (a name space
+/// loaded from a file, what `pminfo -n` uses, whose per-source services
+/// are `PM_ERR_NOCONTEXT`), an archive, the local machine, pmcd on a host
+/// (whose name space is pmcd's, unless one was loaded from a file), or
+/// any other source ([`Context::from_source`]). The context adds derived
+/// metrics, the instance profile and the current time over its source.
 #[derive(Debug)]
 pub struct Context {
     pmns: Pmns,
     location: PmnsLocation,
-    source: Source,
+    source: Option<Box<dyn MetricSource>>,
     profile: Profile,
     /// The current time (`c_origin`): where the next fetch starts and what
     /// time instance domains are taken at.
@@ -75,16 +60,39 @@ impl Context {
     /// A context whose name services use `pmns` (as after
     /// `pmLoadASCIINameSpace`), with libpcp's two anonymous derived metrics
     /// (`event.flags`, `event.missed`) that every context has.
-    pub fn with_namespace(mut pmns: Pmns) -> Context {
-        pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
-        Context {
-            pmns,
-            location: PmnsLocation::Local,
-            source: Source::NameSpace,
-            profile: Profile::default(),
-            origin: Timestamp::default(),
-            derived: Default::default(),
+    pub fn with_namespace(pmns: Pmns) -> Context {
+        Context::new(None, pmns, PmnsLocation::Local, Timestamp::default())
+    }
+
+    /// A context over `source`, its names those of `pmns` (as after
+    /// `pmLoadASCIINameSpace`), or with `None` the source's own (see
+    /// [`MetricSource::remote_names`]; a source without any then has no
+    /// names but the derived metrics'). Derived metrics
+    /// ([`Context::bind_derived`], [`Context::add_derived`]) and the
+    /// instance profile work over any source; the current time starts at
+    /// the epoch.
+    #[doc(alias = "pmNewContext")]
+    pub fn from_source(source: Box<dyn MetricSource>, pmns: Option<Pmns>) -> Context {
+        let (pmns, location) = match pmns {
+            Some(p) => (p, PmnsLocation::Local),
+            None if source.remote_names().is_some() => (Pmns::new(), PmnsLocation::Remote),
+            None => (Pmns::new(), PmnsLocation::Local),
+        };
+        Context::new(Some(source), pmns, location, Timestamp::default())
+    }
+
+    /// A context of these parts, with libpcp's anonymous derived
+    /// metrics' names in a name space it holds.
+    fn new(
+        source: Option<Box<dyn MetricSource>>,
+        mut pmns: Pmns,
+        location: PmnsLocation,
+        origin: Timestamp,
+    ) -> Context {
+        if location != PmnsLocation::Remote {
+            pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
         }
+        Context { pmns, location, source, profile: Profile::default(), origin, derived: Default::default() }
     }
 
     /// `pmNewContext(PM_CONTEXT_LOCAL)`: a context over this machine's
@@ -108,7 +116,7 @@ impl Context {
     /// not parse: the context then fails with `PM_ERR_NOPMNS`).
     pub fn open_local_with(spec: LocalSpec) -> (PmResult<Context>, Vec<u8>) {
         let (src, mut diagnostics) = LocalSource::open(&spec);
-        let mut pmns = match spec.names {
+        let pmns = match spec.names {
             LocalNames::Given(p) => p,
             LocalNames::BuiltIn => builtin_pmns(),
             LocalNames::Default => {
@@ -131,15 +139,7 @@ impl Context {
                 }
             }
         };
-        pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
-        let ctx = Context {
-            pmns,
-            location: PmnsLocation::Local,
-            source: Source::Local(Box::new(src)),
-            profile: Profile::default(),
-            origin: Timestamp::default(),
-            derived: Default::default(),
-        };
+        let ctx = Context::new(Some(Box::new(src)), pmns, PmnsLocation::Local, Timestamp::default());
         (Ok(ctx), diagnostics)
     }
 
@@ -166,28 +166,8 @@ impl Context {
                 .names_by_archive()
                 .map(|names| names.iter().map(|(n, id)| (std::str::from_utf8(n).unwrap_or("\u{fffd}"), *id))),
         );
-        pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
         let origin = source.label().start;
-        Ok(Context {
-            pmns,
-            location: PmnsLocation::Archive,
-            source: Source::Archive(Box::new(source)),
-            profile: Profile::default(),
-            origin,
-            derived: Default::default(),
-        })
-    }
-
-    /// A host context over `host`: pmcd's name space and metrics.
-    pub(crate) fn over_host(host: HostSource) -> Context {
-        Context {
-            pmns: Pmns::new(),
-            location: PmnsLocation::Remote,
-            source: Source::Host(Box::new(host)),
-            profile: Profile::default(),
-            origin: Timestamp::default(),
-            derived: Default::default(),
-        }
+        Ok(Context::new(Some(Box::new(source)), pmns, PmnsLocation::Archive, origin))
     }
 
     /// Take the registered derived metrics of `registry` into this
@@ -337,17 +317,12 @@ impl Context {
     /// to duplicate (`PM_ERR_NOCONTEXT`).
     #[doc(alias = "pmDupContext")]
     pub fn dup(&self) -> PmResult<Context> {
-        let source = match &self.source {
-            Source::NameSpace => return Err(PmError::PM_ERR_NOCONTEXT),
-            Source::Archive(a) => Source::Archive(Box::new(a.dup()?)),
-            Source::Local(l) => Source::Local(Box::new(l.dup())),
-            Source::Host(h) => Source::Host(Box::new(h.dup()?)),
-        };
+        let source = self.need_source()?.dup()?;
         let derived = self.derived.dup();
         Ok(Context {
             pmns: self.pmns.clone(),
             location: self.location,
-            source,
+            source: Some(source),
             profile: self.profile.clone(),
             origin: self.origin,
             derived,
@@ -397,22 +372,25 @@ impl Context {
         }
     }
 
-    /// Where the context's metrics come from.
-    pub fn source(&self) -> &Source {
-        &self.source
+    /// Where the context's metrics come from (`None` for a context of
+    /// names alone).
+    pub fn source(&self) -> Option<&dyn MetricSource> {
+        self.source.as_deref()
+    }
+
+    /// The source, or `PM_ERR_NOCONTEXT` for a context of names alone.
+    pub(crate) fn need_source(&self) -> PmResult<&dyn MetricSource> {
+        self.source().ok_or(PmError::PM_ERR_NOCONTEXT)
     }
 
     /// The pmcd connection of a host context.
     pub fn host(&self) -> Option<&HostSource> {
-        match &self.source {
-            Source::Host(h) => Some(h),
-            _ => None,
-        }
+        self.source()?.as_host()
     }
 
-    /// The pmcd connection of a host context whose name space is pmcd's.
-    fn remote_names(&self) -> Option<&HostSource> {
-        self.host().filter(|_| self.location == PmnsLocation::Remote)
+    /// The source's own name space, when the context's names are its.
+    fn remote_names(&self) -> Option<&dyn RemoteNames> {
+        self.source()?.remote_names().filter(|_| self.location == PmnsLocation::Remote)
     }
 
     /// The instance profile.
@@ -436,18 +414,12 @@ impl Context {
 
     /// The archive of an archive context.
     pub fn archive(&self) -> Option<&ArchiveSource> {
-        match &self.source {
-            Source::Archive(a) => Some(a),
-            _ => None,
-        }
+        self.source()?.as_archive()
     }
 
     /// The local source of a local context.
     pub fn local(&self) -> Option<&LocalSource> {
-        match &self.source {
-            Source::Local(l) => Some(l),
-            _ => None,
-        }
+        self.source()?.as_local()
     }
 
     /// `pmGetContextHostName`: the host the metrics are of (an archive's
@@ -455,12 +427,7 @@ impl Context {
     /// `pmcd.hostname` for a host context: see [`HostSource::host_name`]).
     #[doc(alias = "pmGetContextHostName")]
     pub fn host_name(&self) -> PmResult<String> {
-        match &self.source {
-            Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
-            Source::Archive(a) => Ok(String::from_utf8_lossy(&a.label().hostname).into_owned()),
-            Source::Local(l) => Ok(l.hostname().to_string()),
-            Source::Host(h) => Ok(h.host_name(&self.profile)),
-        }
+        self.need_source()?.host_name(&self.profile)
     }
 
     fn need_archive(&self) -> PmResult<&ArchiveSource> {
@@ -468,10 +435,7 @@ impl Context {
     }
 
     fn need_archive_mut(&mut self) -> PmResult<&mut ArchiveSource> {
-        match &mut self.source {
-            Source::Archive(a) => Ok(a),
-            _ => Err(PmError::PM_ERR_NOTARCHIVE),
-        }
+        self.source.as_deref_mut().and_then(MetricSource::as_archive_mut).ok_or(PmError::PM_ERR_NOTARCHIVE)
     }
 
     /// `pmSetMode`: how fetches step through an archive, from `when`, by
@@ -480,7 +444,7 @@ impl Context {
     #[doc(alias = "pmSetMode")]
     #[doc(alias = "pmSetModeHighRes")]
     pub fn set_mode(&mut self, mode: Mode, when: Timestamp, delta_ns: i64) -> PmResult<()> {
-        if let Source::Local(_) | Source::Host(_) = self.source {
+        if self.source().is_some_and(|s| s.as_archive().is_none()) {
             return Err(PmError::PM_ERR_MODE);
         }
         self.need_archive_mut()?.replay()?.set_mode(mode, when, delta_ns)?;
@@ -494,7 +458,7 @@ impl Context {
     /// Other contexts have nothing to make ahead, and ignore it. A pcp-rs
     /// addition, off by default.
     pub fn set_fetch_ahead(&mut self, on: bool) {
-        if let Source::Archive(a) = &mut self.source {
+        if let Ok(a) = self.need_archive_mut() {
             a.set_fetch_ahead(on);
         }
     }
@@ -559,18 +523,8 @@ impl Context {
     /// source allows; on an error, what it holds is unspecified), the
     /// anonymous derived metrics given no values.
     fn fetch_source_into(&mut self, pmids: &[PmId], out: &mut FetchResult) -> PmResult<()> {
-        let profile = &self.profile;
-        let wanted = |indom, inst| profile.wanted(indom, inst);
-        match &mut self.source {
-            Source::NameSpace => return Err(PmError::PM_ERR_NOCONTEXT),
-            Source::Archive(src) => {
-                let (r, position) = src.fetch_into(pmids, profile, out)?;
-                self.origin = position;
-                r?
-            }
-            Source::Local(src) => *out = src.fetch(pmids, crate::local::now(), &wanted),
-            Source::Host(h) => *out = h.fetch(pmids, profile)?.0,
-        }
+        let source = self.source.as_deref_mut().ok_or(PmError::PM_ERR_NOCONTEXT)?;
+        source.fetch_into(pmids, &self.profile, out, &mut self.origin)?;
         // derived metrics are evaluated over the result (__pmFinishResult);
         // the anonymous event metrics have no operands, so no values
         for set in &mut out.sets {
@@ -579,6 +533,17 @@ impl Context {
             }
         }
         Ok(())
+    }
+
+    /// `pmStore`: change metrics' values in the source: pmcd's, or in a
+    /// local context the agents' (see [`LocalSource::store`]); an archive
+    /// stores nothing (`PM_ERR_NOTHOST`), nor does a context of names
+    /// alone. No sets is `PM_ERR_TOOSMALL`, a set without values
+    /// `PM_ERR_VALUE`.
+    #[doc(alias = "pmStore")]
+    pub fn store(&self, result: &FetchResult) -> PmResult<()> {
+        storable(result)?;
+        self.source().map_or(Err(PmError::PM_ERR_NOTHOST), |s| s.store(result))
     }
 
     /// `pmFetchArchive`: the next whole record of an archive, marks
@@ -651,18 +616,15 @@ impl Context {
                 _ => Err(PmError::PM_ERR_BADDERIVE),
             };
         }
-        // pmcd is asked first, derived metrics after
-        if let Source::Host(h) = &self.source {
-            return h.lookup_desc(pmid);
-        }
-        if let Some(a) = crate::derived::anon_by_pmid(pmid) {
-            return Ok(a.desc);
-        }
-        match &self.source {
-            Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
-            Source::Archive(a) => a.meta().desc(pmid).copied(),
-            Source::Local(l) => l.desc(pmid),
-            Source::Host(h) => h.lookup_desc(pmid),
+        // the source is asked first, the anonymous derived metrics after
+        match self.need_source().and_then(|s| s.desc(pmid)) {
+            Err(
+                e @ (PmError::PM_ERR_PMID
+                | PmError::PM_ERR_PMID_LOG
+                | PmError::PM_ERR_NOAGENT
+                | PmError::PM_ERR_NOCONTEXT),
+            ) => crate::derived::anon_by_pmid(pmid).map(|a| a.desc).ok_or(e),
+            r => r,
         }
     }
 
@@ -671,39 +633,22 @@ impl Context {
     /// its agent's order.
     #[doc(alias = "pmGetInDom")]
     pub fn get_indom(&self, indom: InDom) -> PmResult<Instances> {
+        self.indom_source(indom)?.instances(indom, self.origin)
+    }
+
+    /// The source to ask about `indom`: not `PM_INDOM_NULL`
+    /// (`PM_ERR_INDOM`).
+    fn indom_source(&self, indom: InDom) -> PmResult<&dyn MetricSource> {
         if indom.is_null() {
             return Err(PmError::PM_ERR_INDOM);
         }
-        match &self.source {
-            Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
-            Source::Archive(a) => {
-                let set = a.meta().indom_at(indom, Some(self.origin))?;
-                Ok((set.ids.clone(), set.names.iter().map(|n| n.to_vec()).collect()))
-            }
-            Source::Local(l) => l.instances(indom),
-            Source::Host(h) => h.get_indom(indom),
-        }
+        self.need_source()
     }
 
     /// `pmNameInDom`: an instance's name at the current time.
     #[doc(alias = "pmNameInDom")]
     pub fn name_indom(&self, indom: InDom, inst: i32) -> PmResult<Vec<u8>> {
-        if indom.is_null() {
-            return Err(PmError::PM_ERR_INDOM);
-        }
-        match &self.source {
-            Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
-            Source::Archive(a) => {
-                let set = a.meta().indom_at(indom, Some(self.origin))?;
-                set.name_of(inst).map(<[u8]>::to_vec).ok_or(PmError::PM_ERR_INST_LOG)
-            }
-            Source::Local(l) => {
-                let (ids, mut names) = l.instances(indom)?;
-                let k = ids.iter().position(|&i| i == inst).ok_or(PmError::PM_ERR_INST)?;
-                Ok(names.swap_remove(k))
-            }
-            Source::Host(h) => h.name_indom(indom, inst),
-        }
+        self.indom_source(indom)?.instance_name(indom, inst, self.origin)
     }
 
     /// `pmLookupInDom`: an instance by name at the current time (in a
@@ -711,21 +656,7 @@ impl Context {
     /// [`pmda_instance_by_name`]).
     #[doc(alias = "pmLookupInDom")]
     pub fn lookup_indom(&self, indom: InDom, name: &[u8]) -> PmResult<i32> {
-        if indom.is_null() {
-            return Err(PmError::PM_ERR_INDOM);
-        }
-        match &self.source {
-            Source::NameSpace => Err(PmError::PM_ERR_NOCONTEXT),
-            Source::Archive(a) => {
-                let set = a.meta().indom_at(indom, Some(self.origin))?;
-                set.lookup(name).ok_or(PmError::PM_ERR_INST_LOG)
-            }
-            Source::Local(l) => {
-                let (ids, names) = l.instances(indom)?;
-                pmda_instance_by_name(&names, name).map(|k| ids[k]).ok_or(PmError::PM_ERR_INST)
-            }
-            Source::Host(h) => h.lookup_indom(indom, name),
-        }
+        self.indom_source(indom)?.instance_id(indom, name, self.origin)
     }
 
     /// `pmGetInDomArchive`: every instance `indom` had in the archive.
@@ -752,37 +683,13 @@ impl Context {
             let text = if level == TextLevel::OneLine { a.oneline } else { a.help };
             return Ok(text.as_bytes().to_vec());
         }
-        self.text(pmid.0, pcp_archive::meta::text_kind::PMID, level)
+        self.need_source()?.text(pmid, level)
     }
 
     /// `pmLookupInDomText`: an instance domain's help text.
     #[doc(alias = "pmLookupInDomText")]
     pub fn lookup_indom_text(&self, indom: InDom, level: TextLevel) -> PmResult<Vec<u8>> {
-        if let Source::Local(l) = &self.source {
-            return l.indom_text(indom, level);
-        }
-        self.text(indom.0, pcp_archive::meta::text_kind::INDOM, level)
-    }
-
-    fn text(&self, ident: u32, what: u32, level: TextLevel) -> PmResult<Vec<u8>> {
-        use pcp_archive::meta::text_kind;
-        let meta = match &self.source {
-            Source::NameSpace => return Err(PmError::PM_ERR_NOCONTEXT),
-            Source::Archive(a) => a.meta(),
-            Source::Local(l) => return l.text(PmId(ident), level),
-            Source::Host(h) if what == text_kind::INDOM => return h.lookup_indom_text(InDom(ident), level),
-            Source::Host(h) => return h.lookup_text(PmId(ident), level),
-        };
-        let level = match level {
-            TextLevel::OneLine => text_kind::ONELINE,
-            TextLevel::Help => text_kind::HELP,
-        };
-        match meta.text(level | what, ident) {
-            // full help that is missing or empty falls back to the one-line text
-            Err(_) | Ok([]) if level == text_kind::HELP => meta.text(text_kind::ONELINE | what, ident),
-            r => r,
-        }
-        .map(<[u8]>::to_vec)
+        self.need_source()?.indom_text(indom, level)
     }
 
     /// Load an ASCII name space file (through pmcpp, as libpcp does) and
@@ -981,7 +888,7 @@ impl Context {
                 Err(e) => Err(e),
             };
         }
-        self.pmns.lookup_names_with(names, |pmid| self.resolve_local(pmid))
+        self.pmns.lookup_names_with(names, |pmid| self.resolve(pmid))
     }
 
     /// [`Context::lookup_names`] of one name, without the list.
@@ -989,19 +896,22 @@ impl Context {
         if self.remote_names().is_some() {
             return self.lookup_names(&[name]).map(|(ids, _)| ids.first().copied().unwrap_or(PmId::NULL));
         }
-        self.pmns.lookup(name).and_then(|pmid| self.resolve_local(pmid))
+        self.pmns.lookup(name).and_then(|pmid| self.resolve(pmid))
     }
 
-    /// A PMID the name space gives, as this context's agents see it: in
-    /// the built-in local source, the root of a dynamic subtree names no
-    /// metric (`PM_ERR_NAME` when its agent is here, `PM_ERR_NOAGENT`
-    /// when not).
-    fn resolve_local(&self, pmid: PmId) -> PmResult<PmId> {
-        match &self.source {
-            Source::Local(l) if pmid.is_dynamic_root() => {
-                Err(if l.serves(pmid.cluster()) { PmError::PM_ERR_NAME } else { PmError::PM_ERR_NOAGENT })
-            }
-            _ => Ok(pmid),
+    /// A PMID the name space gives, as the source sees it: the root of a
+    /// dynamic subtree is the source's to expand (see
+    /// [`MetricSource::dynamic_names`]).
+    fn resolve(&self, pmid: PmId) -> PmResult<PmId> {
+        self.dynamic_names(pmid).map(|()| pmid)
+    }
+
+    /// [`MetricSource::dynamic_names`] of `pmid` when it is the root of a
+    /// dynamic subtree; `Ok` for any other.
+    fn dynamic_names(&self, pmid: PmId) -> PmResult<()> {
+        match self.source() {
+            Some(s) if pmid.is_dynamic_root() => s.dynamic_names(pmid),
+            _ => Ok(()),
         }
     }
 
@@ -1091,7 +1001,7 @@ impl Context {
     pub fn traverse_with(&self, name: &str, mut f: impl FnMut(&str)) -> PmResult<()> {
         if let Some(h) = self.remote_names() {
             let mut any = false;
-            let r = h.traverse_with(name, |n| {
+            let r = h.traverse(name, &mut |n| {
                 any = true;
                 f(n);
             });
@@ -1126,35 +1036,41 @@ impl Context {
                 f(n);
             }
         };
-        let Source::Local(l) = &self.source else { return self.pmns.traverse_with(name, f) };
-        let agent_of = |pmid: PmId| match l.serves(pmid.cluster()) {
-            true => PmError::PM_ERR_NAME,
-            false => PmError::PM_ERR_NOAGENT,
-        };
+        // the roots of dynamic subtrees are the source's to expand: with
+        // no names there they are passed over, with no agent the walk ends
         let mut end = Ok(());
         let walked = self.pmns.traverse_with(name, |n| {
             if end.is_err() {
                 return;
             }
-            match self.pmns.lookup(n) {
-                Ok(pmid) if pmid.is_dynamic_root() => {
-                    if !l.serves(pmid.cluster()) {
-                        end = Err(PmError::PM_ERR_NOAGENT);
-                    }
-                }
+            match self.pmns.lookup(n).map(|pmid| self.dynamic_names(pmid)) {
+                Ok(Err(PmError::PM_ERR_NAME)) => {}
+                Ok(Err(e)) => end = Err(e),
                 _ => f(n),
             }
         });
         match walked {
             // a name below the root of a dynamic subtree: its agent's
             Err(PmError::PM_ERR_NAME) => match self.pmns.lookup(name) {
-                Ok(pmid) if pmid.is_dynamic_root() => Err(agent_of(pmid)),
-                _ => Err(PmError::PM_ERR_NAME),
+                Ok(pmid) => self.dynamic_names(pmid).and(Err(PmError::PM_ERR_NAME)),
+                Err(_) => Err(PmError::PM_ERR_NAME),
             },
             Err(e) => Err(e),
             Ok(()) => end,
         }
     }
+}
+
+/// What `pmStore` checks first: at least one value set
+/// (`PM_ERR_TOOSMALL`), and a value in each (`PM_ERR_VALUE`).
+pub(crate) fn storable(result: &FetchResult) -> PmResult<()> {
+    if result.sets.is_empty() {
+        return Err(PmError::PM_ERR_TOOSMALL);
+    }
+    if result.sets.iter().any(|s| s.values.as_ref().map_or(true, Vec::is_empty)) {
+        return Err(PmError::PM_ERR_VALUE);
+    }
+    Ok(())
 }
 
 /// A C string's text: up to the first NUL.
@@ -1180,40 +1096,21 @@ impl pcp_derived::check::Catalog for ContextCatalog<'_> {
     }
 }
 
-/// A context as derived-metric evaluation sees its instance domains.
+/// A context as derived-metric evaluation sees its instance domains: at
+/// the time of the values being evaluated.
 struct ContextInstances<'a>(&'a Context);
-
-impl ContextInstances<'_> {
-    /// An archive's instances of `indom` at `at` (the time of the values
-    /// being evaluated).
-    fn archive_set(&self, indom: InDom, at: Timestamp) -> Option<PmResult<&pcp_archive::meta::InDomSet>> {
-        Some(self.0.archive()?.meta().indom_at(indom, Some(at)))
-    }
-}
 
 impl pcp_derived::Instances for ContextInstances<'_> {
     fn inst_name(&mut self, indom: InDom, inst: i32, at: Timestamp) -> Option<Vec<u8>> {
-        match self.archive_set(indom, at) {
-            Some(set) => set.ok()?.name_of(inst).map(<[u8]>::to_vec),
-            None => self.0.name_indom(indom, inst).ok(),
-        }
+        self.0.indom_source(indom).ok()?.instance_name(indom, inst, at).ok()
     }
 
     fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Option<i32> {
-        match self.archive_set(indom, at) {
-            Some(set) => {
-                let set = set.ok()?;
-                set.names.iter().position(|n| **n == *name).and_then(|k| set.ids.get(k).copied())
-            }
-            None => self.0.lookup_indom(indom, name).ok(),
-        }
+        self.0.indom_source(indom).ok()?.instance_id(indom, name, at).ok()
     }
 
     fn instances(&mut self, indom: InDom, at: Timestamp) -> Result<Vec<i32>, PmError> {
-        match self.archive_set(indom, at) {
-            Some(set) => set.map(|set| set.ids.clone()),
-            None => self.0.get_indom(indom).map(|(ids, _)| ids),
-        }
+        self.0.indom_source(indom)?.instances(indom, at).map(|(ids, _)| ids)
     }
 }
 

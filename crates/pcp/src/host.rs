@@ -17,9 +17,12 @@
 use crate::context::{Context, Instances, TextLevel};
 use crate::derived::{anon_by_pmid, ANON};
 use crate::profile::Profile;
+use crate::source::{MetricSource, RemoteNames};
 use crate::transport::{self, Backoff, PduCounts, PduStream, PmcdConnection, Timeouts};
 use pcp_core::labels::{flags as label_flags, LabelSet};
-use pcp_core::{Desc, FetchResult, InDom, MetricType, PmError, PmId, PmResult, Semantics, Value, PM_IN_NULL};
+use pcp_core::{
+    Desc, FetchResult, InDom, MetricType, PmError, PmId, PmResult, Semantics, Timestamp, Value, PM_IN_NULL,
+};
 use pcp_pdu::handshake::{features, ClientOptions};
 use pcp_pdu::pmns::PMNS_LEAF_STATUS;
 use pcp_pdu::text::{PM_TEXT_HELP, PM_TEXT_INDOM, PM_TEXT_ONELINE, PM_TEXT_PMID};
@@ -1045,12 +1048,7 @@ impl HostSource {
     #[doc(alias = "pmStore")]
     #[doc(alias = "pmStoreHighRes")]
     pub fn store(&self, result: &FetchResult) -> PmResult<()> {
-        if result.sets.is_empty() {
-            return Err(PmError::PM_ERR_TOOSMALL);
-        }
-        if result.sets.iter().any(|s| s.values.as_ref().map_or(true, Vec::is_empty)) {
-            return Err(PmError::PM_ERR_VALUE);
-        }
+        crate::context::storable(result)?;
         let pdu = Pdu::Result(ResultPdu::from(result.clone()));
         match self.request(&pdu, PduType::ERROR)? {
             Pdu::Error(e) if e.code < 0 => Err(PmError::from_code(e.code)),
@@ -1091,6 +1089,91 @@ impl HostSource {
     }
 }
 
+/// pmcd's metrics, each service a request (the profile sent first where
+/// pmcd does not hold it), and pmcd's name space.
+impl MetricSource for HostSource {
+    fn desc(&self, pmid: PmId) -> PmResult<Desc> {
+        self.lookup_desc(pmid)
+    }
+
+    fn instances(&self, indom: InDom, _: Timestamp) -> PmResult<Instances> {
+        self.get_indom(indom)
+    }
+
+    fn instance_name(&self, indom: InDom, inst: i32, _: Timestamp) -> PmResult<Vec<u8>> {
+        self.name_indom(indom, inst)
+    }
+
+    fn instance_id(&self, indom: InDom, name: &[u8], _: Timestamp) -> PmResult<i32> {
+        self.lookup_indom(indom, name)
+    }
+
+    fn text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
+        self.lookup_text(pmid, level)
+    }
+
+    fn indom_text(&self, indom: InDom, level: TextLevel) -> PmResult<Vec<u8>> {
+        self.lookup_indom_text(indom, level)
+    }
+
+    fn labels(&self, kind: u8, ident: u32, _: Timestamp, profile: &Profile) -> PmResult<Vec<LabelSet>> {
+        HostSource::labels(self, kind, ident, profile)
+    }
+
+    fn fetch_into(
+        &mut self,
+        pmids: &[PmId],
+        profile: &Profile,
+        out: &mut FetchResult,
+        _: &mut Timestamp,
+    ) -> PmResult<()> {
+        *out = self.fetch(pmids, profile)?.0;
+        Ok(())
+    }
+
+    fn store(&self, result: &FetchResult) -> PmResult<()> {
+        HostSource::store(self, result)
+    }
+
+    fn dup(&self) -> PmResult<Box<dyn MetricSource>> {
+        Ok(Box::new(HostSource::dup(self)?))
+    }
+
+    fn host_name(&self, profile: &Profile) -> PmResult<String> {
+        Ok(HostSource::host_name(self, profile))
+    }
+
+    fn remote_names(&self) -> Option<&dyn RemoteNames> {
+        Some(self)
+    }
+
+    fn as_host(&self) -> Option<&HostSource> {
+        Some(self)
+    }
+}
+
+impl RemoteNames for HostSource {
+    fn lookup_names(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
+        HostSource::lookup_names(self, names)
+    }
+
+    fn name_of(&self, pmid: PmId) -> PmResult<String> {
+        HostSource::name_of(self, pmid)
+    }
+
+    fn names_of(&self, pmid: PmId) -> PmResult<Vec<String>> {
+        HostSource::names_of(self, pmid)
+    }
+
+    fn children(&self, name: &str) -> PmResult<Vec<Child>> {
+        HostSource::children(self, name)
+    }
+
+    fn traverse(&self, name: &str, f: &mut dyn FnMut(&str)) -> PmResult<()> {
+        self.traverse_with(name, f)
+    }
+}
+
 /// The host side of the [`Context`] facade: opening a host context, and
 /// the services only host contexts have (or that differ for them).
 impl Context {
@@ -1100,36 +1183,13 @@ impl Context {
     #[doc(alias = "pmNewContext")]
     #[doc(alias = "PM_CONTEXT_HOST")]
     pub fn open_host(spec: &str) -> PmResult<Context> {
-        HostSource::open(spec).map(Context::over_host)
+        HostSource::open(spec).map(Context::with_host)
     }
 
     /// A host context over a source already connected (tests reach a
     /// fake pmcd this way).
     pub fn with_host(host: HostSource) -> Context {
-        Context::over_host(host)
-    }
-
-    /// `pmStore`: change metrics' values in pmcd, or in a local
-    /// context the agents' (see [`LocalSource::store`]); an archive
-    /// stores nothing (`PM_ERR_NOTHOST`). No sets is `PM_ERR_TOOSMALL`,
-    /// a set without values `PM_ERR_VALUE`.
-    ///
-    /// [`LocalSource::store`]: crate::local::LocalSource::store
-    #[doc(alias = "pmStore")]
-    pub fn store(&self, result: &FetchResult) -> PmResult<()> {
-        if let Some(h) = self.host() {
-            return h.store(result);
-        }
-        if result.sets.is_empty() {
-            return Err(PmError::PM_ERR_TOOSMALL);
-        }
-        if result.sets.iter().any(|s| s.values.as_ref().map_or(true, Vec::is_empty)) {
-            return Err(PmError::PM_ERR_VALUE);
-        }
-        match self.local() {
-            Some(l) => l.store(result),
-            None => Err(PmError::PM_ERR_NOTHOST),
-        }
+        Context::from_source(Box::new(host), None)
     }
 
     /// `pmReconnectContext`: connect a host context to pmcd again (see
@@ -1146,7 +1206,7 @@ impl Context {
     #[doc(alias = "pmDupContext")]
     pub fn dup_host(&self) -> PmResult<Context> {
         let h = self.host().ok_or(PmError::PM_ERR_NOTHOST)?;
-        let mut c = Context::over_host(h.dup()?);
+        let mut c = Context::with_host(h.dup()?);
         c.copy_profile_from(self);
         Ok(c)
     }

@@ -1,54 +1,22 @@
 //! Metric labels of a context (`pmGetContextLabels` and friends).
 //!
-//! A local context's labels are libpcp's and its agents' (see
-//! [`crate::local`]). An archive's are looked up at the context's current time: the sets of each
-//! kind logged last at or before it. An archive with no context labels at
-//! all (one written before pmlogger logged labels) answers with
-//! `{"hostname":HOST}` from its label; other kinds it lacks are simply
-//! none.
+//! Each source has its own (see [`crate::MetricSource::labels`]): a local
+//! context's are libpcp's and its agents' (see [`crate::local`]), an
+//! archive's those logged last at or before the context's current time,
+//! a host context's pmcd's.
 //!
 //! Label sets, their parsing and merging are `pcp_core::labels`, re-exported
 //! here.
 
-use crate::{Context, Source};
+use crate::Context;
 pub use pcp_core::labels::*;
-use pcp_core::{InDom, PmError, PmId, PmResult};
-
-/// libpcp's copy of an archive's sets (`__pmDupLabelSets`): text up to a
-/// NUL, and none for a set without labels.
-fn copy(set: &LabelSet) -> LabelSet {
-    let mut s = set.clone();
-    s.json = if s.nlabels <= 0 {
-        Vec::new()
-    } else {
-        s.json[..s.json.iter().position(|&b| b == 0).unwrap_or(s.json.len())].to_vec()
-    };
-    s
-}
+use pcp_core::{InDom, PmId, PmResult};
 
 impl Context {
     /// libpcp's `getlabels`: the sets of `kind` for `ident` (in an
     /// archive, at the current time).
     fn labels_of(&self, kind: u8, ident: u32) -> PmResult<Vec<LabelSet>> {
-        let src = match self.source() {
-            Source::NameSpace => return Err(PmError::PM_ERR_NOCONTEXT),
-            Source::Local(l) => return l.labels(kind, ident),
-            Source::Host(h) => return h.labels(kind, ident, self.profile()),
-            Source::Archive(a) => a,
-        };
-        match src.labels().lookup(kind.into(), ident, Some(self.origin())) {
-            Ok(sets) => Ok(sets.iter().map(copy).collect()),
-            Err(_) if kind & flags::CONTEXT != 0 => {
-                // before pmlogger logged labels: the host the label names
-                let mut text = br#"{"hostname":""#.to_vec();
-                text.extend_from_slice(&src.label().hostname);
-                text.extend_from_slice(br#""}"#);
-                let mut set = None;
-                add_labels(&mut set, &text, flags::CONTEXT)?;
-                Ok(set.into_iter().collect())
-            }
-            Err(_) => Ok(Vec::new()),
-        }
+        self.need_source()?.labels(kind, ident, self.origin(), self.profile())
     }
 
     /// `pmGetContextLabels`: the context's labels (one set, or none when

@@ -18,10 +18,12 @@ pub mod host;
 pub mod labels;
 pub mod local;
 pub mod profile;
+pub mod source;
 pub mod spec;
 pub mod timeparse;
 pub mod timezone;
 pub mod transport;
 
-pub use context::{Context, PmnsLocation, Source};
+pub use context::{Context, PmnsLocation};
 pub use pcp_core::*;
+pub use source::{MetricSource, RemoteNames};

@@ -20,6 +20,8 @@
 //! context names exactly the metrics it serves (see [`LocalNames`]).
 
 use crate::context::{Instances, TextLevel};
+use crate::profile::Profile;
+use crate::source::MetricSource;
 use pcp_core::labels::{add_labels, flags, parse_label_set, LabelSet};
 use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp, ValueSet};
 use pcp_linux::{Files, LinuxSource, RootFiles, LINUX_DOMAIN, PROC_DOMAIN};
@@ -471,6 +473,70 @@ impl LocalSource {
         } else {
             Ok(Vec::new())
         }
+    }
+}
+
+/// The built-in agents' metrics, read from the machine's files now.
+impl MetricSource for LocalSource {
+    fn desc(&self, pmid: PmId) -> PmResult<Desc> {
+        LocalSource::desc(self, pmid)
+    }
+
+    fn instances(&self, indom: InDom, _: Timestamp) -> PmResult<Instances> {
+        LocalSource::instances(self, indom)
+    }
+
+    /// As the agents' `pmdaInstance` matches names (see
+    /// [`pmda_instance_by_name`]).
+    ///
+    /// [`pmda_instance_by_name`]: crate::context::pmda_instance_by_name
+    fn instance_id(&self, indom: InDom, name: &[u8], _: Timestamp) -> PmResult<i32> {
+        let (ids, names) = LocalSource::instances(self, indom)?;
+        crate::context::pmda_instance_by_name(&names, name).map(|k| ids[k]).ok_or(PmError::PM_ERR_INST)
+    }
+
+    fn text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
+        LocalSource::text(self, pmid, level)
+    }
+
+    fn indom_text(&self, indom: InDom, level: TextLevel) -> PmResult<Vec<u8>> {
+        LocalSource::indom_text(self, indom, level)
+    }
+
+    fn labels(&self, kind: u8, ident: u32, _: Timestamp, _: &Profile) -> PmResult<Vec<LabelSet>> {
+        LocalSource::labels(self, kind, ident)
+    }
+
+    fn fetch_into(
+        &mut self,
+        pmids: &[PmId],
+        profile: &Profile,
+        out: &mut FetchResult,
+        _: &mut Timestamp,
+    ) -> PmResult<()> {
+        *out = self.fetch(pmids, now(), &|indom, inst| profile.wanted(indom, inst));
+        Ok(())
+    }
+
+    fn store(&self, result: &FetchResult) -> PmResult<()> {
+        LocalSource::store(self, result)
+    }
+
+    fn dup(&self) -> PmResult<Box<dyn MetricSource>> {
+        Ok(Box::new(LocalSource::dup(self)))
+    }
+
+    fn host_name(&self, _: &Profile) -> PmResult<String> {
+        Ok(self.hostname.clone())
+    }
+
+    /// pcp-rs's agents have no dynamic names.
+    fn dynamic_names(&self, root: PmId) -> PmResult<()> {
+        Err(if self.serves(root.cluster()) { PmError::PM_ERR_NAME } else { PmError::PM_ERR_NOAGENT })
+    }
+
+    fn as_local(&self) -> Option<&LocalSource> {
+        Some(self)
     }
 }
 
