@@ -488,11 +488,9 @@ impl MetricSource for LocalSource {
 
     /// As the agents' `pmdaInstance` matches names (see
     /// [`pmda_instance_by_name`]).
-    ///
-    /// [`pmda_instance_by_name`]: crate::context::pmda_instance_by_name
     fn instance_id(&self, indom: InDom, name: &[u8], _: Timestamp) -> PmResult<i32> {
         let (ids, names) = LocalSource::instances(self, indom)?;
-        crate::context::pmda_instance_by_name(&names, name).map(|k| ids[k]).ok_or(PmError::PM_ERR_INST)
+        pmda_instance_by_name(&names, name).map(|k| ids[k]).ok_or(PmError::PM_ERR_INST)
     }
 
     fn text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
@@ -538,6 +536,21 @@ impl MetricSource for LocalSource {
     fn as_local(&self) -> Option<&LocalSource> {
         Some(self)
     }
+}
+
+/// Which of an agent's instance `names` (in its order) a name given to
+/// `pmLookupInDom` picks, as libpcp_pmda's `pmdaInstance` matches it: the
+/// first one that is the name exactly, or, for a name without a space,
+/// whose first word (up to its first space) is the name, so "1" finds
+/// kernel.all.load's "1 minute".
+pub fn pmda_instance_by_name(names: &[Vec<u8>], name: &[u8]) -> Option<usize> {
+    if name.is_empty() {
+        return None;
+    }
+    let spaced = name.contains(&b' ');
+    names.iter().position(|n| {
+        n.as_slice() == name || (!spaced && n.iter().position(|&c| c == b' ').is_some_and(|sp| &n[..sp] == name))
+    })
 }
 
 /// libpcp's labels of a local context: the `labels` directory's files
@@ -597,6 +610,20 @@ fn add_label_files(set: &mut Option<LabelSet>, dir: &Path, labelflags: u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_instance_names_match_as_pmda_instance_matches_them() {
+        let names: Vec<Vec<u8>> =
+            ["1 minute", "5 minute", "15 minute", "1", "a b"].map(|n| n.as_bytes().to_vec()).into();
+        assert_eq!(pmda_instance_by_name(&names, b"1"), Some(0));
+        assert_eq!(pmda_instance_by_name(&names, b"15"), Some(2));
+        assert_eq!(pmda_instance_by_name(&names, b"5 minute"), Some(1));
+        assert_eq!(pmda_instance_by_name(&names, b"a b"), Some(4));
+        assert_eq!(pmda_instance_by_name(&names, b"a"), Some(4));
+        assert_eq!(pmda_instance_by_name(&names, b"5 min"), None);
+        assert_eq!(pmda_instance_by_name(&names, b"minute"), None);
+        assert_eq!(pmda_instance_by_name(&names, b""), None);
+    }
 
     #[test]
     fn specs_parse_as_libpcp_parses_them() {

@@ -1,0 +1,224 @@
+//! The services of archive contexts alone: replay modes, whole records,
+//! the archive's instance history, and reading each metric's first values
+//! ahead.
+
+use super::derived_metrics::ContextInstances;
+use super::{Context, Instances, Mode, PmnsLocation};
+use crate::archive::ArchiveSource;
+use crate::source::MetricSource;
+use pcp_core::{FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
+use pcp_pmns::Pmns;
+use std::collections::HashMap;
+
+impl Context {
+    fn need_archive(&self) -> PmResult<&ArchiveSource> {
+        self.archive().ok_or(PmError::PM_ERR_NOTARCHIVE)
+    }
+
+    fn need_archive_mut(&mut self) -> PmResult<&mut ArchiveSource> {
+        self.source.as_deref_mut().and_then(MetricSource::as_archive_mut).ok_or(PmError::PM_ERR_NOTARCHIVE)
+    }
+
+    /// `pmSetMode`: how fetches step through an archive, from `when`, by
+    /// `delta_ns` nanoseconds a fetch in `Mode::Interp`. Local and host
+    /// contexts have no replay modes (`PM_ERR_MODE`).
+    #[doc(alias = "pmSetMode")]
+    #[doc(alias = "pmSetModeHighRes")]
+    pub fn set_mode(&mut self, mode: Mode, when: Timestamp, delta_ns: i64) -> PmResult<()> {
+        if self.source().is_some_and(|s| s.as_archive().is_none()) {
+            return Err(PmError::PM_ERR_MODE);
+        }
+        self.need_archive_mut()?.replay()?.set_mode(mode, when, delta_ns)?;
+        self.origin = when;
+        Ok(())
+    }
+
+    /// Let an archive context make interpolated fetches ahead, on a
+    /// thread of its own, while the caller uses the ones before (see
+    /// [`ArchiveSource::set_fetch_ahead`]; the results are the same).
+    /// Other contexts have nothing to make ahead, and ignore it. A pcp-rs
+    /// addition, off by default.
+    pub fn set_fetch_ahead(&mut self, on: bool) {
+        if let Ok(a) = self.need_archive_mut() {
+            a.set_fetch_ahead(on);
+        }
+    }
+
+    /// `pmFetchArchive`: the next whole record of an archive, marks
+    /// included.
+    #[doc(alias = "pmFetchArchive")]
+    #[doc(alias = "pmFetchHighResArchive")]
+    pub fn fetch_archive(&mut self) -> PmResult<FetchResult> {
+        let src = self.need_archive_mut()?;
+        let replay = src.replay()?;
+        let r = replay.fetch_archive();
+        let pos = replay.position();
+        self.origin = pos;
+        r
+    }
+
+    /// `pmGetArchiveEnd`: the time of the (last) archive's last good
+    /// record. Over several archives, asking can move the current time
+    /// (to the start of the archive being read, as libpcp does).
+    #[doc(alias = "pmGetArchiveEnd")]
+    #[doc(alias = "pmGetHighResArchiveEnd")]
+    pub fn archive_end(&mut self) -> PmResult<Timestamp> {
+        let replay = self.need_archive_mut()?.replay()?;
+        let before = replay.position();
+        let end = replay.end();
+        let after = replay.position();
+        if after != before {
+            self.origin = after;
+        }
+        end
+    }
+
+    /// `pmLookupInDomArchive`: an instance by name in any of the archive's
+    /// instance sets, newest first.
+    #[doc(alias = "pmLookupInDomArchive")]
+    pub fn lookup_indom_archive(&self, indom: InDom, name: &[u8]) -> PmResult<i32> {
+        self.need_archive()?.meta().lookup_inst_any(indom, name)
+    }
+
+    /// `pmGetInDomArchive`: every instance `indom` had in the archive.
+    #[doc(alias = "pmGetInDomArchive")]
+    pub fn get_indom_archive(&self, indom: InDom) -> PmResult<Instances> {
+        self.need_archive()?.meta().indom_union(indom)
+    }
+
+    /// `pmTrimNameSpace`: in an archive context whose names were loaded
+    /// from a file, keep only the names of metrics the archive describes
+    /// (and of the anonymous derived metrics, which libpcp keeps apart from
+    /// the loaded names). Other contexts are left as they are.
+    #[doc(alias = "pmTrimNameSpace")]
+    pub fn trim_namespace(&mut self) {
+        let Some(src) = self.archive() else { return };
+        if self.location != PmnsLocation::Local {
+            return;
+        }
+        let mut names = Vec::new();
+        let _ = self.pmns.traverse_with("", |n| {
+            if !n.is_empty() {
+                names.push(n.to_string());
+            }
+        });
+        let kept: Vec<(String, PmId)> = names
+            .into_iter()
+            .filter_map(|n| {
+                let pmid = self.pmns.lookup(&n).ok()?;
+                let known = src.meta().desc(pmid).is_ok() || crate::derived::anon_by_pmid(pmid).is_some();
+                known.then_some((n, pmid))
+            })
+            .collect();
+        // a traversal lists every node's children in order, so adding the
+        // survivors in traversal order keeps the order of names
+        let mut pmns = Pmns::new();
+        pmns.add_names(kept.iter().map(|(n, id)| (n.as_str(), *id)));
+        self.pmns = pmns;
+    }
+
+    /// For each of `pmids`, what `pmSetMode(PM_MODE_FORW, when)` and then
+    /// `pmFetch` of that one metric answer in an archive context (the way
+    /// pminfo and pmprobe fetch from a `-O` origin), found in one forward
+    /// read from `when`: the first record holding the metric (marks and
+    /// records without it passed over; for a derived metric, the first
+    /// record that is not a mark), with just that metric's value set; or
+    /// the error that ends the read (`PM_ERR_EOL` at the end). The
+    /// positioning is libpcp's, so the first record read may lie a little
+    /// before `when`. `Err` is `pmSetMode`'s failure. `as_fetched`: as
+    /// for [`Context::first_each`].
+    pub fn first_each_forw(
+        &mut self,
+        when: Timestamp,
+        pmids: &[PmId],
+        as_fetched: bool,
+    ) -> PmResult<HashMap<PmId, PmResult<FetchResult>>> {
+        self.set_mode(Mode::Forw, when, 0)?;
+        let bound = |p: PmId| self.derived_operands(p, as_fetched);
+        let mut search = crate::archive::FirstEach::new(pmids, &bound);
+        while !search.done() {
+            match self.fetch_archive() {
+                Ok(result) => {
+                    let _ = search.offer(result);
+                }
+                Err(e) => search.fail(e),
+            }
+        }
+        let mut found = search.found;
+        self.evaluate_found(&mut found);
+        Ok(found)
+    }
+
+    /// [`ArchiveSource::first_each`] in an archive context, its derived
+    /// metrics evaluated: each is answered by the first record from `from`
+    /// that is not a mark. The context's time does not move. Empty for
+    /// other contexts.
+    ///
+    /// With `as_fetched`, derived metrics are bound as a `pmFetch` binds
+    /// them (see [`Context::take_messages`]); without, only to read ahead
+    /// (a tool that looks each descriptor up before its values).
+    pub fn first_each(
+        &mut self,
+        from: Timestamp,
+        pmids: &[PmId],
+        as_fetched: bool,
+    ) -> HashMap<PmId, PmResult<FetchResult>> {
+        let Some(src) = self.archive() else { return HashMap::new() };
+        let bound = |p: PmId| self.derived_operands(p, as_fetched);
+        let mut found = src.first_each_with(from, pmids, &bound);
+        self.evaluate_found(&mut found);
+        found
+    }
+
+    /// The operands of a derived metric (none for the anonymous ones and
+    /// those not bound), `None` for other metrics.
+    fn derived_operands(&self, pmid: PmId, announce: bool) -> Option<Vec<PmId>> {
+        if crate::derived::anon_by_pmid(pmid).is_some() {
+            return Some(Vec::new());
+        }
+        let m = self.derived.get(pmid)?;
+        self.bind(pmid, announce);
+        match &*crate::derived::lock(&m.binding) {
+            // a derived operand is in no record (and gets no values)
+            crate::derived::Binding::Bound(ev) => {
+                Some(ev.operands().iter().copied().filter(|p| !pcp_derived::check::is_derived(*p)).collect())
+            }
+            _ => Some(Vec::new()),
+        }
+    }
+
+    /// The derived metrics' answers of a [`crate::archive::FirstEach`]
+    /// search (whole records) turned into their values.
+    fn evaluate_found(&mut self, found: &mut HashMap<PmId, PmResult<FetchResult>>) {
+        crate::archive::empty_anon_sets(found);
+        let wanted: Vec<PmId> = found.keys().copied().collect();
+        let mut evaluators = self.derived.take_evaluators(&wanted);
+        let position: HashMap<PmId, usize> = evaluators.iter().enumerate().map(|(i, e)| (e.pmid(), i)).collect();
+        for (pmid, r) in found.iter_mut() {
+            let Ok(record) = r else { continue };
+            match self.derived.get(*pmid) {
+                Some(m) if self.derived.is_bound(m) => {}
+                // one that could not be bound has no values
+                Some(_) => {
+                    record.sets = vec![pcp_core::ValueSet { pmid: *pmid, values: Ok(Vec::new()) }];
+                    continue;
+                }
+                None => continue,
+            }
+            let mut sets = vec![pcp_core::ValueSet { pmid: *pmid, values: Ok(Vec::new()) }];
+            sets.append(&mut record.sets);
+            // as a fetch of the operands answers: no values for those the
+            // record does not hold
+            let operands = position.get(pmid).and_then(|&i| evaluators.get(i)).map(|e| e.operands());
+            for &op in operands.unwrap_or_default() {
+                if !sets.iter().any(|s| s.pmid == op) {
+                    sets.push(pcp_core::ValueSet { pmid: op, values: Ok(Vec::new()) });
+                }
+            }
+            let whole = FetchResult { timestamp: record.timestamp, sets };
+            let own = position.get(pmid).and_then(|&i| evaluators.get_mut(i..=i)).unwrap_or_default();
+            *record = pcp_derived::postfetch(&whole, 1, own, &mut ContextInstances(self));
+        }
+        self.derived.restore(evaluators);
+    }
+}

@@ -1,0 +1,250 @@
+//! A context's names: the name space it holds, or its source's own
+//! (pmcd's), with the derived metrics' names joined to either.
+
+use super::{Context, PmnsLocation};
+use pcp_core::{PmError, PmId, PmResult};
+use pcp_pmns::cpp::Files;
+use pcp_pmns::{LoadOptions, Loaded, Pmns};
+
+impl Context {
+    /// Take the name space loaded into `loaded` (a context made by
+    /// [`Context::load_namespace`]): as after `pmLoadASCIINameSpace`, this
+    /// context's names then come from it, whatever the metrics' source.
+    #[doc(alias = "pmLoadASCIINameSpace")]
+    pub fn use_namespace_of(&mut self, loaded: Context) {
+        self.pmns = loaded.pmns;
+        self.location = PmnsLocation::Local;
+    }
+
+    /// Load an ASCII name space file (through pmcpp, as libpcp does) and
+    /// make a context of it; the diagnostics libpcp would print come back
+    /// either way.
+    #[doc(alias = "pmLoadASCIINameSpace")]
+    pub fn load_namespace(path: &[u8], dupok: bool, files: &mut dyn Files) -> (PmResult<Context>, Vec<u8>) {
+        let (ctx, diagnostics, _) = Context::load_namespace_keeping(path, dupok, files);
+        (ctx, diagnostics)
+    }
+
+    /// [`Context::load_namespace`], also saying whether libpcp would keep
+    /// the load as the process's name space (see [`Loaded::kept`]): once
+    /// kept, even a failed one, libpcp refuses another load.
+    pub fn load_namespace_keeping(
+        path: &[u8],
+        dupok: bool,
+        files: &mut dyn Files,
+    ) -> (PmResult<Context>, Vec<u8>, bool) {
+        let var_dir = crate::config::var_dir().into_os_string().into_encoded_bytes();
+        let opts = LoadOptions { dupok, use_cpp: true, var_dir };
+        let Loaded { pmns, diagnostics, kept } = pcp_pmns::load(path, &opts, files);
+        (pmns.map(Context::with_namespace), diagnostics, kept)
+    }
+
+    /// The context's name space, taken out of it (to open another context
+    /// over a name space loaded once, as `pminfo -n -L` does).
+    pub fn into_namespace(self) -> Pmns {
+        self.pmns
+    }
+
+    /// `pmGetPMNSLocation`: where this context's names come from.
+    #[doc(alias = "pmGetPMNSLocation")]
+    pub fn pmns_location(&self) -> PmnsLocation {
+        self.location
+    }
+
+    /// `pmLookupName`: PMIDs for names, one-to-one (see
+    /// [`Pmns::lookup_names`]). In a local context a name in a dynamic
+    /// subtree is its agent's to resolve: `PM_ERR_NOAGENT` with no agent,
+    /// and pcp-rs's agents know no dynamic names (`PM_ERR_NAME`).
+    #[doc(alias = "pmLookupName")]
+    pub fn lookup_names(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
+        if let Some(h) = self.remote_names() {
+            // names pmcd does not know may be derived metrics'
+            let derived = |n: &str| self.derived.by_name(n).map(|m| m.pmid);
+            return match h.lookup_names(names) {
+                Ok((mut ids, mut count)) => {
+                    for (id, n) in ids.iter_mut().zip(names) {
+                        if let (true, Some(p)) = (id.is_null(), derived(n)) {
+                            *id = p;
+                            count += 1;
+                        }
+                    }
+                    Ok((ids, count.min(names.len())))
+                }
+                Err(PmError::PM_ERR_NAME) if names.len() == 1 => {
+                    derived(names[0]).map(|p| (vec![p], 1)).ok_or(PmError::PM_ERR_NAME)
+                }
+                Err(e) => Err(e),
+            };
+        }
+        self.pmns.lookup_names_with(names, |pmid| self.resolve(pmid))
+    }
+
+    /// [`Context::lookup_names`] of one name, without the list.
+    pub(super) fn lookup_name(&self, name: &str) -> PmResult<PmId> {
+        if self.remote_names().is_some() {
+            return self.lookup_names(&[name]).map(|(ids, _)| ids.first().copied().unwrap_or(PmId::NULL));
+        }
+        self.pmns.lookup(name).and_then(|pmid| self.resolve(pmid))
+    }
+
+    /// A PMID the name space gives, as the source sees it: the root of a
+    /// dynamic subtree is the source's to expand (see
+    /// [`MetricSource::dynamic_names`]).
+    fn resolve(&self, pmid: PmId) -> PmResult<PmId> {
+        self.dynamic_names(pmid).map(|()| pmid)
+    }
+
+    /// [`MetricSource::dynamic_names`] of `pmid` when it is the root of a
+    /// dynamic subtree; `Ok` for any other.
+    fn dynamic_names(&self, pmid: PmId) -> PmResult<()> {
+        match self.source() {
+            Some(s) if pmid.is_dynamic_root() => s.dynamic_names(pmid),
+            _ => Ok(()),
+        }
+    }
+
+    /// The name of a per-context derived metric (whose name may be a
+    /// masked global one's in the name space), or `PM_ERR_PMID` for a
+    /// masked global one; `None` for other PMIDs.
+    fn derived_name(&self, pmid: PmId) -> Option<PmResult<String>> {
+        let m = self.derived.metrics.iter().find(|m| m.pmid == pmid && (m.local || m.masked))?;
+        Some(if m.masked { Err(PmError::PM_ERR_PMID) } else { Ok(m.name.clone()) })
+    }
+
+    /// `pmNameID`: a name of a PMID.
+    #[doc(alias = "pmNameID")]
+    pub fn name_of(&self, pmid: PmId) -> PmResult<String> {
+        if let Some(h) = self.remote_names() {
+            return match self.derived.get(pmid) {
+                Some(m) => Ok(m.name.clone()),
+                None => h.name_of(pmid),
+            };
+        }
+        if let Some(r) = self.derived_name(pmid) {
+            return r;
+        }
+        self.pmns.name_of(pmid)
+    }
+
+    /// `pmNameAll`: every name of a PMID.
+    #[doc(alias = "pmNameAll")]
+    pub fn names_of(&self, pmid: PmId) -> PmResult<Vec<String>> {
+        if let Some(h) = self.remote_names() {
+            return match self.derived.get(pmid) {
+                Some(m) => Ok(vec![m.name.clone()]),
+                None => h.names_of(pmid),
+            };
+        }
+        if let Some(r) = self.derived_name(pmid) {
+            return r.map(|n| vec![n]);
+        }
+        self.pmns.names_of(pmid)
+    }
+
+    /// `pmGetChildrenStatus`: a node's children and their leaf status.
+    #[doc(alias = "pmGetChildren")]
+    #[doc(alias = "pmGetChildrenStatus")]
+    ///
+    /// Registered derived metrics are among them (after the source's,
+    /// as libpcp adds them), except those that failed to bind (libpcp's
+    /// `__dmchildren` leaves out a metric once binding it failed; it does
+    /// not bind one itself).
+    pub fn children(&self, name: &str) -> PmResult<Vec<pcp_pmns::tree::Child>> {
+        if let Some(h) = self.remote_names() {
+            let usable = self.derived.metrics.iter().filter(|m| !m.masked && !self.derived.failed(m.pmid));
+            let derived = crate::host::derived_children(name, usable.map(|m| m.name.as_str()));
+            return crate::host::stitch(h.children(name), derived);
+        }
+        let kids = self.pmns.children(name)?;
+        if !self.derived.metrics.iter().any(|m| self.derived.failed(m.pmid)) {
+            return Ok(kids);
+        }
+        let failed = |n: &str| self.pmns.lookup(n).is_ok_and(|p| self.derived.failed(p));
+        if kids.is_empty() {
+            // a leaf
+            return if failed(name) { Err(PmError::PM_ERR_NAME) } else { Ok(kids) };
+        }
+        // a child stays if some name at or below it is not a failed metric
+        let prefix = if name.is_empty() { String::new() } else { format!("{name}.") };
+        let kept: Vec<_> = kids
+            .into_iter()
+            .filter(|c| {
+                let mut keep = false;
+                let walked = self.pmns.traverse_with(&format!("{prefix}{}", c.name), |n| keep |= !failed(n));
+                keep || walked.is_err()
+            })
+            .collect();
+        if kept.is_empty() {
+            return Err(PmError::PM_ERR_NAME);
+        }
+        Ok(kept)
+    }
+
+    /// `pmTraversePMNS`: every metric name at or below `name`, in order.
+    /// In a local context the root of a dynamic subtree is its agent's to
+    /// expand: with no agent the walk ends there with `PM_ERR_NOAGENT`
+    /// (the names before it are still handed on, as libpcp does); pcp-rs's
+    /// agents have no dynamic names, so with one the subtree is empty.
+    #[doc(alias = "pmTraversePMNS")]
+    pub fn traverse_with(&self, name: &str, mut f: impl FnMut(&str)) -> PmResult<()> {
+        if let Some(h) = self.remote_names() {
+            let mut any = false;
+            let r = h.traverse(name, &mut |n| {
+                any = true;
+                f(n);
+            });
+            match r {
+                // pmcd's empty answer ends the walk, derived metrics unseen
+                Ok(()) if !any => return Ok(()),
+                Ok(()) | Err(PmError::PM_ERR_NAME) => {}
+                Err(e) => return Err(e),
+            }
+            // then the derived metrics under `name`, each bound as it is
+            // met and left out if that fails (libpcp's __dmtraverse)
+            let mut extra = false;
+            for m in self.derived.metrics.iter().filter(|m| !m.masked) {
+                let under = name.is_empty()
+                    || m.name.strip_prefix(name).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
+                if !under {
+                    continue;
+                }
+                self.bind(m.pmid, true);
+                if self.derived.is_bound(m) {
+                    extra = true;
+                    f(&m.name);
+                }
+            }
+            return if extra { Ok(()) } else { r };
+        }
+        // derived metrics that failed to bind are left out (libpcp's
+        // __dmchildren)
+        let any_failed = self.derived.metrics.iter().any(|m| self.derived.failed(m.pmid));
+        let mut f = |n: &str| {
+            if !(any_failed && self.pmns.lookup(n).is_ok_and(|p| self.derived.failed(p))) {
+                f(n);
+            }
+        };
+        // the roots of dynamic subtrees are the source's to expand: with
+        // no names there they are passed over, with no agent the walk ends
+        let mut end = Ok(());
+        let walked = self.pmns.traverse_with(name, |n| {
+            if end.is_err() {
+                return;
+            }
+            match self.pmns.lookup(n).map(|pmid| self.dynamic_names(pmid)) {
+                Ok(Err(PmError::PM_ERR_NAME)) => {}
+                Ok(Err(e)) => end = Err(e),
+                _ => f(n),
+            }
+        });
+        match walked {
+            // a name below the root of a dynamic subtree: its agent's
+            Err(PmError::PM_ERR_NAME) => match self.pmns.lookup(name) {
+                Ok(pmid) => self.dynamic_names(pmid).and(Err(PmError::PM_ERR_NAME)),
+                Err(_) => Err(PmError::PM_ERR_NAME),
+            },
+            Err(e) => Err(e),
+            Ok(()) => end,
+        }
+    }
+}
