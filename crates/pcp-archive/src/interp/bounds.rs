@@ -1,0 +1,304 @@
+//! Bounding the requested time: folding the records read into each
+//! instance's prior and next values, reading on to the requested time,
+//! and which instances still need a search back or forwards.
+
+use super::cache::Read;
+use super::{is, InstCtl, S_MARK, S_SCANNED, S_UNDEFINED, S_VALUE};
+use crate::logread::Dir;
+use crate::replay::Replay;
+use pcp_core::{PmError, PM_IN_NULL};
+
+/// What to do with marks while updating bounds (`UPD_MARK_*`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Upd {
+    None,
+    Forw,
+    Back,
+}
+
+/// libpcp's "unbound" list: the metric-instances still searching for a
+/// bound, singly linked, kept in the order libpcp builds it.
+pub(super) struct Unbound {
+    items: Vec<(usize, usize)>,
+    next: Vec<usize>,
+    head: usize,
+}
+
+const NIL: usize = usize::MAX;
+
+impl Unbound {
+    pub(super) fn new() -> Unbound {
+        Unbound { items: Vec::new(), next: Vec::new(), head: NIL }
+    }
+
+    /// Insert `item` before the first element `before` accepts (at the end
+    /// if none does).
+    pub(super) fn insert(&mut self, item: (usize, usize), before: impl Fn((usize, usize)) -> bool) {
+        let new = self.items.len();
+        self.items.push(item);
+        self.next.push(NIL);
+        let (mut prev, mut at) = (NIL, self.head);
+        while at != NIL && !before(self.items[at]) {
+            prev = at;
+            at = self.next[at];
+        }
+        self.next[new] = at;
+        if prev == NIL {
+            self.head = new;
+        } else {
+            self.next[prev] = new;
+        }
+    }
+
+    /// Walk from the head until `stop`; unlink the elements `take` accepts.
+    pub(super) fn sweep(
+        &mut self,
+        mut stop: impl FnMut((usize, usize)) -> bool,
+        mut take: impl FnMut((usize, usize)) -> bool,
+    ) {
+        let (mut prev, mut at) = (NIL, self.head);
+        while at != NIL {
+            if stop(self.items[at]) {
+                break;
+            }
+            let next = self.next[at];
+            if take(self.items[at]) {
+                if prev == NIL {
+                    self.head = next;
+                } else {
+                    self.next[prev] = next;
+                }
+            } else {
+                prev = at;
+            }
+            at = next;
+        }
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let mut at = self.head;
+        std::iter::from_fn(move || {
+            (at != NIL).then(|| {
+                let item = self.items[at];
+                at = self.next[at];
+                item
+            })
+        })
+    }
+}
+
+impl Replay {
+    /// `update_bounds`: fold one record into the prior/next bounds of
+    /// every metric-instance asked for so far.
+    pub(super) fn update_bounds(
+        &mut self,
+        t_req: f64,
+        logrp: &Read,
+        do_mark: Upd,
+        mut done: Option<&mut i32>,
+        mut seen_mark: Option<&mut bool>,
+    ) -> Result<(), PmError> {
+        let t_this = logrp.since(self.start);
+        let st = &mut self.interp;
+        if logrp.is_mark() {
+            // a mark: a gap in the recording
+            if do_mark == Upd::None {
+                return Ok(());
+            }
+            for &(pi, ii) in &st.want {
+                let pcp = &mut st.pmids[pi];
+                let pointer = pcp.valfmt != 0;
+                let icp = &mut pcp.insts[ii];
+                if t_this <= t_req && (t_this >= icp.t_prior || icp.t_prior > t_req) {
+                    icp.t_prior = t_this;
+                    icp.s_prior = S_MARK;
+                    if do_mark == Upd::Back {
+                        if icp.search {
+                            if let Some(d) = done.as_deref_mut() {
+                                icp.search = false;
+                                *d += 1;
+                                icp.s_prior |= S_SCANNED;
+                            }
+                        }
+                    } else if let Some(m) = seen_mark.as_deref_mut() {
+                        *m = true;
+                    }
+                    if pointer {
+                        icp.v_prior = None;
+                    }
+                }
+                if t_this >= t_req && ((t_this <= icp.t_next || icp.t_next < 0.0) || icp.t_next < t_req) {
+                    icp.t_next = t_this;
+                    icp.s_next = S_MARK;
+                    if do_mark == Upd::Forw {
+                        if icp.search {
+                            if let Some(d) = done.as_deref_mut() {
+                                icp.search = false;
+                                *d += 1;
+                                icp.s_next |= S_SCANNED;
+                            }
+                        }
+                    } else if let Some(m) = seen_mark.as_deref_mut() {
+                        *m = true;
+                    }
+                    if pointer {
+                        icp.v_next = None;
+                    }
+                }
+            }
+            return Ok(());
+        }
+        for &set in logrp.hits.iter() {
+            let Some(pi) = st.pmid_index(set.pmid) else { continue };
+            let pcp = &mut st.pmids[pi];
+            if pcp.valfmt == -1 && set.numval > 0 {
+                let ok = match pcp.ty {
+                    0 | 1 => set.valfmt == 0,
+                    4 => (0..=2).contains(&set.valfmt),
+                    _ => set.valfmt == 1 || set.valfmt == 2,
+                };
+                if !ok {
+                    return Err(PmError::PM_ERR_LOGREC);
+                }
+                pcp.valfmt = set.valfmt;
+            } else if pcp.valfmt != -1 && set.numval > 0 && pcp.valfmt != set.valfmt {
+                return Err(PmError::PM_ERR_LOGREC);
+            }
+            for (inst, value) in logrp.values(set) {
+                let Some(&ii) = pcp.by_inst.get(&inst).or_else(|| pcp.by_inst.get(&PM_IN_NULL)) else { continue };
+                let icp = &mut pcp.insts[ii];
+                if t_this <= t_req && (icp.t_prior > t_req || t_this >= icp.t_prior) {
+                    if icp.t_prior < icp.t_next && icp.t_prior >= t_req {
+                        // the old prior becomes the next
+                        icp.t_next = icp.t_prior;
+                        icp.s_next = icp.s_prior & !S_SCANNED;
+                        icp.v_next = icp.v_prior.clone();
+                    }
+                    icp.t_prior = t_this;
+                    icp.s_prior = S_VALUE;
+                    value.store(&mut icp.v_prior);
+                    if do_mark == Upd::Back && icp.search {
+                        if let Some(d) = done.as_deref_mut() {
+                            icp.search = false;
+                            *d += 1;
+                            icp.s_prior |= S_SCANNED;
+                        }
+                    }
+                }
+                if t_this >= t_req && (icp.t_next < t_req || t_this <= icp.t_next) {
+                    if icp.t_prior < icp.t_next && icp.t_next <= t_req {
+                        icp.t_prior = icp.t_next;
+                        icp.s_prior = icp.s_next & !S_SCANNED;
+                        icp.v_prior = icp.v_next.clone();
+                    }
+                    icp.t_next = t_this;
+                    icp.s_next = S_VALUE;
+                    value.store(&mut icp.v_next);
+                    if do_mark == Upd::Forw && icp.search {
+                        if let Some(d) = done.as_deref_mut() {
+                            icp.search = false;
+                            *d += 1;
+                            icp.s_next |= S_SCANNED;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `do_roll`: read on in the direction of travel up to the requested
+    /// time, folding the records into the bounds.
+    pub(super) fn do_roll(&mut self, t_req: f64, seen_mark: &mut bool) -> Result<(), PmError> {
+        let (dir, upd) = if self.direction > 0 { (Dir::Forw, Upd::Forw) } else { (Dir::Back, Upd::Back) };
+        let err = loop {
+            let logrp = match self.cache_read(dir) {
+                Ok(r) => r,
+                Err(e) => break e,
+            };
+            let t_this = logrp.since(self.start);
+            if (dir == Dir::Forw && t_this > t_req) || (dir == Dir::Back && t_this < t_req) {
+                return Ok(());
+            }
+            self.remember();
+            self.update_bounds(t_req, &logrp, upd, None, Some(seen_mark))?;
+        };
+        if err == PmError::PM_ERR_LOGREC {
+            return Err(err);
+        }
+        Ok(())
+    }
+}
+
+/// Whether neither the second nor the third pass of [`fetch_at`] has
+/// anything to do for `icp`: both its bounds are there, and no search is
+/// wanted. Most often both are values, one at or before `t_req` and one
+/// at or after it, which is decided at once.
+#[inline]
+pub(super) fn is_bounded(icp: &InstCtl, t_req: f64, direction: i32) -> bool {
+    let (odd_prior, odd_next) = (icp.s_prior & (S_UNDEFINED | S_MARK), icp.s_next & (S_UNDEFINED | S_MARK));
+    if odd_prior == 0 && odd_next == 0 && icp.t_prior >= 0.0 && icp.t_prior <= t_req && t_req <= icp.t_next {
+        return true;
+    }
+    passes_pass_over(icp, t_req, direction)
+}
+
+/// [`is_bounded`] without the shortcut: none of the four tests of the
+/// second and third passes asks for work.
+fn passes_pass_over(icp: &InstCtl, t_req: f64, direction: i32) -> bool {
+    !(prior_missing(icp, t_req)
+        || search_back(icp, t_req, direction)
+        || next_missing(icp, t_req)
+        || search_forw(icp, t_req, direction))
+}
+
+/// Whether `icp` has no prior bound at or before `t_req` (the second pass
+/// of [`fetch_at`] then reads on to `t_req` first, going forwards).
+pub(super) fn prior_missing(icp: &InstCtl, t_req: f64) -> bool {
+    icp.t_prior < 0.0 || icp.t_prior > t_req
+}
+
+/// Whether the second pass of [`fetch_at`] searches back for `icp`'s prior
+/// bound.
+pub(super) fn search_back(icp: &InstCtl, t_req: f64, direction: i32) -> bool {
+    (is(icp.s_prior, S_UNDEFINED) && !is(icp.s_prior, S_SCANNED))
+        || (icp.t_prior > t_req && (direction < 0 || !is(icp.s_prior, S_SCANNED)))
+        || (is(icp.s_next, S_MARK) && icp.t_prior == t_req)
+}
+
+/// Whether `icp` has no next bound at or after `t_req` (the third pass then
+/// reads on to `t_req` first, going backwards).
+pub(super) fn next_missing(icp: &InstCtl, t_req: f64) -> bool {
+    icp.t_next < 0.0 || icp.t_next < t_req
+}
+
+/// Whether the third pass of [`fetch_at`] searches forwards for `icp`'s
+/// next bound.
+pub(super) fn search_forw(icp: &InstCtl, t_req: f64, direction: i32) -> bool {
+    (is(icp.s_next, S_UNDEFINED) && !is(icp.s_next, S_SCANNED))
+        || (icp.t_next < t_req && (direction > 0 || !is(icp.s_next, S_SCANNED)))
+        || (is(icp.s_prior, S_MARK) && icp.t_next == t_req)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The shortcut in `is_bounded` decides as the four tests it
+        /// passes over would.
+        #[test]
+        fn bounded_at_once_as_by_the_passes(
+            t_prior in prop::sample::select(vec![-1.0, 0.0, 0.5, 1.0, 2.0, 3.0]),
+            t_next in prop::sample::select(vec![-1.0, 0.0, 0.5, 1.0, 2.0, 3.0]),
+            t_req in prop::sample::select(vec![0.0, 0.5, 1.0, 1.5, 2.0, 3.0, f64::NAN]),
+            s_prior in prop::sample::select(vec![S_UNDEFINED, S_MARK, S_VALUE, S_UNDEFINED | S_SCANNED, S_MARK | S_SCANNED, S_VALUE | S_SCANNED]),
+            s_next in prop::sample::select(vec![S_UNDEFINED, S_MARK, S_VALUE, S_UNDEFINED | S_SCANNED, S_MARK | S_SCANNED, S_VALUE | S_SCANNED]),
+            direction in prop::sample::select(vec![-1, 1]),
+        ) {
+            let icp = InstCtl { t_prior, t_next, s_prior, s_next, ..InstCtl::new(0) };
+            prop_assert_eq!(is_bounded(&icp, t_req, direction), passes_pass_over(&icp, t_req, direction));
+        }
+    }
+}
