@@ -15,7 +15,7 @@
 #           goal)
 #   dumpxz  pmdumplog -a over 20201109 against `xz -dc` of its volume
 #   dump330 pmdumplog -a over pcp-pidstat-process-args and 20180416.10.00
-#   plain   pmval -t 10 over 20180102 (a 7 MB plain volume)
+#   plain   pmval -t 1 over 20180102 (a 7 MB plain volume)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-5}
@@ -52,9 +52,11 @@ measure() {
         eval "b$col=\$(cut -d' ' -f$col \"\$work/b\" | median)"
     done
     # shellcheck disable=SC2154
-    awk -v name="$name" -v aw="$a1" -v ac="$a2" -v am="$a3" -v bw="$b1" -v bc="$b2" -v bm="$b3" 'BEGIN {
-        printf "%-34s wall %7.3f / %7.3f s = %5.2fx   cpu %7.3f / %7.3f s = %5.2fx   rss %7.1f / %7.1f MB = %5.2fx\n",
-            name, aw, bw, aw / bw, ac, bc, ac / bc, am / 1024, bm / 1024, am / bm
+    awk -v name="$name" -v aw="$a1" -v ac="$a2" -v am="$a3" -v bw="$b1" -v bc="$b2" -v bm="$b3" '
+    function r(a, b) { return b > 0 ? sprintf("%5.2fx", a / b) : "  n/a" }
+    BEGIN {
+        printf "%-34s wall %7.3f / %7.3f s = %s   cpu %7.3f / %7.3f s = %s   rss %7.1f / %7.1f MB = %s\n",
+            name, aw, bw, r(aw, bw), ac, bc, r(ac, bc), am / 1024, bm / 1024, r(am, bm)
     }'
 }
 
@@ -66,9 +68,9 @@ same() {
 }
 
 same pmval -a "$qa/20201109" -t 1 kernel.all.load
-same pmval -a "$qa/20180102" -t 10 kernel.all.load
+same pmval -a "$qa/20180102" -t 1 kernel.all.load
 measure "pmval 20201109 (xz, 43 MB) -t 1" pmval -a "$qa/20201109" -t 1 kernel.all.load -- "$ours/pmval" -a "$qa/20201109" -t 1 kernel.all.load
-measure "pmval 20180102 (plain, 7 MB) -t 10" pmval -a "$qa/20180102" -t 10 kernel.all.load -- "$ours/pmval" -a "$qa/20180102" -t 10 kernel.all.load
+measure "pmval 20180102 (plain, 7 MB) -t 1" pmval -a "$qa/20180102" -t 1 kernel.all.load -- "$ours/pmval" -a "$qa/20180102" -t 1 kernel.all.load
 measure "pmval pidstat (xz, 344 MB) -t 60" pmval -a "$qa/pcp-pidstat-process-args" -t 60 proc.psinfo.utime -- "$ours/pmval" -a "$qa/pcp-pidstat-process-args" -t 60 proc.psinfo.utime
 measure "ours: pmdumplog -a pidstat / pmval" "$ours/pmdumplog" -a "$qa/pcp-pidstat-process-args" -- "$ours/pmval" -a "$qa/pcp-pidstat-process-args" -t 60 proc.psinfo.utime
 measure "xz -dc 20201109.0.xz / pmdumplog -a" xz -dc "$qa/20201109.0.xz" -- "$ours/pmdumplog" -a "$qa/20201109"

@@ -107,8 +107,10 @@ pub(crate) struct Cursor {
     /// The bytes at `win_off..win_off + win.len()` of the volume.
     win: Arc<Vec<u8>>,
     win_off: u64,
-    /// Windows to read into again (reused once no record refers to them).
-    spare: Vec<Arc<Vec<u8>>>,
+    /// Windows read before, most recently used first, with where each is
+    /// in the volume: taken again when they hold what is wanted, read
+    /// into again once no record refers to them.
+    spare: Vec<(u64, Arc<Vec<u8>>)>,
 }
 
 /// A second cursor on the same volume at the same place, with the window
@@ -161,17 +163,26 @@ impl Cursor {
     /// volume); going `backwards`, the window ends with them. A large
     /// record going forwards is read on its own.
     fn fill(&mut self, off: u64, len: usize, backwards: bool) -> Result<(), PmError> {
-        let size = self.size as u64;
-        let start = if backwards && len <= WINDOW { (off + len as u64).saturating_sub(WINDOW as u64) } else { off };
-        let span = if !backwards && len > WINDOW / 4 { len + 8 } else { WINDOW.max(len) };
-        let want = (size - start).min(span as u64) as usize;
-        // the old window goes first among the spares; a window no record
-        // refers to any more is read into again
         let old = std::mem::replace(&mut self.win, Arc::new(Vec::new()));
-        self.spare.insert(0, old);
-        let reuse = self.spare.iter().position(|w| Arc::strong_count(w) == 1);
+        self.spare.insert(0, (self.win_off, old));
+        // a window read before that holds the bytes (reading goes back and
+        // forth over a few records as it interpolates)
+        let end = off + len as u64;
+        if let Some(i) = self.spare.iter().position(|(at, w)| *at <= off && end <= at + w.len() as u64) {
+            (self.win_off, self.win) = self.spare.remove(i);
+            return Ok(());
+        }
+        let size = self.size as u64;
+        let start = if backwards && len <= WINDOW { end.saturating_sub(WINDOW as u64) } else { off };
+        // (a large record going forwards is read with a little more: the
+        // records after it, or the next one's length word)
+        let span = if !backwards && len > WINDOW / 4 { len + WINDOW / 4 } else { WINDOW.max(len) };
+        let want = (size - start).min(span as u64) as usize;
+        // the window used longest ago that no record refers to any more is
+        // read into again
+        let reuse = self.spare.iter().rposition(|(_, w)| Arc::strong_count(w) == 1);
         let mut buf = match reuse {
-            Some(i) => self.spare.remove(i),
+            Some(i) => self.spare.remove(i).1,
             None => Arc::new(Vec::new()),
         };
         self.spare.truncate(SPARE_WINDOWS);
