@@ -1,0 +1,138 @@
+//! The host-only services of a [`Context`].
+
+use super::*;
+
+/// The host side of the [`Context`] facade: opening a host context, and
+/// the services only host contexts have (or that differ for them).
+impl Context {
+    /// `pmNewContext(PM_CONTEXT_HOST, spec)`: a context whose names,
+    /// descriptors, instances, help text, labels and values come from
+    /// pmcd on the host `spec` names (see [`HostSpec`]).
+    #[doc(alias = "pmNewContext")]
+    #[doc(alias = "PM_CONTEXT_HOST")]
+    pub fn open_host(spec: &str) -> PmResult<Context> {
+        HostSource::open(spec).map(Context::with_host)
+    }
+
+    /// A host context over a source already connected (tests reach a
+    /// fake pmcd this way).
+    pub fn with_host(host: HostSource) -> Context {
+        Context::from_source(Box::new(host), None)
+    }
+
+    /// `pmReconnectContext`: connect a host context to pmcd again (see
+    /// [`HostSource::reconnect`]); other contexts have nothing to do.
+    #[doc(alias = "pmReconnectContext")]
+    pub fn reconnect(&self) -> PmResult<()> {
+        self.host().map_or(Ok(()), HostSource::reconnect)
+    }
+
+    /// `pmDupContext` of a host context: a new connection to the same
+    /// pmcd with a copy of the profile (sent before the first fetch).
+    /// Other contexts are `PM_ERR_NOTHOST` here; [`Context::dup`] takes
+    /// every kind.
+    #[doc(alias = "pmDupContext")]
+    pub fn dup_host(&self) -> PmResult<Context> {
+        let h = self.host().ok_or(PmError::PM_ERR_NOTHOST)?;
+        let mut c = Context::with_host(h.dup()?);
+        c.copy_profile_from(self);
+        Ok(c)
+    }
+
+    /// `pmFetch` of the same metrics from many contexts, as a poller of
+    /// many hosts wants it: the host contexts' requests all go out before
+    /// any reply is read (see [`HostSource::fetch_many`]), so one thread
+    /// waits for the slowest pmcd rather than for the sum of them. Other
+    /// contexts, and host contexts for which `pmids` names a derived
+    /// metric, fetch one after another as [`Context::fetch`] does. One
+    /// result per context, in order.
+    #[doc(alias = "pmFetch")]
+    pub fn fetch_all(ctxs: &mut [Context], pmids: &[PmId]) -> Vec<PmResult<FetchResult>> {
+        let plain = |c: &Context| c.host().is_some() && !pmids.iter().any(|&p| c.is_derived_here(p));
+        let together: Vec<(&HostSource, &Profile)> =
+            ctxs.iter().filter(|c| plain(c)).filter_map(|c| Some((c.host()?, c.profile()))).collect();
+        let mut answers = HostSource::fetch_many(&together, pmids).into_iter();
+        drop(together);
+        let mut out = Vec::with_capacity(ctxs.len());
+        for c in ctxs.iter_mut() {
+            if plain(c) {
+                out.push(answers.next().unwrap_or(Err(PmError::PM_ERR_IPC)).map(|(r, _)| r));
+            } else {
+                out.push(c.fetch(pmids));
+            }
+        }
+        out
+    }
+
+    /// `pmFetch` with pmcd's state-change bits (`PMCD_ADD_AGENT`,
+    /// `PMCD_RESTART_AGENT`, `PMCD_DROP_AGENT`, `PMCD_LABEL_CHANGE`,
+    /// `PMCD_NAMES_CHANGE`), which are what pmFetch returns when it
+    /// succeeds; 0 for other contexts.
+    #[doc(alias = "pmFetch")]
+    pub fn fetch_changes(&mut self, pmids: &[PmId]) -> PmResult<(FetchResult, i32)> {
+        if let Some(h) = self.host() {
+            return h.fetch(pmids, self.profile());
+        }
+        self.fetch(pmids).map(|r| (r, 0))
+    }
+
+    /// `pmLookupDescs`: descriptors one-to-one with `pmids` (`PM_ID_NULL`
+    /// as the `pmid` of those not found) and how many were found; one
+    /// metric that is not found is its error (pmLookupDescs(3)).
+    #[doc(alias = "pmLookupDescs")]
+    pub fn lookup_descs(&self, pmids: &[PmId]) -> PmResult<(Vec<Desc>, usize)> {
+        if let Some(h) = self.host() {
+            return h.lookup_descs(pmids);
+        }
+        if pmids.is_empty() {
+            return Err(PmError::PM_ERR_TOOSMALL);
+        }
+        let mut found = 0;
+        let mut descs = Vec::with_capacity(pmids.len());
+        for &pmid in pmids {
+            match self.lookup_desc(pmid) {
+                Ok(d) => {
+                    found += 1;
+                    descs.push(d);
+                }
+                Err(e) if pmids.len() == 1 => return Err(e),
+                Err(_) => descs.push(Desc {
+                    pmid: PmId::NULL,
+                    ty: MetricType(0),
+                    indom: InDom(0),
+                    sem: Semantics(0),
+                    units: pcp_core::Units::NONE,
+                }),
+            }
+        }
+        Ok((descs, found))
+    }
+
+    /// The `$TZ` value `pmNewContextZone` sets up for the context's own
+    /// time zone: for a host context `pmcd.zoneinfo` if pmcd has it,
+    /// else `pmcd.timezone` (`PM_ERR_VALUE` when neither has a value);
+    /// for an archive its label's.
+    #[doc(alias = "pmNewContextZone")]
+    pub fn zone_spec(&mut self) -> PmResult<String> {
+        if let Some(a) = self.archive() {
+            return Ok(c_string(&a.label().timezone));
+        }
+        let h = self.host().ok_or(PmError::PM_ERR_NOCONTEXT)?;
+        let (ids, _) = h.lookup_names(&["pmcd.timezone", "pmcd.zoneinfo"])?;
+        let (r, _) = h.fetch(&ids, self.profile())?;
+        let text = |i: usize| match r.sets.get(i).map(|s| s.values.as_deref()) {
+            Some(Ok([v])) => match &v.value {
+                Value::Block(b) => Some(c_string(&b.data)),
+                Value::Insitu(_) => None,
+            },
+            _ => None,
+        };
+        text(1).or_else(|| text(0)).ok_or(PmError::PM_ERR_VALUE)
+    }
+
+    /// libpcp's PDU counters for this context (all zero but for host
+    /// contexts).
+    pub fn pdu_counts(&self) -> PduCounts {
+        self.host().map(HostSource::pdu_counts).unwrap_or_default()
+    }
+}
