@@ -5,10 +5,11 @@
 // Input: a flags byte, then sections, each a big-endian u32 length and that
 // many bytes (0xffffffff: the file is absent): the .meta file, the .index
 // file, then data volumes 0, 1, ... (up to 4). Flags: bit 0 turns counter
-// wrapping on; bit 1 names volume 0 `.0.xz` (its bytes go in as they are,
-// so decompression is fuzzed too); bit 2 opens the archive as a context
-// does (large instance-domain records left in the file, read when
-// wanted). The files are written to a scratch directory and replayed in
+// wrapping on; bit 1 names volume 0 `.0.xz` (or, by bits 4 and 5: 1
+// `.0.gz`, 2 `.0.bz2`, 3 `.0.Z`; its bytes go in as they are, so
+// decompression and its checks are fuzzed too); bit 2 opens the archive
+// as a context does (large instance-domain records left in the file, read
+// when wanted), bit 3 then checks feature bits. The files are written to a scratch directory and replayed in
 // every mode. `corpus/replay/seed-deferred-indom` is the fixture archive
 // `v2` with a record of 400 instances of 29.1 appended to its metadata
 // (as the test `large_instance_domains_wait_in_the_file_and_read_as_the_rest`
@@ -50,7 +51,12 @@ fn write_archive(data: &[u8]) -> Option<PathBuf> {
         let name = match i {
             0 => "a.meta".to_string(),
             1 => "a.index".to_string(),
-            2 if flags & 2 != 0 => "a.0.xz".to_string(),
+            2 if flags & 2 != 0 => match flags >> 4 & 3 {
+                1 => "a.0.gz".to_string(),
+                2 => "a.0.bz2".to_string(),
+                3 => "a.0.Z".to_string(),
+                _ => "a.0.xz".to_string(),
+            },
             v => format!("a.{}", v - 2),
         };
         std::fs::write(dir.join(name), bytes).ok()?;

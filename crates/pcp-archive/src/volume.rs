@@ -96,7 +96,11 @@ impl Volume {
         let shared = Arc::clone(&spool);
         std::thread::Builder::new()
             .name("pcp-inflate".into())
-            .spawn(move || shared.fill(decoder, &mut tmp, &checks, failed))
+            .spawn(move || {
+                // (readers waiting are told, whatever ends the thread)
+                let ended = Ended(&shared);
+                ended.0.fill(decoder, &mut tmp, &checks, failed);
+            })
             .map_err(|e| io_err(&e))?;
         Ok(Volume { file, spool: Some(spool), known_size })
     }
@@ -156,6 +160,19 @@ impl Volume {
             }
         }
         Ok(got)
+    }
+}
+
+/// Ends a decompressing thread's work however the thread ends: readers
+/// still waiting then get an error rather than wait for ever.
+struct Ended<'a>(&'a Spool);
+
+impl Drop for Ended<'_> {
+    fn drop(&mut self) {
+        let unfinished = self.0.state.lock().map_or(true, |p| p.end.is_none());
+        if unfinished {
+            self.0.publish(0, Some(Err(PmError::from_errno(5))));
+        }
     }
 }
 
