@@ -557,6 +557,8 @@ impl Log {
         if dir == Dir::Back {
             f.seek_cur(-(4 + rlen as i64));
         }
+        let at = f.tell();
+        let data = Arc::clone(&f.data);
         let (body, _) = f.view(rlen)?;
         if body.len() != rlen {
             f.seek_set(offset);
@@ -578,7 +580,17 @@ impl Log {
         if dir == Dir::Back {
             f.seek_cur(-4);
         }
-        decode_record(body, version).map_err(|_| LOGREC)
+        // a record of a compressed volume (whose decompressed bytes, in a
+        // file of ours, do not change) is checked once: read again, as the
+        // interpolation reads records again and again, it is taken as it is
+        if let Some(index) = data.layout(at, rlen) {
+            return Record::checked(body, version, index).map_err(|_| LOGREC);
+        }
+        let record = decode_record(body, version).map_err(|_| LOGREC)?;
+        if let Some(index) = record.plain_index() {
+            data.keep_layout(at, rlen, index);
+        }
+        Ok(record)
     }
 
     /// `__pmGetArchiveEnd`: the time of the last record that reads cleanly,

@@ -197,6 +197,20 @@ pub(crate) struct Record {
 }
 
 impl Record {
+    /// A record [`decode_record`] found laid out plainly before, with the
+    /// value lists it found then (`index`): its head is read again, its
+    /// layout not checked again.
+    pub(crate) fn checked(body: Bytes, version: Version, index: crate::volume::Layout) -> Result<Record, PmError> {
+        let (ts, first, numpmid) = record_head(body.as_slice(), version)?;
+        Ok(Record { ts, raw: body.clone(), body, first, numpmid, index: index.to_vec(), swapped: false })
+    }
+
+    /// Where the value lists are, when the record is used as the file
+    /// holds it (laid out plainly).
+    pub(crate) fn plain_index(&self) -> Option<&[(u32, u32)]> {
+        (!self.swapped && self.numpmid > 0).then_some(&self.index[..])
+    }
+
     /// A mark record at `ts` made up by the reader (`__pmLogGenerateMark`,
     /// between the archives of a multi-archive context).
     pub fn mark(ts: Ts) -> Record {

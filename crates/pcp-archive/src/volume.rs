@@ -16,6 +16,7 @@
 
 use crate::files::{compression_of, Compression};
 use pcp_core::PmError;
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::unix::fs::FileExt;
@@ -35,7 +36,28 @@ pub(crate) struct Volume {
     /// The size of the contents, where it is known before decompressing:
     /// a plain file's, an `.xz` file's from its index.
     known_size: Option<u64>,
+    /// What readers found of the records of a compressed volume (whose
+    /// decompressed bytes do not change), by where they start
+    /// ([`Volume::layout`]).
+    layouts: Mutex<Layouts>,
 }
+
+/// Record layouts by where the records start, and how many value lists
+/// they hold in all.
+#[derive(Debug, Default)]
+struct Layouts {
+    by_start: HashMap<i64, (usize, Layout)>,
+    lists: usize,
+}
+
+/// Where a record's value lists are, and their PMIDs, as a reader found
+/// them checking its layout.
+pub(crate) type Layout = Arc<[(u32, u32)]>;
+
+/// How many value lists' places a volume keeps, in all its records'
+/// layouts (8 bytes each: 32 MB at most; replaying
+/// `pcp-pidstat-process-args` keeps 21 MB).
+const LAYOUTS_MOST: usize = 1 << 22;
 
 /// What the decompressing thread shares with the readers.
 #[derive(Debug, Default)]
@@ -72,7 +94,7 @@ impl Volume {
         let input = File::open(path).map_err(|e| io_err(&e))?;
         if kind == Compression::None {
             let plain_size = input.metadata().map_err(|e| io_err(&e))?.len();
-            return Ok(Volume { file: input, spool: None, known_size: Some(plain_size) });
+            return Ok(Volume { file: input, spool: None, known_size: Some(plain_size), layouts: Mutex::default() });
         }
         // what a volume that does not decompress is, as libpcp reports it
         // (`gzip -dc` or `bzip2 -dc` failing, the xz reader failing)
@@ -102,7 +124,29 @@ impl Volume {
                 ended.0.fill(decoder, &mut tmp, &checks, failed);
             })
             .map_err(|e| io_err(&e))?;
-        Ok(Volume { file, spool: Some(spool), known_size })
+        Ok(Volume { file, spool: Some(spool), known_size, layouts: Mutex::default() })
+    }
+
+    /// The layout kept for the record of `len` bytes at `at`
+    /// ([`Volume::keep_layout`]).
+    pub fn layout(&self, at: i64, len: usize) -> Option<Layout> {
+        let map = self.layouts.lock().ok()?;
+        map.by_start.get(&at).filter(|(l, _)| *l == len).map(|(_, layout)| Arc::clone(layout))
+    }
+
+    /// Keep what a reader found of the record of `len` bytes at `at`, if
+    /// the volume is compressed: its bytes will not change. (A plain file
+    /// may be written again while it is read.)
+    pub fn keep_layout(&self, at: i64, len: usize, layout: &[(u32, u32)]) {
+        if self.spool.is_none() {
+            return;
+        }
+        if let Ok(mut map) = self.layouts.lock() {
+            if map.lists + layout.len() <= LAYOUTS_MOST && !map.by_start.contains_key(&at) {
+                map.lists += layout.len();
+                map.by_start.insert(at, (len, layout.into()));
+            }
+        }
     }
 
     /// Is the volume compressed?
@@ -402,6 +446,24 @@ mod tests {
         assert_eq!(v.read_at(second_last.1 - 8, &mut tail), Ok(8));
         assert!(v.read_at(second_last.1, &mut tail).is_err());
         assert_eq!(v.size(), Ok(data.len() as u64));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Layouts are kept for a compressed volume only, and given back for a
+    /// record of the same length at the same place.
+    #[test]
+    fn layouts_are_kept_for_compressed_volumes() {
+        let dir = temp_dir("layouts");
+        let data = contents();
+        let plain = Volume::open(&compressed(&dir, "", &data)).unwrap();
+        let xz = Volume::open(&compressed(&dir, ".xz", &data)).unwrap();
+        for v in [&plain, &xz] {
+            v.keep_layout(100, 40, &[(1, 12), (2, 24)]);
+        }
+        assert_eq!(plain.layout(100, 40), None);
+        assert_eq!(xz.layout(100, 40).as_deref(), Some(&[(1, 12), (2, 24)][..]));
+        assert_eq!(xz.layout(100, 41), None);
+        assert_eq!(xz.layout(104, 40), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
