@@ -164,14 +164,6 @@ impl Replay {
         Ok(r)
     }
 
-    /// A second replay in exactly this one's state, interpolation caches
-    /// and all: the same fetches give the same results from either (a
-    /// pcp-rs addition: libpcp has no such copy; [`Replay::dup`] is
-    /// `pmDupContext`).
-    pub fn fork(&mut self) -> Replay {
-        self.clone()
-    }
-
     /// The archive being replayed (the first, of several).
     pub fn archive(&self) -> &Archive {
         self.archives.first()

@@ -3,7 +3,6 @@
 //! order.
 
 use crate::context::{Instances, TextLevel};
-use crate::fetch_ahead::FetchAhead;
 use crate::profile::Profile;
 use crate::source::MetricSource;
 use pcp_archive::archive::{Archive, ArchiveSet};
@@ -28,14 +27,6 @@ pub struct ArchiveSource {
     check_features: bool,
     meta: Arc<MetaIndex>,
     labels: LabelIndex,
-    /// Interpolated fetches made ahead on a thread ([`crate::fetch_ahead`]),
-    /// when allowed ([`ArchiveSource::set_fetch_ahead`]): the replay is
-    /// with them while they are made.
-    ahead: Option<FetchAhead>,
-    may_fetch_ahead: bool,
-    /// The metrics and profile change count of the last fetch made here
-    /// (fetches are made ahead from the second alike).
-    last_fetch: Option<(Vec<PmId>, u64)>,
 }
 
 impl ArchiveSource {
@@ -61,16 +52,7 @@ impl ArchiveSource {
         // the indexes hold all the records have to say (the replay reads
         // the metadata index too): the records go
         archives.retain_meta(|_| false);
-        Ok(ArchiveSource {
-            archives,
-            replay: None,
-            check_features,
-            meta,
-            labels,
-            ahead: None,
-            may_fetch_ahead: false,
-            last_fetch: None,
-        })
+        Ok(ArchiveSource { archives, replay: None, check_features, meta, labels })
     }
 
     /// `pmDupContext`: the same archives opened again, replayed from
@@ -78,20 +60,13 @@ impl ArchiveSource {
     #[doc(alias = "pmDupContext")]
     pub fn dup(&self) -> PmResult<ArchiveSource> {
         let meta = Arc::clone(&self.meta);
-        let replay = match (&self.ahead, &self.replay) {
-            (Some(a), _) => Some(a.current().dup()?),
-            (None, Some(r)) => Some(r.dup()?),
-            (None, None) => None,
-        };
+        let replay = self.replay.as_ref().map(Replay::dup).transpose()?;
         Ok(ArchiveSource {
             archives: self.archives.clone(),
             replay,
             check_features: self.check_features,
             meta,
             labels: self.labels.clone(),
-            ahead: None,
-            may_fetch_ahead: self.may_fetch_ahead,
-            last_fetch: None,
         })
     }
 
@@ -107,32 +82,10 @@ impl ArchiveSource {
 
     /// The replay state: mode, position, fetches (set up on first use).
     pub fn replay(&mut self) -> PmResult<&mut Replay> {
-        self.call_back();
         if self.replay.is_none() {
             self.replay = Some(self.new_replay()?);
         }
         self.replay.as_mut().ok_or(PmError::PM_ERR_NOCONTEXT)
-    }
-
-    /// Allow (or not) interpolated fetches to be made ahead on a thread of
-    /// their own, while the caller does other things: from the second
-    /// fetch alike (the same metrics through the same profile) in
-    /// `PM_MODE_INTERP`, each fetch is made while the one before is being
-    /// used. Results, errors and the replay's state are the same either
-    /// way. A pcp-rs addition, off by default.
-    pub fn set_fetch_ahead(&mut self, on: bool) {
-        self.may_fetch_ahead = on;
-        if !on {
-            self.call_back();
-        }
-    }
-
-    /// Stop fetches being made ahead, if they are: the replay is here
-    /// again, where fetching one by one would have left it.
-    fn call_back(&mut self) {
-        if let Some(a) = self.ahead.take() {
-            self.replay = Some(a.recall());
-        }
     }
 
     /// `pmFetch` through `profile`, into `out` (its room reused): the
@@ -144,25 +97,10 @@ impl ArchiveSource {
         profile: &Profile,
         out: &mut FetchResult,
     ) -> PmResult<(PmResult<()>, Timestamp)> {
-        if let Some(a) = self.ahead.as_mut().filter(|a| a.serves(pmids, profile)) {
-            if let Some(done) = a.next(out) {
-                return Ok(done);
-            }
-        }
         let replay = self.replay()?;
         let wanted = |indom, inst| profile.wanted(indom, inst);
         let outcome = replay.fetch_into(pmids, &wanted, out);
-        let (position, interp) = (replay.position(), replay.mode() == Mode::Interp);
-        if self.may_fetch_ahead {
-            let key = (pmids, profile.changes());
-            let again = self.last_fetch.as_ref().is_some_and(|(p, c)| (&p[..], *c) == key);
-            if again && outcome.is_ok() && interp {
-                self.ahead = FetchAhead::start(&mut self.replay, pmids, profile);
-            } else if !again {
-                self.last_fetch = Some((pmids.to_vec(), profile.changes()));
-            }
-        }
-        Ok((outcome, position))
+        Ok((outcome, replay.position()))
     }
 
     /// A replay of the archives from their start, over this metadata.

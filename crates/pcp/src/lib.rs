@@ -13,7 +13,6 @@ pub mod archive;
 pub mod config;
 pub mod context;
 pub mod derived;
-mod fetch_ahead;
 pub mod host;
 pub mod labels;
 pub mod local;

@@ -76,9 +76,6 @@ pub(super) fn set_up_sampling(
             writeln!(err, "pmval: pmSetMode: {e}")?;
             return Err(Stop::Exit(1));
         }
-        // (the interpolation for the next samples is done while this one
-        // is reported)
-        src.ctx.set_fetch_ahead(amode == Mode::Interp);
     }
     if rep.cols <= 0 {
         rep.cols = match howide(rep.desc.ty) {

@@ -33,17 +33,6 @@ impl Context {
         Ok(())
     }
 
-    /// Let an archive context make interpolated fetches ahead, on a
-    /// thread of its own, while the caller uses the ones before (see
-    /// [`ArchiveSource::set_fetch_ahead`]; the results are the same).
-    /// Other contexts have nothing to make ahead, and ignore it. A pcp-rs
-    /// addition, off by default.
-    pub fn set_fetch_ahead(&mut self, on: bool) {
-        if let Ok(a) = self.need_archive_mut() {
-            a.set_fetch_ahead(on);
-        }
-    }
-
     /// `pmFetchArchive`: the next whole record of an archive, marks
     /// included.
     #[doc(alias = "pmFetchArchive")]
