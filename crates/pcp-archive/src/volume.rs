@@ -46,7 +46,9 @@ pub(crate) struct Volume {
 /// they hold in all.
 #[derive(Debug, Default)]
 struct Layouts {
-    by_start: HashMap<i64, (usize, Layout)>,
+    /// A record's length, and its layout once it has been read twice
+    /// (read once, as a dump reads it, nothing of it is worth keeping).
+    by_start: HashMap<i64, (usize, Option<Layout>)>,
     lists: usize,
 }
 
@@ -131,20 +133,30 @@ impl Volume {
     /// ([`Volume::keep_layout`]).
     pub fn layout(&self, at: i64, len: usize) -> Option<Layout> {
         let map = self.layouts.lock().ok()?;
-        map.by_start.get(&at).filter(|(l, _)| *l == len).map(|(_, layout)| Arc::clone(layout))
+        map.by_start.get(&at).filter(|(l, _)| *l == len).and_then(|(_, layout)| layout.clone())
     }
 
     /// Keep what a reader found of the record of `len` bytes at `at`, if
-    /// the volume is compressed: its bytes will not change. (A plain file
-    /// may be written again while it is read.)
+    /// the volume is compressed (its bytes will not change; a plain file
+    /// may be written again while it is read) and the record has been
+    /// read before.
     pub fn keep_layout(&self, at: i64, len: usize, layout: &[(u32, u32)]) {
         if self.spool.is_none() {
             return;
         }
         if let Ok(mut map) = self.layouts.lock() {
-            if map.lists + layout.len() <= LAYOUTS_MOST && !map.by_start.contains_key(&at) {
-                map.lists += layout.len();
-                map.by_start.insert(at, (len, layout.into()));
+            if map.lists + layout.len() > LAYOUTS_MOST {
+                return;
+            }
+            match map.by_start.get(&at) {
+                Some((l, None)) if *l == len => {
+                    map.lists += layout.len();
+                    map.by_start.insert(at, (len, Some(layout.into())));
+                }
+                Some(_) => {}
+                None => {
+                    map.by_start.insert(at, (len, None));
+                }
             }
         }
     }
@@ -449,14 +461,20 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// Layouts are kept for a compressed volume only, and given back for a
-    /// record of the same length at the same place.
+    /// Layouts are kept for a compressed volume only, from a record's
+    /// second reading, and given back for a record of the same length at
+    /// the same place.
     #[test]
     fn layouts_are_kept_for_compressed_volumes() {
         let dir = temp_dir("layouts");
         let data = contents();
         let plain = Volume::open(&compressed(&dir, "", &data)).unwrap();
         let xz = Volume::open(&compressed(&dir, ".xz", &data)).unwrap();
+        for v in [&plain, &xz] {
+            v.keep_layout(100, 40, &[(1, 12), (2, 24)]);
+        }
+        // (read once: nothing kept yet)
+        assert_eq!(xz.layout(100, 40), None);
         for v in [&plain, &xz] {
             v.keep_layout(100, 40, &[(1, 12), (2, 24)]);
         }
