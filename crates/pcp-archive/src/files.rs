@@ -125,7 +125,7 @@ pub fn volumes(base: &Path) -> io::Result<Vec<u32>> {
 pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
     Ok(match decoder(path)? {
         Decoder::Xz(d) => Box::new(d),
-        Decoder::Other(d) => d,
+        Decoder::Other(d) | Decoder::Unchecked(d) => d,
     })
 }
 
@@ -133,6 +133,8 @@ pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
 pub(crate) enum Decoder {
     /// `.xz` or `.lzma`, whose compressed bytes read so far are known.
     Xz(Box<liblzma::read::XzDecoder<BufReader<File>>>),
+    /// `compress` data (`.Z`, or gzip-named), which carries no check.
+    Unchecked(Box<dyn Read + Send>),
     /// Anything else.
     Other(Box<dyn Read + Send>),
 }
@@ -142,7 +144,7 @@ impl Decoder {
     pub(crate) fn total_in(&self) -> u64 {
         match self {
             Decoder::Xz(d) => d.total_in(),
-            Decoder::Other(_) => 0,
+            Decoder::Other(_) | Decoder::Unchecked(_) => 0,
         }
     }
 }
@@ -151,7 +153,7 @@ impl Read for Decoder {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Decoder::Xz(d) => d.read(buf),
-            Decoder::Other(d) => d.read(buf),
+            Decoder::Other(d) | Decoder::Unchecked(d) => d.read(buf),
         }
     }
 }
@@ -162,7 +164,7 @@ pub(crate) fn decoder(path: &Path) -> io::Result<Decoder> {
     Ok(match compression_of(&path.to_string_lossy()) {
         Compression::None => Decoder::Other(Box::new(f)),
         Compression::Gzip if crate::lzw::is_compress(f.fill_buf()?) => {
-            Decoder::Other(Box::new(crate::lzw::LzwDecoder::new(f)))
+            Decoder::Unchecked(Box::new(crate::lzw::LzwDecoder::new(f)))
         }
         Compression::Xz => {
             // accepts both the .xz container and the legacy .lzma format

@@ -101,7 +101,7 @@ fn io_err(e: &io::Error) -> PmError {
 #[derive(Debug)]
 pub(crate) struct Cursor {
     data: Arc<Volume>,
-    /// The volume's size, once asked for.
+    /// The volume's size (decompressed).
     size: i64,
     pos: i64,
     /// The bytes at `win_off..win_off + win.len()` of the volume.
@@ -161,7 +161,7 @@ impl Cursor {
 
     /// Read a new window holding the `len` bytes at `off` (all within the
     /// volume); going `backwards`, the window ends with them. A large
-    /// record going forwards is read on its own.
+    /// record going forwards gets a window of its own, with a little more.
     fn fill(&mut self, off: u64, len: usize, backwards: bool) -> Result<(), PmError> {
         let old = std::mem::replace(&mut self.win, Arc::new(Vec::new()));
         self.spare.insert(0, (self.win_off, old));
@@ -455,16 +455,8 @@ impl Log {
         let Some(vol) = self.ahead else { return };
         if self.mfp.as_ref().is_some_and(|c| c.data.settled()) {
             self.ahead = None;
-            if self.kept(vol).is_none() {
-                if let Some(path) = find_file(&self.base, &format!(".{vol}")) {
-                    // (an error shows again where reading reaches it)
-                    if let Ok(data) = Volume::open(&path) {
-                        if data.is_compressed() {
-                            self.keep(vol, Arc::new(data));
-                        }
-                    }
-                }
-            }
+            // (an error shows again where reading reaches it)
+            let _ = self.open_data(vol);
         }
     }
 

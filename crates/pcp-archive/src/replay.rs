@@ -260,11 +260,8 @@ impl Replay {
         if self.mode == Mode::Interp {
             return Err(PmError::PM_ERR_MODE);
         }
-        self.log.change_vol(self.ac_vol)?;
-        self.log.seek(self.ac_offset);
-        let dir = self.dir();
-        let back = if dir == Dir::Forw { Dir::Back } else { Dir::Forw };
-        let rec = self.next_record(dir, back)?;
+        self.resume()?;
+        let rec = self.next_record(self.dir())?;
         self.remember();
         Ok(ArchiveRecord::new(rec, self.log.version))
     }
@@ -415,10 +412,18 @@ impl Replay {
         Ok(())
     }
 
-    /// The next record going `dir` (`back` the other way) from where the
-    /// last fetch left off, passing over records out of time order, as
-    /// `__pmLogFetch` finds it; the current time moves to it.
-    fn next_record(&mut self, dir: Dir, back: Dir) -> Result<Record, PmError> {
+    /// Back to where the last fetch left off.
+    fn resume(&mut self) -> Result<(), PmError> {
+        self.log.change_vol(self.ac_vol)?;
+        self.log.seek(self.ac_offset);
+        Ok(())
+    }
+
+    /// The next record going `dir` from where the last fetch left off,
+    /// passing over records out of time order, as `__pmLogFetch` finds it;
+    /// the current time moves to it.
+    fn next_record(&mut self, dir: Dir) -> Result<Record, PmError> {
+        let back = if dir == Dir::Forw { Dir::Back } else { Dir::Forw };
         let rec = loop {
             if !self.serial {
                 self.set_time()?;
@@ -455,12 +460,10 @@ impl Replay {
     /// says) from the next record holding any of them.
     fn log_fetch(&mut self, pmids: &[PmId], wanted: &Wanted<'_>) -> Result<LogResult, PmError> {
         let dir = self.dir();
-        let back = if dir == Dir::Forw { Dir::Back } else { Dir::Forw };
         let all_derived = pmids.iter().all(|p| p.is_derived());
-        self.log.change_vol(self.ac_vol)?;
-        self.log.seek(self.ac_offset);
+        self.resume()?;
         loop {
-            let rec = self.next_record(dir, back)?;
+            let rec = self.next_record(dir)?;
             if rec.is_mark() {
                 // a mark: pmFetch goes on to the next record
                 continue;

@@ -14,7 +14,7 @@
 //! as with libpcp's xz reader; `compress` (`.Z`) data has no check and is
 //! handed out as it decompresses.
 
-use crate::files::{compression_of, Compression};
+use crate::files::{compression_of, Compression, Decoder};
 use pcp_core::PmError;
 use std::collections::HashMap;
 use std::fs::File;
@@ -26,6 +26,10 @@ use std::sync::{Arc, Condvar, Mutex};
 
 /// How much is decompressed at a time.
 const STEP: usize = 1 << 20;
+
+/// What a volume that does not decompress is, as libpcp reports it
+/// (`gzip -dc` or `bzip2 -dc` failing, its xz reader failing).
+const FAILED: PmError = PmError::PM_ERR_LOGREC;
 
 /// An open data volume.
 #[derive(Debug)]
@@ -98,24 +102,21 @@ impl Volume {
             let plain_size = input.metadata().map_err(|e| io_err(&e))?.len();
             return Ok(Volume { file: input, spool: None, known_size: Some(plain_size), layouts: Mutex::default() });
         }
-        // what a volume that does not decompress is, as libpcp reports it
-        // (`gzip -dc` or `bzip2 -dc` failing, the xz reader failing)
-        let failed = PmError::PM_ERR_LOGREC;
+        let decoder = crate::files::decoder(path).map_err(|e| io_err(&e))?;
         let mut known_size = None;
-        let checks = match kind {
+        let checks = match &decoder {
             // (a file whose index cannot be read, as one cut short, does
             // not open: libpcp's xz reader needs the index)
-            Compression::Xz if name.ends_with(".xz") => {
-                let blocks = crate::files::xz_blocks(&input).ok_or(PmError::PM_ERR_LOGREC)?;
+            Decoder::Xz(_) if name.ends_with(".xz") => {
+                let blocks = crate::files::xz_blocks(&input).ok_or(FAILED)?;
                 known_size = Some(blocks.last().map_or(0, |b| b.1));
                 Checks::Blocks(blocks)
             }
-            Compression::Gzip if is_compress(path) => Checks::None,
+            Decoder::Unchecked(_) => Checks::None,
             _ => Checks::AtEnd,
         };
         let mut tmp = crate::files::temp_file().map_err(|e| io_err(&e))?;
         let file = tmp.try_clone().map_err(|e| io_err(&e))?;
-        let decoder = crate::files::decoder(path).map_err(|e| io_err(&e))?;
         let spool = Arc::new(Spool::default());
         let shared = Arc::clone(&spool);
         std::thread::Builder::new()
@@ -123,7 +124,7 @@ impl Volume {
             .spawn(move || {
                 // (readers waiting are told, whatever ends the thread)
                 let ended = Ended(&shared);
-                ended.0.fill(decoder, &mut tmp, &checks, failed);
+                ended.0.fill(decoder, &mut tmp, &checks);
             })
             .map_err(|e| io_err(&e))?;
         Ok(Volume { file, spool: Some(spool), known_size, layouts: Mutex::default() })
@@ -264,9 +265,8 @@ impl Spool {
     }
 
     /// Decompress `input` into `out`, handing out what `checks` allow as
-    /// they pass; `failed` is the error of a stream that does not
-    /// decompress.
-    fn fill(&self, mut input: crate::files::Decoder, out: &mut File, checks: &Checks, failed: PmError) {
+    /// they pass.
+    fn fill(&self, mut input: Decoder, out: &mut File, checks: &Checks) {
         let mut buf = vec![0u8; STEP];
         let mut written = 0u64;
         let mut next_block = 0;
@@ -280,7 +280,7 @@ impl Spool {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(_) => {
                     // (what passed its check stays ready)
-                    self.publish(0, Some(Err(failed)));
+                    self.publish(0, Some(Err(FAILED)));
                     return;
                 }
             };
@@ -315,13 +315,6 @@ impl Spool {
             }
         }
     }
-}
-
-/// Is the gzip-suffixed file at `path` `compress` data (which has no
-/// check)?
-fn is_compress(path: &Path) -> bool {
-    let mut magic = [0u8; 2];
-    File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && crate::lzw::is_compress(&magic)
 }
 
 fn io_err(e: &io::Error) -> PmError {
