@@ -37,7 +37,7 @@ mod metrics;
 mod value;
 
 use bounds::{is_bounded, next_missing, prior_missing, search_back, search_forw, Unbound, Upd};
-use cache::CacheEntry;
+use cache::Cache;
 use metrics::Calipers;
 use value::interpolate;
 
@@ -91,8 +91,7 @@ pub(crate) struct InterpState {
     /// The metric-instances of the current fetch (`ac_want`), in libpcp's
     /// list order.
     want: Vec<(usize, usize)>,
-    cache: Vec<Option<CacheEntry>>,
-    cache_idx: usize,
+    cache: Cache,
     /// `ac_end`: the archive's end, relative to its start.
     end: f64,
     /// Per instance domain: each instance's first and last sighting, for

@@ -2,9 +2,11 @@
 //! instance's prior and next values, reading on to the requested time,
 //! and which instances still need a search back or forwards.
 
-use super::cache::Read;
+use super::cache::{Head, Read, Sets};
+use super::InterpState;
 use super::{is, InstCtl, S_MARK, S_SCANNED, S_UNDEFINED, S_VALUE};
 use crate::logread::Dir;
+use crate::record::ValRef;
 use crate::replay::Replay;
 use pcp_core::{PmError, PM_IN_NULL};
 
@@ -148,59 +150,15 @@ impl Replay {
             }
             return Ok(());
         }
-        for &set in logrp.hits.iter() {
-            let Some(pi) = st.pmid_index(set.pmid) else { continue };
-            let pcp = &mut st.pmids[pi];
-            if pcp.valfmt == -1 && set.numval > 0 {
-                let ok = match pcp.ty {
-                    0 | 1 => set.valfmt == 0,
-                    4 => (0..=2).contains(&set.valfmt),
-                    _ => set.valfmt == 1 || set.valfmt == 2,
-                };
-                if !ok {
-                    return Err(PmError::PM_ERR_LOGREC);
+        match logrp.sets() {
+            Sets::Record(rec, hits) => {
+                for &set in hits {
+                    fold_set(st, Head::of(set), rec.values(set), t_this, t_req, do_mark, &mut done)?;
                 }
-                pcp.valfmt = set.valfmt;
-            } else if pcp.valfmt != -1 && set.numval > 0 && pcp.valfmt != set.valfmt {
-                return Err(PmError::PM_ERR_LOGREC);
             }
-            for (inst, value) in logrp.values(set) {
-                let Some(&ii) = pcp.by_inst.get(&inst).or_else(|| pcp.by_inst.get(&PM_IN_NULL)) else { continue };
-                let icp = &mut pcp.insts[ii];
-                if t_this <= t_req && (icp.t_prior > t_req || t_this >= icp.t_prior) {
-                    if icp.t_prior < icp.t_next && icp.t_prior >= t_req {
-                        // the old prior becomes the next
-                        icp.t_next = icp.t_prior;
-                        icp.s_next = icp.s_prior & !S_SCANNED;
-                        icp.v_next = icp.v_prior.clone();
-                    }
-                    icp.t_prior = t_this;
-                    icp.s_prior = S_VALUE;
-                    value.store(&mut icp.v_prior);
-                    if do_mark == Upd::Back && icp.search {
-                        if let Some(d) = done.as_deref_mut() {
-                            icp.search = false;
-                            *d += 1;
-                            icp.s_prior |= S_SCANNED;
-                        }
-                    }
-                }
-                if t_this >= t_req && (icp.t_next < t_req || t_this <= icp.t_next) {
-                    if icp.t_prior < icp.t_next && icp.t_next <= t_req {
-                        icp.t_prior = icp.t_next;
-                        icp.s_prior = icp.s_next & !S_SCANNED;
-                        icp.v_prior = icp.v_next.clone();
-                    }
-                    icp.t_next = t_this;
-                    icp.s_next = S_VALUE;
-                    value.store(&mut icp.v_next);
-                    if do_mark == Upd::Forw && icp.search {
-                        if let Some(d) = done.as_deref_mut() {
-                            icp.search = false;
-                            *d += 1;
-                            icp.s_next |= S_SCANNED;
-                        }
-                    }
+            Sets::Kept(kept) => {
+                for (set, values) in kept.sets() {
+                    fold_set(st, set, values, t_this, t_req, do_mark, &mut done)?;
                 }
             }
         }
@@ -228,6 +186,75 @@ impl Replay {
         }
         Ok(())
     }
+}
+
+/// Fold one value set of a record at `t_this` into the bounds of its
+/// metric's instances.
+#[inline]
+fn fold_set<'a>(
+    st: &mut InterpState,
+    set: Head,
+    values: impl Iterator<Item = (i32, ValRef<'a>)>,
+    t_this: f64,
+    t_req: f64,
+    do_mark: Upd,
+    done: &mut Option<&mut i32>,
+) -> Result<(), PmError> {
+    let Some(pi) = st.pmid_index(set.pmid) else { return Ok(()) };
+    let pcp = &mut st.pmids[pi];
+    if pcp.valfmt == -1 && set.numval > 0 {
+        let ok = match pcp.ty {
+            0 | 1 => set.valfmt == 0,
+            4 => (0..=2).contains(&set.valfmt),
+            _ => set.valfmt == 1 || set.valfmt == 2,
+        };
+        if !ok {
+            return Err(PmError::PM_ERR_LOGREC);
+        }
+        pcp.valfmt = set.valfmt;
+    } else if pcp.valfmt != -1 && set.numval > 0 && pcp.valfmt != set.valfmt {
+        return Err(PmError::PM_ERR_LOGREC);
+    }
+    for (inst, value) in values {
+        let Some(&ii) = pcp.by_inst.get(&inst).or_else(|| pcp.by_inst.get(&PM_IN_NULL)) else { continue };
+        let icp = &mut pcp.insts[ii];
+        if t_this <= t_req && (icp.t_prior > t_req || t_this >= icp.t_prior) {
+            if icp.t_prior < icp.t_next && icp.t_prior >= t_req {
+                // the old prior becomes the next
+                icp.t_next = icp.t_prior;
+                icp.s_next = icp.s_prior & !S_SCANNED;
+                icp.v_next = icp.v_prior.clone();
+            }
+            icp.t_prior = t_this;
+            icp.s_prior = S_VALUE;
+            value.store(&mut icp.v_prior);
+            if do_mark == Upd::Back && icp.search {
+                if let Some(d) = done.as_deref_mut() {
+                    icp.search = false;
+                    *d += 1;
+                    icp.s_prior |= S_SCANNED;
+                }
+            }
+        }
+        if t_this >= t_req && (icp.t_next < t_req || t_this <= icp.t_next) {
+            if icp.t_prior < icp.t_next && icp.t_next <= t_req {
+                icp.t_prior = icp.t_next;
+                icp.s_prior = icp.s_next & !S_SCANNED;
+                icp.v_prior = icp.v_next.clone();
+            }
+            icp.t_next = t_this;
+            icp.s_next = S_VALUE;
+            value.store(&mut icp.v_next);
+            if do_mark == Upd::Forw && icp.search {
+                if let Some(d) = done.as_deref_mut() {
+                    icp.search = false;
+                    *d += 1;
+                    icp.s_next |= S_SCANNED;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether neither the second nor the third pass of [`fetch_at`] has

@@ -1,21 +1,99 @@
-//! Reading records for interpolation, through a small cache of the
-//! records read around the current position.
+//! Reading records for interpolation, through a cache of what the
+//! records read hold for the metrics asked for.
+//!
+//! libpcp keeps the last four records read, and so does this cache
+//! ([`Cache::recent`]). Searching for instances with no value near the
+//! requested time reads the same records again and again (a replay over
+//! thousands of short-lived processes reads each record some forty
+//! times), so a record read a second time is also kept ([`Cache::kept`]),
+//! as the values of the metrics asked for only, when they are a small
+//! part of the record (else reading it again costs little more than using
+//! a copy), within a memory budget.
+//! Either way the records are the file's, read at the same places: the
+//! values fetched are the same as without the cache.
 
 use super::InterpState;
 use crate::logread::{Dir, Record, SetRef, Ts};
+use crate::record::{Swap, ValRef};
 use crate::replay::Replay;
-use pcp_core::PmError;
+use pcp_core::{PmError, Value};
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 /// A record read, with its value sets of the metrics asked for so far.
 #[derive(Clone, Debug)]
 pub(super) struct Read {
-    rec: Arc<Record>,
-    pub(super) hits: Arc<[SetRef]>,
+    ts: Ts,
+    mark: bool,
+    body: Body,
     /// The record's time in seconds after a start, and that start (worked
     /// out once for a record read again from the cache: libpcp's long
     /// double arithmetic is done on integers here, and is slow).
     since: (Ts, f64),
+}
+
+/// Where a [`Read`]'s values are.
+#[derive(Clone, Debug)]
+enum Body {
+    /// In the record as read, at these sets.
+    Record(Arc<Record>, Arc<[SetRef]>),
+    /// Copied out of it.
+    Kept(Arc<Kept>),
+}
+
+/// The value sets of the metrics asked for, copied out of a record: for a
+/// record kept for long, without the rest of it.
+#[derive(Debug)]
+pub(super) struct Kept {
+    /// Each set, and where its values are in `values`.
+    sets: Vec<(Head, std::ops::Range<usize>)>,
+    values: Vec<(i32, KeptValue)>,
+    /// The value blocks' bytes, in host order.
+    bytes: Vec<u8>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum KeptValue {
+    Insitu(i32),
+    /// A value block's type, and where its bytes are.
+    Block(u8, u32, u32),
+}
+
+/// A [`Read`]'s value sets of the metrics asked for.
+pub(super) enum Sets<'a> {
+    Record(&'a Record, &'a [SetRef]),
+    Kept(&'a Kept),
+}
+
+impl Kept {
+    /// Each value set, with its instances and values.
+    pub(super) fn sets(&self) -> impl Iterator<Item = (Head, impl Iterator<Item = (i32, ValRef<'_>)>)> {
+        self.sets.iter().map(|(head, range)| {
+            let values = self.values[range.clone()].iter().map(|&(inst, v)| match v {
+                KeptValue::Insitu(l) => (inst, ValRef::Insitu(l)),
+                KeptValue::Block(vtype, at, len) => {
+                    let data = &self.bytes[at as usize..(at + len) as usize];
+                    (inst, ValRef::Block { vtype, data, swap: Swap::None })
+                }
+            });
+            (*head, values)
+        })
+    }
+}
+
+/// A value set's PMID, number of values (or an error code) and value
+/// format.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Head {
+    pub(super) pmid: u32,
+    pub(super) numval: i32,
+    pub(super) valfmt: i32,
+}
+
+impl Head {
+    pub(super) fn of(set: SetRef) -> Head {
+        Head { pmid: set.pmid, numval: set.numval, valfmt: set.valfmt }
+    }
 }
 
 impl Read {
@@ -27,25 +105,148 @@ impl Read {
             self.ts.sub(start)
         }
     }
-}
 
-impl std::ops::Deref for Read {
-    type Target = Record;
-    fn deref(&self) -> &Record {
-        &self.rec
+    /// Whether the record is a mark (a gap in the recording).
+    pub(super) fn is_mark(&self) -> bool {
+        self.mark
+    }
+
+    /// Its value sets of metrics asked for.
+    pub(super) fn sets(&self) -> Sets<'_> {
+        match &self.body {
+            Body::Record(rec, hits) => Sets::Record(rec, hits),
+            Body::Kept(kept) => Sets::Kept(kept),
+        }
+    }
+
+    /// The same, its values copied out of the record.
+    fn kept(&self) -> Read {
+        let mut kept = Kept { sets: Vec::new(), values: Vec::new(), bytes: Vec::new() };
+        if let Body::Record(rec, hits) = &self.body {
+            for &set in hits.iter() {
+                let from = kept.values.len();
+                for (inst, v) in rec.values(set) {
+                    let v = match v.to_value() {
+                        Value::Insitu(l) => KeptValue::Insitu(l),
+                        Value::Block(b) => {
+                            let at = kept.bytes.len() as u32;
+                            kept.bytes.extend_from_slice(&b.data);
+                            KeptValue::Block(b.vtype, at, b.data.len() as u32)
+                        }
+                    };
+                    kept.values.push((inst, v));
+                }
+                kept.sets.push((Head::of(set), from..kept.values.len()));
+            }
+        }
+        kept.sets.shrink_to_fit();
+        kept.values.shrink_to_fit();
+        kept.bytes.shrink_to_fit();
+        Read { body: Body::Kept(Arc::new(kept)), ..self.clone() }
+    }
+
+    /// How many bytes the record read takes (0 once kept).
+    fn record_len(&self) -> usize {
+        match &self.body {
+            Body::Record(rec, _) => rec.raw().len(),
+            Body::Kept(_) => 0,
+        }
+    }
+
+    /// Roughly how many bytes a kept record holds.
+    fn size(&self) -> usize {
+        match &self.body {
+            Body::Record(..) => 0,
+            Body::Kept(k) => {
+                std::mem::size_of::<CacheEntry>()
+                    + std::mem::size_of::<Kept>()
+                    + k.sets.len() * std::mem::size_of::<(Head, std::ops::Range<usize>)>()
+                    + k.values.len() * std::mem::size_of::<(i32, KeptValue)>()
+                    + k.bytes.len()
+            }
+        }
     }
 }
 
+/// Where a record is: the archive (of several), its volume, and an offset
+/// in that volume.
+type Place = (usize, i32, i64);
+
 #[derive(Clone, Debug)]
-pub(super) struct CacheEntry {
+struct CacheEntry {
     rp: Read,
-    /// How many metrics had been asked for when `rp.hits` was found.
-    hits_for: usize,
-    /// The archive (of several) and volume it was read from.
-    arch: usize,
-    vol: i32,
+    /// The offsets of the record's start and end.
     head: i64,
     tail: i64,
+}
+
+/// Records kept by [`Replay::cache_read`].
+#[derive(Debug, Default, Clone)]
+pub(super) struct Cache {
+    /// How many metrics had been asked for when the entries were made:
+    /// when more are, every entry is forgotten.
+    hits_for: usize,
+    /// The last four records read (libpcp's cache).
+    recent: VecDeque<(usize, i32, CacheEntry)>,
+    /// Records read more than once, by where they start ...
+    kept: HashMap<Place, CacheEntry>,
+    /// ... and where they end.
+    kept_by_tail: HashMap<Place, i64>,
+    /// The starts of the records read before, and whether keeping them was
+    /// tried and refused.
+    seen: HashMap<Place, bool>,
+    /// Roughly how many bytes `kept` holds.
+    bytes: usize,
+}
+
+/// How many records libpcp's cache holds.
+const RECENT: usize = 4;
+/// At most this many bytes of values are kept from records read again.
+const KEPT_BYTES: usize = 64 << 20;
+/// Values are kept from a record when they take at most this part of it.
+const KEPT_PART: usize = 4;
+/// At most this many record starts are remembered.
+const SEEN_MAX: usize = 1 << 20;
+
+impl Cache {
+    fn find(&self, arch: usize, vol: i32, posn: i64, dir: Dir) -> Option<CacheEntry> {
+        let recent = self.recent.iter().find(|(a, v, c)| {
+            *a == arch && *v == vol && if dir == Dir::Forw { c.head == posn } else { c.tail == posn }
+        });
+        if let Some((_, _, c)) = recent {
+            return Some(c.clone());
+        }
+        let head = if dir == Dir::Forw { posn } else { *self.kept_by_tail.get(&(arch, vol, posn))? };
+        self.kept.get(&(arch, vol, head)).cloned()
+    }
+
+    fn insert(&mut self, arch: usize, vol: i32, entry: CacheEntry) {
+        let place = (arch, vol, entry.head);
+        let refused = self.seen.insert(place, false);
+        if refused == Some(false) && self.bytes < KEPT_BYTES {
+            // read before: worth keeping, its values copied out, when
+            // they are a small part of the record (else reading it again
+            // costs little more than using the copy)
+            let kept = entry.rp.kept();
+            let size = kept.size();
+            if self.bytes + size <= KEPT_BYTES && size * KEPT_PART <= entry.rp.record_len() {
+                self.bytes += size;
+                self.kept_by_tail.insert((arch, vol, entry.tail), entry.head);
+                self.kept.insert(place, CacheEntry { rp: kept, ..entry.clone() });
+            } else {
+                self.seen.insert(place, true);
+            }
+        } else if refused == Some(true) {
+            self.seen.insert(place, true);
+        }
+        if self.seen.len() >= SEEN_MAX {
+            self.seen.clear();
+        }
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((arch, vol, entry));
+    }
 }
 
 impl InterpState {
@@ -71,50 +272,79 @@ impl InterpState {
 }
 
 impl Replay {
-    /// `cache_read`: a record read in direction `dir`, through a small
-    /// cache of records recently read around the current position.
+    /// `cache_read`: a record read in direction `dir`, through the cache
+    /// of records read before.
     pub(super) fn cache_read(&mut self, dir: Dir) -> Result<Read, PmError> {
         let posn = if self.ac_vol == self.log.curvol { self.log.tell() } else { 0 };
-        if self.interp.cache.is_empty() {
-            self.interp.cache = (0..4).map(|_| None).collect();
+        let (cur, ac_vol, nids) = (self.cur, self.ac_vol, self.interp.ids.len());
+        let cache = &mut self.interp.cache;
+        if cache.hits_for != nids {
+            *cache = Cache { hits_for: nids, ..Cache::default() };
         }
-        self.interp.cache_idx = (self.interp.cache_idx + 1) % 4;
-        let st = &mut self.interp;
-        let (cur, ac_vol, nids) = (self.cur, self.ac_vol, st.ids.len());
-        let hit = st.cache.iter().position(|c| {
-            c.as_ref().is_some_and(|c| {
-                c.arch == cur
-                    && c.vol == ac_vol
-                    && ((dir == Dir::Forw && c.head == posn) || (dir == Dir::Back && c.tail == posn))
-            })
-        });
-        if let Some(c) = hit.and_then(|i| st.cache[i].take()) {
-            let mut c = c;
-            if c.hits_for != nids {
-                c.rp.hits = st.hits(&c.rp.rec);
-                c.hits_for = nids;
-            }
-            let (rp, to) = (c.rp.clone(), if dir == Dir::Forw { c.tail } else { c.head });
-            if let Some(i) = hit {
-                st.cache[i] = Some(c);
-            }
-            self.log.seek(to);
+        if let Some(c) = cache.find(cur, ac_vol, posn, dir) {
+            self.log.seek(if dir == Dir::Forw { c.tail } else { c.head });
             self.log.mark_done = false;
-            return Ok(rp);
+            return Ok(c.rp);
         }
-        let idx = self.interp.cache_idx;
-        self.interp.cache[idx] = None;
         let (save_cur, save_curvol) = (self.cur, self.log.curvol);
-        let rec = Arc::new(self.read_rec(dir)?);
+        let rec = self.read_rec(dir)?;
         let since = (self.start, rec.ts.sub(self.start));
-        let rp = Read { hits: self.interp.hits(&rec), rec, since };
+        let hits = self.interp.hits(&rec);
+        let rp = Read { ts: rec.ts, mark: rec.is_mark(), body: Body::Record(Arc::new(rec), hits), since };
         // not after a volume or archive switch, or a boundary mark
         if posn != 0 && save_curvol == self.log.curvol && save_cur == self.cur && !self.log.mark_done {
             let now = self.log.tell();
             let (head, tail) = if dir == Dir::Forw { (posn, now) } else { (now, posn) };
-            let entry = CacheEntry { rp: rp.clone(), hits_for: nids, arch: self.cur, vol: self.ac_vol, head, tail };
-            self.interp.cache[idx] = Some(entry);
+            self.interp.cache.insert(self.cur, self.ac_vol, CacheEntry { rp: rp.clone(), head, tail });
         }
         Ok(rp)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::archive::Archive;
+
+    /// Folding a kept copy sees what folding the record sees: the same
+    /// sets, instances and values (numbers, strings and aggregates of the
+    /// fixture archives, byte-swapped as libpcp leaves them).
+    #[test]
+    fn kept_values_are_the_records() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        for name in ["v2", "v3", "dyn", "wrap"] {
+            let archive = Archive::open(&dir.join(name).to_string_lossy()).unwrap();
+            let mut r = Replay::new(archive).unwrap();
+            let mut records = 0;
+            while let Ok(rec) = r.read_rec(Dir::Forw) {
+                let hits: Arc<[SetRef]> = rec.sets_where(|_| true).into();
+                let read = Read {
+                    ts: rec.ts,
+                    mark: rec.is_mark(),
+                    body: Body::Record(Arc::new(rec), hits),
+                    since: (r.start, 0.0),
+                };
+                let kept = read.kept();
+                let (Sets::Record(rec, hits), Sets::Kept(k)) = (read.sets(), kept.sets()) else {
+                    panic!("not a record and a copy")
+                };
+                let from_record: Vec<_> = hits
+                    .iter()
+                    .map(|&s| {
+                        (s.pmid, s.numval, s.valfmt, rec.values(s).map(|(i, v)| (i, v.to_value())).collect::<Vec<_>>())
+                    })
+                    .collect();
+                let from_kept: Vec<_> = k
+                    .sets()
+                    .map(|(h, vals)| {
+                        (h.pmid, h.numval, h.valfmt, vals.map(|(i, v)| (i, v.to_value())).collect::<Vec<_>>())
+                    })
+                    .collect();
+                assert_eq!(from_record, from_kept, "{name}: record at {:?}", read.ts);
+                assert_eq!(kept.is_mark(), read.is_mark());
+                records += 1;
+            }
+            assert!(records > 2, "{name}: {records} records");
+        }
     }
 }
