@@ -1,5 +1,7 @@
 //! Timestamps with nanosecond resolution.
 
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
 /// A point in time as seconds and nanoseconds since the Unix epoch: the
 /// `timespec` of `pmHighResResult`; `pmResult`'s `timeval` converts in.
 #[doc(alias = "pmTimespec")]
@@ -34,6 +36,103 @@ impl Timestamp {
     }
 }
 
+impl Timestamp {
+    /// The time from `earlier` to this one, or `None` if `earlier` is later.
+    pub fn duration_since(self, earlier: Timestamp) -> Option<Duration> {
+        let ns = self.as_nanos() - earlier.as_nanos();
+        u64::try_from(ns)
+            .ok()
+            .map(Duration::from_nanos)
+            .or_else(|| (ns >= 0).then(|| Duration::new((ns / 1_000_000_000) as u64, (ns % 1_000_000_000) as u32)))
+    }
+
+    /// This time `d` later, or `None` past `i64::MAX` seconds.
+    pub fn checked_add(self, d: Duration) -> Option<Timestamp> {
+        let ns = self.as_nanos().checked_add(i128::try_from(d.as_nanos()).ok()?)?;
+        Timestamp::from_nanos(ns)
+    }
+
+    /// This time `d` earlier, or `None` before `i64::MIN` seconds.
+    pub fn checked_sub(self, d: Duration) -> Option<Timestamp> {
+        let ns = self.as_nanos().checked_sub(i128::try_from(d.as_nanos()).ok()?)?;
+        Timestamp::from_nanos(ns)
+    }
+
+    fn as_nanos(self) -> i128 {
+        i128::from(self.sec) * 1_000_000_000 + i128::from(self.nsec)
+    }
+
+    fn from_nanos(ns: i128) -> Option<Timestamp> {
+        let sec = i64::try_from(ns.div_euclid(1_000_000_000)).ok()?;
+        Some(Timestamp { sec, nsec: ns.rem_euclid(1_000_000_000) as u32 })
+    }
+
+    /// As a [`SystemTime`], or `None` where that cannot hold it.
+    pub fn to_system_time(self) -> Option<SystemTime> {
+        let since = Duration::new(self.sec.unsigned_abs(), 0);
+        let whole = if self.sec >= 0 { UNIX_EPOCH.checked_add(since) } else { UNIX_EPOCH.checked_sub(since) };
+        whole?.checked_add(Duration::from_nanos(u64::from(self.nsec)))
+    }
+}
+
+impl From<SystemTime> for Timestamp {
+    /// The instant, to the nanosecond (saturating far outside
+    /// `i64` seconds).
+    fn from(t: SystemTime) -> Timestamp {
+        match t.duration_since(UNIX_EPOCH) {
+            Ok(d) => Timestamp { sec: i64::try_from(d.as_secs()).unwrap_or(i64::MAX), nsec: d.subsec_nanos() },
+            Err(e) => {
+                let ns = i128::try_from(e.duration().as_nanos()).unwrap_or(i128::MAX);
+                Timestamp::from_nanos(-ns).unwrap_or(Timestamp { sec: i64::MIN, nsec: 0 })
+            }
+        }
+    }
+}
+
+impl std::ops::Add<Duration> for Timestamp {
+    type Output = Timestamp;
+    /// # Panics
+    /// Past `i64::MAX` seconds, as `SystemTime` does.
+    fn add(self, d: Duration) -> Timestamp {
+        self.checked_add(d).expect("overflow when adding a duration to a timestamp")
+    }
+}
+
+impl std::ops::Sub<Duration> for Timestamp {
+    type Output = Timestamp;
+    /// # Panics
+    /// Before `i64::MIN` seconds, as `SystemTime` does.
+    fn sub(self, d: Duration) -> Timestamp {
+        self.checked_sub(d).expect("overflow when subtracting a duration from a timestamp")
+    }
+}
+
+/// The proleptic Gregorian date of a day counted from 1970-01-01: the
+/// year, the month (1 to 12) and the day of the month (`None` where the
+/// year overflows).
+pub fn civil_date(days: i64) -> Option<(i64, i32, i32)> {
+    let z = days.checked_add(719_468)?;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let mday = (doy - (153 * mp + 2) / 5 + 1) as i32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as i32;
+    let year = yoe.checked_add(era.checked_mul(400)?)? + i64::from(month <= 2);
+    Some((year, month, mday))
+}
+
+impl std::fmt::Display for Timestamp {
+    /// RFC 3339 in UTC, to the nanosecond: `2026-11-21T18:25:11.758202000Z`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // (every i64 second's day has a year that fits)
+        let (y, mo, d) = civil_date(self.sec.div_euclid(86_400)).unwrap_or((0, 0, 0));
+        let (h, mi, s) = Utc.hms(self.sec).unwrap_or((0, 0, 0));
+        write!(f, "{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:09}Z", self.nsec)
+    }
+}
+
 /// The time of day in some time zone, as `pmLocaltime` breaks a time
 /// down: what value printers need to show timestamps inside values (event
 /// records). `pcp::timezone::Zone` implements it for real zones.
@@ -64,6 +163,22 @@ mod tests {
         assert_eq!(Utc.hms(0), Some((0, 0, 0)));
         assert_eq!(Utc.hms(86_399), Some((23, 59, 59)));
         assert_eq!(Utc.hms(-1), Some((23, 59, 59)));
+    }
+
+    #[test]
+    fn arithmetic_and_display() {
+        let t = Timestamp::new(1_763_749_511, 758_202_000);
+        assert_eq!(t.to_string(), "2025-11-21T18:25:11.758202000Z");
+        assert_eq!(Timestamp::new(-1, 0).to_string(), "1969-12-31T23:59:59.000000000Z");
+        assert_eq!(Timestamp::new(951_782_400, 0).to_string(), "2000-02-29T00:00:00.000000000Z");
+        let later = t + Duration::from_millis(1_500);
+        assert_eq!(later, Timestamp::new(1_763_749_513, 258_202_000));
+        assert_eq!(later.duration_since(t), Some(Duration::from_millis(1_500)));
+        assert_eq!(t.duration_since(later), None);
+        assert_eq!(later - Duration::from_millis(1_500), t);
+        assert_eq!(Timestamp::new(i64::MAX, 0).checked_add(Duration::from_secs(1)), None);
+        assert_eq!(Timestamp::from(t.to_system_time().unwrap()), t);
+        assert_eq!(Timestamp::from(UNIX_EPOCH - Duration::from_nanos(1)), Timestamp::new(-1, 999_999_999));
     }
 
     #[test]

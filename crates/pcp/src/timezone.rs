@@ -8,6 +8,7 @@
 //! tried first (so `PST8PDT` and `UTC` come from the database, as glibc
 //! does), then the string is read as a POSIX TZ rule.
 
+use pcp_core::time::civil_date;
 use pcp_core::{PmError, PmResult};
 
 /// A time zone, as a `$TZ` string selects it.
@@ -155,21 +156,6 @@ fn day_and_second(t: i64, offset: i64) -> Option<(i64, i32)> {
             Some((i64::try_from(total.div_euclid(86_400)).ok()?, total.rem_euclid(86_400) as i32))
         }
     }
-}
-
-/// The proleptic Gregorian date of a day counted from 1970-01-01: the
-/// year, the month (1 to 12) and the day of the month.
-fn civil_date(days: i64) -> Option<(i64, i32, i32)> {
-    let z = days.checked_add(719_468)?;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let mday = (doy - (153 * mp + 2) / 5 + 1) as i32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as i32;
-    let year = yoe.checked_add(era.checked_mul(400)?)? + i64::from(month <= 2);
-    Some((year, month, mday))
 }
 
 /// glibc's `__offtime`: the broken-down time `t + offset` seconds after
