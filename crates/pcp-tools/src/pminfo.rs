@@ -275,7 +275,7 @@ impl<'a> Pminfo<'a> {
             ctx.use_namespace_of(names);
             ctx.trim_namespace();
         }
-        let Some(label) = ctx.archive().map(|a| a.label().clone()) else { return Ok(Err(1)) };
+        let Some(label) = ctx.archive_source().map(|a| a.label().clone()) else { return Ok(Err(1)) };
         let host = String::from_utf8_lossy(&label.hostname).into_owned();
         let tz = String::from_utf8_lossy(&label.timezone).into_owned();
         let window = opts.start_arg.is_some()
@@ -311,7 +311,7 @@ impl<'a> Pminfo<'a> {
     /// one pass: what pminfo's one-metric fetches from the origin would
     /// each find.
     fn fetch_ahead(&mut self, ctx: &mut Context, operands: &[Vec<u8>]) {
-        if ctx.archive().is_none() {
+        if ctx.archive_source().is_none() {
             return;
         }
         let mut names = Vec::new();
@@ -484,7 +484,10 @@ impl<'a> Pminfo<'a> {
         }
         let p = self.p;
         let mut result: Option<FetchResult> = None;
-        if (p.value || p.label || p.verify) && (ctx.local().is_some() || ctx.host().is_some()) && !pmids.is_empty() {
+        if (p.value || p.label || p.verify)
+            && (ctx.local_source().is_some() || ctx.host_source().is_some())
+            && !pmids.is_empty()
+        {
             // the batch in one fetch, as from pmcd
             let fetched = ctx.fetch(&pmids);
             self.err.write_all(&ctx.take_messages())?;
@@ -499,7 +502,7 @@ impl<'a> Pminfo<'a> {
             }
         }
         if p.value || p.label || p.verify {
-            if let Some(&pmid) = pmids.first().filter(|_| ctx.archive().is_some()) {
+            if let Some(&pmid) = pmids.first().filter(|_| ctx.archive_source().is_some()) {
                 match self.fetched.get(&pmid).cloned().unwrap_or(Err(PmError::PM_ERR_EOL)) {
                     Ok(r) => {
                         // the fetch moves the context to the record's time
@@ -544,7 +547,7 @@ impl<'a> Pminfo<'a> {
                     // with the same recorded value set
                     match ctx.get_indom(d.indom) {
                         Ok((ids, _)) if !ids.is_empty() => {
-                            if ctx.local().is_some() || ctx.host().is_some() {
+                            if ctx.local_source().is_some() || ctx.host_source().is_some() {
                                 let _ = ctx.del_profile(d.indom, &[]);
                                 let _ = ctx.add_profile(d.indom, &ids);
                                 let again = ctx.fetch(&[pmid]);

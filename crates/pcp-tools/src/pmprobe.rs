@@ -161,7 +161,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
     let mut icache: Option<(InDom, PmResult<Instances>)> = None;
     let mut lookup = |ctx: &Context, indom: InDom| -> PmResult<Instances> {
         if icache.as_ref().is_none_or(|(i, _)| *i != indom) {
-            let insts = if ctx.archive().is_some() { ctx.get_indom_archive(indom) } else { ctx.get_indom(indom) };
+            let insts =
+                if ctx.archive_source().is_some() { ctx.get_indom_archive(indom) } else { ctx.get_indom(indom) };
             icache = Some((indom, insts));
         }
         icache.as_ref().map_or(Err(PmError::PM_ERR_INDOM), |(_, r)| r.clone())
@@ -214,7 +215,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
                 ctx.first_each_forw(t, &pmids, true).unwrap_or_else(|e| pmids.iter().map(|&p| (p, Err(e))).collect()),
                 1,
             ),
-            None if ctx.archive().is_some() => {
+            None if ctx.archive_source().is_some() => {
                 let origin = ctx.origin();
                 (ctx.first_each(origin, &pmids, true), 1)
             }
@@ -222,7 +223,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         };
         err.write_all(&ctx.take_messages())?;
         for chunk in metrics.chunks(batch) {
-            let sets: PmResult<Vec<ValueSet>> = match ctx.archive() {
+            let sets: PmResult<Vec<ValueSet>> = match ctx.archive_source() {
                 Some(_) => {
                     let result = fetched.get(&chunk[0].1).cloned().unwrap_or(Err(PmError::PM_ERR_EOL));
                     result.map(|r| r.sets)
@@ -357,7 +358,7 @@ fn open_archive(
     if let Some(names) = names {
         ctx.use_namespace_of(names);
     }
-    let Some(label) = ctx.archive().map(|a| a.label().clone()) else { return Ok(Err(1)) };
+    let Some(label) = ctx.archive_source().map(|a| a.label().clone()) else { return Ok(Err(1)) };
     let host = String::from_utf8_lossy(&label.hostname).into_owned();
     let tz = String::from_utf8_lossy(&label.timezone).into_owned();
     let window =

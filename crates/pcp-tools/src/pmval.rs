@@ -403,11 +403,11 @@ fn zone_and_window(
     let hostname = src.hostname.as_str();
     let opts = &mut cmd.opts;
     // pmcd is asked for its zone only when it is wanted
-    let host_zone = match ctx.host().is_some() && opts.hostzone {
+    let host_zone = match ctx.host_source().is_some() && opts.hostzone {
         true => ctx.zone_spec().map_err(|e| e.to_string()),
         false => Ok(String::new()),
     };
-    let label = ctx.archive().map(|a| a.label().clone());
+    let label = ctx.archive_source().map(|a| a.label().clone());
     let tz = label.as_ref().map(|l| String::from_utf8_lossy(&l.timezone).into_owned()).unwrap_or_default();
     let info = match label {
         Some(label) => {
@@ -419,7 +419,7 @@ fn zone_and_window(
                 bounds: Some((label.start, end)),
             }
         }
-        None if ctx.host().is_some() => ContextInfo {
+        None if ctx.host_source().is_some() => ContextInfo {
             kind: ContextKind::Host,
             host_name: hostname,
             zone: host_zone.as_deref().map_err(Clone::clone),

@@ -23,7 +23,7 @@ fn main() {
 
 fn run(host: &str, names: &[String]) -> Result<(), PmError> {
     let mut ctx = Context::open_host(host)?;
-    for w in ctx.host().map(|h| h.warnings().to_vec()).unwrap_or_default() {
+    for w in ctx.host_source().map(|h| h.warnings().to_vec()).unwrap_or_default() {
         eprintln!("{w}");
     }
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();

@@ -10,10 +10,14 @@ use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
 use pcp_pmns::{LoadOptions, Pmns};
 
 mod archive;
+mod builder;
 mod derived_metrics;
 mod names;
 #[cfg(test)]
 mod tests;
+mod typed;
+
+pub use typed::Instance;
 
 use derived_metrics::ContextInstances;
 
@@ -48,7 +52,11 @@ pub struct Context {
     origin: Timestamp,
     /// The registered derived metrics bound in this context.
     derived: crate::derived::Bound,
+    /// The time zone chosen when the context was opened.
+    zone: Option<crate::timezone::Zone>,
 }
+
+pub use builder::{ArchiveOptions, Diagnostic, HostOptions, LocalOptions, TimeZone};
 
 /// Instance identifiers and their names, index for index.
 pub type Instances = (Vec<i32>, Vec<Vec<u8>>);
@@ -98,7 +106,7 @@ impl Context {
         if location != PmnsLocation::Remote {
             pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
         }
-        Context { pmns, location, source, profile: Profile::default(), origin, derived: Default::default() }
+        Context { pmns, location, source, profile: Profile::default(), origin, derived: Default::default(), zone: None }
     }
 
     /// `pmNewContext(PM_CONTEXT_LOCAL)`: a context over this machine's
@@ -196,6 +204,7 @@ impl Context {
             profile: self.profile.clone(),
             origin: self.origin,
             derived,
+            zone: self.zone.clone(),
         })
     }
 
@@ -211,7 +220,7 @@ impl Context {
     }
 
     /// The pmcd connection of a host context.
-    pub fn host(&self) -> Option<&HostSource> {
+    pub fn host_source(&self) -> Option<&HostSource> {
         self.source()?.as_host()
     }
 
@@ -231,12 +240,12 @@ impl Context {
     }
 
     /// The archive of an archive context.
-    pub fn archive(&self) -> Option<&ArchiveSource> {
+    pub fn archive_source(&self) -> Option<&ArchiveSource> {
         self.source()?.as_archive()
     }
 
     /// The local source of a local context.
-    pub fn local(&self) -> Option<&LocalSource> {
+    pub fn local_source(&self) -> Option<&LocalSource> {
         self.source()?.as_local()
     }
 

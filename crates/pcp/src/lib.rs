@@ -13,6 +13,7 @@ pub mod archive;
 pub mod config;
 pub mod context;
 pub mod derived;
+pub mod fetchgroup;
 pub mod host;
 pub mod labels;
 pub mod local;
@@ -23,6 +24,9 @@ pub mod timeparse;
 pub mod timezone;
 pub mod transport;
 
-pub use context::{Context, PmnsLocation};
+pub use context::{
+    ArchiveOptions, Context, Diagnostic, HostOptions, Instance, LocalOptions, Mode, PmnsLocation, TextLevel, TimeZone,
+};
+pub use fetchgroup::FetchGroup;
 pub use pcp_core::*;
 pub use source::{MetricSource, RemoteNames};

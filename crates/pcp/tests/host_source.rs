@@ -432,7 +432,7 @@ fn the_context_facade_dispatches_to_the_host() {
     );
     assert_eq!(ctx.get_instances_labels(desc.indom).unwrap().len(), 2);
     assert_eq!(ctx.store(&store_of(ids[1], 2)), Err(PmError::PM_ERR_PERMISSION));
-    assert!(ctx.archive().is_none());
+    assert!(ctx.archive_source().is_none());
     assert_eq!(ctx.get_indom_archive(desc.indom), Err(PmError::PM_ERR_NOTARCHIVE));
 
     // a duplicate has its own connection and the same profile

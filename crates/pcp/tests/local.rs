@@ -48,7 +48,7 @@ fn floats(ctx: &mut Context, name: &str) -> Vec<(i32, f64)> {
 #[test]
 fn the_builtin_names_are_the_metrics_served() {
     let ctx = Context::open_local_at(snapshot()).unwrap();
-    assert!(ctx.local().is_some());
+    assert!(ctx.local_source().is_some());
     let mut names = Vec::new();
     ctx.traverse_with("", |n| names.push(n.to_string())).unwrap();
     let mut want: Vec<String> = pcp_linux::metrics().iter().map(|m| m.name.to_string()).collect();
@@ -136,7 +136,7 @@ fn fetches_answer_each_metric() {
     assert_eq!(ctx.fetch_archive(), Err(PmError::PM_ERR_NOTARCHIVE));
     assert_eq!(ctx.get_indom_archive(InDom::new(60, 0)), Err(PmError::PM_ERR_NOTARCHIVE));
     assert_eq!(ctx.lookup_indom_archive(InDom::new(60, 0), b"cpu0"), Err(PmError::PM_ERR_NOTARCHIVE));
-    assert!(ctx.archive().is_none() && ctx.local().is_some());
+    assert!(ctx.archive_source().is_none() && ctx.local_source().is_some());
 }
 
 fn text(sets: &[Option<&LabelSet>]) -> String {

@@ -153,7 +153,7 @@ fn names_descriptors_instances_and_help_come_from_the_source() {
     let change = FetchResult { timestamp: Timestamp::default(), sets: vec![one] };
     assert_eq!(ctx.store(&change), Err(PmError::PM_ERR_NOTHOST));
     // services of archives alone
-    assert!(ctx.archive().is_none());
+    assert!(ctx.archive_source().is_none());
     assert_eq!(ctx.get_indom_archive(DISKS), Err(PmError::PM_ERR_NOTARCHIVE));
 }
 

@@ -17,7 +17,7 @@ fn first(sets: PmResult<Vec<LabelSet>>) -> Option<LabelSet> {
 
 /// pminfo's `defaultlabels`: `{"hostname":HOST}` from the context's host.
 fn default_labels(ctx: &Context) -> Option<LabelSet> {
-    let host = ctx.archive().map(|a| a.label().hostname.clone()).unwrap_or_default();
+    let host = ctx.archive_source().map(|a| a.label().hostname.clone()).unwrap_or_default();
     let mut text = br#"{"hostname":""#.to_vec();
     text.extend_from_slice(&host[..host.len().min(HOSTNAME_MAX)]);
     text.extend_from_slice(br#""}"#);

@@ -129,7 +129,7 @@ impl Report {
             fetched: FetchResult::default(),
         };
         rep.init_insts(ctx, err)?.map_err(Stop::Exit)?;
-        if let (Some(text), Some(_)) = (&own.filter, ctx.host()) {
+        if let (Some(text), Some(_)) = (&own.filter, ctx.host_source()) {
             rep.store_filter(ctx, pmid, text, err)?.map_err(Stop::Exit)?;
         }
         Ok((pmid, rep))

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 impl Context {
     fn need_archive(&self) -> PmResult<&ArchiveSource> {
-        self.archive().ok_or(PmError::PM_ERR_NOTARCHIVE)
+        self.archive_source().ok_or(PmError::PM_ERR_NOTARCHIVE)
     }
 
     fn need_archive_mut(&mut self) -> PmResult<&mut ArchiveSource> {
@@ -81,7 +81,7 @@ impl Context {
     /// the loaded names). Other contexts are left as they are.
     #[doc(alias = "pmTrimNameSpace")]
     pub fn trim_namespace(&mut self) {
-        let Some(src) = self.archive() else { return };
+        let Some(src) = self.archive_source() else { return };
         if self.location != PmnsLocation::Local {
             return;
         }
@@ -152,7 +152,7 @@ impl Context {
         pmids: &[PmId],
         as_fetched: bool,
     ) -> HashMap<PmId, PmResult<FetchResult>> {
-        let Some(src) = self.archive() else { return HashMap::new() };
+        let Some(src) = self.archive_source() else { return HashMap::new() };
         let bound = |p: PmId| self.derived_operands(p, as_fetched);
         let mut found = src.first_each_with(from, pmids, &bound);
         self.evaluate_found(&mut found);

@@ -252,7 +252,7 @@ fn a_duplicate_archive_context_goes_on_from_where_the_original_is() {
         let (insts, _) = ctx.get_indom_archive(indom).expect("instances");
         ctx.del_profile(indom, &[]).expect("profile");
         ctx.add_profile(indom, &insts[1..3]).expect("profile");
-        let start = ctx.archive().expect("archive").label().start;
+        let start = ctx.archive_source().expect("archive").label().start;
         ctx.set_mode(mode, start, step).expect("mode");
         let first = ctx.fetch(&ids).expect("first fetch");
         let mut dup = ctx.dup().expect("dup");
@@ -281,7 +281,7 @@ fn a_duplicate_local_context_serves_the_same_metrics() {
     ctx.del_profile(indom, &[]).expect("profile");
     ctx.add_profile(indom, &[five]).expect("profile");
     let mut dup = ctx.dup().expect("dup");
-    assert_eq!(dup.local().map(LocalSource::hostname), ctx.local().map(LocalSource::hostname));
+    assert_eq!(dup.local_source().map(LocalSource::hostname), ctx.local_source().map(LocalSource::hostname));
     let (a, b) = (ctx.fetch(&ids).expect("fetch"), dup.fetch(&ids).expect("fetch"));
     assert_eq!(a.sets, b.sets);
     assert_eq!(b.sets[1].values.as_ref().map(Vec::len), Ok(1));

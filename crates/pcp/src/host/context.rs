@@ -24,7 +24,7 @@ impl Context {
     /// [`HostSource::reconnect`]); other contexts have nothing to do.
     #[doc(alias = "pmReconnectContext")]
     pub fn reconnect(&self) -> PmResult<()> {
-        self.host().map_or(Ok(()), HostSource::reconnect)
+        self.host_source().map_or(Ok(()), HostSource::reconnect)
     }
 
     /// `pmDupContext` of a host context: a new connection to the same
@@ -33,7 +33,7 @@ impl Context {
     /// every kind.
     #[doc(alias = "pmDupContext")]
     pub fn dup_host(&self) -> PmResult<Context> {
-        let h = self.host().ok_or(PmError::PM_ERR_NOTHOST)?;
+        let h = self.host_source().ok_or(PmError::PM_ERR_NOTHOST)?;
         let mut c = Context::with_host(h.dup()?);
         c.copy_profile_from(self);
         Ok(c)
@@ -48,9 +48,9 @@ impl Context {
     /// result per context, in order.
     #[doc(alias = "pmFetch")]
     pub fn fetch_all(ctxs: &mut [Context], pmids: &[PmId]) -> Vec<PmResult<FetchResult>> {
-        let plain = |c: &Context| c.host().is_some() && !pmids.iter().any(|&p| c.is_derived_here(p));
+        let plain = |c: &Context| c.host_source().is_some() && !pmids.iter().any(|&p| c.is_derived_here(p));
         let together: Vec<(&HostSource, &Profile)> =
-            ctxs.iter().filter(|c| plain(c)).filter_map(|c| Some((c.host()?, c.profile()))).collect();
+            ctxs.iter().filter(|c| plain(c)).filter_map(|c| Some((c.host_source()?, c.profile()))).collect();
         let mut answers = HostSource::fetch_many(&together, pmids).into_iter();
         drop(together);
         let mut out = Vec::with_capacity(ctxs.len());
@@ -70,7 +70,7 @@ impl Context {
     /// succeeds; 0 for other contexts.
     #[doc(alias = "pmFetch")]
     pub fn fetch_changes(&mut self, pmids: &[PmId]) -> PmResult<(FetchResult, i32)> {
-        if let Some(h) = self.host() {
+        if let Some(h) = self.host_source() {
             return h.fetch(pmids, self.profile());
         }
         self.fetch(pmids).map(|r| (r, 0))
@@ -81,7 +81,7 @@ impl Context {
     /// metric that is not found is its error (pmLookupDescs(3)).
     #[doc(alias = "pmLookupDescs")]
     pub fn lookup_descs(&self, pmids: &[PmId]) -> PmResult<(Vec<Desc>, usize)> {
-        if let Some(h) = self.host() {
+        if let Some(h) = self.host_source() {
             return h.lookup_descs(pmids);
         }
         if pmids.is_empty() {
@@ -114,10 +114,10 @@ impl Context {
     /// for an archive its label's.
     #[doc(alias = "pmNewContextZone")]
     pub fn zone_spec(&mut self) -> PmResult<String> {
-        if let Some(a) = self.archive() {
+        if let Some(a) = self.archive_source() {
             return Ok(c_string(&a.label().timezone));
         }
-        let h = self.host().ok_or(PmError::PM_ERR_NOCONTEXT)?;
+        let h = self.host_source().ok_or(PmError::PM_ERR_NOCONTEXT)?;
         let (ids, _) = h.lookup_names(&["pmcd.timezone", "pmcd.zoneinfo"])?;
         let (r, _) = h.fetch(&ids, self.profile())?;
         let text = |i: usize| match r.sets.get(i).map(|s| s.values.as_deref()) {
@@ -133,6 +133,6 @@ impl Context {
     /// libpcp's PDU counters for this context (all zero but for host
     /// contexts).
     pub fn pdu_counts(&self) -> PduCounts {
-        self.host().map(HostSource::pdu_counts).unwrap_or_default()
+        self.host_source().map(HostSource::pdu_counts).unwrap_or_default()
     }
 }
