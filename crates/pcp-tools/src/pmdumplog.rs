@@ -15,7 +15,7 @@
 //! preset the standard ones (`$PCP_ARCHIVE` names the archive, and then
 //! every operand is a metric name).
 //!
-//! Results are read one record at a time ([`LogReader`]), so memory stays
+//! Results are read one record at a time (`Replay::fetch_archive_record`), so memory stays
 //! small whatever the size of the archive.
 
 use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, Parser};
