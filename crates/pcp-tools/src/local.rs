@@ -70,5 +70,5 @@ pub fn fallback_note(prog: &str, reason: pcp::PmError) -> String {
 
 /// Is there a pmcd on the local host? `Err` says why not, in PCP's words.
 pub fn local_pmcd() -> Result<(), pcp::PmError> {
-    pcp::transport::connect("local:").map(|_| ())
+    pcp::host::pmcd_answers("local:")
 }

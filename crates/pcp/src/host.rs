@@ -182,6 +182,13 @@ fn c_string(b: &[u8]) -> String {
     String::from_utf8_lossy(c_str(b)).into_owned()
 }
 
+/// Whether a pmcd answers at `host` (`local:` for this machine's socket,
+/// then TCP), without a handshake; `Err` says why not, in libpcp's words
+/// (the tools' check before falling back to the local context).
+pub fn pmcd_answers(host: &str) -> PmResult<()> {
+    transport::connect(host).map(|_| ())
+}
+
 /// How many of `names` libpcp puts in one `PDU_PMNS_NAMES` request when
 /// there are many (at least one).
 fn names_batch(names: &[&str]) -> usize {

@@ -111,11 +111,21 @@ pub mod source;
 pub mod spec;
 pub mod timeparse;
 pub mod timezone;
+// connections to pmcd, for the host source and its tests (a fake pmcd):
+// not part of the API
+#[doc(hidden)]
 pub mod transport;
 
 pub use context::{
     ArchiveOptions, Context, Diagnostic, HostOptions, Instance, LocalOptions, Mode, PmnsLocation, TextLevel, TimeZone,
 };
 pub use fetchgroup::FetchGroup;
-pub use pcp_core::*;
+pub use pcp_core::{
+    conv_scale, err_str, extract_value, parse_units, AtomValue, BlockData, Desc, FetchResult, InDom, InstValue,
+    LocalTime, MetricType, PmError, PmId, PmResult, Semantics, Timestamp, Units, Utc, Value, ValueBlock, ValueFormat,
+    ValueSet, PM_IN_NULL,
+};
+/// Event records (`pmUnpackEventRecords`) and value printing
+/// (`pmPrintValue`, `pmAtomStr`), from pcp-core.
+pub use pcp_core::{event, format};
 pub use source::{MetricSource, RemoteNames};

@@ -116,6 +116,7 @@ impl Context {
     /// positioning is libpcp's, so the first record read may lie a little
     /// before `when`. `Err` is `pmSetMode`'s failure. `as_fetched`: as
     /// for [`Context::first_each`].
+    #[doc(hidden)] // tool support: pminfo's and pmprobe's way of reading
     pub fn first_each_forw(
         &mut self,
         when: Timestamp,
@@ -146,6 +147,7 @@ impl Context {
     /// With `as_fetched`, derived metrics are bound as a `pmFetch` binds
     /// them (see [`Context::take_messages`]); without, only to read ahead
     /// (a tool that looks each descriptor up before its values).
+    #[doc(hidden)] // tool support: pminfo's and pmprobe's way of reading
     pub fn first_each(
         &mut self,
         from: Timestamp,

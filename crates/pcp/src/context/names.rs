@@ -28,6 +28,7 @@ impl Context {
     /// [`Context::load_namespace`], also saying whether libpcp would keep
     /// the load as the process's name space (see [`Loaded::kept`]): once
     /// kept, even a failed one, libpcp refuses another load.
+    #[doc(hidden)] // tool support: pminfo -n's single-load rule
     pub fn load_namespace_keeping(
         path: &[u8],
         dupok: bool,
