@@ -112,7 +112,7 @@ impl Context {
     /// `pmNewContext(PM_CONTEXT_LOCAL)`: a context over this machine's
     /// metrics, with no pmcd (see [`crate::local`] for what it serves and
     /// its names). Diagnostics of a default name space file that does not
-    /// parse are dropped; [`Context::open_local_with`] returns them.
+    /// parse are dropped; [`LocalOptions::open_with_diagnostics`] returns them.
     #[doc(alias = "pmNewContext")]
     #[doc(alias = "PM_CONTEXT_LOCAL")]
     pub fn open_local() -> PmResult<Context> {
@@ -128,6 +128,7 @@ impl Context {
     /// A local context as `spec` says, with the diagnostics of loading
     /// its name space (libpcp's, for a default name space file that does
     /// not parse: the context then fails with `PM_ERR_NOPMNS`).
+    #[doc(hidden)] // tool support: Context::local() gives them typed
     pub fn open_local_with(spec: LocalSpec) -> (PmResult<Context>, Vec<u8>) {
         let (src, mut diagnostics) = LocalSource::open(&spec);
         let pmns = match spec.names {

@@ -147,8 +147,18 @@ impl Context {
     /// bound by descriptor lookups and fetches. A tool writes them out
     /// after each such call.
     #[doc(alias = "pmflush")]
+    #[doc(hidden)] // tool support: the bytes, to write as they are
     pub fn take_messages(&self) -> Vec<u8> {
         std::mem::take(&mut *crate::derived::lock(&self.derived.messages))
+    }
+
+    /// What libpcp would have written to standard error since last asked
+    /// (`pmprintf`, then `pmflush`): the semantic errors of derived
+    /// metrics found when descriptor lookups and fetches bind them, one
+    /// [`Diagnostic`](super::Diagnostic) a line.
+    #[doc(alias = "pmflush")]
+    pub fn diagnostics(&self) -> Vec<super::Diagnostic> {
+        super::Diagnostic::lines(&self.take_messages())
     }
 
     /// Bind derived metric `pmid` if it is one not bound yet
