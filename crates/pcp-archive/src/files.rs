@@ -353,8 +353,8 @@ impl<R: Read> RecordReader<R> {
         RecordReader { header: header.max(4), ..self }
     }
 
-    /// [`RecordReader::new`] for a plain file: reads [`READ_AHEAD`] bytes
-    /// at a time.
+    /// [`RecordReader::new`] for a plain file: reads 128 KiB
+    /// (`READ_AHEAD`) at a time.
     pub fn reading_ahead(input: R, offset: u64) -> RecordReader<R> {
         RecordReader { ahead: true, ..RecordReader::new(input, offset) }
     }

@@ -62,7 +62,8 @@ impl Mode {
 /// An archive being replayed: the state of one PMAPI archive context.
 ///
 /// A clone is a copy in exactly the same state, interpolation caches and
-/// all, reading the same files (see also [`Replay::fork`]).
+/// all, reading the same files (unlike [`Replay::dup`], whose copy starts
+/// with empty caches).
 #[derive(Clone, Debug)]
 pub struct Replay {
     /// The archives, in time order (see the private `multi` module).
