@@ -25,6 +25,24 @@ pub struct Desc {
 
 /// `pmPrintDesc`: the two indented lines `pminfo -d` prints (each ending in
 /// a newline), or the single "Not Supported" line.
+///
+/// ```
+/// use pcp_core::{Desc, InDom, MetricType, PmId, Semantics, Units};
+///
+/// let desc = Desc {
+///     pmid: PmId::new(60, 0, 20),
+///     ty: MetricType::U64,
+///     indom: InDom::NULL,
+///     sem: Semantics::COUNTER,
+///     units: "millisec".parse().unwrap(),
+/// };
+/// assert_eq!(
+///     desc.to_string(),
+///     "    Data Type: 64-bit unsigned int  InDom: PM_INDOM_NULL 0xffffffff\n    \
+///      Semantics: counter  Units: millisec\n"
+/// );
+/// assert_eq!((desc.ty.to_string(), desc.sem.to_string()), ("U64".to_string(), "counter".to_string()));
+/// ```
 impl fmt::Display for Desc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.ty == MetricType::NOSUPPORT {

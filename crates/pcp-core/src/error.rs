@@ -173,6 +173,16 @@ fn lookup(code: i32) -> Option<&'static ErrorEntry> {
 /// `strerror` texts; `PM_ERR_*` codes have the table's texts; codes below
 /// `PM_ERR_NYI` are secure-socket (SASL) errors; anything else reads
 /// "No such PMAPI error code (N)".
+///
+/// ```
+/// use pcp_core::{err_str, PmError};
+///
+/// assert_eq!(err_str(0), "No error");
+/// assert_eq!(err_str(-2), "No such file or directory");
+/// assert_eq!(err_str(PmError::PM_ERR_NAME.code()), "Unknown metric name");
+/// assert_eq!(err_str(-12357), PmError::PM_ERR_NAME.to_string());
+/// assert_eq!(err_str(5), "No such PMAPI error code (5)");
+/// ```
 #[doc(alias = "pmErrStr")]
 #[doc(alias = "pmErrStr_r")]
 pub fn err_str(code: i32) -> Cow<'static, str> {

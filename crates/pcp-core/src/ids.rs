@@ -9,12 +9,37 @@
 use std::fmt;
 
 /// A Performance Metric Identifier.
+///
+/// ```
+/// use pcp_core::PmId;
+///
+/// // kernel.all.cpu.user of the Linux PMDA: domain 60, cluster 0, item 20
+/// let pmid = PmId::new(60, 0, 20);
+/// assert_eq!((pmid.domain(), pmid.cluster(), pmid.item()), (60, 0, 20));
+/// assert_eq!(pmid.to_string(), "60.0.20");
+/// assert_eq!(PmId::from_be_bytes(pmid.to_be_bytes()), pmid);
+///
+/// // pmIDStr's special forms
+/// assert_eq!(PmId::NULL.to_string(), "PM_ID_NULL");
+/// assert_eq!(PmId::dynamic_root(60).to_string(), "60.*.*");
+/// ```
 #[doc(alias = "pmID")]
 #[doc(alias = "pmIDStr")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PmId(pub u32);
 
 /// An instance domain identifier.
+///
+/// ```
+/// use pcp_core::InDom;
+///
+/// // the Linux PMDA's load averages
+/// let indom = InDom::new(60, 2);
+/// assert_eq!((indom.domain(), indom.serial()), (60, 2));
+/// assert_eq!(indom.0, 0x0f00_0002);
+/// assert_eq!(indom.to_string(), "60.2");
+/// assert_eq!(InDom::NULL.to_string(), "PM_INDOM_NULL");
+/// ```
 #[doc(alias = "pmInDom")]
 #[doc(alias = "pmInDomStr")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

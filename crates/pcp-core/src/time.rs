@@ -4,6 +4,22 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// A point in time as seconds and nanoseconds since the Unix epoch: the
 /// `timespec` of `pmHighResResult`; `pmResult`'s `timeval` converts in.
+///
+/// ```
+/// use pcp_core::Timestamp;
+/// use std::time::Duration;
+///
+/// let t = Timestamp::from_timeval(1_514_851_200, 250_000);
+/// assert_eq!((t.sec, t.nsec, t.usec()), (1_514_851_200, 250_000_000, 250_000));
+/// assert_eq!(t.to_string(), "2018-01-02T00:00:00.250000000Z");
+///
+/// // nanoseconds past a second carry; arithmetic with Durations
+/// let later = Timestamp::new(1_514_851_200, 1_750_000_000);
+/// assert_eq!(later, t + Duration::from_millis(1500));
+/// assert_eq!(later.duration_since(t), Some(Duration::from_millis(1500)));
+/// assert_eq!(t.duration_since(later), None);
+/// assert_eq!(later.as_secs_f64() - t.as_secs_f64(), 1.5);
+/// ```
 #[doc(alias = "pmTimespec")]
 #[doc(alias = "pmTimeval")]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]

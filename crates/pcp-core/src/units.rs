@@ -48,6 +48,24 @@ pub const PM_COUNT_ONE: i8 = 0;
 ///
 /// Dimensions and `scale_count` are signed 4-bit quantities (-8..=7), the
 /// space and time scales unsigned 4-bit (0..=15); constructors enforce this.
+///
+/// ```
+/// use pcp_core::units::{PM_SPACE_KBYTE, PM_TIME_SEC};
+/// use pcp_core::{PmError, Units};
+///
+/// // space^1 time^-1, scaled to Kbyte and sec: pmUnitsStr's "Kbyte / sec"
+/// let rate = Units::new(1, -1, 0, PM_SPACE_KBYTE.into(), PM_TIME_SEC.into(), 0).unwrap();
+/// assert_eq!(rate.to_string(), "Kbyte / sec");
+/// assert_eq!(rate.to_u32(), 0x1f01_3000);
+/// assert_eq!(Units::from_u32(0x1f01_3000), rate);
+///
+/// // dimensionless: empty for pmUnitsStr, "none" for pminfo -d
+/// assert_eq!(Units::NONE.to_string(), "");
+/// assert_eq!(Units::NONE.describe(), "none");
+///
+/// // a dimension outside -8..=7 does not fit its nibble
+/// assert_eq!(Units::new(8, 0, 0, 0, 0, 0), Err(PmError::PM_ERR_UNIT));
+/// ```
 #[doc(alias = "pmUnits")]
 #[doc(alias = "pmUnitsStr")]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -417,6 +435,26 @@ fn parse_part(s: &[u8]) -> Result<(WideUnits, f64), ParseUnitsError> {
 /// returned units; it is 1 for any string `pmUnitsStr` produces. Numbers,
 /// keywords (matched without regard to case) and `^N` exponents follow
 /// libpcp 6.0.3 exactly, as do its errors (all `PM_ERR_CONV`).
+///
+/// ```
+/// use pcp_core::{parse_units, PmError};
+///
+/// let (units, mult) = parse_units("Kbyte / sec").unwrap();
+/// assert_eq!((units.to_string(), mult), ("Kbyte / sec".to_string(), 1.0));
+///
+/// // abbreviations and a count scale
+/// let (units, mult) = parse_units("MB/s").unwrap();
+/// assert_eq!((units.to_string(), mult), ("Mbyte / sec".to_string(), 1.0));
+/// assert_eq!(parse_units("count x 10^6").unwrap().0.to_string(), "count x 10^6");
+///
+/// // a number in the text comes back as the multiplier
+/// let (units, mult) = parse_units("10 millisec").unwrap();
+/// assert_eq!((units.to_string(), mult), ("millisec".to_string(), 0.1));
+///
+/// let err = parse_units("furlongs").unwrap_err();
+/// assert_eq!(err.code, PmError::PM_ERR_CONV);
+/// assert_eq!(err.to_string(), "unrecognized or duplicate base unit");
+/// ```
 #[doc(alias = "pmParseUnitsStr")]
 pub fn parse_units(text: &str) -> Result<(Units, f64), ParseUnitsError> {
     let s = text.as_bytes();
@@ -544,6 +582,21 @@ fn raise(acc: &mut (i64, i64), from: (i64, i64), to: (i64, i64), dim: i32) {
 /// wrap silently on overflow. Where libpcp would divide by zero (scale
 /// factors that overflow 64 bits, which it does not survive) this returns
 /// `PM_ERR_CONV`.
+///
+/// ```
+/// use pcp_core::{conv_scale, AtomValue, PmError, Units};
+///
+/// let bytes: Units = "byte".parse().unwrap();
+/// let kbytes: Units = "Kbyte".parse().unwrap();
+/// assert_eq!(conv_scale(&AtomValue::U64(3), kbytes, bytes), Ok(AtomValue::U64(3072)));
+/// // integers round to nearest: 1536 bytes are 1.5 Kbyte, so 2
+/// assert_eq!(conv_scale(&AtomValue::I32(1536), bytes, kbytes), Ok(AtomValue::I32(2)));
+/// assert_eq!(conv_scale(&AtomValue::Double(1536.0), bytes, kbytes), Ok(AtomValue::Double(1.5)));
+///
+/// // bytes are not seconds
+/// let secs: Units = "sec".parse().unwrap();
+/// assert_eq!(conv_scale(&AtomValue::U64(1), bytes, secs), Err(PmError::PM_ERR_CONV));
+/// ```
 #[doc(alias = "pmConvScale")]
 pub fn conv_scale(value: &AtomValue, from: Units, to: Units) -> PmResult<AtomValue> {
     let as_count = |u: Units| {

@@ -87,6 +87,16 @@ impl AtomValue {
 }
 
 /// `pmAtomStr` of the atom with its own type.
+///
+/// ```
+/// use pcp_core::AtomValue;
+///
+/// assert_eq!(AtomValue::I32(-42).to_string(), "-42");
+/// // doubles as C's "%e" prints them
+/// assert_eq!(AtomValue::Double(1.5).to_string(), "1.500000e+00");
+/// // strings quoted
+/// assert_eq!(AtomValue::String(b"sda".to_vec()).to_string(), "\"sda\"");
+/// ```
 impl fmt::Display for AtomValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let bytes = crate::format::atom_str(Some(self), self.metric_type());
@@ -209,6 +219,22 @@ impl Value {
 
     /// Pack an atom the way a PMDA would: 32-bit integers in place, all
     /// else in a block of the atom's type.
+    ///
+    /// ```
+    /// use pcp_core::{AtomValue, MetricType, Value, ValueFormat};
+    ///
+    /// assert_eq!(Value::from_atom(&AtomValue::U32(7)), Value::Insitu(7));
+    ///
+    /// // strings keep their NUL in the block, as C's do
+    /// let Value::Block(b) = Value::from_atom(&AtomValue::String(b"sda".to_vec())) else { panic!() };
+    /// assert_eq!((b.vtype, &b.data[..], b.vlen()), (MetricType::STRING.0 as u8, &b"sda\0"[..], 8));
+    ///
+    /// // numbers held in blocks, little-endian whatever the host
+    /// let v = Value::from_atom(&AtomValue::Double(0.5));
+    /// assert_eq!(v.format(), ValueFormat::Dptr);
+    /// let Value::Block(b) = v else { panic!() };
+    /// assert_eq!(&b.data[..], &0.5f64.to_le_bytes()[..]);
+    /// ```
     pub fn from_atom(atom: &AtomValue) -> Value {
         match atom {
             AtomValue::I32(v) => Value::Insitu(*v),
@@ -445,6 +471,21 @@ fn fixed<const N: usize>(b: &ValueBlock, itype: MetricType) -> PmResult<[u8; N]>
 /// block of the wrong size or type byte), `PM_ERR_TRUNC` where the value
 /// does not fit, `PM_ERR_SIGN` for a negative value into an unsigned type.
 /// Conversions to floating point may lose precision silently.
+///
+/// ```
+/// use pcp_core::{extract_value, AtomValue, MetricType, PmError, Value};
+///
+/// // a U64 counter travels in a value block
+/// let v = Value::from_atom(&AtomValue::U64(5_000_000_000));
+/// assert_eq!(extract_value(&v, MetricType::U64, MetricType::DOUBLE), Ok(AtomValue::Double(5e9)));
+/// assert_eq!(extract_value(&v, MetricType::U64, MetricType::U32), Err(PmError::PM_ERR_TRUNC));
+///
+/// // a 32-bit value is held in place
+/// let v = Value::Insitu(-1);
+/// assert_eq!(extract_value(&v, MetricType::I32, MetricType::I64), Ok(AtomValue::I64(-1)));
+/// assert_eq!(extract_value(&v, MetricType::I32, MetricType::U64), Err(PmError::PM_ERR_SIGN));
+/// assert_eq!(extract_value(&v, MetricType::I32, MetricType::STRING), Err(PmError::PM_ERR_CONV));
+/// ```
 #[doc(alias = "pmExtractValue")]
 pub fn extract_value(value: &Value, itype: MetricType, otype: MetricType) -> PmResult<AtomValue> {
     match value {
