@@ -397,6 +397,27 @@ pub fn load(path: &[u8], opts: &LoadOptions, files: &mut dyn Files) -> Loaded {
 
 /// Load the text of an ASCII PMNS that needs no preprocessing (as
 /// `pmLoadNameSpace` reads a file).
+///
+/// A text that does not parse gives `PM_ERR_PMNS` and libpcp's
+/// diagnostics, which name the file and line and point at the token:
+///
+/// ```
+/// use pcp_core::PmError;
+/// use pcp_pmns::ascii::load_text;
+///
+/// let loaded = load_text(b"bad.pmns", b"root {\n    a 1:2:3\n    b 511:0:0\n}\n", true);
+/// assert_eq!(loaded.pmns.unwrap_err(), PmError::PM_ERR_PMNS);
+/// assert_eq!(
+///     String::from_utf8_lossy(&loaded.diagnostics),
+///     "[bad.pmns:4] Error Parsing ASCII PMNS: Illegal domain field in PMID\n    b 511:0:0\n      ^\n\
+///      [bad.pmns:4] Error Parsing ASCII PMNS: Expected NAME, PMID or }\n      ^\n      ^\n"
+/// );
+///
+/// // one PMID under two names is refused when duplicates are not allowed
+/// let text = b"root {\n    a 1:0:1\n    b 1:0:1\n}\n";
+/// assert!(load_text(b"dup.pmns", text, true).pmns.is_ok());
+/// assert!(load_text(b"dup.pmns", text, false).pmns.is_err());
+/// ```
 pub fn load_text(name: &[u8], text: &[u8], dupok: bool) -> Loaded {
     struct One<'t>(&'t [u8]);
     impl Files for One<'_> {

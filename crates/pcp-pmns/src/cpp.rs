@@ -178,6 +178,38 @@ fn dirname(path: &[u8]) -> Vec<u8> {
 }
 
 /// The preprocessor's state across one run.
+///
+/// ```
+/// use pcp_pmns::cpp::{Cpp, Files, Options, ShellExit};
+///
+/// // files from memory: the preprocessor itself does no I/O (an include
+/// // is looked for in the input's directory first, here ".")
+/// struct Mem;
+/// impl Files for Mem {
+///     fn read(&mut self, path: &[u8]) -> Result<Vec<u8>, i32> {
+///         match path {
+///             b"./stdpmid" => Ok(b"#define LINUX 60\n".to_vec()),
+///             _ => Err(2), // ENOENT
+///         }
+///     }
+///     fn shell(&mut self, _: &[u8]) -> std::io::Result<(Vec<u8>, Vec<u8>, ShellExit)> {
+///         Err(std::io::ErrorKind::Unsupported.into())
+///     }
+/// }
+///
+/// let opts = Options { line_markers: false, ..Options::default() };
+/// let input = b"#include \"stdpmid\"\nload LINUX:2:0 /* 1, 5, 15 */\n".to_vec();
+/// let out = Cpp::new(&opts).run(Some(b"root"), Some(input), &mut Mem);
+/// assert!(out.ok);
+/// assert_eq!(String::from_utf8_lossy(&out.text), "\nload 60:2:0\n");
+///
+/// let out = Cpp::new(&opts).run(Some(b"root"), Some(b"#include \"nosuch\"\n".to_vec()), &mut Mem);
+/// assert!(!out.ok);
+/// assert_eq!(
+///     String::from_utf8_lossy(&out.diagnostics),
+///     "pmcpp: root[1]: #include \"nosuch\"\npmcpp: Error: Cannot open file for #include\n"
+/// );
+/// ```
 pub struct Cpp {
     macros: Vec<Macro>,
     in_if: IfState,

@@ -23,6 +23,25 @@ struct Node {
 
 /// A Performance Metrics Name Space: a tree of names whose leaves carry
 /// PMIDs.
+///
+/// Built by loading a PMNS file (see [`crate::load`]) or name by name, as
+/// derived metrics and archives add theirs:
+///
+/// ```
+/// use pcp_core::PmId;
+/// use pcp_pmns::Pmns;
+///
+/// let mut pmns = Pmns::new();
+/// assert!(pmns.is_empty());
+/// pmns.add_names([("disk.dev.read", PmId::new(60, 0, 4)), ("disk.dev.write", PmId::new(60, 0, 5))]);
+/// assert_eq!(pmns.len(), 5); // root, disk, dev and the two leaves
+/// assert_eq!(pmns.traverse("").unwrap(), ["disk.dev.read", "disk.dev.write"]);
+///
+/// // archives' names go in front of their siblings, as libpcp adds them
+/// let mut archive = Pmns::new();
+/// archive.add_names_front([("a.x", PmId::new(1, 0, 1)), ("a.y", PmId::new(1, 0, 2))]);
+/// assert_eq!(archive.traverse("a").unwrap(), ["a.y", "a.x"]);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Pmns {
     names: Vec<u8>,
@@ -367,6 +386,19 @@ impl Pmns {
     /// inner node; a name below the root of a dynamic subtree gives that
     /// root's PMID (the PMDA that serves it resolves the rest); any other
     /// unknown name is `PM_ERR_NAME`.
+    ///
+    /// ```
+    /// use pcp_core::{PmError, PmId};
+    /// use pcp_pmns::Pmns;
+    ///
+    /// let mut pmns = Pmns::new();
+    /// pmns.add_names([("kernel.all.load", PmId::new(60, 2, 0)), ("mmv", PmId::dynamic_root(70))]);
+    /// assert_eq!(pmns.lookup("kernel.all.load"), Ok(PmId::new(60, 2, 0)));
+    /// assert_eq!(pmns.lookup("kernel.all"), Err(PmError::PM_ERR_NONLEAF));
+    /// assert_eq!(pmns.lookup("kernel.all.nosuch"), Err(PmError::PM_ERR_NAME));
+    /// // below a dynamic subtree's root: the root's PMID, for its PMDA to resolve
+    /// assert_eq!(pmns.lookup("mmv.app.requests"), Ok(PmId::dynamic_root(70)));
+    /// ```
     #[doc(alias = "pmLookupName")]
     pub fn lookup(&self, name: &str) -> PmResult<PmId> {
         if name.is_empty() {
@@ -402,6 +434,18 @@ impl Pmns {
     /// `pmLookupName`: many names at once, one-to-one with the input,
     /// `PM_ID_NULL` where a name fails. Returns the PMIDs and the number
     /// found; a single failing name gives its error instead.
+    ///
+    /// ```
+    /// use pcp_core::{PmError, PmId};
+    /// use pcp_pmns::Pmns;
+    ///
+    /// let mut pmns = Pmns::new();
+    /// pmns.add_names([("a.x", PmId::new(1, 0, 1)), ("a.y", PmId::new(1, 0, 2))]);
+    /// let (ids, found) = pmns.lookup_names(&["a.y", "a.nosuch", "a.x"]).unwrap();
+    /// assert_eq!(ids, [PmId::new(1, 0, 2), PmId::NULL, PmId::new(1, 0, 1)]);
+    /// assert_eq!(found, 2);
+    /// assert_eq!(pmns.lookup_names(&["a.nosuch"]), Err(PmError::PM_ERR_NAME));
+    /// ```
     #[doc(alias = "pmLookupName")]
     pub fn lookup_names(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
         self.lookup_names_with(names, Ok)
@@ -466,6 +510,23 @@ impl Pmns {
 
     /// `pmGetChildrenStatus`: the children of a node and whether each is a
     /// leaf. Empty for a leaf; `PM_ERR_NAME` for an unknown name.
+    ///
+    /// ```
+    /// use pcp_core::{PmError, PmId};
+    /// use pcp_pmns::tree::Child;
+    /// use pcp_pmns::Pmns;
+    ///
+    /// let mut pmns = Pmns::new();
+    /// pmns.add_names([("kernel.all.load", PmId::new(60, 2, 0)), ("kernel.uname.release", PmId::new(60, 12, 0))]);
+    /// let kids = pmns.children("kernel").unwrap();
+    /// assert_eq!(
+    ///     kids,
+    ///     [Child { name: "all".into(), leaf: false }, Child { name: "uname".into(), leaf: false }]
+    /// );
+    /// assert_eq!(pmns.children("kernel.all").unwrap(), [Child { name: "load".into(), leaf: true }]);
+    /// assert!(pmns.children("kernel.all.load").unwrap().is_empty());
+    /// assert_eq!(pmns.children("nosuch"), Err(PmError::PM_ERR_NAME));
+    /// ```
     #[doc(alias = "pmGetChildren")]
     #[doc(alias = "pmGetChildrenStatus")]
     pub fn children(&self, name: &str) -> PmResult<Vec<Child>> {
