@@ -57,6 +57,29 @@ impl Header {
 /// The buffer never holds more than one PDU's bytes beyond what has been
 /// taken out plus what was pushed, and a PDU whose header declares more
 /// than the limit is refused as soon as its length word arrives.
+///
+/// ```
+/// use pcp_core::PmError;
+/// use pcp_pdu::{Framer, Pdu};
+///
+/// let mut stream = Pdu::error(PmError::PM_ERR_NAME.code()).to_bytes(0).unwrap();
+/// stream.extend(Pdu::error(0).to_bytes(0).unwrap());
+///
+/// let mut framer = Framer::for_client();
+/// assert_eq!(framer.wanted(), 12); // a header first
+/// framer.push(&stream[..12]);
+/// assert_eq!(framer.wanted(), 4); // then the rest of the first PDU's 16 bytes
+/// assert_eq!(framer.next_pdu(), Ok(None));
+/// framer.push(&stream[12..]);
+/// assert_eq!(framer.next_pdu().unwrap().as_deref(), Some(&stream[..16]));
+/// assert_eq!(framer.next_pdu().unwrap().as_deref(), Some(&stream[16..]));
+/// assert_eq!(framer.next_pdu(), Ok(None));
+///
+/// // pmcd refuses a client's PDU over 64 KiB when its length word arrives
+/// let mut server = Framer::for_server();
+/// server.push(&(1i32 << 20).to_be_bytes());
+/// assert_eq!(server.next_pdu(), Err(PmError::PM_ERR_TOOBIG));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Framer {
     buf: Vec<u8>,

@@ -190,6 +190,25 @@ pub struct Accepted {
 /// pmcd requiring credentials over TCP) are not implemented and give
 /// `-EOPNOTSUPP`; a container wanted without a name is `-ESRCH`, as in
 /// libpcp.
+///
+/// ```
+/// use pcp_core::PmError;
+/// use pcp_pdu::handshake::{client_answer, greeting, server_accept, ClientOptions, PduInfo};
+///
+/// // pmcd's greeting travels as bytes; the client answers with its credentials
+/// let hello = greeting(0, PduInfo::pmcd()).to_bytes(0).unwrap();
+/// let (_, hello) = pcp_pdu::Pdu::decode(&hello).unwrap();
+/// let opts = ClientOptions { pid: 4321, ..ClientOptions::default() };
+/// let accepted = client_answer(&hello, &opts).unwrap();
+/// assert_eq!(accepted.server, PduInfo::pmcd());
+/// assert_eq!(accepted.send.len(), 1);
+/// // and pmcd reads the version and features asked for
+/// assert_eq!(server_accept(&accepted.send[0]), Ok((2, accepted.flags)));
+///
+/// // a pmcd refusing the connection says why in its greeting
+/// let refusal = greeting(PmError::PM_ERR_PERMISSION.code(), PduInfo::pmcd());
+/// assert_eq!(client_answer(&refusal, &opts).unwrap_err(), PmError::PM_ERR_PERMISSION);
+/// ```
 #[doc(alias = "__pmConnectHandshake")]
 pub fn client_answer(greeting: &Pdu, opts: &ClientOptions) -> PmResult<Accepted> {
     let Pdu::Error(e) = greeting else {

@@ -16,6 +16,33 @@
 //!
 //! Transports are thin loops around these: read what [`Framer::wanted`]
 //! asks for, push it, decode what comes out.
+//!
+//! It sits on `pcp-core` (PMIDs, descriptors, values, error codes); the
+//! `pcp` facade's host contexts and its tests' fake pmcd are its users.
+//!
+//! ```
+//! use pcp_core::PmId;
+//! use pcp_pdu::{Fetch, Framer, Pdu, PduType};
+//!
+//! // a client asks for two metrics...
+//! let fetch = Pdu::HighResFetch(Fetch { ctxid: 0, pmids: vec![PmId::new(60, 2, 0), PmId::new(3, 0, 0)] });
+//! let bytes = fetch.to_bytes(1234).unwrap();
+//! assert_eq!(bytes.len(), 12 + 4 + 8 + 4 + 2 * 4); // header, ctxid, timeval, count, PMIDs
+//!
+//! // ...and pmcd's side receives them a few bytes at a time
+//! let mut framer = Framer::for_server();
+//! let mut pdus = Vec::new();
+//! for chunk in bytes.chunks(5) {
+//!     framer.push(chunk);
+//!     while let Some(pdu) = framer.next_pdu().unwrap() {
+//!         pdus.push(pdu);
+//!     }
+//! }
+//! assert_eq!(framer.finish(), Ok(()));
+//! let (header, decoded) = Pdu::decode(&pdus[0]).unwrap();
+//! assert_eq!((header.ty, header.from, header.len), (PduType::HIGHRES_FETCH, 1234, bytes.len()));
+//! assert_eq!(decoded, fetch);
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

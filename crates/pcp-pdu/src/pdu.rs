@@ -148,6 +148,28 @@ impl Pdu {
     /// text longer than its length field (`PM_ERR_TOOBIG`), a label set
     /// whose `nlabels` does not count its labels (`-EINVAL`). On error
     /// `out` is left as it was.
+    ///
+    /// ```
+    /// use pcp_core::PmId;
+    /// use pcp_pdu::Pdu;
+    ///
+    /// let mut out = Vec::new();
+    /// let len = Pdu::DescReq(PmId::new(60, 2, 0)).encode(0, &mut out).unwrap();
+    /// assert_eq!(len, 16);
+    /// assert_eq!(
+    ///     out,
+    ///     [
+    ///         0, 0, 0, 16, // length
+    ///         0, 0, 0x70, 0x04, // PDU_DESC_REQ
+    ///         0, 0, 0, 0, // from: FROM_ANON
+    ///         0x0f, 0x00, 0x08, 0x00, // PMID 60.2.0, big-endian
+    ///     ]
+    /// );
+    ///
+    /// // a descriptor list must not be empty, as libpcp's sender says
+    /// assert_eq!(Pdu::Descs(vec![]).encode(0, &mut out).unwrap_err().code(), -22); // EINVAL
+    /// assert_eq!(out.len(), 16);
+    /// ```
     pub fn encode(&self, from: i32, out: &mut Vec<u8>) -> PmResult<usize> {
         let mut w = Writer::begin(out, self.pdu_type(), from);
         let sts = match self {
@@ -205,6 +227,25 @@ impl Pdu {
     /// decoders are looser (trailing bytes, a timestamp out of range,
     /// offsets outside the PDU) this decoder refuses; it accepts nothing
     /// libpcp refuses. Each type's checks are described on its struct.
+    ///
+    /// ```
+    /// use pcp_core::{PmError, PmId};
+    /// use pcp_pdu::{Pdu, PduType};
+    ///
+    /// let bytes = [0, 0, 0, 16, 0, 0, 0x70, 0x04, 0, 0, 0, 7, 0x0f, 0x00, 0x08, 0x00];
+    /// let (header, pdu) = Pdu::decode(&bytes).unwrap();
+    /// assert_eq!((header.len, header.ty, header.from), (16, PduType::DESC_REQ, 7));
+    /// assert_eq!(pdu, Pdu::DescReq(PmId::new(60, 2, 0)));
+    ///
+    /// // cut short, or with a byte too many: refused
+    /// let mut short = bytes[..15].to_vec();
+    /// short[3] = 15;
+    /// assert_eq!(Pdu::decode(&short), Err(PmError::PM_ERR_IPC));
+    /// let mut long = bytes.to_vec();
+    /// long.push(0);
+    /// long[3] = 17;
+    /// assert_eq!(Pdu::decode(&long), Err(PmError::PM_ERR_IPC));
+    /// ```
     ///
     /// [`Framer`]: crate::frame::Framer
     pub fn decode(pdu: &[u8]) -> PmResult<(Header, Pdu)> {

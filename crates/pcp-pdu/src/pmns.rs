@@ -21,6 +21,22 @@ pub const PMNS_NONLEAF_STATUS: i32 = 1;
 /// its names; like libpcp's, it refuses a list whose last name is empty
 /// (which libpcp's encoder writes and its decoder cannot read). An empty list carries no statuses, so it decodes with
 /// `status: None`.
+///
+/// ```
+/// use pcp_pdu::pmns::{NameList, PMNS_LEAF_STATUS, PMNS_NONLEAF_STATUS};
+/// use pcp_pdu::Pdu;
+///
+/// // pmcd's answer to the children of "kernel.all"
+/// let list = NameList {
+///     names: vec![b"load".to_vec(), b"cpu".to_vec()],
+///     status: Some(vec![PMNS_LEAF_STATUS, PMNS_NONLEAF_STATUS]),
+/// };
+/// let bytes = Pdu::PmnsNames(list.clone()).to_bytes(0).unwrap();
+/// // header, three counts, then (status, length, name padded with ~) each
+/// assert_eq!(bytes.len(), 12 + 12 + (4 + 4 + 4) + (4 + 4 + 4));
+/// assert_eq!(&bytes[44..48], b"cpu~");
+/// assert_eq!(Pdu::decode(&bytes).unwrap().1, Pdu::PmnsNames(list));
+/// ```
 #[doc(alias = "__pmSendNameList")]
 #[doc(alias = "__pmDecodeNameList")]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]

@@ -21,6 +21,38 @@ use pcp_core::{FetchResult, InstValue, MetricType, PmError, PmId, PmResult, Time
 /// The distinction means nothing to a client (pmcd sends event arrays
 /// that way) and [`FetchResult`] does not keep it; it is kept here so a
 /// decoded result encodes back to the same bytes.
+///
+/// ```
+/// use pcp_core::{AtomValue, FetchResult, InstValue, PmError, PmId, Timestamp, Value, ValueSet};
+/// use pcp_pdu::{Pdu, ResultPdu};
+///
+/// let result = FetchResult {
+///     timestamp: Timestamp::new(1_700_000_000, 123_456_789),
+///     sets: vec![
+///         // kernel.all.load: three instances, floats held in place
+///         ValueSet {
+///             pmid: PmId::new(60, 2, 0),
+///             values: Ok([1, 5, 15]
+///                 .into_iter()
+///                 .map(|inst| InstValue { inst, value: Value::Insitu(0.25f32.to_bits() as i32) })
+///                 .collect()),
+///         },
+///         // a 64-bit counter travels in a value block
+///         ValueSet {
+///             pmid: PmId::new(60, 0, 20),
+///             values: Ok(vec![InstValue { inst: -1, value: Value::from_atom(&AtomValue::U64(1 << 40)) }]),
+///         },
+///         // a metric pmcd has no values for
+///         ValueSet { pmid: PmId::new(60, 0, 99), values: Err(PmError::PM_ERR_PMID) },
+///     ],
+/// };
+/// let pdu = Pdu::HighResResult(ResultPdu::from(result.clone()));
+/// let bytes = pdu.to_bytes(0).unwrap();
+/// let (_, back) = Pdu::decode(&bytes).unwrap();
+/// let Pdu::HighResResult(back) = back else { panic!("not a result") };
+/// assert_eq!(back.result, result);
+/// assert_eq!(Pdu::HighResResult(back).to_bytes(0).unwrap(), bytes);
+/// ```
 #[doc(alias = "__pmResult")]
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ResultPdu {

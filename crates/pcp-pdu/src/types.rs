@@ -7,6 +7,15 @@ use std::fmt;
 ///
 /// `Display` gives libpcp's `__pmPDUTypeStr` text: the type's name, or
 /// `TYPE-N?` for a code it does not know.
+///
+/// ```
+/// use pcp_pdu::PduType;
+///
+/// assert_eq!(PduType::HIGHRES_RESULT.to_string(), "HIGHRES_RESULT");
+/// assert_eq!(PduType(0x7011), PduType::ATTR);
+/// assert_eq!(PduType(0x7011).name(), Some("ATTR"));
+/// assert_eq!(PduType(12).to_string(), "TYPE-12?");
+/// ```
 #[doc(alias = "__pmPDUTypeStr")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PduType(pub i32);
