@@ -195,6 +195,46 @@ const TIME_FACTOR: [i32; 5] = [1000, 1000, 1000, 60, 60];
 /// Binds and checks the expression of derived metric `metric` (PMID
 /// `pmid`): looks its names up, then works out every node's descriptor
 /// bottom-up. The root's descriptor is the metric's.
+///
+/// ```
+/// use pcp_core::{Desc, InDom, MetricType, PmError, PmId, Semantics, Units};
+/// use pcp_derived::check::{check, Catalog};
+/// use pcp_derived::parse;
+///
+/// // a context with one metric: a byte counter per disk
+/// struct Disks;
+/// const READ: Desc = Desc {
+///     pmid: PmId::new(60, 0, 38),
+///     ty: MetricType::U64,
+///     indom: InDom::new(60, 1),
+///     sem: Semantics::COUNTER,
+///     units: Units::from_u32(0x1001_0000), // Kbyte
+/// };
+/// impl Catalog for Disks {
+///     fn lookup_name(&mut self, name: &str) -> Result<PmId, PmError> {
+///         if name == "disk.dev.read_bytes" { Ok(READ.pmid) } else { Err(PmError::PM_ERR_NAME) }
+///     }
+///     fn lookup_desc(&mut self, pmid: PmId) -> Result<Desc, PmError> {
+///         if pmid == READ.pmid { Ok(READ) } else { Err(PmError::PM_ERR_PMID) }
+///     }
+/// }
+///
+/// let pmid = PmId::new(511, 0, 1);
+/// let expr = parse("rate(disk.dev.read_bytes)").unwrap();
+/// let desc = check("my.rate", pmid, &expr, &mut Disks).unwrap().desc();
+/// assert_eq!((desc.pmid, desc.indom, desc.sem), (pmid, READ.indom, Semantics::INSTANT));
+/// assert_eq!(desc.units.to_string(), "Kbyte / sec");
+///
+/// // a counter plus a constant parses, but does not check
+/// let expr = parse("disk.dev.read_bytes + 1").unwrap();
+/// let err = check("my.bad", pmid, &expr, &mut Disks).unwrap_err();
+/// assert_eq!(err.reason, Some("Illegal operator for counter and non-counter"));
+/// assert_eq!(
+///     String::from_utf8_lossy(&err.report.unwrap()),
+///     "Semantic error: derived metric my.bad: disk.dev.read_bytes + 1: \
+///      Illegal operator for counter and non-counter\n"
+/// );
+/// ```
 pub fn check(metric: &str, pmid: PmId, expr: &Expr, catalog: &mut dyn Catalog) -> Result<Checked, SemanticError> {
     let nodes = expr.nodes();
     let n = nodes.len();

@@ -190,6 +190,22 @@ impl Registry {
 
     /// Loads the definitions in one file's text (named `fname` in the
     /// report); returns how many metrics it defined.
+    ///
+    /// ```
+    /// use pcp_derived::Registry;
+    ///
+    /// let text = b"# disk rates\nmy.disk.avgsz = delta(disk.dev.total_bytes) / delta(disk.dev.total)\nmy.bad = 1 +\n";
+    /// let mut registry = Registry::new();
+    /// let mut report = Vec::new();
+    /// assert_eq!(registry.load_text(b"disk.conf", text, &mut report), 1);
+    /// assert!(registry.get("my.disk.avgsz").is_some());
+    /// assert!(registry.get("my.bad").is_none());
+    /// assert_eq!(
+    ///     String::from_utf8_lossy(&report),
+    ///     "[disk.conf:3] Error: pmRegisterDerived(my.bad, ...) syntax error\n 1 +\n   ^\n\
+    ///      Arithmetic expression expected to follow PLUS\n"
+    /// );
+    /// ```
     pub fn load_text(&mut self, fname: &[u8], text: &[u8], report: &mut Vec<u8>) -> usize {
         self.load_lines(fname, text, report, true)
     }

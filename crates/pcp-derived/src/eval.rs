@@ -142,6 +142,63 @@ fn operands_of(expr: &Expr, checked: &Checked) -> Box<[PmId]> {
 
 /// The evaluation of one derived metric in one context, with the state
 /// `delta()`, `rate()` and `matchinst()` keep between fetches.
+///
+/// ```
+/// use pcp_core::{AtomValue, Desc, FetchResult, InDom, InstValue, MetricType, PmError, PmId};
+/// use pcp_core::{Semantics, Timestamp, Units, Value, ValueSet};
+/// use pcp_derived::check::{check, Catalog};
+/// use pcp_derived::{parse, postfetch, prefetch, Evaluator, NoInstances};
+///
+/// // a context with one singular counter, kernel.all.sysfork
+/// const FORKS: Desc = Desc {
+///     pmid: PmId::new(60, 0, 14),
+///     ty: MetricType::U64,
+///     indom: InDom::NULL,
+///     sem: Semantics::COUNTER,
+///     units: Units::from_u32(0x0010_0000), // count
+/// };
+/// struct Kernel;
+/// impl Catalog for Kernel {
+///     fn lookup_name(&mut self, name: &str) -> Result<PmId, PmError> {
+///         if name == "kernel.all.sysfork" { Ok(FORKS.pmid) } else { Err(PmError::PM_ERR_NAME) }
+///     }
+///     fn lookup_desc(&mut self, pmid: PmId) -> Result<Desc, PmError> {
+///         if pmid == FORKS.pmid { Ok(FORKS) } else { Err(PmError::PM_ERR_PMID) }
+///     }
+/// }
+///
+/// let derived = PmId::new(511, 0, 1);
+/// let expr = parse("delta(kernel.all.sysfork)").unwrap();
+/// let checked = check("forks", derived, &expr, &mut Kernel).unwrap();
+/// let mut evaluators = [Evaluator::new(expr, checked)];
+/// let desc = evaluators[0].desc();
+/// // (libpcp gives delta() of a U64 type DOUBLE)
+/// assert_eq!((desc.ty, desc.sem), (MetricType::DOUBLE, Semantics::INSTANT));
+///
+/// // a fetch of the derived metric must also fetch its operand
+/// let wanted = prefetch(&[derived], &evaluators);
+/// assert_eq!(wanted, [derived, FORKS.pmid]);
+///
+/// // what the context's fetch returned: the derived metric's own set is
+/// // a placeholder, the operand's holds the counter
+/// let fetched = |sec, forks: u64| FetchResult {
+///     timestamp: Timestamp::new(sec, 0),
+///     sets: vec![
+///         ValueSet { pmid: derived, values: Err(PmError::PM_ERR_PMID) },
+///         ValueSet {
+///             pmid: FORKS.pmid,
+///             values: Ok(vec![InstValue { inst: -1, value: Value::from_atom(&AtomValue::U64(forks)) }]),
+///         },
+///     ],
+/// };
+/// // the first fetch has no previous value to subtract: no values yet
+/// let first = postfetch(&fetched(10, 1000), 1, &mut evaluators, &mut NoInstances);
+/// assert_eq!(first.sets[0].numval(), 0);
+/// let second = postfetch(&fetched(20, 1042), 1, &mut evaluators, &mut NoInstances);
+/// assert_eq!(second.sets.len(), 1);
+/// let values = second.sets[0].values.as_ref().unwrap();
+/// assert_eq!(values[0].value, Value::from_atom(&AtomValue::Double(42.0)));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Evaluator {
     /// (shared, so that evaluation can read it while updating the state)

@@ -240,6 +240,32 @@ enum Partial {
 }
 
 /// The scanner over one expression's text.
+///
+/// ```
+/// use pcp_derived::lex::Lexer;
+/// use pcp_derived::Tok;
+///
+/// let mut lexer = Lexer::new(b"delta(x.y) > 0.5 ? x.y[cpu0] : max");
+/// let mut tokens = Vec::new();
+/// loop {
+///     let t = lexer.next_token(false);
+///     tokens.push((t.tok, t.start, String::from_utf8_lossy(&t.text).into_owned()));
+///     if t.tok == Tok::Eos {
+///         break;
+///     }
+/// }
+/// let kinds: Vec<Tok> = tokens.iter().map(|t| t.0).collect();
+/// assert_eq!(
+///     kinds,
+///     [
+///         Tok::Delta, Tok::LParen, Tok::Name, Tok::RParen, Tok::Gt, Tok::Double, Tok::Quest,
+///         Tok::Name, Tok::InstName, Tok::Colon, Tok::Name, Tok::Eos,
+///     ]
+/// );
+/// // the instance name without its brackets; "max" without "(" is a name
+/// assert_eq!(tokens[8], (Tok::InstName, 22, "cpu0".to_string()));
+/// assert_eq!(tokens[10], (Tok::Name, 31, "max".to_string()));
+/// ```
 pub struct Lexer<'a> {
     text: &'a [u8],
     pos: usize,

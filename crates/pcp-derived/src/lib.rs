@@ -2,6 +2,10 @@
 //! Co-Pilot (`pmRegisterDerived(3)`), its registration tables and its
 //! configuration files, with libpcp 6.0.3's diagnostics byte for byte.
 //!
+//! It sits on `pcp-core` alone (descriptors, units, values); the `pcp`
+//! facade is its user, binding it to contexts, which supply the metric
+//! catalog and the fetched values.
+//!
 //! Text goes in, syntax trees and diagnostics come out, and values in,
 //! values out; nothing here reads files, looks up metrics or fetches
 //! values (configuration files come through a callback, descriptors and

@@ -150,6 +150,21 @@ struct Parser<'t, 's> {
 
 /// Parses one expression (`pmRegisterDerived`'s syntax check), with a
 /// fresh [`ParseState`].
+///
+/// ```
+/// use pcp_derived::{parse, Func, Node};
+///
+/// let e = parse("100 * delta(disk.dev.read) / delta(disk.dev.total)").unwrap();
+/// assert_eq!(e.to_string(), "((100 * delta(disk.dev.read)) / delta(disk.dev.total))");
+/// assert!(matches!(e[e.root()], Node::Binary(..)));
+/// let funcs = e.nodes().iter().filter(|n| matches!(n, Node::Func(Func::Delta, _))).count();
+/// assert_eq!(funcs, 2);
+///
+/// // a syntax error points where libpcp points, with its message
+/// let err = parse("a + * b").unwrap_err();
+/// assert_eq!(err.offset, 4);
+/// assert_eq!(err.to_string(), "syntax error at offset 4: Arithmetic expression expected to follow PLUS");
+/// ```
 #[doc(alias = "pmRegisterDerived")]
 pub fn parse(text: &str) -> Result<Expr, SyntaxError> {
     parse_bytes(text.as_bytes(), &mut ParseState::default())
