@@ -15,6 +15,30 @@ type OpenVolume = (i32, std::sync::Arc<Volume>);
 
 /// An archive on disk, checked the way `pmNewContext(PM_CONTEXT_ARCHIVE)`
 /// checks it: a label on every file and metadata that decodes.
+///
+/// ```
+/// use pcp_archive::archive::Archive;
+/// use pcp_archive::raw::{MetaRecord, Version};
+/// use pcp_core::{PmError, PmId};
+///
+/// let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+/// // by its base name, or by any of its files
+/// let v2 = Archive::open(&format!("{fixtures}/v2.meta")).unwrap();
+/// let v3 = Archive::open(&format!("{fixtures}/v3")).unwrap();
+/// assert_eq!((v2.label().version, v3.label().version), (Version::V2, Version::V3));
+/// assert_eq!(v2.label().start.to_string(), "2026-11-21T18:25:11.758202000Z"); // microseconds
+/// assert_eq!((&v3.label().timezone[..], &v3.label().zoneinfo[..]), (&b"UTC"[..], &b":Etc/UTC"[..]));
+/// assert_eq!(v3.volumes(), [0]);
+///
+/// // the metadata: descriptors with their names, instance domains, ...
+/// let names = v3.meta().iter().find_map(|r| match r {
+///     MetaRecord::Desc { desc, names } if desc.pmid == PmId::new(29, 0, 2) => Some(names.clone()),
+///     _ => None,
+/// });
+/// assert_eq!(names, Some(vec![b"sample.dupnames.two.seconds".to_vec(), b"sample.seconds".to_vec()]));
+///
+/// assert_eq!(Archive::open(&format!("{fixtures}/nosuch")).unwrap_err(), PmError::from_errno(2));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Archive {
     base: PathBuf,

@@ -44,6 +44,16 @@ pub fn compression_of(name: &str) -> Compression {
 /// `__pmLogBaseName`: the archive's base name from the name of any of its
 /// files (`x.meta`, `x.index`, `x.0`, each possibly compressed); other
 /// names are returned unchanged.
+///
+/// ```
+/// use pcp_archive::files::{base_name, compression_of, Compression};
+///
+/// assert_eq!(base_name("/var/log/pcp/pmlogger/vm/20180102.0.xz"), "/var/log/pcp/pmlogger/vm/20180102");
+/// assert_eq!(base_name("20180102.meta"), "20180102");
+/// assert_eq!(base_name("20180102"), "20180102");
+/// assert_eq!(compression_of("20180102.0.xz"), Compression::Xz);
+/// assert_eq!(compression_of("20180102.0"), Compression::None);
+/// ```
 pub fn base_name(name: &str) -> &str {
     let mut n = name;
     if let Some(s) = COMPRESSION_SUFFIXES.iter().find(|s| n.ends_with(*s)) {

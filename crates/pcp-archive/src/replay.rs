@@ -189,6 +189,33 @@ impl Replay {
     /// `pmSetMode` (with `pmSetModeHighRes`'s nanosecond delta): set the
     /// mode, the current time and, for `Interp`, the step between fetches
     /// (negative steps go backwards; a zero step counts as backwards).
+    ///
+    /// ```
+    /// use pcp_archive::archive::Archive;
+    /// use pcp_archive::{Mode, Replay};
+    /// use pcp_core::{AtomValue, PmId, Timestamp, Value};
+    /// use std::time::Duration;
+    ///
+    /// let archive = Archive::open(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v3")).unwrap();
+    /// let start = archive.label().start;
+    /// let mut replay = Replay::new(archive).unwrap();
+    /// let hundred = [PmId::new(29, 0, 27)]; // sample.double.hundred
+    ///
+    /// // values at 1.5 s after the start, then every half second
+    /// replay.set_mode(Mode::Interp, start + Duration::from_millis(1500), 500_000_000).unwrap();
+    /// for step in 0..2 {
+    ///     let result = replay.fetch(&hundred, &|_, _| true).unwrap();
+    ///     assert_eq!(result.timestamp, start + Duration::from_millis(1500 + 500 * step));
+    ///     let value = &result.sets[0].values.as_ref().unwrap()[0].value;
+    ///     assert_eq!(*value, Value::from_atom(&AtomValue::Double(100.0)));
+    /// }
+    /// assert_eq!(replay.position(), start + Duration::from_millis(2500));
+    ///
+    /// // backwards from far in the future: the last record that has the metric
+    /// replay.set_mode(Mode::Back, Timestamp::new(i64::MAX / 4, 0), 0).unwrap();
+    /// let last = replay.fetch(&hundred, &|_, _| true).unwrap();
+    /// assert_eq!(last.timestamp.to_string(), "2026-11-21T18:25:17.806789373Z");
+    /// ```
     #[doc(alias = "pmSetMode")]
     #[doc(alias = "pmSetModeHighRes")]
     pub fn set_mode(&mut self, mode: Mode, when: Timestamp, delta_ns: i64) -> Result<(), PmError> {
@@ -223,6 +250,21 @@ impl Replay {
 
     /// `pmFetch` over the archive in the current mode. `wanted(indom,
     /// inst)` is the context's instance profile.
+    ///
+    /// ```
+    /// use pcp_archive::archive::Archive;
+    /// use pcp_archive::Replay;
+    /// use pcp_core::{InstValue, PmError, PmId, Value};
+    ///
+    /// let archive = Archive::open(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v3")).unwrap();
+    /// let mut replay = Replay::new(archive).unwrap();
+    /// // sample.colour, instance "green" (1) only
+    /// let colour = PmId::new(29, 0, 5);
+    /// let result = replay.fetch(&[colour], &|_indom, inst| inst == 1).unwrap();
+    /// assert_eq!(result.sets[0].values, Ok(vec![InstValue { inst: 1, value: Value::Insitu(214) }]));
+    ///
+    /// assert_eq!(replay.fetch(&[], &|_, _| true), Err(PmError::PM_ERR_TOOSMALL));
+    /// ```
     #[doc(alias = "pmFetch")]
     #[doc(alias = "pmFetchHighRes")]
     pub fn fetch(&mut self, pmids: &[PmId], wanted: &dyn Fn(InDom, i32) -> bool) -> Result<FetchResult, PmError> {
@@ -270,6 +312,25 @@ impl Replay {
     /// `pmFetchArchive`: the next (in `Back` mode, previous) record whole,
     /// marks included and no instance profile applied. `PM_ERR_MODE` in
     /// `Interp` mode.
+    ///
+    /// ```
+    /// use pcp_archive::archive::Archive;
+    /// use pcp_archive::Replay;
+    /// use pcp_core::PmError;
+    ///
+    /// let archive = Archive::open(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v3")).unwrap();
+    /// let mut replay = Replay::new(archive).unwrap();
+    /// let mut metrics_per_record = Vec::new();
+    /// let end = loop {
+    ///     match replay.fetch_archive() {
+    ///         Ok(record) => metrics_per_record.push(record.sets.len()),
+    ///         Err(e) => break e,
+    ///     }
+    /// };
+    /// // pmlogger's own metrics first and last, the sample PMDA's between
+    /// assert_eq!(metrics_per_record, [5, 9, 9, 9, 9, 5]);
+    /// assert_eq!(end, PmError::PM_ERR_EOL);
+    /// ```
     #[doc(alias = "pmFetchArchive")]
     #[doc(alias = "pmFetchHighResArchive")]
     pub fn fetch_archive(&mut self) -> Result<FetchResult, PmError> {
