@@ -10,6 +10,36 @@
 //! - [`LinuxSource`]: the instance domains (numbered as the PMDA numbers
 //!   them) and fetches, over a [`Files`] root that tests point at a
 //!   committed snapshot.
+//!
+//! It sits on `pcp-core` (PMIDs, descriptors, values); the `pcp` facade's
+//! local contexts (`PM_CONTEXT_LOCAL`) serve their metrics from it, and
+//! pcp-tools use it for `-L`.
+//!
+//! ```
+//! use pcp_core::{extract_value, AtomValue, MetricType, Timestamp};
+//! use pcp_linux::{metric_by_name, LinuxSource, Options, RootFiles, CPU_INDOM};
+//!
+//! // a committed snapshot of a two-CPU machine's /proc and /sys
+//! let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshot/vm1");
+//! let opts = Options { hz: 100, page_size: 4096, ncpus: None, pmda_cache_dir: None };
+//! let mut source = LinuxSource::with_files(RootFiles::snapshot(root), opts);
+//! assert_eq!(source.instances(CPU_INDOM).unwrap(), [(0, "cpu0".to_string()), (1, "cpu1".to_string())]);
+//!
+//! let load = metric_by_name("kernel.all.load").unwrap();
+//! let result = source.fetch(&[load.pmid], Timestamp::new(5, 0), &|_indom, _inst| true);
+//! let values: Vec<(i32, AtomValue)> = result.sets[0]
+//!     .values
+//!     .as_ref()
+//!     .unwrap()
+//!     .iter()
+//!     .map(|v| (v.inst, extract_value(&v.value, load.ty, MetricType::FLOAT).unwrap()))
+//!     .collect();
+//! // /proc/loadavg: "8.53 8.37 7.37 6/153 24492"
+//! assert_eq!(
+//!     values,
+//!     [(1, AtomValue::Float(8.53)), (5, AtomValue::Float(8.37)), (15, AtomValue::Float(7.37))]
+//! );
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -70,6 +100,19 @@ pub const INDOMS: [InDom; 10] = [
 
 /// One metric: its name, descriptor and help texts, as the PMDA serves
 /// them (`pminfo -dmtT` prints these).
+///
+/// ```
+/// use pcp_core::{MetricType, PmId, Semantics};
+/// use pcp_linux::{metric_by_name, metric_by_pmid};
+///
+/// let user = metric_by_name("kernel.all.cpu.user").unwrap();
+/// assert_eq!(user.pmid, PmId::new(60, 0, 20));
+/// assert_eq!((user.ty, user.sem, user.indom), (MetricType::U64, Semantics::COUNTER, None));
+/// assert_eq!(user.units.to_string(), "millisec");
+/// assert_eq!(metric_by_pmid(user.pmid), Some(user));
+/// assert_eq!(user.desc().indom.to_string(), "PM_INDOM_NULL");
+/// assert!(metric_by_name("kernel.all.nosuch").is_none());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MetricDef {
     /// The full name, e.g. `kernel.all.load`.

@@ -64,6 +64,21 @@ pub struct DiskStatsLine {
 /// Kernels before 2.6.25 print four counters for partitions; 4.18 added
 /// the four discard counters and 5.5 the two flush counters: counters a
 /// line lacks are zero, as the PMDA has them.
+///
+/// ```
+/// use pcp_linux::parse::diskstats;
+///
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshot/vm1/proc/diskstats");
+/// let lines = diskstats(&std::fs::read(path).unwrap());
+/// let vda = lines.iter().find(|l| l.name == "vda").unwrap();
+/// assert_eq!((vda.major, vda.minor), (254, 0));
+/// let c = vda.counters.unwrap();
+/// assert_eq!((c.rd_ios, c.rd_sectors, c.wr_ios, c.fl_ios), (217375, 18276458, 533892, 2200));
+///
+/// // a 4.17 kernel's line: no discard or flush counters
+/// let old = diskstats(b"   8       0 sda 1 2 3 4 5 6 7 8 0 9 10\n");
+/// assert_eq!((old[0].counters.unwrap().wr_ios, old[0].counters.unwrap().ds_ios), (5, 0));
+/// ```
 #[doc(alias = "refresh_diskstats")]
 pub fn diskstats(text: &[u8]) -> Vec<DiskStatsLine> {
     let mut out = Vec::new();

@@ -20,6 +20,20 @@ pub struct LoadAvg {
 
 /// Parse /proc/loadavg (`%f %f %f %u/%u %u`; reading stops at the first
 /// field that does not match).
+///
+/// ```
+/// use pcp_linux::parse::loadavg;
+///
+/// let la = loadavg(b"8.53 8.37 7.37 6/153 24492\n");
+/// assert_eq!(la.load, [Some(8.53), Some(8.37), Some(7.37)]);
+/// assert_eq!((la.runnable, la.nprocs, la.lastpid), (Some(6), Some(153), Some(24492)));
+///
+/// // a damaged file: the fields up to the damage, the rest "no value"
+/// let la = loadavg(b"0.10 0.20 0.30 x/153 24492\n");
+/// assert_eq!(la.load, [Some(0.1), Some(0.2), Some(0.3)]);
+/// assert_eq!((la.runnable, la.nprocs), (None, None));
+/// assert_eq!(loadavg(b"").load, [None; 3]);
+/// ```
 pub fn loadavg(text: &[u8]) -> LoadAvg {
     let line = lines(text).next().unwrap_or_default();
     let mut s = Scan::new(line);
@@ -163,6 +177,18 @@ impl Meminfo {
 /// Parse /proc/meminfo: for each `Name:` the PMDA knows, the first number
 /// after the colon (the last line wins for a repeated name). The PMDA's
 /// "no value" mark is -1, so a value reading as all ones is absent too.
+///
+/// ```
+/// use pcp_linux::parse::{meminfo, MemField};
+///
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshot/vm1/proc/meminfo");
+/// let m = meminfo(&std::fs::read(path).unwrap());
+/// assert_eq!(m.get(MemField::MemTotal), Some(24_731_708)); // kB
+/// assert_eq!(m.get(MemField::MemFree), Some(8_643_400));
+///
+/// let m = meminfo(b"MemTotal:  1000 kB\nMemFree: lots\n");
+/// assert_eq!((m.get(MemField::MemTotal), m.get(MemField::MemFree)), (Some(1000), None));
+/// ```
 pub fn meminfo(text: &[u8]) -> Meminfo {
     let mut m = Meminfo::default();
     for l in lines(text) {

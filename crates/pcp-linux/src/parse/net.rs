@@ -20,6 +20,20 @@ pub struct NetDevLine {
 /// Parse /proc/net/dev: every line with a colon is an interface; each
 /// counter is the next run of digits after the previous one, as the PMDA
 /// walks the line.
+///
+/// ```
+/// use pcp_linux::parse::net_dev;
+///
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshot/vm1/proc/net/dev");
+/// let ifaces = net_dev(&std::fs::read(path).unwrap());
+/// assert_eq!(ifaces.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), ["lo", "ifb0", "ifb1", "eth0"]);
+/// let eth0 = &ifaces[3];
+/// // receive bytes and packets, transmit bytes and packets
+/// assert_eq!(
+///     [eth0.counters[0], eth0.counters[1], eth0.counters[8], eth0.counters[9]],
+///     [Some(84736695), Some(5597), Some(455975), Some(5166)]
+/// );
+/// ```
 #[doc(alias = "refresh_proc_net_dev")]
 pub fn net_dev(text: &[u8]) -> Vec<NetDevLine> {
     let mut out = Vec::new();

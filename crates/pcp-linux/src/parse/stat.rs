@@ -76,6 +76,23 @@ fn keyed<'a>(all: &[&'a [u8]], key: &[u8]) -> Option<Scan<'a>> {
 }
 
 /// Parse /proc/stat.
+///
+/// ```
+/// use pcp_linux::parse::stat;
+///
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshot/vm1/proc/stat");
+/// let st = stat(&std::fs::read(path).unwrap());
+/// // "cpu  2242037 1 261974 1863426 10387 0 2477 2961 0 0"
+/// let all = st.all.unwrap();
+/// assert_eq!((all.user, all.nice, all.sys, all.idle), (Some(2242037), Some(1), Some(261974), Some(1863426)));
+/// assert_eq!(st.cpus.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [0, 1]);
+/// assert_eq!(st.cpus[1].1.user, Some(1146526));
+/// assert_eq!((st.ctxt, st.btime, st.processes), (Some(23705605), Some(1795280850), Some(1159725)));
+///
+/// // an old kernel's shorter cpu line: the missing columns have no value
+/// let st = stat(b"cpu  10 20 30 40\n");
+/// assert_eq!((st.all.unwrap().idle, st.all.unwrap().wait), (Some(40), None));
+/// ```
 pub fn stat(text: &[u8]) -> Stat {
     let all: Vec<&[u8]> = lines(text).collect();
     let mut st = Stat::default();
