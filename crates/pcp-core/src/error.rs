@@ -3,6 +3,8 @@
 //! One table ([`ERROR_TABLE`]) holds every code with its symbol and message;
 //! the constants, [`PmError::symbol`], `Display` and the `pmerr -l` listing are
 //! all generated from it. Its order is libpcp's, because `pmerr -l` prints it.
+//! The errno values' symbols and texts are a table of their own, as the C
+//! library's are.
 
 use crate::errtext::{ERRNO_TEXT, SASL_TEXT};
 use std::borrow::Cow;
@@ -13,9 +15,11 @@ pub const PM_ERR_BASE: i32 = 12345;
 
 /// A PCP error: a negative status code, either `-errno` or one of `PM_ERR_*`.
 ///
-/// The `Display` text is exactly what libpcp's `pmErrStr` prints for the code.
+/// The `Display` text is exactly what libpcp's `pmErrStr` prints for the code;
+/// `Debug` shows the C symbol (`PmError(PM_ERR_NOAGENT)`, `PmError(ENOENT)`),
+/// or the number for a code without one (`PmError(-99999)`).
 #[doc(alias = "pmErrStr")]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PmError(i32);
 
 /// One row of the error table: code, C symbol, message.
@@ -131,9 +135,13 @@ impl PmError {
         self.0
     }
 
-    /// The `PM_ERR_*` symbol, if this is a PMAPI error code.
+    /// The C symbol: `PM_ERR_*` for a PMAPI error code, `E*` (Linux's
+    /// name) for a system error; `None` for other codes.
     pub fn symbol(self) -> Option<&'static str> {
-        lookup(self.0).map(|e| e.symbol)
+        match self.errno() {
+            Some(errno) => errno_entry(errno).map(|&(_, symbol, _)| symbol),
+            None => lookup(self.0).map(|e| e.symbol),
+        }
     }
 
     /// The errno this status carries, if it is in the system range.
@@ -155,6 +163,15 @@ impl fmt::Display for PmError {
     }
 }
 
+impl fmt::Debug for PmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.symbol() {
+            Some(symbol) => write!(f, "PmError({symbol})"),
+            None => write!(f, "PmError({})", self.0),
+        }
+    }
+}
+
 impl std::error::Error for PmError {}
 
 impl From<PmError> for i32 {
@@ -165,6 +182,11 @@ impl From<PmError> for i32 {
 
 fn lookup(code: i32) -> Option<&'static ErrorEntry> {
     ERROR_TABLE.iter().find(|e| e.code == code)
+}
+
+/// The errno table's row for `errno`: value, symbol, `strerror` text.
+fn errno_entry(errno: i32) -> Option<&'static (i32, &'static str, &'static str)> {
+    ERRNO_TEXT.iter().find(|(c, _, _)| *c == errno)
 }
 
 /// The text libpcp's `pmErrStr` returns for any status `code`.
@@ -202,8 +224,8 @@ pub fn err_str(code: i32) -> Cow<'static, str> {
     }
     if code < 0 && code > -PM_ERR_BASE {
         let errno = -code;
-        return match ERRNO_TEXT.iter().find(|(c, _)| *c == errno) {
-            Some((_, t)) => Cow::Borrowed(t),
+        return match errno_entry(errno) {
+            Some((_, _, t)) => Cow::Borrowed(t),
             None => Cow::Owned(format!("Unknown error {errno}")),
         };
     }
@@ -239,5 +261,26 @@ mod tests {
         assert_eq!(err_str(-134), "Unknown error 134");
         assert_eq!(err_str(-99999), "Unknown secure sockets error -99999 (-78655)");
         assert_eq!(PmError::PM_ERR_CONV.symbol(), Some("PM_ERR_CONV"));
+    }
+
+    #[test]
+    fn debug_shows_symbols() {
+        assert_eq!(format!("{:?}", PmError::PM_ERR_NOAGENT), "PmError(PM_ERR_NOAGENT)");
+        assert_eq!(format!("{:?}", PmError::from_errno(2)), "PmError(ENOENT)");
+        assert_eq!(format!("{:?}", PmError::from_errno(11)), "PmError(EAGAIN)");
+        assert_eq!(format!("{:?}", PmError::from_errno(41)), "PmError(-41)");
+        assert_eq!(format!("{:?}", PmError::from_code(-99999)), "PmError(-99999)");
+        assert_eq!(format!("{:?}", PmError::from_code(0)), "PmError(0)");
+        assert_eq!(format!("{:?}", Err::<(), _>(PmError::PM_ERR_EOL)), "Err(PmError(PM_ERR_EOL))");
+    }
+
+    #[test]
+    fn every_errno_with_a_text_has_a_symbol() {
+        for errno in 1..=133 {
+            let e = PmError::from_errno(errno);
+            let known = !e.text().starts_with("Unknown error");
+            assert_eq!(e.symbol().is_some(), known, "errno {errno}");
+            assert!(e.symbol().is_none_or(|s| s.starts_with('E')), "errno {errno}");
+        }
     }
 }
