@@ -1,4 +1,5 @@
-//! PMAPI error codes (`PM_ERR_*`) and their texts, as `pmErrStr` gives them.
+//! PMAPI error codes (`PM_ERR_*`) and their texts, as `pmErrStr` gives them,
+//! and [`Error`]: a code with what the failing call was given.
 //!
 //! One table ([`ERROR_TABLE`]) holds every code with its symbol and message;
 //! the constants, [`PmError::symbol`], `Display` and the `pmerr -l` listing are
@@ -9,6 +10,7 @@
 use crate::errtext::{ERRNO_TEXT, SASL_TEXT};
 use std::borrow::Cow;
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// Base of the PMAPI error codes: `PM_ERR_BASE` (12345).
 pub const PM_ERR_BASE: i32 = 12345;
@@ -238,6 +240,120 @@ pub fn err_str(code: i32) -> Cow<'static, str> {
 /// A `Result` whose error is a PCP status code.
 pub type PmResult<T> = Result<T, PmError>;
 
+/// What a failed call was given, for an [`Error`] to name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Subject {
+    /// An archive: its base name or one of its files, a directory of
+    /// archives, or a comma-separated list of them, as given.
+    Archive(String),
+    /// A pmcd host specification, as given.
+    Host(String),
+    /// An ASCII name space file.
+    Namespace(PathBuf),
+    /// A metric name.
+    Metric(String),
+}
+
+/// A PCP error with what it is about: the status code ([`Error::code`]),
+/// and the archive, host, name space file or metric name the failing call
+/// was given, where the library knows it ([`Error::subject`]).
+///
+/// `Display` says both, in the words PCP's tools use:
+/// `Cannot open archive "x": No such file or directory`. A tool that must
+/// print exactly what PCP prints formats [`Error::code`] (`pmErrStr`'s
+/// text) in its own words.
+///
+/// ```
+/// use pcp_core::error::{Error, Subject};
+/// use pcp_core::PmError;
+///
+/// let e = Error::new(PmError::from_errno(2), Subject::Archive("x".into()));
+/// assert_eq!(e.to_string(), "Cannot open archive \"x\": No such file or directory");
+/// assert_eq!(e.code(), PmError::from_errno(2));
+/// assert_eq!(e.path(), Some(std::path::Path::new("x")));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Error {
+    code: PmError,
+    subject: Option<Subject>,
+}
+
+impl Error {
+    /// The error `code` of a call given `subject`.
+    pub fn new(code: PmError, subject: Subject) -> Error {
+        Error { code, subject: Some(subject) }
+    }
+
+    /// The status code, as the C API returns it.
+    pub fn code(&self) -> PmError {
+        self.code
+    }
+
+    /// What the failing call was given, if known.
+    pub fn subject(&self) -> Option<&Subject> {
+        self.subject.as_ref()
+    }
+
+    /// The file the call failed on: an archive's name as given, or a name
+    /// space file.
+    pub fn path(&self) -> Option<&Path> {
+        match self.subject.as_ref()? {
+            Subject::Archive(name) => Some(Path::new(name)),
+            Subject::Namespace(path) => Some(path),
+            Subject::Host(_) | Subject::Metric(_) => None,
+        }
+    }
+
+    /// The name the call failed on: a metric's, or a host specification.
+    pub fn name(&self) -> Option<&str> {
+        match self.subject.as_ref()? {
+            Subject::Host(name) | Subject::Metric(name) => Some(name),
+            Subject::Archive(_) | Subject::Namespace(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.code.text();
+        match &self.subject {
+            None => f.write_str(&text),
+            Some(Subject::Archive(name)) => write!(f, "Cannot open archive \"{name}\": {text}"),
+            Some(Subject::Host(host)) => write!(f, "Cannot connect to PMCD on host \"{host}\": {text}"),
+            Some(Subject::Namespace(path)) => {
+                write!(f, "Cannot load namespace from \"{}\": {text}", path.display())
+            }
+            Some(Subject::Metric(name)) => write!(f, "{name}: {text}"),
+        }
+    }
+}
+
+/// The code's text is part of the `Display`, so there is no `source`.
+impl std::error::Error for Error {}
+
+impl From<PmError> for Error {
+    fn from(code: PmError) -> Error {
+        Error { code, subject: None }
+    }
+}
+
+/// The code alone, for callers that work in status codes (the subject is
+/// dropped).
+impl From<Error> for PmError {
+    fn from(e: Error) -> PmError {
+        e.code
+    }
+}
+
+/// An error equals a bare code when its code does, whatever its subject.
+impl PartialEq<PmError> for Error {
+    fn eq(&self, code: &PmError) -> bool {
+        self.code == *code
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,5 +398,41 @@ mod tests {
             assert_eq!(e.symbol().is_some(), known, "errno {errno}");
             assert!(e.symbol().is_none_or(|s| s.starts_with('E')), "errno {errno}");
         }
+    }
+
+    fn message_of(e: &dyn std::error::Error) -> String {
+        e.to_string()
+    }
+
+    #[test]
+    fn error_names_its_subject() {
+        let enoent = PmError::from_errno(2);
+        let archive = Error::new(enoent, Subject::Archive("/no/such".into()));
+        assert_eq!(message_of(&archive), "Cannot open archive \"/no/such\": No such file or directory");
+        assert_eq!(archive.path(), Some(Path::new("/no/such")));
+        assert_eq!(archive.name(), None);
+        let host = Error::new(PmError::from_errno(111), Subject::Host("nohost".into()));
+        assert_eq!(message_of(&host), "Cannot connect to PMCD on host \"nohost\": Connection refused");
+        assert_eq!(host.name(), Some("nohost"));
+        let pmns = Error::new(PmError::PM_ERR_PMNS, Subject::Namespace("x.pmns".into()));
+        assert_eq!(message_of(&pmns), "Cannot load namespace from \"x.pmns\": Problems parsing PMNS definitions");
+        assert_eq!(pmns.path(), Some(Path::new("x.pmns")));
+        let metric = Error::new(PmError::PM_ERR_NAME, Subject::Metric("a.b".into()));
+        assert_eq!(message_of(&metric), "a.b: Unknown metric name");
+        assert_eq!(metric.name(), Some("a.b"));
+        let bare = Error::from(PmError::PM_ERR_EOL);
+        assert_eq!(message_of(&bare), "End of PCP archive log");
+        assert_eq!(bare.subject(), None);
+        assert_eq!(message_of(&PmError::PM_ERR_EOL), "End of PCP archive log");
+    }
+
+    #[test]
+    fn error_converts_to_and_from_its_code() {
+        let e = Error::new(PmError::PM_ERR_NAME, Subject::Metric("a".into()));
+        assert_eq!(e, PmError::PM_ERR_NAME);
+        assert_eq!(e.code(), PmError::PM_ERR_NAME);
+        assert_eq!(PmError::from(e), PmError::PM_ERR_NAME);
+        let via_question_mark = || -> PmResult<()> { Err(Error::from(PmError::PM_ERR_EOL))? };
+        assert_eq!(via_question_mark(), Err(PmError::PM_ERR_EOL));
     }
 }

@@ -50,7 +50,7 @@ pub mod value;
 pub mod x87;
 
 pub use desc::Desc;
-pub use error::{err_str, PmError, PmResult};
+pub use error::{err_str, Error, PmError, PmResult};
 pub use ids::{InDom, PmId, PM_IN_NULL};
 pub use time::{LocalTime, Timestamp, Utc};
 pub use types::{MetricType, Semantics};
