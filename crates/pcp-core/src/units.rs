@@ -269,6 +269,7 @@ impl fmt::Display for Units {
 
 /// A failed `pmParseUnitsStr`: the status code and libpcp's explanation.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParseUnitsError {
     /// Always `PM_ERR_CONV`, as in libpcp.
     pub code: PmError,

@@ -92,6 +92,7 @@ impl std::ops::Index<NodeId> for Checked {
 
 /// Why a derived metric cannot be used in a context.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SemanticError {
     /// The explanation (`pmDerivedErrStr`, and the last line of
     /// `pmAddDerivedMetric`'s message), if libpcp gives one.
@@ -101,6 +102,19 @@ pub struct SemanticError {
     /// nothing for an operand that cannot be looked up.
     pub report: Option<Vec<u8>>,
 }
+
+/// libpcp's report (without its newline), or else its explanation.
+impl std::fmt::Display for SemanticError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.report, self.reason) {
+            (Some(report), _) => f.write_str(String::from_utf8_lossy(report).trim_end()),
+            (None, Some(reason)) => write!(f, "semantic error: {reason}"),
+            (None, None) => f.write_str("semantic error"),
+        }
+    }
+}
+
+impl std::error::Error for SemanticError {}
 
 /// Whether a derived metric's name is a real metric's in the context: the
 /// real metric wins and the derived one is ignored.

@@ -82,6 +82,7 @@ impl ParseState {
 
 /// A syntax error.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SyntaxError {
     /// Where libpcp points: the offset of the token being read when the
     /// parse failed (for the end of the text, its last byte; -1 when the

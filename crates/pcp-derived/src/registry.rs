@@ -126,6 +126,7 @@ pub struct Registry {
 
 /// Why setting an attribute failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AttributeError {
     /// No global derived metric has that name (yet).
     NoMetric,
@@ -134,6 +135,20 @@ pub enum AttributeError {
     /// The attribute already has a value.
     Duplicate,
 }
+
+/// libpcp's words for a configuration file's attribute line, without the
+/// metric's and attribute's names (which the caller knows).
+impl std::fmt::Display for AttributeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AttributeError::NoMetric => "cannot set attribute, derived metric not defined",
+            AttributeError::UnknownAttribute => "attribute is unknown for metric",
+            AttributeError::Duplicate => "duplicate value for attribute",
+        })
+    }
+}
+
+impl std::error::Error for AttributeError {}
 
 /// Which help text to fetch, as `pmLookupText`'s level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -315,12 +330,26 @@ impl Registry {
 
 /// An anonymous metric could not be registered.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AnonError {
     /// `PM_ERR_TYPE` (not a numeric type) or `PM_ERR_GENERIC`.
     pub code: PmError,
     /// What libpcp printed (empty for `PM_ERR_TYPE`).
     pub report: Vec<u8>,
 }
+
+/// What libpcp printed, or else the code's `pmErrStr` text.
+impl std::fmt::Display for AnonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.report.is_empty() {
+            write!(f, "{}", self.code)
+        } else {
+            f.write_str(String::from_utf8_lossy(&self.report).trim_end())
+        }
+    }
+}
+
+impl std::error::Error for AnonError {}
 
 /// A C string's bytes: up to the first NUL.
 pub(crate) fn cstr(s: &[u8]) -> &[u8] {
@@ -354,6 +383,7 @@ pub fn register_message(name: &[u8], expr: &[u8], err: &RegisterError) -> Vec<u8
 
 /// Why `pmAddDerived` failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AddError {
     /// A problem with the name or the table (`PM_ERR_BADDERIVE` and a
     /// diagnostic): duplicate name, too many metrics, no PMIDs left.
@@ -364,6 +394,20 @@ pub enum AddError {
     /// (`pmDerivedErrStr`'s explanation).
     Semantic(Vec<u8>),
 }
+
+/// libpcp's diagnostic, without the name and expression
+/// [`add_message`] quotes.
+impl std::fmt::Display for AddError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AddError::Table(why) => f.write_str(&String::from_utf8_lossy(why)),
+            AddError::Syntax(e) => write!(f, "{e}"),
+            AddError::Semantic(why) => write!(f, "semantic error: {}", String::from_utf8_lossy(why)),
+        }
+    }
+}
+
+impl std::error::Error for AddError {}
 
 /// The message `pmAddDerivedMetric` returns for a failure.
 #[doc(alias = "pmAddDerivedMetric")]

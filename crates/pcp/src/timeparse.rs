@@ -33,6 +33,7 @@ const NANOS: i64 = 1_000_000_000;
 /// the text with a caret under the problem, e.g.
 /// `"junk\n^ -- unexpected value\n"`. Bytes, as the text given.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SpecError {
     message: Vec<u8>,
 }
