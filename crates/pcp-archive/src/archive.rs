@@ -4,9 +4,10 @@ use crate::files::{archive_base, find_file, open_records, read_head, volumes, Co
 use crate::meta::desc_conflict;
 use crate::raw::{check_label, IndexEntry, Label, MetaRecord, VOL_INDEX, VOL_META};
 use crate::volume::Volume;
+use pcp_core::error::Subject;
 use pcp_core::hash::PmHash;
 use pcp_core::x87::timestamp_sub;
-use pcp_core::{Desc, PmError, PmId};
+use pcp_core::{Desc, Error, PmError, PmId};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -54,9 +55,9 @@ pub struct Archive {
 
 impl Archive {
     /// Open the archive `name` names: its base name, or any of its files.
-    /// Labels' feature bits are not checked.
-    pub fn open(name: &str) -> Result<Archive, PmError> {
-        Archive::open_in_set(name, false, false, None)
+    /// Labels' feature bits are not checked. The error names the archive.
+    pub fn open(name: &str) -> Result<Archive, Error> {
+        Archive::open_in_set(name, false, false, None).map_err(on_archive(name))
     }
 
     /// [`Archive::open`] for a reader that replays the archive (a
@@ -70,9 +71,10 @@ impl Archive {
     /// failure in its order is the error: the first volume's label, the
     /// temporal index's, the metadata's, the metadata records (there must
     /// be a metric among them), then that the metadata is the first
-    /// volume's. A file holding only its label is `PM_ERR_NODATA`.
-    pub fn open_checking(name: &str, check_features: bool) -> Result<Archive, PmError> {
-        Archive::open_in_set(name, true, check_features, None)
+    /// volume's. A file holding only its label is `PM_ERR_NODATA`. The
+    /// error names the archive.
+    pub fn open_checking(name: &str, check_features: bool) -> Result<Archive, Error> {
+        Archive::open_in_set(name, true, check_features, None).map_err(on_archive(name))
     }
 
     /// [`Archive::open_checking`] (with `defer`, large instance-domain
@@ -264,6 +266,11 @@ fn decode_meta<R: std::io::Read>(
     Ok(decoded.map(|()| meta))
 }
 
+/// An archive's failure as an [`Error`] naming the archive.
+fn on_archive(name: &str) -> impl FnOnce(PmError) -> Error + '_ {
+    move |code| Error::new(code, Subject::Archive(name.to_owned()))
+}
+
 /// The archives of one archive context, as libpcp's `initarchive` sets
 /// them up for `pmNewContext(PM_CONTEXT_ARCHIVE, names)`: a list of
 /// archive names separated by commas, each directory among them standing
@@ -289,26 +296,25 @@ pub struct ArchiveSet {
 impl ArchiveSet {
     /// `initarchive`: open the archives `names` lists (see the type),
     /// checking labels' feature bits or not (`PM_CTXFLAG_NO_FEATURE_CHECK`).
+    /// The error names the archive of the list that failed (`names`
+    /// itself when it lists none).
     #[doc(alias = "pmNewContext")]
     #[doc(alias = "initarchive")]
-    pub fn open(names: &str, check_features: bool) -> Result<ArchiveSet, PmError> {
-        if names.is_empty() {
-            return Err(PmError::PM_ERR_LOGFILE);
-        }
+    pub fn open(names: &str, check_features: bool) -> Result<ArchiveSet, Error> {
         let list = expand_archive_list(names);
         if list.is_empty() {
-            return Err(PmError::PM_ERR_LOGFILE);
+            return Err(on_archive(names)(PmError::PM_ERR_LOGFILE));
         }
         // (archive, name, when its metadata was loaded)
         let mut sorted: Vec<(Archive, String, usize)> = Vec::new();
         let mut descs: HashMap<PmId, Desc> = HashMap::new();
         for (seq, name) in list.into_iter().enumerate() {
             let host = sorted.first().map(|(first, _, _)| &first.label().hostname[..]);
-            let archive = Archive::open_in_set(&name, true, check_features, host)?;
+            let archive = Archive::open_in_set(&name, true, check_features, host).map_err(on_archive(&name))?;
             for rec in archive.meta() {
                 if let MetaRecord::Desc { desc, .. } = rec {
                     match descs.get(&desc.pmid) {
-                        Some(old) => desc_conflict(old, desc)?,
+                        Some(old) => desc_conflict(old, desc).map_err(on_archive(&name))?,
                         None => {
                             descs.insert(desc.pmid, *desc);
                         }
@@ -327,7 +333,7 @@ impl ArchiveSet {
                 }
                 if tdiff == 0.0 {
                     if *other_name != name {
-                        return Err(PmError::PM_ERR_LOGOVERLAP);
+                        return Err(on_archive(&name)(PmError::PM_ERR_LOGOVERLAP));
                     }
                     duplicate = true;
                     break;

@@ -77,7 +77,7 @@ fn damaged(version: &str, suffix: &str, damage: Damage, tag: usize) -> Copy {
 
 /// Open the copy as a context opens it, feature bits checked.
 fn open(copy: &Copy) -> Result<(), PmError> {
-    Archive::open_checking(&copy.dir.join("a").to_string_lossy(), true).map(|_| ())
+    Archive::open_checking(&copy.dir.join("a").to_string_lossy(), true).map(|_| ()).map_err(|e| e.code())
 }
 
 #[test]
@@ -163,9 +163,13 @@ fn unknown_feature_bits_are_refused_in_every_label() {
 fn no_files_at_all_is_enoent() {
     let dir = std::env::temp_dir().join(format!("pcp-rs-damaged-none-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temporary directory");
-    let got = Archive::open(&dir.join("a").to_string_lossy()).map(|_| ());
+    let name = dir.join("a").to_string_lossy().into_owned();
+    let got = Archive::open(&name).map(|_| ()).unwrap_err();
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(got, Err(PmError::from_errno(2)));
+    assert_eq!(got.code(), PmError::from_errno(2));
+    // the error names the archive
+    assert_eq!(got.path(), Some(std::path::Path::new(&name)));
+    assert_eq!(got.to_string(), format!("Cannot open archive \"{name}\": No such file or directory"));
 }
 
 /// An archive from another host is refused (`PM_ERR_LOGHOST`) before its
@@ -185,7 +189,10 @@ fn another_host_is_found_before_damaged_metadata() {
         std::fs::write(&path, data).expect("copy written");
     }
     let (a, b) = (a.dir.join("a").to_string_lossy().into_owned(), b.dir.join("a").to_string_lossy().into_owned());
-    let open = |names: String| ArchiveSet::open(&names, true).map(|_| ());
-    assert_eq!(open(format!("{a},{b}")), Err(PmError::PM_ERR_LOGHOST));
-    assert_eq!(open(format!("{b},{a}")), Err(PmError::PM_ERR_LOGREC));
+    // the error names the archive of the list that failed
+    let open =
+        |names: String| ArchiveSet::open(&names, true).map(|_| ()).map_err(|e| (e.code(), e.path().map(Into::into)));
+    let failed = |code, name: &str| Err((code, Some(std::path::PathBuf::from(name))));
+    assert_eq!(open(format!("{a},{b}")), failed(PmError::PM_ERR_LOGHOST, &b));
+    assert_eq!(open(format!("{b},{a}")), failed(PmError::PM_ERR_LOGREC, &b));
 }

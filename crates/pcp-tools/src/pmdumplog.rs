@@ -310,7 +310,7 @@ impl Source {
     /// open the archive without checking them). The metadata records are
     /// kept once indexed only with `keep_records` (for `-I`).
     fn open(name: &str, keep_records: bool, err: &mut dyn Write) -> std::io::Result<Result<(Source, Replay), PmError>> {
-        let mut archive = match Archive::open(name) {
+        let mut archive = match Archive::open(name).map_err(PmError::from) {
             Ok(a) => a,
             Err(e) => return Ok(Err(e)),
         };

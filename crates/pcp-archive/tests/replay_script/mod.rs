@@ -92,7 +92,7 @@ fn open(name: &str) -> Result<Replay, pcp_core::PmError> {
     if name.contains(',') || std::path::Path::new(name).is_dir() {
         Replay::with_archives(ArchiveSet::open(name, true)?, true)
     } else {
-        Archive::open(name).and_then(Replay::new)
+        Replay::new(Archive::open(name)?)
     }
 }
 
