@@ -10,7 +10,8 @@
 
 use crate::cpp::{Cpp, Files, Options};
 use crate::tree::{Builder, NodeId, Pmns};
-use pcp_core::{PmError, PmId};
+use pcp_core::error::Subject;
+use pcp_core::{Error, PmError, PmId};
 use std::collections::HashMap;
 
 /// libpcp's line buffer size: longer lines are refused.
@@ -39,8 +40,8 @@ impl Default for LoadOptions {
 #[derive(Debug)]
 pub struct Loaded {
     /// The name space, or why there is none (`PM_ERR_PMNS`, or `-errno`
-    /// when the file cannot be read).
-    pub pmns: Result<Pmns, PmError>,
+    /// when the file cannot be read), the error naming the file.
+    pub pmns: Result<Pmns, Error>,
     /// Everything written to standard error, in order.
     pub diagnostics: Vec<u8>,
     /// Whether libpcp would hold on to this load as the process's name
@@ -362,7 +363,8 @@ pub fn load(path: &[u8], opts: &LoadOptions, files: &mut dyn Files) -> Loaded {
             diag.extend_from_slice(b"Error Parsing ASCII PMNS: Cannot open \"");
             diag.extend_from_slice(path);
             diag.extend_from_slice(b"\"\n");
-            return Loaded { pmns: Err(PmError::from_errno(errno)), diagnostics: diag, kept: false };
+            let pmns = Err(on_file(path, PmError::from_errno(errno)));
+            return Loaded { pmns, diagnostics: diag, kept: false };
         }
     };
     let (text, cpp_ok) = if opts.use_cpp {
@@ -392,7 +394,14 @@ pub fn load(path: &[u8], opts: &LoadOptions, files: &mut dyn Files) -> Loaded {
         kept = true;
         pass2(&mut lex, defs, opts.dupok)
     });
+    let pmns = pmns.map_err(|code| on_file(path, code));
     Loaded { pmns, diagnostics: std::mem::take(&mut lex.diag), kept }
+}
+
+/// A load's failure as an [`Error`] naming the file.
+fn on_file(path: &[u8], code: PmError) -> Error {
+    use std::os::unix::ffi::OsStrExt;
+    Error::new(code, Subject::Namespace(std::ffi::OsStr::from_bytes(path).into()))
 }
 
 /// Load the text of an ASCII PMNS that needs no preprocessing (as
@@ -657,7 +666,9 @@ mod tests {
         // Without pmcpp there are no line markers, and libpcp counts from
         // 2 (it presets line 1 and counts the first line again): "4" here.
         let l = load_str("root {\n    a 1:2:3\n    b 511:0:0\n}\n", true);
-        assert_eq!(l.pmns.unwrap_err(), PmError::PM_ERR_PMNS);
+        let e = l.pmns.unwrap_err();
+        assert_eq!(e, PmError::PM_ERR_PMNS);
+        assert_eq!(e.path(), Some(std::path::Path::new("t.pmns")));
         assert_eq!(
             String::from_utf8_lossy(&l.diagnostics),
             "[t.pmns:4] Error Parsing ASCII PMNS: Illegal domain field in PMID\n    b 511:0:0\n      ^\n\

@@ -39,7 +39,8 @@ pub fn open(env: &[(Vec<u8>, Vec<u8>)], agents: &Agents, pmns: Option<Pmns>) -> 
     if let Some(n) = var("LINUX_NCPUS") {
         spec.linux.ncpus = Some(u32::try_from(atoi(n)).unwrap_or(0));
     }
-    Context::open_local_with(spec)
+    let (ctx, diagnostics) = Context::open_local_with(spec);
+    (ctx.map_err(pcp::PmError::from), diagnostics)
 }
 
 /// [`open`], writing the diagnostics to `err`, and on failure `failed`

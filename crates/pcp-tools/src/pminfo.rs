@@ -264,7 +264,7 @@ impl<'a> Pminfo<'a> {
         names: Option<Context>,
     ) -> std::io::Result<Result<Context, i32>> {
         let name = String::from_utf8_lossy(opts.archives.first().map(Vec::as_slice).unwrap_or_default()).into_owned();
-        let mut ctx = match Context::open_archive(&name) {
+        let mut ctx = match Context::open_archive(&name).map_err(PmError::from) {
             Ok(c) => c,
             Err(e) => {
                 writeln!(self.err, "{}: Cannot open archive \"{name}\": {e}", self.prog)?;
@@ -367,7 +367,7 @@ impl<'a> Pminfo<'a> {
     ) -> std::io::Result<Option<Context>> {
         let named = kind == Some(ContextKind::Host);
         let host = host.map_or_else(|| "local:".to_string(), |h| String::from_utf8_lossy(h).into_owned());
-        match Context::open_host(&host) {
+        match Context::open_host(&host).map_err(PmError::from) {
             Ok(mut c) => {
                 self.pdusize = Some(PDUSIZE_START);
                 self.zone = Zone::local();

@@ -348,7 +348,7 @@ fn open_archive(
     err: &mut dyn Write,
 ) -> std::io::Result<Result<Opened, i32>> {
     let name = String::from_utf8_lossy(opts.archives.first().map(Vec::as_slice).unwrap_or_default()).into_owned();
-    let mut ctx = match Context::open_archive(&name) {
+    let mut ctx = match Context::open_archive(&name).map_err(PmError::from) {
         Ok(c) => c,
         Err(e) => {
             writeln!(err, "{prog}: Cannot open archive \"{name}\": {e}")?;
@@ -392,7 +392,7 @@ fn open_live(
     if opts.context != Some(ContextKind::Local) {
         let named = opts.context == Some(ContextKind::Host);
         let host = opts.hosts.first().map_or_else(|| "local:".to_string(), |h| String::from_utf8_lossy(h).into_owned());
-        match Context::open_host(&host) {
+        match Context::open_host(&host).map_err(PmError::from) {
             Ok(mut c) => {
                 if let Some(ns) = names {
                     c.use_namespace_of(ns);

@@ -37,7 +37,7 @@ impl Hooks for NamespaceHooks {
     fn load_namespace(&mut self, path: &[u8], dupok: bool) -> Result<(), String> {
         let (ctx, diagnostics) = Context::load_namespace(path, dupok, &mut OsFiles);
         self.diagnostics.extend_from_slice(&diagnostics);
-        self.loaded = Some(ctx.map_err(|e| e.to_string())?);
+        self.loaded = Some(ctx.map_err(|e| e.code().to_string())?);
         Ok(())
     }
 
@@ -188,7 +188,7 @@ fn main(
     } else {
         let source =
             opts.hosts.first().map_or_else(|| "local:".to_string(), |h| String::from_utf8_lossy(h).into_owned());
-        let mut ctx = match Context::open_host(&source) {
+        let mut ctx = match Context::open_host(&source).map_err(PmError::from) {
             Ok(c) => c,
             Err(e) => {
                 err.write_all(&pcp::host::spec_report(&source))?;

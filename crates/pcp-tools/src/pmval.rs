@@ -347,7 +347,7 @@ fn open_context(
     let names = hooks.namespace.take();
     let mut ctx = if opts.context == Some(ContextKind::Host) {
         let host = name.clone();
-        match Context::open_host(&host) {
+        match Context::open_host(&host).map_err(PmError::from) {
             Ok(mut c) => {
                 if let Some(names) = names {
                     c.use_namespace_of(names);
@@ -361,7 +361,7 @@ fn open_context(
             }
         }
     } else if is_archive {
-        match Context::open_archive(&name) {
+        match Context::open_archive(&name).map_err(PmError::from) {
             Ok(mut c) => {
                 if let Some(names) = names {
                     c.use_namespace_of(names);

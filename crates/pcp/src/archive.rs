@@ -10,8 +10,9 @@ use pcp_archive::labels::LabelIndex;
 use pcp_archive::meta::{text_kind, MetaIndex};
 use pcp_archive::raw::Label;
 use pcp_archive::replay::{Mode, Replay};
+use pcp_core::error::Subject;
 use pcp_core::labels::{add_labels, flags as label_flags, LabelSet};
-use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp, ValueSet};
+use pcp_core::{Desc, Error, FetchResult, InDom, PmError, PmId, PmResult, Timestamp, ValueSet};
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -32,14 +33,15 @@ pub struct ArchiveSource {
 impl ArchiveSource {
     /// Open and index the archive `name` (its base name or any of its
     /// files; or a comma-separated list of archives and directories of
-    /// archives, read as one).
-    pub fn open(name: &str) -> PmResult<ArchiveSource> {
+    /// archives, read as one). The error names the archive (of a list, the
+    /// one that failed).
+    pub fn open(name: &str) -> Result<ArchiveSource, Error> {
         ArchiveSource::open_checking(name, true)
     }
 
     /// [`ArchiveSource::open`], checking labels' feature bits or not
     /// (`PM_CTXFLAG_NO_FEATURE_CHECK`).
-    pub fn open_checking(name: &str, check_features: bool) -> PmResult<ArchiveSource> {
+    pub fn open_checking(name: &str, check_features: bool) -> Result<ArchiveSource, Error> {
         // libpcp refuses labels with feature bits it does not know when the
         // context opens (the replay, set up later, checks each volume's)
         let mut archives = if name.contains(',') || std::fs::metadata(name).is_ok_and(|m| m.is_dir()) {
@@ -47,8 +49,9 @@ impl ArchiveSource {
         } else {
             ArchiveSet::single(Archive::open_checking(name, check_features)?)
         };
-        let meta = Arc::new(MetaIndex::build_all(archives.meta_in_load_order())?);
-        let labels = LabelIndex::build_all(archives.meta_in_load_order())?;
+        let on_archive = |code| Error::new(code, Subject::Archive(name.to_owned()));
+        let meta = Arc::new(MetaIndex::build_all(archives.meta_in_load_order()).map_err(on_archive)?);
+        let labels = LabelIndex::build_all(archives.meta_in_load_order()).map_err(on_archive)?;
         // the indexes hold all the records have to say (the replay reads
         // the metadata index too): the records go
         archives.retain_meta(|_| false);

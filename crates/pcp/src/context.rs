@@ -6,7 +6,8 @@ use crate::local::{LocalNames, LocalSource, LocalSpec};
 use crate::profile::Profile;
 use crate::source::{MetricSource, RemoteNames};
 pub use pcp_archive::replay::Mode;
-use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
+use pcp_core::error::Subject;
+use pcp_core::{Desc, Error, FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
 use pcp_pmns::{LoadOptions, Pmns};
 
 mod archive;
@@ -115,27 +116,29 @@ impl Context {
     /// parse are dropped; [`LocalOptions::open_with_diagnostics`] returns them.
     #[doc(alias = "pmNewContext")]
     #[doc(alias = "PM_CONTEXT_LOCAL")]
-    pub fn open_local() -> PmResult<Context> {
+    pub fn open_local() -> Result<Context, Error> {
         Context::open_local_with(LocalSpec::system()).0
     }
 
     /// A local context over a snapshot of a machine's files under `root`
     /// (see [`LocalSpec::snapshot`]), with the built-in names.
-    pub fn open_local_at(root: impl Into<std::path::PathBuf>) -> PmResult<Context> {
+    pub fn open_local_at(root: impl Into<std::path::PathBuf>) -> Result<Context, Error> {
         Context::open_local_with(LocalSpec::snapshot(root)).0
     }
 
     /// A local context as `spec` says, with the diagnostics of loading
     /// its name space (libpcp's, for a default name space file that does
-    /// not parse: the context then fails with `PM_ERR_NOPMNS`).
+    /// not parse: the context then fails with `PM_ERR_NOPMNS`, the error
+    /// naming the file).
     #[doc(hidden)] // tool support: Context::local() gives them typed
-    pub fn open_local_with(spec: LocalSpec) -> (PmResult<Context>, Vec<u8>) {
+    pub fn open_local_with(spec: LocalSpec) -> (Result<Context, Error>, Vec<u8>) {
         let (src, mut diagnostics) = LocalSource::open(&spec);
         let pmns = match spec.names {
             LocalNames::Given(p) => p,
             LocalNames::BuiltIn => builtin_pmns(),
             LocalNames::Default => {
-                let path = crate::config::default_pmns().into_os_string().into_encoded_bytes();
+                let file = crate::config::default_pmns();
+                let path = file.clone().into_os_string().into_encoded_bytes();
                 let var_dir = crate::config::var_dir().into_os_string().into_encoded_bytes();
                 // libpcp reads the default name space without pmcpp
                 let opts = LoadOptions { dupok: true, use_cpp: false, var_dir };
@@ -146,10 +149,11 @@ impl Context {
                         p
                     }
                     // no file to read: a machine without PCP
-                    Err(e) if e.errno().is_some() => builtin_pmns(),
+                    Err(e) if e.code().errno().is_some() => builtin_pmns(),
                     Err(_) => {
                         diagnostics.extend_from_slice(&loaded.diagnostics);
-                        return (Err(PmError::PM_ERR_NOPMNS), diagnostics);
+                        let e = Error::new(PmError::PM_ERR_NOPMNS, Subject::Namespace(file));
+                        return (Err(e), diagnostics);
                     }
                 }
             }
@@ -160,9 +164,10 @@ impl Context {
 
     /// `pmNewContext(PM_CONTEXT_ARCHIVE, name)`: a context over the archive
     /// `name` (its base name or any of its files), its names from the
-    /// archive's metadata, positioned at the archive's start.
+    /// archive's metadata, positioned at the archive's start. The error
+    /// names the archive (of a list, the one that failed).
     #[doc(alias = "pmNewContext")]
-    pub fn open_archive(name: &str) -> PmResult<Context> {
+    pub fn open_archive(name: &str) -> Result<Context, Error> {
         Context::open_archive_checking(name, true)
     }
 
@@ -170,7 +175,7 @@ impl Context {
     /// (`PM_CTXFLAG_NO_FEATURE_CHECK`): archives with bits 6.0.3 does not
     /// know fail with `PM_ERR_FEATURE` when they are checked.
     #[doc(alias = "PM_CTXFLAG_NO_FEATURE_CHECK")]
-    pub fn open_archive_checking(name: &str, check_features: bool) -> PmResult<Context> {
+    pub fn open_archive_checking(name: &str, check_features: bool) -> Result<Context, Error> {
         let source = ArchiveSource::open_checking(name, check_features)?;
         let mut pmns = Pmns::new();
         // libpcp adds each name in turn to the front of its parent's

@@ -19,9 +19,10 @@ use crate::derived::{anon_by_pmid, ANON};
 use crate::profile::Profile;
 use crate::source::{MetricSource, RemoteNames};
 use crate::transport::{self, Backoff, PduCounts, PduStream, PmcdConnection, Timeouts};
+use pcp_core::error::Subject;
 use pcp_core::labels::{flags as label_flags, LabelSet};
 use pcp_core::{
-    Desc, FetchResult, InDom, MetricType, PmError, PmId, PmResult, Semantics, Timestamp, Value, PM_IN_NULL,
+    Desc, Error, FetchResult, InDom, MetricType, PmError, PmId, PmResult, Semantics, Timestamp, Value, PM_IN_NULL,
 };
 use pcp_pdu::handshake::{features, ClientOptions};
 use pcp_pdu::pmns::PMNS_LEAF_STATUS;
@@ -208,10 +209,10 @@ fn names_batch(names: &[&str]) -> usize {
 impl HostSource {
     /// `pmNewContext(PM_CONTEXT_HOST, spec)`: connect to pmcd as the
     /// specification says (see [`HostSpec`], [`connect_spec`]) with
-    /// libpcp's timeouts from the environment.
+    /// libpcp's timeouts from the environment. The error names the host.
     #[doc(alias = "pmNewContext")]
-    pub fn open(spec: &str) -> PmResult<HostSource> {
-        let parsed = HostSpec::parse(spec)?;
+    pub fn open(spec: &str) -> Result<HostSource, Error> {
+        let parsed = HostSpec::parse(spec).map_err(|code| Error::new(code, Subject::Host(spec.to_owned())))?;
         let (timeouts, warnings) = Timeouts::from_env();
         let connector: Connector = Arc::new(move || connect_spec(&parsed, timeouts, 0));
         let mut h = HostSource::with_connector(spec, connector)?;
@@ -220,9 +221,9 @@ impl HostSource {
     }
 
     /// A host source for `spec` reaching pmcd through `connector` (tests
-    /// give one over an in-memory stream).
-    pub fn with_connector(spec: &str, connector: Connector) -> PmResult<HostSource> {
-        let conn = connector()?;
+    /// give one over an in-memory stream). The error names the host.
+    pub fn with_connector(spec: &str, connector: Connector) -> Result<HostSource, Error> {
+        let conn = connector().map_err(|code| Error::new(code, Subject::Host(spec.to_owned())))?;
         let (backoff, warning) = Backoff::from_env();
         Ok(HostSource {
             spec: spec.to_string(),

@@ -121,11 +121,12 @@ pub use context::{
 };
 pub use fetchgroup::FetchGroup;
 pub use pcp_core::{
-    conv_scale, err_str, extract_value, parse_units, AtomValue, BlockData, Desc, FetchResult, InDom, InstValue,
+    conv_scale, err_str, extract_value, parse_units, AtomValue, BlockData, Desc, Error, FetchResult, InDom, InstValue,
     LocalTime, MetricType, PmError, PmId, PmResult, Semantics, Timestamp, Units, Utc, Value, ValueBlock, ValueFormat,
     ValueSet, PM_IN_NULL,
 };
-/// Event records (`pmUnpackEventRecords`) and value printing
-/// (`pmPrintValue`, `pmAtomStr`), from pcp-core.
-pub use pcp_core::{event, format};
+/// Errors (`Subject`: what failed), event records
+/// (`pmUnpackEventRecords`) and value printing (`pmPrintValue`,
+/// `pmAtomStr`), from pcp-core.
+pub use pcp_core::{error, event, format};
 pub use source::{MetricSource, RemoteNames};

@@ -150,7 +150,7 @@ impl Hooks for ContextHooks<'_> {
         }
         direct.extend_from_slice(&diagnostics[..split]);
         self.output = (direct, diagnostics[split..].to_vec());
-        self.namespace = Some(ctx.map_err(|e| e.to_string())?);
+        self.namespace = Some(ctx.map_err(|e| e.code().to_string())?);
         Ok(())
     }
 

@@ -5,7 +5,7 @@ use super::Context;
 use crate::derived::Registry;
 use crate::local::LocalSpec;
 use crate::timezone::Zone;
-use pcp_core::{PmError, PmResult};
+use pcp_core::{Error, PmError, PmResult};
 use std::path::PathBuf;
 
 /// Which time zone a context reports times in (`pmNewZone`,
@@ -127,16 +127,18 @@ impl ArchiveOptions<'_> {
         self
     }
 
-    /// Open the archive (`pmNewContext(PM_CONTEXT_ARCHIVE, name)`).
-    pub fn open(self) -> PmResult<Context> {
-        self.common.apply(Context::open_archive_checking(&self.name, self.check_features)?)
+    /// Open the archive (`pmNewContext(PM_CONTEXT_ARCHIVE, name)`); the
+    /// error names the archive.
+    pub fn open(self) -> Result<Context, Error> {
+        Ok(self.common.apply(Context::open_archive_checking(&self.name, self.check_features)?)?)
     }
 }
 
 impl HostOptions<'_> {
-    /// Connect to pmcd (`pmNewContext(PM_CONTEXT_HOST, spec)`).
-    pub fn open(self) -> PmResult<Context> {
-        self.common.apply(Context::open_host(&self.spec)?)
+    /// Connect to pmcd (`pmNewContext(PM_CONTEXT_HOST, spec)`); the
+    /// error names the host.
+    pub fn open(self) -> Result<Context, Error> {
+        Ok(self.common.apply(Context::open_host(&self.spec)?)?)
     }
 }
 
@@ -149,16 +151,16 @@ impl LocalOptions<'_> {
     }
 
     /// Open the local context (`pmNewContext(PM_CONTEXT_LOCAL)`).
-    pub fn open(self) -> PmResult<Context> {
+    pub fn open(self) -> Result<Context, Error> {
         self.open_with_diagnostics().0
     }
 
     /// [`LocalOptions::open`], with what libpcp would have printed while
     /// loading the name space (a default name space file that does not
     /// parse fails with `PM_ERR_NOPMNS`, and these say why).
-    pub fn open_with_diagnostics(self) -> (PmResult<Context>, Vec<Diagnostic>) {
+    pub fn open_with_diagnostics(self) -> (Result<Context, Error>, Vec<Diagnostic>) {
         let (ctx, bytes) = Context::open_local_with(self.spec);
-        (ctx.and_then(|c| self.common.apply(c)), Diagnostic::lines(&bytes))
+        (ctx.and_then(|c| Ok(self.common.apply(c)?)), Diagnostic::lines(&bytes))
     }
 }
 

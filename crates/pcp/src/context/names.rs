@@ -2,7 +2,7 @@
 //! (pmcd's), with the derived metrics' names joined to either.
 
 use super::{Context, PmnsLocation};
-use pcp_core::{PmError, PmId, PmResult};
+use pcp_core::{Error, PmError, PmId, PmResult};
 use pcp_pmns::cpp::Files;
 use pcp_pmns::{LoadOptions, Loaded, Pmns};
 
@@ -18,9 +18,9 @@ impl Context {
 
     /// Load an ASCII name space file (through pmcpp, as libpcp does) and
     /// make a context of it; the diagnostics libpcp would print come back
-    /// either way.
+    /// either way. The error names the file.
     #[doc(alias = "pmLoadASCIINameSpace")]
-    pub fn load_namespace(path: &[u8], dupok: bool, files: &mut dyn Files) -> (PmResult<Context>, Vec<u8>) {
+    pub fn load_namespace(path: &[u8], dupok: bool, files: &mut dyn Files) -> (Result<Context, Error>, Vec<u8>) {
         let (ctx, diagnostics, _) = Context::load_namespace_keeping(path, dupok, files);
         (ctx, diagnostics)
     }
@@ -33,7 +33,7 @@ impl Context {
         path: &[u8],
         dupok: bool,
         files: &mut dyn Files,
-    ) -> (PmResult<Context>, Vec<u8>, bool) {
+    ) -> (Result<Context, Error>, Vec<u8>, bool) {
         let var_dir = crate::config::var_dir().into_os_string().into_encoded_bytes();
         let opts = LoadOptions { dupok, use_cpp: true, var_dir };
         let Loaded { pmns, diagnostics, kept } = pcp_pmns::load(path, &opts, files);

@@ -7,10 +7,11 @@ use super::*;
 impl Context {
     /// `pmNewContext(PM_CONTEXT_HOST, spec)`: a context whose names,
     /// descriptors, instances, help text, labels and values come from
-    /// pmcd on the host `spec` names (see [`HostSpec`]).
+    /// pmcd on the host `spec` names (see [`HostSpec`]). The error names
+    /// the host.
     #[doc(alias = "pmNewContext")]
     #[doc(alias = "PM_CONTEXT_HOST")]
-    pub fn open_host(spec: &str) -> PmResult<Context> {
+    pub fn open_host(spec: &str) -> Result<Context, Error> {
         HostSource::open(spec).map(Context::with_host)
     }
 
