@@ -219,7 +219,7 @@ fn main(
                             out.write_all(b"PMNS appears to be empty!\n")?;
                             continue;
                         }
-                        match names.lookup_names(&[leaf.as_str()]) {
+                        match names.lookup_names(&[leaf.as_str()]).map_err(PmError::from) {
                             Ok((ids, _)) => pmids.extend(ids),
                             Err(e) => writeln!(err, "pmdumplog: pmLookupName({leaf}): {e}")?,
                         }
@@ -364,7 +364,7 @@ impl Source {
 /// name but not their parents, so a non-leaf with nothing but those below
 /// it (or the root) is an unknown name.
 fn lookup_name(names: &Context, name: &str) -> Result<(Vec<PmId>, usize), PmError> {
-    match names.lookup_names(&[name]) {
+    match names.lookup_names(&[name]).map_err(PmError::from) {
         Err(PmError::PM_ERR_NONLEAF) => {
             let mut real = false;
             let _ = names.traverse_with(name, |leaf| {

@@ -470,7 +470,7 @@ impl<'a> Pminfo<'a> {
         let mut names: Vec<&str> = batch.iter().map(String::as_str).collect();
         let mut pmids = vec![PmId::NULL; names.len()];
         if self.need_pmid {
-            match ctx.lookup_names(&names) {
+            match ctx.lookup_names(&names).map_err(PmError::from) {
                 Ok((ids, _)) => pmids = ids,
                 Err(e) => {
                     // only a failure of every name comes back as an error

@@ -147,7 +147,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
             b += 1;
         }
         let batch: Vec<&str> = names[idx..idx + b].iter().map(String::as_str).collect();
-        match ctx.lookup_names(&batch) {
+        match ctx.lookup_names(&batch).map_err(PmError::from) {
             Ok((ids, _)) => metrics.extend(batch.iter().zip(ids).map(|(n, id)| (n.to_string(), id))),
             Err(e) => {
                 for n in &batch {

@@ -227,7 +227,7 @@ fn store(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<Result<(), ()>> {
-    let pmid = match ctx.lookup_names(&[name]) {
+    let pmid = match ctx.lookup_names(&[name]).map_err(PmError::from) {
         Ok((ids, _)) if ids[0].is_null() => {
             writeln!(out, "{name}: unknown metric")?;
             return Ok(Err(()));

@@ -202,11 +202,14 @@ fn a_name_space_with_other_pmdas() {
     names.clear();
     ctx.traverse_with("proc", |n| names.push(n.to_string())).unwrap();
     assert_eq!(names, Vec::<String>::new());
-    assert_eq!(ctx.lookup_names(&["kvm.trace.x"]), Err(PmError::PM_ERR_NOAGENT));
+    assert_eq!(ctx.lookup_names(&["kvm.trace.x"]).map_err(|e| e.code()), Err(PmError::PM_ERR_NOAGENT));
     assert_eq!(ctx.traverse_with("kvm.trace.x", |_| ()), Err(PmError::PM_ERR_NOAGENT));
     assert_eq!(ctx.traverse_with("proc.psinfo.x", |_| ()), Err(PmError::PM_ERR_NAME));
     assert_eq!(ctx.traverse_with("nosuch.x", |_| ()), Err(PmError::PM_ERR_NAME));
-    assert_eq!(ctx.lookup_names(&["proc.psinfo.pid"]), Err(PmError::PM_ERR_NAME));
+    // the error of a lookup of one name names it
+    let e = ctx.lookup_names(&["proc.psinfo.pid"]).unwrap_err();
+    assert_eq!((e.code(), e.name()), (PmError::PM_ERR_NAME, Some("proc.psinfo.pid")));
+    assert_eq!(e.to_string(), "proc.psinfo.pid: Unknown metric name");
     let (ids, found) = ctx.lookup_names(&["kvm.trace.x", "sample.long.one"]).unwrap();
     assert_eq!((ids, found), (vec![PmId::NULL, PmId::new(29, 0, 10)], 1));
     assert_eq!(ctx.lookup_desc(PmId::new(29, 0, 10)), Err(PmError::PM_ERR_NOAGENT));

@@ -75,7 +75,7 @@ impl Report {
     ) -> Result<(PmId, Report), Stop> {
         let metric = &cmd.metric;
         let own = &cmd.own;
-        let pmid = match ctx.lookup_names(&[metric.as_str()]) {
+        let pmid = match ctx.lookup_names(&[metric.as_str()]).map_err(PmError::from) {
             Ok((ids, _)) => ids[0],
             Err(e) => {
                 writeln!(err, "pmval: pmLookupName({metric}): {e}")?;

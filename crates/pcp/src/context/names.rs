@@ -2,6 +2,7 @@
 //! (pmcd's), with the derived metrics' names joined to either.
 
 use super::{Context, PmnsLocation};
+use pcp_core::error::Subject;
 use pcp_core::{Error, PmError, PmId, PmResult};
 use pcp_pmns::cpp::Files;
 use pcp_pmns::{LoadOptions, Loaded, Pmns};
@@ -55,9 +56,19 @@ impl Context {
     /// `pmLookupName`: PMIDs for names, one-to-one (see
     /// [`Pmns::lookup_names`]). In a local context a name in a dynamic
     /// subtree is its agent's to resolve: `PM_ERR_NOAGENT` with no agent,
-    /// and pcp-rs's agents know no dynamic names (`PM_ERR_NAME`).
+    /// and pcp-rs's agents know no dynamic names (`PM_ERR_NAME`). A name
+    /// not found is a null PMID in the list, unless it is the only one:
+    /// then it is the error, which names it.
     #[doc(alias = "pmLookupName")]
-    pub fn lookup_names(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
+    pub fn lookup_names(&self, names: &[&str]) -> Result<(Vec<PmId>, usize), Error> {
+        self.lookup_ids(names).map_err(|code| match names {
+            [name] => Error::new(code, Subject::Metric((*name).to_owned())),
+            _ => code.into(),
+        })
+    }
+
+    /// [`Context::lookup_names`], its error the bare code.
+    fn lookup_ids(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
         if let Some(h) = self.remote_names() {
             // names pmcd does not know may be derived metrics'
             let derived = |n: &str| self.derived.by_name(n).map(|m| m.pmid);
@@ -83,7 +94,7 @@ impl Context {
     /// [`Context::lookup_names`] of one name, without the list.
     pub(super) fn lookup_name(&self, name: &str) -> PmResult<PmId> {
         if self.remote_names().is_some() {
-            return self.lookup_names(&[name]).map(|(ids, _)| ids.first().copied().unwrap_or(PmId::NULL));
+            return self.lookup_ids(&[name]).map(|(ids, _)| ids.first().copied().unwrap_or(PmId::NULL));
         }
         self.pmns.lookup(name).and_then(|pmid| self.resolve(pmid))
     }

@@ -133,7 +133,7 @@ fn per_context_derived_metrics_are_added_as_libpcp_adds_them() {
         "Syntax Error: pmAddDerivedMetric(\"my.c\", ...)\nsample.long.one +\n                ^\n\
          Arithmetic expression expected to follow PLUS\n"
     );
-    assert_eq!(ctx.lookup_names(&["my.c"]), Err(PmError::PM_ERR_NAME));
+    assert_eq!(ctx.lookup_names(&["my.c"]).map_err(|e| e.code()), Err(PmError::PM_ERR_NAME));
     assert_eq!(
         add(&mut ctx, "my.a", "3").unwrap_err(),
         "Error: pmAddDerivedMetric(\"my.a\", ...): returns -12409\nDuplicate per-context derived metric name\n"
@@ -208,11 +208,11 @@ fn per_context_derived_metrics_mask_global_ones_in_that_context_alone() {
     // the other context still has the global metric, and none of these
     assert_eq!(other.lookup_names(&["my.glob"]).map(|r| r.0[0]), Ok(global));
     assert_eq!(desc_type(&other, "my.glob"), Ok(MetricType::U32));
-    assert_eq!(other.lookup_names(&["my.a"]), Err(PmError::PM_ERR_NAME));
+    assert_eq!(other.lookup_names(&["my.a"]).map_err(|e| e.code()), Err(PmError::PM_ERR_NAME));
     assert_eq!(add(&mut other, "my.x", "1").map(|p| p.item()), Ok(1023));
     // a failed addition masks the global metric all the same
     assert!(add(&mut other, "my.glob", "1 +").is_err());
-    assert_eq!(other.lookup_names(&["my.glob"]), Err(PmError::PM_ERR_NAME));
+    assert_eq!(other.lookup_names(&["my.glob"]).map_err(|e| e.code()), Err(PmError::PM_ERR_NAME));
     // once my.gbad is bound (and fails), it leaves the listings
     assert_eq!(desc_type(&ctx, "my.gbad"), Err(PmError::PM_ERR_BADDERIVE));
     let said = ctx.diagnostics();
