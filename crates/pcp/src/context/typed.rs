@@ -3,7 +3,8 @@
 //! replay steps as `Duration`.
 
 use super::{Context, Mode, TextLevel};
-use pcp_core::{InDom, PmError, PmId, PmResult, Timestamp};
+use pcp_core::error::Subject;
+use pcp_core::{Error, InDom, PmError, PmId, PmResult, Timestamp};
 use std::time::Duration;
 
 /// An instance of an instance domain: its identifier and its name.
@@ -24,7 +25,8 @@ fn instances((ids, names): super::Instances) -> Vec<Instance> {
 }
 
 impl Context {
-    /// The PMID of the metric `name` (`pmLookupName` of one name).
+    /// The PMID of the metric `name` (`pmLookupName` of one name); the
+    /// error names the metric.
     ///
     /// ```
     /// # let name = concat!(env!("CARGO_MANIFEST_DIR"), "/../pcp-archive/tests/fixtures/v3");
@@ -32,27 +34,37 @@ impl Context {
     /// let pmid = ctx.lookup("sample.seconds")?;
     /// // (one of its names: the sample agent gives some metrics several)
     /// assert!(ctx.names_of(pmid)?.iter().any(|n| n == "sample.seconds"));
-    /// assert_eq!(ctx.lookup("no.such.metric"), Err(pcp::PmError::PM_ERR_NAME));
+    /// let e = ctx.lookup("no.such.metric").unwrap_err();
+    /// assert_eq!((e.code(), e.to_string().as_str()), (pcp::PmError::PM_ERR_NAME, "no.such.metric: Unknown metric name"));
     /// # Ok::<(), pcp::PmError>(())
     /// ```
     #[doc(alias = "pmLookupName")]
-    pub fn lookup(&self, name: &str) -> PmResult<PmId> {
+    pub fn lookup(&self, name: &str) -> Result<PmId, Error> {
         let (ids, _) = self.lookup_names(&[name])?;
-        ids.first().copied().filter(|&p| p != PmId::NULL).ok_or(PmError::PM_ERR_NAME)
+        let found = ids.first().copied().filter(|&p| p != PmId::NULL);
+        found.ok_or_else(|| Error::new(PmError::PM_ERR_NAME, Subject::Metric(name.to_string())))
     }
 
     /// The PMIDs of `names`, one `Result` per name, in order
     /// (`pmLookupName` of many: `PM_ERR_NAME` for a name not found, and
-    /// the whole lookup's error for each name when it fails as a whole).
+    /// each name's own error when the lookup fails as a whole); each error
+    /// names its metric.
     #[doc(alias = "pmLookupName")]
-    pub fn lookup_each(&self, names: &[&str]) -> Vec<PmResult<PmId>> {
+    pub fn lookup_each(&self, names: &[&str]) -> Vec<Result<PmId, Error>> {
         match self.lookup_names(names) {
-            Ok((ids, _)) => {
-                ids.into_iter().map(|p| if p == PmId::NULL { Err(PmError::PM_ERR_NAME) } else { Ok(p) }).collect()
-            }
-            // libpcp gives one error when a single name fails
-            Err(_) if names.len() > 1 => names.iter().map(|n| self.lookup(n)).collect(),
-            Err(e) => vec![Err(e); names.len()],
+            Ok((ids, _)) => ids
+                .into_iter()
+                .zip(names)
+                .map(|(p, n)| {
+                    if p == PmId::NULL {
+                        Err(Error::new(PmError::PM_ERR_NAME, Subject::Metric(n.to_string())))
+                    } else {
+                        Ok(p)
+                    }
+                })
+                .collect(),
+            // the lookup failed as a whole: each name on its own
+            Err(_) => names.iter().map(|n| self.lookup(n)).collect(),
         }
     }
 
@@ -130,8 +142,11 @@ mod tests {
         let got = ctx.lookup_each(&["sample.bin", "no.such", "sample.seconds"]);
         assert_eq!(got.len(), 3);
         assert!(got[0].is_ok() && got[2].is_ok());
-        assert_eq!(got[1], Err(PmError::PM_ERR_NAME));
-        assert_eq!(ctx.lookup_each(&["no.such"]), vec![Err(PmError::PM_ERR_NAME)]);
+        let e = got[1].as_ref().unwrap_err();
+        assert_eq!((e.code(), e.name()), (PmError::PM_ERR_NAME, Some("no.such")));
+        let one = ctx.lookup_each(&["no.such"]);
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].as_ref().map_err(Error::code), Err(PmError::PM_ERR_NAME));
     }
 
     #[test]
