@@ -28,7 +28,7 @@ n=${2:-20000}
 metrics=(sample.long.one sample.double.ten sample.bin)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cargo build -q --release -p pcp --example bench_fetch
+cargo build -q --release -p pcp-pmapi --example bench_fetch
 ours=${CARGO_TARGET_DIR:-target}/release/examples/bench_fetch
 gcc -O2 -Wall -o "$work/cfetch" scripts/bench-host/fetch.c -lpcp
 gcc -O2 -Wall -o "$work/pingpong" scripts/bench-host/pingpong.c

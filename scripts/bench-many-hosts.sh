@@ -56,7 +56,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-cargo build -q --release -p pcp --example bench_fetch
+cargo build -q --release -p pcp-pmapi --example bench_fetch
 ours=${CARGO_TARGET_DIR:-target}/release/examples/bench_fetch
 gcc -O2 -Wall -o "$work/chosts" scripts/bench-host/hosts.c -lpcp -lpthread
 printf 'sampledso\t30\tdso\tsample_init\t%s/sample/pmda_sample.so\n\n[access]\nallow "*" : all;\n' \

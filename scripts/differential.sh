@@ -72,7 +72,7 @@ PCP_RS_PDU_GOLDEN="$work/pdu.tsv" cargo test -q -p pcp-pdu --test oracle
 echo "== pcp's pmcd connection against pminfo -f, live (TCP and the Unix socket)"
 m="sample.bin sample.float.ten sample.float.hundred sample.double.million sample.double.one sample.string.hullo
    sample.ulonglong.hundred sample.longlong.million sample.ulong.ten sample.long.one sample.aggregate.hullo sample.hordes.one"
-cargo build -q -p pcp --example pmcd_fetch
+cargo build -q -p pcp-pmapi --example pmcd_fetch
 for h in localhost local:; do
     # shellcheck disable=SC2086
     "${CARGO_TARGET_DIR:-target}/debug/examples/pmcd_fetch" "$h" $m >"$work/r.out"
@@ -103,11 +103,11 @@ cmp "$work/regex-match.tsv" crates/pcp-derived/tests/eval/regex-match.tsv
 
 echo "== time zones against glibc, seed $seed"
 oracle/gen-tz.sh "$work/tz.tsv" "$seed" 200 >/dev/null
-PCP_RS_TZ_GOLDEN="$work/tz.tsv" cargo test -q -p pcp --test timezone_glibc
+PCP_RS_TZ_GOLDEN="$work/tz.tsv" cargo test -q -p pcp-pmapi --test timezone_glibc
 
 echo "== time parsing against libpcp, seed $seed"
 oracle/gen-timeparse.sh "$work/timeparse.tsv" "$seed" 2000 >/dev/null
-PCP_RS_TIMEPARSE_GOLDEN="$work/timeparse.tsv" cargo test -q -p pcp --test timeparse_libpcp
+PCP_RS_TIMEPARSE_GOLDEN="$work/timeparse.tsv" cargo test -q -p pcp-pmapi --test timeparse_libpcp
 
 echo "== option handling: the recorded C tool runs, again"
 crates/pcp-tools/tests/options/record.sh "$work/options" >/dev/null

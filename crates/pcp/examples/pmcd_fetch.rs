@@ -2,7 +2,7 @@
 //! `pminfo -f` does (leaf names only, no help): the live check of the
 //! host context in scripts/differential.sh.
 //!
-//!   cargo run -p pcp --example pmcd_fetch -- HOST NAME...
+//!   cargo run -p pcp-pmapi --example pmcd_fetch -- HOST NAME...
 
 use pcp::Context;
 use pcp_core::format::print_value;
