@@ -12,7 +12,7 @@
 use crate::raw::{Label, LABEL_HEAD};
 use pcp_core::PmError;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// The compression suffixes PCP knows, in the order it tries them.
@@ -134,6 +134,7 @@ pub fn volumes(base: &Path) -> io::Result<Vec<u32>> {
 /// Open a file for reading, decompressing by its suffix.
 pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
     Ok(match decoder(path)? {
+        #[cfg(feature = "xz")]
         Decoder::Xz(d) => Box::new(d),
         Decoder::Other(d) | Decoder::Unchecked(d) => d,
     })
@@ -142,8 +143,10 @@ pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
 /// A file's contents as they decompress.
 pub(crate) enum Decoder {
     /// `.xz` or `.lzma`, whose compressed bytes read so far are known.
+    #[cfg(feature = "xz")]
     Xz(Box<liblzma::read::XzDecoder<BufReader<File>>>),
     /// `compress` data (`.Z`, or gzip-named), which carries no check.
+    #[cfg_attr(not(feature = "lzw"), allow(dead_code))]
     Unchecked(Box<dyn Read + Send>),
     /// Anything else.
     Other(Box<dyn Read + Send>),
@@ -153,6 +156,7 @@ impl Decoder {
     /// How many compressed bytes the decompressor has taken (0 but for xz).
     pub(crate) fn total_in(&self) -> u64 {
         match self {
+            #[cfg(feature = "xz")]
             Decoder::Xz(d) => d.total_in(),
             Decoder::Other(_) | Decoder::Unchecked(_) => 0,
         }
@@ -162,6 +166,7 @@ impl Decoder {
 impl Read for Decoder {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
+            #[cfg(feature = "xz")]
             Decoder::Xz(d) => d.read(buf),
             Decoder::Other(d) | Decoder::Unchecked(d) => d.read(buf),
         }
@@ -170,21 +175,42 @@ impl Read for Decoder {
 
 /// [`open`], keeping what is known of an xz decompressor.
 pub(crate) fn decoder(path: &Path) -> io::Result<Decoder> {
+    #[cfg_attr(not(feature = "lzw"), allow(unused_mut))]
     let mut f = BufReader::with_capacity(1 << 16, File::open(path)?);
     Ok(match compression_of(&path.to_string_lossy()) {
         Compression::None => Decoder::Other(Box::new(f)),
-        Compression::Gzip if crate::lzw::is_compress(f.fill_buf()?) => {
+        #[cfg(feature = "lzw")]
+        Compression::Gzip if crate::lzw::is_compress(io::BufRead::fill_buf(&mut f)?) => {
             Decoder::Unchecked(Box::new(crate::lzw::LzwDecoder::new(f)))
         }
+        #[cfg(feature = "xz")]
         Compression::Xz => {
             // accepts both the .xz container and the legacy .lzma format
             let stream = liblzma::stream::Stream::new_auto_decoder(u64::MAX, liblzma::stream::CONCATENATED)
                 .map_err(io::Error::other)?;
             Decoder::Xz(Box::new(liblzma::read::XzDecoder::new_stream(f, stream)))
         }
+        #[cfg(feature = "bzip2")]
         Compression::Bzip2 => Decoder::Other(Box::new(bzip2::read::MultiBzDecoder::new(f))),
+        #[cfg(feature = "gzip")]
         Compression::Gzip => Decoder::Other(Box::new(flate2::read::MultiGzDecoder::new(f))),
+        #[cfg(not(all(feature = "xz", feature = "bzip2", feature = "gzip")))]
+        kind => Decoder::Other(Box::new(LeftOut(kind))),
     })
+}
+
+/// The contents of a file in a format this build leaves out (its feature
+/// is off): reading them fails, as libpcp's decompressing program does
+/// when it cannot decompress.
+#[cfg(not(all(feature = "xz", feature = "bzip2", feature = "gzip")))]
+struct LeftOut(Compression);
+
+#[cfg(not(all(feature = "xz", feature = "bzip2", feature = "gzip")))]
+impl Read for LeftOut {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        let what = format!("{:?} decompression left out of this build (a pcp-archive feature)", self.0);
+        Err(io::Error::new(io::ErrorKind::Unsupported, what))
+    }
 }
 
 /// The size of a file's contents: for a compressed file, the size once
