@@ -10,6 +10,7 @@ use std::fmt;
 #[doc(alias = "pmDesc")]
 #[doc(alias = "pmPrintDesc")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Desc {
     /// The metric.
     pub pmid: PmId,

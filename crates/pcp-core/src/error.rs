@@ -22,6 +22,7 @@ pub const PM_ERR_BASE: i32 = 12345;
 /// or the number for a code without one (`PmError(-99999)`).
 #[doc(alias = "pmErrStr")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PmError(i32);
 
 /// One row of the error table: code, C symbol, message.

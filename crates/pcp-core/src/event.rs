@@ -251,6 +251,7 @@ pub fn check(block: &ValueBlock, highres: bool) -> PmResult<()> {
 /// One unpacked event record: its timestamp as stored and the value sets
 /// `pmUnpackEventRecords` makes of its flags and parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct EventRecord {
     /// Seconds since the epoch.
     pub sec: i64,

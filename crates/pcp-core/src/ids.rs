@@ -26,6 +26,7 @@ use std::fmt;
 #[doc(alias = "pmID")]
 #[doc(alias = "pmIDStr")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PmId(pub u32);
 
 /// An instance domain identifier.
@@ -43,6 +44,7 @@ pub struct PmId(pub u32);
 #[doc(alias = "pmInDom")]
 #[doc(alias = "pmInDomStr")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct InDom(pub u32);
 
 /// The domain number reserved for dynamic subtree roots and derived metrics.

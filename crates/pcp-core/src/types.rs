@@ -9,6 +9,7 @@ use std::fmt;
 /// The data type of a metric's values (`pmDesc.type`).
 #[doc(alias = "PM_TYPE")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MetricType(pub i32);
 
 impl MetricType {
@@ -120,6 +121,7 @@ impl fmt::Display for MetricType {
 /// The semantics of a metric's values (`pmDesc.sem`).
 #[doc(alias = "PM_SEM")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Semantics(pub i32);
 
 impl Semantics {

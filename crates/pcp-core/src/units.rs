@@ -656,6 +656,38 @@ pub fn conv_scale(value: &AtomValue, from: Units, to: Units) -> PmResult<AtomVal
     })
 }
 
+/// As the 32-bit word of `pmUnits` ([`Units::to_u32`]), as PMIDs and
+/// instance domains are: every word is a valid encoding, so what is read
+/// back is what was written.
+#[cfg(feature = "serde")]
+impl serde::Serialize for Units {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(self.to_u32())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Units {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Units, D::Error> {
+        u32::deserialize(d).map(Units::from_u32)
+    }
+}
+
+#[cfg(all(test, feature = "serde"))]
+mod serde_tests {
+    use super::Units;
+    use serde::de::value::{Error, U32Deserializer};
+    use serde::Deserialize;
+
+    #[test]
+    fn units_deserialize_from_their_word() {
+        for word in [0, 0x1000_0000, 0xf0f0_0f01, u32::MAX] {
+            let units = Units::deserialize(U32Deserializer::<Error>::new(word)).unwrap();
+            assert_eq!(units.to_u32(), word);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,6 +20,7 @@ pub const PM_VAL_VLEN_MAX: usize = 0x00ff_ffff;
 /// A value with its type: the Rust form of the C union `pmAtomValue`.
 #[doc(alias = "pmAtomValue")]
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum AtomValue {
     /// `PM_TYPE_32` (`l`).
     I32(i32),
@@ -113,6 +114,7 @@ impl fmt::Display for AtomValue {
 /// good part of what a fetch cost.
 #[doc(alias = "pmValueBlock")]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ValueBlock {
     /// The type byte (`vtype`): a `PM_TYPE_*` value, or 0 when unset.
     pub vtype: u8,
@@ -190,6 +192,7 @@ fn swap_numeric(vtype: u8, data: &mut [u8], to_host: bool) {
 /// are held.
 #[doc(alias = "valfmt")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ValueFormat {
     /// `PM_VAL_INSITU` (0): 32 bits held in place.
     Insitu = 0,
@@ -201,6 +204,7 @@ pub enum ValueFormat {
 
 /// One value as it arrives in a result: 32 bits in place, or a value block.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Value {
     /// `PM_VAL_INSITU`: the 32-bit `lval`.
     Insitu(i32),
@@ -297,6 +301,7 @@ fn number_block(atom: &AtomValue) -> Option<(MetricType, [u8; 8], usize)> {
 /// One instance's value (`pmValue`).
 #[doc(alias = "pmValue")]
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct InstValue {
     /// The instance identifier (`PM_IN_NULL` for a singular metric).
     pub inst: i32,
@@ -310,6 +315,7 @@ pub struct InstValue {
 /// negative `numval`.
 #[doc(alias = "pmValueSet")]
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ValueSet {
     /// The metric.
     pub pmid: PmId,
@@ -340,6 +346,7 @@ impl ValueSet {
 #[doc(alias = "pmResult")]
 #[doc(alias = "pmHighResResult")]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FetchResult {
     /// When the values were collected.
     pub timestamp: Timestamp,
