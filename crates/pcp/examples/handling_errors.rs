@@ -3,7 +3,7 @@
 //! failed, where, and why (in libpcp's words: `PmError`'s `Display` is
 //! `pmErrStr`), and exiting non-zero.
 //!
-//!   cargo run -p pcp --example handling_errors -- [HOST [METRIC]]
+//!   cargo run -p pcp-pmapi --example handling_errors -- [HOST [METRIC]]
 //!
 //! With no pmcd on the host, or a metric it does not have, it says so.
 

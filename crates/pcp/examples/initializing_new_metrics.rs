@@ -2,11 +2,11 @@
 //! tool reports on, looked up once into PMIDs, each name with its own
 //! result.
 //!
-//!   cargo run -p pcp --example initializing_new_metrics -- [-a ARCHIVE | -h HOST] NAME...
+//!   cargo run -p pcp-pmapi --example initializing_new_metrics -- [-a ARCHIVE | -h HOST] NAME...
 //!
 //! For example, over a fixture archive:
 //!
-//!   cargo run -p pcp --example initializing_new_metrics -- \
+//!   cargo run -p pcp-pmapi --example initializing_new_metrics -- \
 //!       -a crates/pcp-archive/tests/fixtures/v3 sample.bin sample.seconds no.such.metric
 
 use pcp::{Context, PmError};
@@ -24,7 +24,8 @@ fn main() {
     for (name, pmid) in refs.iter().zip(ctx.lookup_each(&refs)) {
         match pmid {
             Ok(pmid) => println!("{name}: {pmid}"),
-            Err(e) => println!("{name}: {e}"),
+            // (the error names the metric)
+            Err(e) => println!("{e}"),
         }
     }
 }

@@ -2,12 +2,12 @@
 //! interval, an instantaneous metric's value and a counter's rate over
 //! the last two samples, from the previous result kept.
 //!
-//!   cargo run -p pcp --example iterative_processing -- [-a ARCHIVE | -h HOST] INSTANT COUNTER [SAMPLES]
+//!   cargo run -p pcp-pmapi --example iterative_processing -- [-a ARCHIVE | -h HOST] INSTANT COUNTER [SAMPLES]
 //!
 //! Over an archive the samples are interpolated a second apart; from pmcd
 //! they are taken a second apart. For example:
 //!
-//!   cargo run -p pcp --example iterative_processing -- \
+//!   cargo run -p pcp-pmapi --example iterative_processing -- \
 //!       -a crates/pcp-archive/tests/fixtures/v3 sample.double.hundred sample.seconds 3
 
 use pcp::{extract_value, AtomValue, Context, FetchResult, MetricType, Mode, PmError};
