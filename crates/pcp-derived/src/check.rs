@@ -122,9 +122,13 @@ pub fn shadowed(metric: &str, catalog: &mut dyn Catalog) -> bool {
     catalog.lookup_name(metric).is_ok_and(|p| !is_derived(p))
 }
 
-/// Whether a PMID is a derived metric's (domain 511, item not 0).
+/// Whether a PMID is one the library gives derived metrics (`IS_DERIVED`:
+/// domain 511, cluster below 2048, item not 0): the global ones, and the
+/// per-context ones (the PMID's top bit set). The derived metrics pmlogger
+/// recorded in an archive (511.2048+c.i) are plain metrics of the archive,
+/// usable as operands.
 pub fn is_derived(pmid: PmId) -> bool {
-    pmid != PmId::NULL && (pmid.0 >> 22) & 0x1ff == 511 && pmid.0 & 0x3ff != 0
+    pmid.is_derived()
 }
 
 const ZERO_DESC: Desc =
@@ -879,6 +883,9 @@ mod tests {
         units: Units::NONE,
     };
     const DX: Desc = Desc { pmid: PmId(0x7fc0_0005), ..B };
+    /// A derived metric pmlogger recorded (511.2048.3, as bozo-disk's
+    /// `disk.dev.await`).
+    const LOGGED: Desc = Desc { pmid: PmId(0x7fe0_0003), ..B };
     const K: Desc = Desc { pmid: PmId(0x0740_0003), units: Units::from_u32(0x1001_0000), ..B }; // Kbyte
 
     impl Catalog for Fake {
@@ -888,11 +895,12 @@ mod tests {
                 "b" => Ok(B.pmid),
                 "d.x" => Ok(DX.pmid),
                 "k" => Ok(K.pmid),
+                "logged" => Ok(LOGGED.pmid),
                 _ => Err(PmError::PM_ERR_NAME),
             }
         }
         fn lookup_desc(&mut self, pmid: PmId) -> Result<Desc, PmError> {
-            [A, B, DX, K].into_iter().find(|d| d.pmid == pmid).ok_or(PmError::PM_ERR_PMID)
+            [A, B, DX, K, LOGGED].into_iter().find(|d| d.pmid == pmid).ok_or(PmError::PM_ERR_PMID)
         }
     }
 
@@ -975,6 +983,15 @@ mod tests {
         assert!(desc("mkconst(1, meta=d.x)").is_ok());
         assert!(desc("d.x").is_ok());
         assert_eq!(report("d.x + 1"), "Semantic error: derived metric m: operand d.x: Illegal nested derived metric\n");
+    }
+
+    #[test]
+    fn derived_metrics_recorded_in_an_archive_are_plain_operands() {
+        // only the library's own PMIDs (cluster below 2048) are derived;
+        // PCP 6.0.3 takes `t.x = disk.dev.await * 2` over bozo-disk
+        assert!(!is_derived(LOGGED.pmid) && is_derived(DX.pmid) && !is_derived(PmId::NULL));
+        assert!(is_derived(PmId(0xffdf_ffff)), "per-context, the top bit set");
+        assert_eq!(desc("logged * 2").map(|d| d.indom), Ok(B.indom));
     }
 
     #[test]

@@ -369,6 +369,24 @@ fn prefetch_and_postfetch() {
 }
 
 #[test]
+fn a_derived_metric_recorded_in_an_archive_keeps_its_values() {
+    // 511.2048.3: what pmlogger recorded, a plain metric of the archive
+    let logged = PmId(0x7fe0_0003);
+    let mut evs = vec![evaluator("b")];
+    let kept = ValueSet { pmid: logged, values: Ok(vec![InstValue { inst: 0, value: Value::from_atom(&U32(7)) }]) };
+    let r = FetchResult {
+        timestamp: at(0),
+        sets: vec![
+            kept.clone(),
+            ValueSet { pmid: DERIVED, values: Err(PmError::PM_ERR_NOAGENT) },
+            set("b", &[(-1, U32(2))]),
+        ],
+    };
+    let out = postfetch(&r, 2, &mut evs, &mut Fake);
+    assert_eq!(out.sets[0], kept);
+}
+
+#[test]
 fn a_metric_asked_for_twice_is_evaluated_twice() {
     let mut evs = vec![evaluator("delta(b)")];
     let fetch = |v: u32| FetchResult {
