@@ -13,7 +13,7 @@
 
 use crate::lex::is_space;
 use crate::registry::{AttributeError, Registry};
-use pcp_core::{err_str, MetricType, PmError};
+use pcp_core::PmError;
 
 /// What a path names (`stat(2)`, symbolic links followed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,49 +66,17 @@ pub fn startup_path(env: &Environment, files: &mut dyn ConfigFiles) -> Option<Ve
     (!path.is_empty()).then_some(path)
 }
 
-/// The help texts of libpcp's two anonymous metrics.
-const ANON: [(&str, &str, &str); 2] = [
-    (
-        "event.flags",
-        "Flags for event records",
-        "An anonymous derived metric that is used to encode the event flags\n\
-         associated with event records.   See pmUnpackEventRecords(3).",
-    ),
-    (
-        "event.missed",
-        "Count of missed event records",
-        "An anonymous derived metric that is used to encode the number of\n\
-         event records missed because either the PMDA could not keep up\n\
-         or the PMAPI client did not collect the event records fast\n\
-         enough.  See pmUnpackEventRecords(3).",
-    ),
-];
-
 impl Registry {
     /// libpcp's one-time set-up of derived metrics (done before the first
-    /// context, name lookup or `pmLoadDerivedConfig`): the anonymous
-    /// metrics `event.flags` and `event.missed`, then every definition on
-    /// the [`startup_path`], problems reported but not fatal. Returns the
-    /// report (what libpcp writes to stderr); does nothing the second time.
+    /// context, name lookup or `pmLoadDerivedConfig`): every definition on
+    /// the [`startup_path`], problems reported but not fatal (the
+    /// anonymous metrics libpcp registers first are in every registry
+    /// from the start: see [`Registry::new`]). Returns the report (what
+    /// libpcp writes to stderr); does nothing the second time.
     pub fn init(&mut self, env: &Environment, files: &mut dyn ConfigFiles) -> Vec<u8> {
         let mut report = Vec::new();
         if self.initialised {
             return report;
-        }
-        for (name, oneline, help) in ANON {
-            match self.register_anon(name, MetricType::U32) {
-                Ok(_) => {
-                    let _ = self.set_attribute(name, "oneline", oneline.as_bytes().to_vec());
-                    let _ = self.set_attribute(name, "helptext", help.as_bytes().to_vec());
-                }
-                Err(e) => {
-                    report.extend_from_slice(&e.report);
-                    report.extend_from_slice(
-                        format!("{}: Warning: failed to register {name}: {}\n", env.progname, err_str(e.code.code()))
-                            .as_bytes(),
-                    );
-                }
-            }
         }
         if let Some(path) = startup_path(env, files) {
             self.load_path(&path, true, files, &mut report);
@@ -698,6 +666,6 @@ mod tests {
             String::from_utf8_lossy(&report),
             "[f:1] Error: pmRegisterDerived(a, ...) syntax error\n 1 +  +\n      ^\nArithmetic expression expected to follow PLUS\n"
         );
-        assert_eq!(r.get("b").map(|d| d.pmid), Some(pcp_core::PmId(0x7fc0_0001)));
+        assert_eq!(r.get("b").map(|d| d.pmid), Some(pcp_core::PmId(0x7fc0_0003)));
     }
 }

@@ -31,10 +31,11 @@
 //! let e = parse("a-b>c+d").unwrap();
 //! assert_eq!(e.to_string(), "((a - b) > (c + d))");
 //!
-//! // registration: PMIDs 511.0.1 upwards, libpcp's messages
+//! // registration: PMIDs 511.0.3 upwards (after libpcp's anonymous
+//! // event.flags and event.missed), libpcp's messages
 //! let mut r = Registry::new();
 //! let pmid = r.register("disk.dev.avgsz", "delta(disk.dev.total_bytes) / delta(disk.dev.total)").unwrap();
-//! assert_eq!(pmid.0, 511 << 22 | 1);
+//! assert_eq!(pmid.0, 511 << 22 | 3);
 //! let err = r.register_metric("my.disk.rates", "4rat(disk.dev.read)").unwrap_err();
 //! assert_eq!(err, b"Error: pmRegisterDerivedMetric(\"my.disk.rates\", ...)\n4rat(disk.dev.read)\n ^\n");
 //! let tree = r.get("disk.dev.avgsz").unwrap().expr.tree().unwrap();

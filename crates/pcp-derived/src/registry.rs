@@ -3,8 +3,11 @@
 //! (`pmAddDerived`), with libpcp's PMIDs, name rules and error texts.
 //!
 //! Global metrics get PMIDs 511.0.1, 511.0.2, ... in registration order
-//! (item 1023 is followed by item 1 of the next cluster); per-context ones
-//! 511.2047.1023 downwards, with the PMID's top bit set as in libpcp. A
+//! (item 1023 is followed by item 1 of the next cluster), the first two
+//! going to the anonymous metrics every registry starts with
+//! (`event.flags`, `event.missed`), so the caller's first is 511.0.3;
+//! per-context ones 511.2047.1023 downwards, with the PMID's top bit set
+//! as in libpcp. A
 //! global name may be registered once; a per-context name once per
 //! context, and it masks a global metric of the same name in that context.
 //!
@@ -106,9 +109,28 @@ fn pmid(cluster: u32, item: u32) -> PmId {
     PmId((DERIVED_DOMAIN << 22) | (cluster << 10) | item)
 }
 
+/// libpcp's anonymous metrics (`__pmRegisterAnon`, for unpacking event
+/// records), in their order: name, one-line help, long help.
+pub const ANON: [(&str, &str, &str); 2] = [
+    (
+        "event.flags",
+        "Flags for event records",
+        "An anonymous derived metric that is used to encode the event flags\n\
+         associated with event records.   See pmUnpackEventRecords(3).",
+    ),
+    (
+        "event.missed",
+        "Count of missed event records",
+        "An anonymous derived metric that is used to encode the number of\n\
+         event records missed because either the PMDA could not keep up\n\
+         or the PMAPI client did not collect the event records fast\n\
+         enough.  See pmUnpackEventRecords(3).",
+    ),
+];
+
 /// The process-wide table of global derived metrics, and the parser
 /// state libpcp shares between all registrations.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Registry {
     metrics: Vec<Definition>,
     /// Each metric's position in `metrics`, by name.
@@ -163,10 +185,41 @@ pub enum HelpLevel {
     },
 }
 
+impl Default for Registry {
+    fn default() -> Registry {
+        Registry::new()
+    }
+}
+
 impl Registry {
-    /// An empty table, as a process starts with.
+    /// The table as libpcp's is once it has made its first context, before
+    /// any configuration is read: the anonymous metrics [`ANON`]
+    /// (`event.flags` 511.0.1, `event.missed` 511.0.2, the PMIDs every
+    /// context gives them), so the first metric registered gets 511.0.3,
+    /// as in every PCP 6.0.3 tool. (A libpcp program that registers a
+    /// metric before its first context gives it 511.0.1 and the anonymous
+    /// metrics the next PMIDs; here they keep theirs, so that no two
+    /// metrics of a context share a PMID.)
     pub fn new() -> Registry {
-        Registry::default()
+        let mut r = Registry {
+            metrics: Vec::new(),
+            by_name: Default::default(),
+            anon: 0,
+            limit: None,
+            last_global: None,
+            last_context: None,
+            parse: ParseState::default(),
+            initialised: false,
+        };
+        for (name, oneline, help) in ANON {
+            // (cannot fail: the names are new, the table has no limit yet
+            // and the expression parses)
+            if r.register_anon(name, MetricType::U32).is_ok() {
+                let _ = r.set_attribute(name, "oneline", oneline.as_bytes().to_vec());
+                let _ = r.set_attribute(name, "helptext", help.as_bytes().to_vec());
+            }
+        }
+        r
     }
 
     /// The registered metrics, in registration order.
@@ -589,10 +642,23 @@ mod tests {
     }
 
     #[test]
+    fn a_new_registry_holds_the_anonymous_metrics_pmids() {
+        // every context gives event.flags 511.0.1 and event.missed 511.0.2,
+        // as libpcp registers them before its first context
+        let mut r = Registry::new();
+        let anon: Vec<_> = r.metrics().iter().map(|d| (d.name.as_str(), d.pmid, d.anon)).collect();
+        assert_eq!(anon, [("event.flags", pmid(0, 1), true), ("event.missed", pmid(0, 2), true)]);
+        assert_eq!(r.register("a", "1"), Ok(pmid(0, 3)));
+        assert_eq!(Registry::default().metrics().len(), 2);
+        let help = r.help_text(pmid(0, 1), HelpLevel::OneLine);
+        assert_eq!(help, Some(Ok(&b"Flags for event records"[..])));
+    }
+
+    #[test]
     fn global_pmids_ascend_and_wrap_clusters() {
         let mut r = Registry::new();
-        assert_eq!(r.register("a", "1"), Ok(PmId(0x7fc0_0001)));
-        for i in 2..=1023 {
+        assert_eq!(r.register("a", "1"), Ok(PmId(0x7fc0_0003)));
+        for i in 4..=1023 {
             r.register(&format!("m{i}"), "1").expect("register");
         }
         assert_eq!(r.register("next", "2"), Ok(PmId(0x7fc0_0401))); // 511.1.1
@@ -612,7 +678,7 @@ mod tests {
     fn anon_metrics_do_not_count_against_the_limit() {
         let mut r = Registry::new();
         r.set_limit(Some(1));
-        r.register_anon("event.flags", MetricType::U32).expect("anon");
+        r.register_anon("other.anon", MetricType::U32).expect("anon");
         r.register("x", "1").expect("within limit");
         let e = r.register_anon("x", MetricType::U32).unwrap_err();
         assert_eq!(e.code, PmError::PM_ERR_GENERIC);

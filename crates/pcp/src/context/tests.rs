@@ -32,6 +32,17 @@ fn derived_metrics_are_named_described_and_fetched() {
 }
 
 #[test]
+fn a_registered_metric_does_not_take_the_pmid_of_event_flags() {
+    let mut ctx = fixture("v2");
+    ctx.bind_derived(&registry(&[("my.one", "sample.long.one")]));
+    let (ids, n) = ctx.lookup_names(&["my.one", "event.flags", "event.missed"]).expect("names");
+    assert_eq!((n, ids[0]), (3, PmId::new(511, 0, 3)));
+    assert_eq!(ids[1..], [PmId::new(511, 0, 1), PmId::new(511, 0, 2)]);
+    assert_eq!(ctx.lookup_desc(ids[1]).map(|d| d.ty), Ok(MetricType::U32));
+    assert_eq!(ctx.name_of(ids[0]).as_deref(), Ok("my.one"));
+}
+
+#[test]
 fn fetching_into_a_result_handed_back_is_fetching_afresh() {
     // instances coming and going, derived metrics with history, one
     // that cannot be bound, real metrics, interpolated at half the
