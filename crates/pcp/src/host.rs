@@ -574,6 +574,9 @@ impl HostSource {
                     if let Ok(c) = &mut sts {
                         *c += 1;
                     }
+                } else if pmids.len() == 1 {
+                    // libpcp answers 0; the protocol, the metric's error
+                    sts = Err(PmError::PM_ERR_PMID);
                 }
             }
         }

@@ -451,6 +451,33 @@ fn the_context_facade_dispatches_to_the_host() {
 }
 
 #[test]
+fn bulk_descriptors_of_a_host_context_include_its_derived_metrics() {
+    let mut registry = pcp::derived::Registry::new();
+    registry.register("my.twice", "sample.long.one * 2").unwrap();
+    registry.register("my.bad", "sample.long.one + no.such.metric").unwrap();
+    for bulk in [true, false] {
+        let (h, _fakes) = open(move || {
+            let mut f = fake();
+            if !bulk {
+                f.info.features &= !features::DESCS;
+            }
+            f
+        });
+        let mut ctx = pcp::Context::with_host(h);
+        ctx.bind_derived(&registry);
+        let (ids, _) = ctx.lookup_names(&["my.twice", "my.bad"]).unwrap();
+        let (twice, bad) = (ids[0], ids[1]);
+        let (d, n) = ctx.lookup_descs(&[ONE, twice, bad, FLAGS]).unwrap();
+        assert_eq!((n, d[1].pmid, d[2].pmid, d[3].pmid), (3, twice, PmId::NULL, FLAGS), "bulk {bulk}");
+        assert_eq!(ctx.lookup_descs(&[twice, FLAGS]).unwrap().1, 2);
+        // one metric alone: its descriptor, or its error (rule 4)
+        assert_eq!(ctx.lookup_descs(&[twice]).map(|(d, n)| (d[0], n)), Ok((ctx.lookup_desc(twice).unwrap(), 1)));
+        assert_eq!(ctx.lookup_descs(&[bad]), Err(PmError::PM_ERR_BADDERIVE));
+        assert_eq!(ctx.lookup_descs(&[PmId::new(511, 0, 77)]), Err(PmError::PM_ERR_PMID));
+    }
+}
+
+#[test]
 fn archive_and_name_space_contexts_answer_the_host_only_services() {
     let ctx = pcp::Context::with_namespace(pcp_pmns::Pmns::new());
     assert_eq!(ctx.store(&store_of(ONE, 1)), Err(PmError::PM_ERR_NOTHOST));

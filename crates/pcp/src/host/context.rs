@@ -79,11 +79,27 @@ impl Context {
 
     /// `pmLookupDescs`: descriptors one-to-one with `pmids` (`PM_ID_NULL`
     /// as the `pmid` of those not found) and how many were found; one
-    /// metric that is not found is its error (pmLookupDescs(3)).
+    /// metric that is not found is its error (pmLookupDescs(3)). The
+    /// context's derived metrics are described (and bound) as by
+    /// [`Context::lookup_desc`]; a host context asks pmcd about the rest.
     #[doc(alias = "pmLookupDescs")]
     pub fn lookup_descs(&self, pmids: &[PmId]) -> PmResult<(Vec<Desc>, usize)> {
         if let Some(h) = self.host_source() {
-            return h.lookup_descs(pmids);
+            let derived = |pmid: PmId| self.is_derived_here(pmid);
+            if let [pmid] = *pmids {
+                if derived(pmid) {
+                    return self.lookup_desc(pmid).map(|d| (vec![d], 1));
+                }
+            }
+            // pmcd describes none of them (libpcp's __dmdesc does)
+            let (mut descs, mut found) = h.lookup_descs(pmids)?;
+            for (d, &pmid) in descs.iter_mut().zip(pmids) {
+                if let Some(Ok(desc)) = derived(pmid).then(|| self.lookup_desc(pmid)) {
+                    *d = desc;
+                    found += 1;
+                }
+            }
+            return Ok((descs, found));
         }
         if pmids.is_empty() {
             return Err(PmError::PM_ERR_TOOSMALL);
