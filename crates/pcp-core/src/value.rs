@@ -354,6 +354,23 @@ pub struct FetchResult {
     pub sets: Vec<ValueSet>,
 }
 
+impl FetchResult {
+    /// `pmSortInstances`: each value set's values in ascending order of
+    /// instance identifier (sets holding an error are left as they are).
+    /// libpcp compares by subtracting identifiers, which misorders
+    /// identifiers more than `i32::MAX` apart; here they compare as
+    /// numbers.
+    #[doc(alias = "pmSortInstances")]
+    #[doc(alias = "pmSortHighResInstances")]
+    pub fn sort_instances(&mut self) {
+        for set in &mut self.sets {
+            if let Ok(values) = &mut set.values {
+                values.sort_by_key(|v| v.inst);
+            }
+        }
+    }
+}
+
 /// x86-64 conversions of floating point to integers: C's casts are
 /// undefined out of range, and the instructions libpcp is compiled to
 /// return the "integer indefinite" pattern for NaN; Rust's casts saturate
@@ -537,6 +554,21 @@ pub fn extract_value(value: &Value, itype: MetricType, otype: MetricType) -> PmR
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sort_instances_orders_each_set_by_instance() {
+        let set = |pmid: u32, insts: &[i32]| ValueSet {
+            pmid: PmId(pmid),
+            values: Ok(insts.iter().map(|&inst| InstValue { inst, value: Value::Insitu(inst) }).collect()),
+        };
+        let failed = ValueSet { pmid: PmId(3), values: Err(PmError::PM_ERR_PMID) };
+        let mut r = FetchResult {
+            timestamp: Timestamp::default(),
+            sets: vec![set(1, &[5, -1, i32::MAX, 0, i32::MIN]), failed.clone(), set(2, &[2, 1])],
+        };
+        r.sort_instances();
+        assert_eq!(r.sets, [set(1, &[i32::MIN, -1, 0, 5, i32::MAX]), failed, set(2, &[1, 2])]);
+    }
 
     /// Setting an atom over any value gives what packing it afresh gives,
     /// and a block of a number keeps its room.
