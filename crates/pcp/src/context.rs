@@ -46,6 +46,9 @@ pub enum PmnsLocation {
 pub struct Context {
     pmns: Pmns,
     location: PmnsLocation,
+    /// Whether the names were loaded from a file (`pmLoadASCIINameSpace`)
+    /// rather than the source's own.
+    loaded: bool,
     source: Option<Box<dyn MetricSource>>,
     profile: Profile,
     /// The current time (`c_origin`): where the next fetch starts and what
@@ -76,7 +79,9 @@ impl Context {
     /// `pmLoadASCIINameSpace`), with libpcp's two anonymous derived metrics
     /// (`event.flags`, `event.missed`) that every context has.
     pub fn with_namespace(pmns: Pmns) -> Context {
-        Context::new(None, pmns, PmnsLocation::Local, Timestamp::default())
+        let mut ctx = Context::new(None, pmns, PmnsLocation::Local, Timestamp::default());
+        ctx.loaded = true;
+        ctx
     }
 
     /// A context over `source`, its names those of `pmns` (as after
@@ -88,26 +93,32 @@ impl Context {
     /// the epoch.
     #[doc(alias = "pmNewContext")]
     pub fn from_source(source: Box<dyn MetricSource>, pmns: Option<Pmns>) -> Context {
+        let loaded = pmns.is_some();
         let (pmns, location) = match pmns {
             Some(p) => (p, PmnsLocation::Local),
             None if source.remote_names().is_some() => (Pmns::new(), PmnsLocation::Remote),
             None => (Pmns::new(), PmnsLocation::Local),
         };
-        Context::new(Some(source), pmns, location, Timestamp::default())
+        let mut ctx = Context::new(Some(source), pmns, location, Timestamp::default());
+        ctx.loaded = loaded;
+        ctx
     }
 
     /// A context of these parts, with libpcp's anonymous derived
     /// metrics' names in a name space it holds.
-    fn new(
-        source: Option<Box<dyn MetricSource>>,
-        mut pmns: Pmns,
-        location: PmnsLocation,
-        origin: Timestamp,
-    ) -> Context {
-        if location != PmnsLocation::Remote {
-            pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
-        }
-        Context { pmns, location, source, profile: Profile::default(), origin, derived: Default::default(), zone: None }
+    fn new(source: Option<Box<dyn MetricSource>>, pmns: Pmns, location: PmnsLocation, origin: Timestamp) -> Context {
+        let mut ctx = Context {
+            pmns,
+            location,
+            loaded: false,
+            source,
+            profile: Profile::default(),
+            origin,
+            derived: Default::default(),
+            zone: None,
+        };
+        ctx.join_derived_names();
+        ctx
     }
 
     /// `pmNewContext(PM_CONTEXT_LOCAL)`: a context over this machine's
@@ -133,32 +144,17 @@ impl Context {
     #[doc(hidden)] // tool support: Context::local() gives them typed
     pub fn open_local_with(spec: LocalSpec) -> (Result<Context, Error>, Vec<u8>) {
         let (src, mut diagnostics) = LocalSource::open(&spec);
+        let loaded = matches!(spec.names, LocalNames::Given(_));
         let pmns = match spec.names {
             LocalNames::Given(p) => p,
             LocalNames::BuiltIn => builtin_pmns(),
-            LocalNames::Default => {
-                let file = crate::config::default_pmns();
-                let path = file.clone().into_os_string().into_encoded_bytes();
-                let var_dir = crate::config::var_dir().into_os_string().into_encoded_bytes();
-                // libpcp reads the default name space without pmcpp
-                let opts = LoadOptions { dupok: true, use_cpp: false, var_dir };
-                let loaded = pcp_pmns::load(&path, &opts, &mut pcp_pmns::cpp::OsFiles);
-                match loaded.pmns {
-                    Ok(p) => {
-                        diagnostics.extend_from_slice(&loaded.diagnostics);
-                        p
-                    }
-                    // no file to read: a machine without PCP
-                    Err(e) if e.code().errno().is_some() => builtin_pmns(),
-                    Err(_) => {
-                        diagnostics.extend_from_slice(&loaded.diagnostics);
-                        let e = Error::new(PmError::PM_ERR_NOPMNS, Subject::Namespace(file));
-                        return (Err(e), diagnostics);
-                    }
-                }
-            }
+            LocalNames::Default => match default_local_pmns(&mut diagnostics) {
+                Ok(p) => p,
+                Err(e) => return (Err(e), diagnostics),
+            },
         };
-        let ctx = Context::new(Some(Box::new(src)), pmns, PmnsLocation::Local, Timestamp::default());
+        let mut ctx = Context::new(Some(Box::new(src)), pmns, PmnsLocation::Local, Timestamp::default());
+        ctx.loaded = loaded;
         (Ok(ctx), diagnostics)
     }
 
@@ -177,15 +173,7 @@ impl Context {
     #[doc(alias = "PM_CTXFLAG_NO_FEATURE_CHECK")]
     pub fn open_archive_checking(name: &str, check_features: bool) -> Result<Context, Error> {
         let source = ArchiveSource::open_checking(name, check_features)?;
-        let mut pmns = Pmns::new();
-        // libpcp adds each name in turn to the front of its parent's
-        // children, archive by archive
-        pmns.add_archive_names(
-            source
-                .meta()
-                .names_by_archive()
-                .map(|names| names.iter().map(|(n, id)| (std::str::from_utf8(n).unwrap_or("\u{fffd}"), *id))),
-        );
+        let pmns = archive_pmns(&source);
         let origin = source.label().start;
         Ok(Context::new(Some(Box::new(source)), pmns, PmnsLocation::Archive, origin))
     }
@@ -206,6 +194,7 @@ impl Context {
         Ok(Context {
             pmns: self.pmns.clone(),
             location: self.location,
+            loaded: self.loaded,
             source: Some(source),
             profile: self.profile.clone(),
             origin: self.origin,
@@ -461,6 +450,43 @@ pub(crate) fn storable(result: &FetchResult) -> PmResult<()> {
         return Err(PmError::PM_ERR_VALUE);
     }
     Ok(())
+}
+
+/// libpcp's default name space of a local context: the default name
+/// space file, read without pmcpp (its diagnostics added to
+/// `diagnostics`), or the metrics served on a machine without the file;
+/// `PM_ERR_NOPMNS` when the file does not parse.
+fn default_local_pmns(diagnostics: &mut Vec<u8>) -> Result<Pmns, Error> {
+    let file = crate::config::default_pmns();
+    let path = file.clone().into_os_string().into_encoded_bytes();
+    let var_dir = crate::config::var_dir().into_os_string().into_encoded_bytes();
+    let opts = LoadOptions { dupok: true, use_cpp: false, var_dir };
+    let loaded = pcp_pmns::load(&path, &opts, &mut pcp_pmns::cpp::OsFiles);
+    match loaded.pmns {
+        Ok(p) => {
+            diagnostics.extend_from_slice(&loaded.diagnostics);
+            Ok(p)
+        }
+        // no file to read: a machine without PCP
+        Err(e) if e.code().errno().is_some() => Ok(builtin_pmns()),
+        Err(_) => {
+            diagnostics.extend_from_slice(&loaded.diagnostics);
+            Err(Error::new(PmError::PM_ERR_NOPMNS, Subject::Namespace(file)))
+        }
+    }
+}
+
+/// An archive's names, as libpcp adds them: each in turn to the front of
+/// its parent's children, archive by archive.
+fn archive_pmns(source: &ArchiveSource) -> Pmns {
+    let mut pmns = Pmns::new();
+    pmns.add_archive_names(
+        source
+            .meta()
+            .names_by_archive()
+            .map(|names| names.iter().map(|(n, id)| (std::str::from_utf8(n).unwrap_or("\u{fffd}"), *id))),
+    );
+    pmns
 }
 
 /// The name space of the metrics served: the agents' names in their

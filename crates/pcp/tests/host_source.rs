@@ -478,6 +478,20 @@ fn bulk_descriptors_of_a_host_context_include_its_derived_metrics() {
 }
 
 #[test]
+fn unloading_a_loaded_name_space_gives_back_pmcds_names() {
+    use pcp::{Context, PmnsLocation};
+    let mut ctx = Context::with_host(open(fake).0);
+    let mut pmns = pcp_pmns::Pmns::new();
+    pmns.add_names([("my.colour", COLOUR)]);
+    ctx.use_namespace_of(Context::with_namespace(pmns));
+    assert_eq!(ctx.lookup_names(&["my.colour"]).unwrap().0, [COLOUR]);
+    assert_eq!(ctx.unload_namespace(), Ok(()));
+    assert_eq!(ctx.pmns_location(), PmnsLocation::Remote);
+    assert_eq!(ctx.lookup_names(&["sample.colour"]).unwrap().0, [COLOUR]);
+    assert!(ctx.lookup_names(&["my.colour"]).is_err());
+}
+
+#[test]
 fn archive_and_name_space_contexts_answer_the_host_only_services() {
     let ctx = pcp::Context::with_namespace(pcp_pmns::Pmns::new());
     assert_eq!(ctx.store(&store_of(ONE, 1)), Err(PmError::PM_ERR_NOTHOST));

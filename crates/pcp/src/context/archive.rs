@@ -69,6 +69,20 @@ impl Context {
         self.need_archive()?.meta().lookup_inst_any(indom, name)
     }
 
+    /// `pmNameInDomArchive`: an instance's name at any time in the
+    /// archive, from the newest instance set that has it: not
+    /// `PM_INDOM_NULL` (`PM_ERR_INDOM`), an instance domain the archive
+    /// describes (`PM_ERR_INDOM_LOG`) and an instance it ever had
+    /// (`PM_ERR_INST_LOG`); only archive contexts have one
+    /// (`PM_ERR_NOTARCHIVE`).
+    #[doc(alias = "pmNameInDomArchive")]
+    pub fn name_indom_archive(&self, indom: InDom, inst: i32) -> PmResult<Vec<u8>> {
+        if indom.is_null() {
+            return Err(PmError::PM_ERR_INDOM);
+        }
+        self.need_archive()?.meta().name_inst_any(indom, inst).map(<[u8]>::to_vec)
+    }
+
     /// `pmGetInDomArchive`: every instance `indom` had in the archive.
     #[doc(alias = "pmGetInDomArchive")]
     pub fn get_indom_archive(&self, indom: InDom) -> PmResult<Instances> {

@@ -137,6 +137,12 @@ impl Context {
         Ok(pmid)
     }
 
+    /// Whether a derived metric of this name is shadowed here: a real
+    /// metric has the name, and wins.
+    pub(super) fn shadowed(&self, name: &str) -> bool {
+        pcp_derived::check::shadowed(name, &mut ContextCatalog(self))
+    }
+
     /// Whether `pmid` is one of this context's derived metrics.
     pub(crate) fn is_derived_here(&self, pmid: PmId) -> bool {
         self.derived.get(pmid).is_some()

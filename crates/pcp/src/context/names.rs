@@ -15,6 +15,61 @@ impl Context {
     pub fn use_namespace_of(&mut self, loaded: Context) {
         self.pmns = loaded.pmns;
         self.location = PmnsLocation::Local;
+        self.loaded = true;
+    }
+
+    /// `pmUnloadNameSpace`: drop the name space loaded into this context
+    /// (from a file: [`Context::use_namespace_of`], or given when it was
+    /// made), so that its names are its source's again: pmcd's for a host
+    /// context, the archive's for an archive context, the default name
+    /// space for a local context (as [`Context::open_local`] reads it),
+    /// and none for a context of names alone. The derived metrics' names
+    /// join the new names, as they joined the old (but for one a real
+    /// metric's name now shadows). With no name space loaded, nothing
+    /// changes. A local context whose default name space file does not
+    /// parse is left with no names and `PM_ERR_NOPMNS`, as libpcp's name
+    /// services then fail.
+    #[doc(alias = "pmUnloadNameSpace")]
+    pub fn unload_namespace(&mut self) -> Result<(), pcp_core::Error> {
+        if !self.loaded {
+            return Ok(());
+        }
+        self.loaded = false;
+        let mut result = Ok(());
+        let (pmns, location) = match self.source() {
+            Some(s) if s.remote_names().is_some() => (Pmns::new(), PmnsLocation::Remote),
+            Some(s) => match s.as_archive() {
+                Some(a) => (super::archive_pmns(a), PmnsLocation::Archive),
+                None if s.as_local().is_some() => {
+                    let pmns = super::default_local_pmns(&mut Vec::new());
+                    result = pmns.as_ref().map(|_| ()).map_err(Clone::clone);
+                    (pmns.unwrap_or_default(), PmnsLocation::Local)
+                }
+                None => (Pmns::new(), PmnsLocation::Local),
+            },
+            None => (Pmns::new(), PmnsLocation::Local),
+        };
+        self.pmns = pmns;
+        self.location = location;
+        self.join_derived_names();
+        result
+    }
+
+    /// Add the derived metrics' names (the anonymous ones', then those of
+    /// the metrics bound here, in order) to a name space the context has
+    /// just taken; a remote name space has them apart.
+    pub(super) fn join_derived_names(&mut self) {
+        if self.location == PmnsLocation::Remote {
+            return;
+        }
+        self.pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
+        let names: Vec<(String, PmId)> =
+            self.derived.metrics.iter().filter(|m| !m.masked).map(|m| (m.name.clone(), m.pmid)).collect();
+        for (name, pmid) in names {
+            if !self.shadowed(&name) {
+                self.pmns.add_names([(name.as_str(), pmid)]);
+            }
+        }
     }
 
     /// Load an ASCII name space file (through pmcpp, as libpcp does) and

@@ -313,3 +313,52 @@ fn contexts_are_send_and_sync() {
     fn both<T: Send + Sync>() {}
     both::<Context>();
 }
+
+#[test]
+fn instance_names_in_an_archive_at_any_time() {
+    let ctx = fixture("dyn");
+    let counter = ctx.lookup_names(&["sample.dynamic.counter"]).expect("name").0[0];
+    let indom = ctx.lookup_desc(counter).expect("desc").indom;
+    let (ids, names) = ctx.get_indom_archive(indom).expect("instances");
+    let now = ctx.get_indom(indom).map(|(now, _)| now).unwrap_or_default();
+    // some instance came or went: not there at the start, named all the same
+    assert!(ids.iter().any(|i| !now.contains(i)), "{ids:?} {now:?}");
+    for (&id, name) in ids.iter().zip(&names) {
+        assert_eq!(ctx.name_indom_archive(indom, id).as_ref(), Ok(name));
+    }
+    assert_eq!(ctx.name_indom_archive(indom, 999_999), Err(PmError::PM_ERR_INST_LOG));
+    assert_eq!(ctx.name_indom_archive(InDom::NULL, ids[0]), Err(PmError::PM_ERR_INDOM));
+    assert_eq!(ctx.name_indom_archive(InDom(0x0ff0_0001), 0), Err(PmError::PM_ERR_INDOM_LOG));
+    let names_alone = Context::with_namespace(Pmns::new());
+    assert_eq!(names_alone.name_indom_archive(indom, ids[0]), Err(PmError::PM_ERR_NOTARCHIVE));
+}
+
+#[test]
+fn unloading_a_loaded_name_space_gives_back_the_sources_names() {
+    let mut ctx = fixture("v2");
+    ctx.bind_derived(&registry(&[("my.one", "sample.long.one")]));
+    let one = ctx.lookup_names(&["sample.long.one"]).expect("archive name").0[0];
+    // nothing loaded: nothing changes
+    assert_eq!(ctx.unload_namespace(), Ok(()));
+    assert_eq!(ctx.lookup_names(&["my.one"]).map(|(_, n)| n), Ok(1));
+    let mut pmns = Pmns::new();
+    pmns.add_names([("other.one", one)]);
+    ctx.use_namespace_of(Context::with_namespace(pmns));
+    assert_eq!(ctx.pmns_location(), PmnsLocation::Local);
+    assert!(ctx.lookup_names(&["sample.long.one"]).is_err());
+    assert_eq!(ctx.unload_namespace(), Ok(()));
+    assert_eq!(ctx.pmns_location(), PmnsLocation::Archive);
+    assert_eq!(ctx.lookup_names(&["sample.long.one"]).map(|(ids, _)| ids), Ok(vec![one]));
+    assert!(ctx.lookup_names(&["other.one"]).is_err());
+    // the derived metrics' names join the archive's again
+    let (ids, n) = ctx.lookup_names(&["my.one", "event.flags"]).expect("derived names");
+    assert_eq!((n, ctx.lookup_desc(ids[0]).map(|d| d.ty)), (2, ctx.lookup_desc(one).map(|d| d.ty)));
+
+    // a context of names alone has none left but the anonymous metrics'
+    let mut pmns = Pmns::new();
+    pmns.add_names([("other.one", one)]);
+    let mut alone = Context::with_namespace(pmns);
+    assert_eq!(alone.unload_namespace(), Ok(()));
+    assert!(alone.lookup_names(&["other.one"]).is_err());
+    assert_eq!(alone.lookup_names(&["event.flags"]).map(|(_, n)| n), Ok(1));
+}
