@@ -140,6 +140,22 @@ fn operands_of(expr: &Expr, checked: &Checked) -> Box<[PmId]> {
     out.into_boxed_slice()
 }
 
+/// What `rate()` of an expression with counter semantics gives for an
+/// instance whose value went down since the previous fetch (a counter
+/// wrap or reset).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CounterDecrease {
+    /// No value for the instance, as pmRegisterDerived(3) says (and as
+    /// pmval, pmie and pmchart rate-convert counters).
+    #[default]
+    NoValue,
+    /// The difference in the operand's type, divided by the interval, as
+    /// libpcp 6.0.3 computes it (PCP issue 1921): a signed or 64-bit
+    /// counter's decrease gives a huge value. The PCP tools' recorded
+    /// outputs hold these values.
+    Subtract,
+}
+
 /// The evaluation of one derived metric in one context, with the state
 /// `delta()`, `rate()` and `matchinst()` keep between fetches.
 ///
@@ -214,6 +230,8 @@ pub struct Evaluator {
     /// The nodes in the order [`Evaluator::eval_tree`] evaluates them
     /// (found once: which operands are evaluated is settled at binding).
     order: Box<[Step]>,
+    /// `rate()` of a counter that went down.
+    pub(crate) counter_decrease: CounterDecrease,
 }
 
 /// A node to evaluate, and where in the order its parent is (`NO_PARENT`
@@ -258,6 +276,7 @@ impl Evaluator {
             regex: regex.into(),
             operands,
             order: Box::default(),
+            counter_decrease: CounterDecrease::default(),
         };
         if n > 0 {
             ev.order = ev.order_below(n - 1);
@@ -291,6 +310,12 @@ impl Evaluator {
             order.push(Step { node: i as u32, parent: NO_PARENT });
         }
         order.into()
+    }
+
+    /// Sets what `rate()` of a counter that went down gives (by default
+    /// [`CounterDecrease::NoValue`], the manual page's rule).
+    pub fn set_counter_decrease(&mut self, rule: CounterDecrease) {
+        self.counter_decrease = rule;
     }
 
     /// The derived metric's PMID.

@@ -60,7 +60,9 @@ mod tables;
 
 pub use ast::{BinOp, Constant, Expr, Filter, Func, Metadata, Node, NodeId};
 pub use config::{ConfigFiles, Environment, PathKind};
-pub use eval::{postfetch, postfetch_into, prefetch, prefetch_into, Evaluator, Instances, NoInstances, Patterns};
+pub use eval::{
+    postfetch, postfetch_into, prefetch, prefetch_into, CounterDecrease, Evaluator, Instances, NoInstances, Patterns,
+};
 pub use grammar::{Tok, Word};
 pub use parse::{parse, parse_bytes, parse_traced, recognises, ParseState, SyntaxError};
 pub use registry::{add_message, register_message, AddError, ContextTable, Definition, LazyExpr, Registry};

@@ -144,6 +144,9 @@ pub struct Registry {
     last_context: Option<(u32, u32)>,
     parse: ParseState,
     pub(crate) initialised: bool,
+    /// What `rate()` of a counter that went down gives in the contexts
+    /// that take these metrics.
+    counter_decrease: crate::CounterDecrease,
 }
 
 /// Why setting an attribute failed.
@@ -210,6 +213,7 @@ impl Registry {
             last_context: None,
             parse: ParseState::default(),
             initialised: false,
+            counter_decrease: crate::CounterDecrease::default(),
         };
         for (name, oneline, help) in ANON {
             // (cannot fail: the names are new, the table has no limit yet
@@ -253,6 +257,20 @@ impl Registry {
     #[doc(alias = "pmSetDerivedControl")]
     pub fn set_limit(&mut self, limit: Option<usize>) {
         self.limit = limit;
+    }
+
+    /// What `rate()` of a counter whose value went down gives, in the
+    /// contexts that take this table's metrics (and in their own).
+    pub fn counter_decrease(&self) -> crate::CounterDecrease {
+        self.counter_decrease
+    }
+
+    /// Sets what `rate()` of a counter whose value went down gives: by
+    /// default no value, as pmRegisterDerived(3) says;
+    /// [`crate::CounterDecrease::Subtract`] for libpcp 6.0.3's values (the
+    /// tools, whose output is 6.0.3's).
+    pub fn set_counter_decrease(&mut self, rule: crate::CounterDecrease) {
+        self.counter_decrease = rule;
     }
 
     /// `pmRegisterDerived`: checks the name is new, parses the expression

@@ -204,7 +204,8 @@ fn main(
     // the derived metrics libpcp registers at the first context
     // ($PCP_DERIVED_CONFIG): pmstore finds, describes and fetches them
     // (pmcd refuses to store into them)
-    let (registry, report) = pcp::derived::startup_registry("pmstore");
+    let (mut registry, report) = pcp::derived::startup_registry("pmstore");
+    crate::options::hooks::tools_registry(&mut registry);
     err.write_all(&report)?;
     ctx.bind_derived(&registry);
     let name = String::from_utf8_lossy(&opts.operands[0]).into_owned();

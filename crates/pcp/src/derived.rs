@@ -14,8 +14,8 @@
 
 use pcp_core::{Desc, FetchResult, InDom, MetricType, PmError, PmId, Semantics, Units};
 pub use pcp_derived::check::is_derived;
-pub use pcp_derived::Registry;
 use pcp_derived::{ConfigFiles, Environment, Evaluator, PathKind};
+pub use pcp_derived::{CounterDecrease, Registry};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -189,6 +189,9 @@ pub(crate) struct Bound {
     /// The limit on per-context metrics (the registry's limit when the
     /// context took its metrics, as libpcp copies it).
     pub(crate) limit: Option<usize>,
+    /// What `rate()` of a counter that went down gives here (the
+    /// registry's rule when the context took its metrics).
+    pub(crate) counter_decrease: pcp_derived::CounterDecrease,
     /// The parser state per-context additions carry from one to the next.
     pub(crate) parse: pcp_derived::ParseState,
     /// Each metric's position in `metrics`, by PMID.
@@ -209,7 +212,12 @@ impl Bound {
     /// per-context ones and masks included, each to be bound afresh when
     /// first used, as in a new context.
     pub(crate) fn dup(&self) -> Bound {
-        let mut copy = Bound { limit: self.limit, parse: self.parse.clone(), ..Default::default() };
+        let mut copy = Bound {
+            limit: self.limit,
+            counter_decrease: self.counter_decrease,
+            parse: self.parse.clone(),
+            ..Default::default()
+        };
         for m in &self.metrics {
             copy.push(BoundMetric {
                 pmid: m.pmid,
@@ -302,7 +310,9 @@ impl Bound {
         tree: std::sync::Arc<pcp_derived::Expr>,
         checked: pcp_derived::check::Checked,
     ) -> pcp_derived::Evaluator {
-        pcp_derived::Evaluator::with_patterns(tree, checked, &mut lock(&self.patterns))
+        let mut ev = pcp_derived::Evaluator::with_patterns(tree, checked, &mut lock(&self.patterns));
+        ev.set_counter_decrease(self.counter_decrease);
+        ev
     }
 
     /// Put evaluators lent out back in their place.

@@ -2,9 +2,9 @@
 //! values, kept node by node in the evaluator's state.
 
 use super::values::*;
-use super::{numval, Evaluator};
+use super::{numval, CounterDecrease, Evaluator};
 use crate::ast::Func;
-use pcp_core::{AtomValue, MetricType, PmError, Timestamp};
+use pcp_core::{AtomValue, MetricType, PmError, Semantics, Timestamp};
 
 impl Evaluator {
     pub(super) fn delta(&mut self, i: usize, f: Func, x: usize, stamp: Timestamp) -> Result<(), PmError> {
@@ -37,6 +37,9 @@ impl Evaluator {
         } else {
             1.0
         };
+        // a counter that went down (wrapped or reset) has no rate
+        let skip_decrease =
+            f == Func::Rate && xd.sem == Semantics::COUNTER && self.counter_decrease == CounterDecrease::NoValue;
         out.reserve(cur.len());
         for (k, (inst, a)) in cur.iter().enumerate() {
             let mut j = if k < last.len() { k } else { 0 };
@@ -48,6 +51,9 @@ impl Evaluator {
             }
             let Some((_, b)) = last.get(j) else { continue };
             let t = xd.ty;
+            if skip_decrease && decreased(a, b, t) {
+                continue;
+            }
             let v = if f == Func::Delta {
                 match t {
                     MetricType::I32 => AtomValue::I32(as_i32(a, t).wrapping_sub(as_i32(b, t))),
@@ -74,5 +80,18 @@ impl Evaluator {
             out.push((*inst, v));
         }
         self.set(i, Ok(out))
+    }
+}
+
+/// Whether a value of type `t` is smaller than the previous one.
+fn decreased(now: &AtomValue, then: &AtomValue, t: MetricType) -> bool {
+    match t {
+        MetricType::I32 => as_i32(now, t) < as_i32(then, t),
+        MetricType::U32 => as_u32(now, t) < as_u32(then, t),
+        MetricType::I64 => as_i64(now, t) < as_i64(then, t),
+        MetricType::U64 => as_u64(now, t) < as_u64(then, t),
+        MetricType::FLOAT => as_f32(now, t) < as_f32(then, t),
+        MetricType::DOUBLE => as_f64(now, t) < as_f64(then, t),
+        _ => false,
     }
 }

@@ -77,7 +77,17 @@ fn at(sec: i64) -> Timestamp {
 
 /// The derived metric's values over fetches, as (inst, atom) pairs.
 fn run(e: &str, fetches: &[(Timestamp, Vec<ValueSet>)]) -> Vec<Result<Vec<(i32, AtomValue)>, PmError>> {
+    run_with(e, CounterDecrease::default(), fetches)
+}
+
+/// [`run`], `rate()` of a counter that went down as `rule` says.
+fn run_with(
+    e: &str,
+    rule: CounterDecrease,
+    fetches: &[(Timestamp, Vec<ValueSet>)],
+) -> Vec<Result<Vec<(i32, AtomValue)>, PmError>> {
     let mut ev = evaluator(e);
+    ev.set_counter_decrease(rule);
     let ty = ev.desc().ty;
     fetches
         .iter()
@@ -193,9 +203,10 @@ fn delta_and_rate_over_fetches() {
     assert_eq!(r[2], Ok(vec![(0, Double(-10.0)), (1, Double(4.0))]));
     let r = run("rate(a)", &[(at(10), a([100, 5])), (at(12), a([150, 5]))]);
     assert_eq!(r, vec![Ok(vec![]), Ok(vec![(0, Double(25.0)), (1, Double(0.0))])]);
-    // a 32-bit counter that wraps: rate() wraps, delta() goes negative
+    // a 32-bit counter that wraps: as 6.0.3 has it rate() wraps, delta()
+    // goes negative
     let w = |v: u32| vec![set("w", &[(1, U32(v))])];
-    let r = run("rate(w)", &[(at(1), w(u32::MAX - 1)), (at(3), w(2))]);
+    let r = run_with("rate(w)", CounterDecrease::Subtract, &[(at(1), w(u32::MAX - 1)), (at(3), w(2))]);
     assert_eq!(r[1], Ok(vec![(1, Double(2.0))]));
     let r = run("delta(w)", &[(at(1), w(u32::MAX - 1)), (at(3), w(2))]);
     assert_eq!(r[1], Ok(vec![(1, I64(2 - i64::from(u32::MAX - 1)))]));
@@ -218,6 +229,30 @@ fn delta_and_rate_over_fetches() {
     // the same timestamp twice: no panic, an infinite or NaN rate
     let r = run("rate(w)", &[(at(1), w(1)), (at(1), w(2))]);
     assert_eq!(r[1], Ok(vec![(1, Double(f64::INFINITY))]));
+}
+
+#[test]
+fn rate_of_a_counter_that_goes_down_has_no_value() {
+    // pmRegisterDerived(3): "current value of an instance is smaller than
+    // the previous value ... then no value is returned for this instance
+    // (this corresponds to a counter wrap or a counter reset)"
+    let a = |v: [u64; 2]| vec![set("a", &[(0, U64(v[0])), (1, U64(v[1]))])];
+    let fetches = [(at(10), a([100, 5])), (at(12), a([40, 9]))];
+    assert_eq!(run("rate(a)", &fetches)[1], Ok(vec![(1, Double(2.0))]));
+    // 6.0.3 subtracts in the operand's type: a huge value
+    let huge = (100u64.wrapping_neg() + 40) as f64 / 2.0;
+    assert_eq!(
+        run_with("rate(a)", CounterDecrease::Subtract, &fetches)[1],
+        Ok(vec![(0, Double(huge)), (1, Double(2.0))])
+    );
+    let w = |v: u32| vec![set("w", &[(1, U32(v))])];
+    assert_eq!(run("rate(w)", &[(at(1), w(u32::MAX - 1)), (at(3), w(2))])[1], Ok(vec![]));
+    // an expression of counters is a counter; delta() and rate() of an
+    // instantaneous metric go down freely
+    assert_eq!(run("rate(a + a)", &fetches)[1], Ok(vec![(1, Double(4.0))]));
+    assert_eq!(run("delta(a)", &fetches)[1], Ok(vec![(0, Double(-60.0)), (1, Double(4.0))]));
+    let c = |v: i32| vec![set("c", &[(0, I32(v))])];
+    assert_eq!(run("rate(c)", &[(at(0), c(5)), (at(1), c(3))])[1], Ok(vec![(0, Double(-2.0))]));
 }
 
 #[test]

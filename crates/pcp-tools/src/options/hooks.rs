@@ -112,12 +112,25 @@ impl ContextHooks<'_> {
     /// makes: those `--derived` loaded (after `$PCP_DERIVED_CONFIG`'s), or
     /// `$PCP_DERIVED_CONFIG`'s alone, with the report of loading them
     /// (libpcp's start-up at the first context).
+    ///
+    /// `rate()` of a counter that went down gives 6.0.3's values there,
+    /// not the manual page's none (see [`tools_registry`]).
     pub fn take_registry(&mut self) -> (pcp::derived::Registry, Vec<u8>) {
-        match self.registry.take() {
+        let (mut registry, report) = match self.registry.take() {
             Some(r) => (r, Vec::new()),
             None => pcp::derived::startup_registry(&self.progname),
-        }
+        };
+        tools_registry(&mut registry);
+        (registry, report)
     }
+}
+
+/// Set a tool's registry to evaluate as PCP 6.0.3's tools do, whose
+/// outputs the tools match: `rate()` of a counter that went down gives
+/// the difference 6.0.3 computes ([`pcp::derived::CounterDecrease::Subtract`]),
+/// where the library follows the manual page.
+pub fn tools_registry(registry: &mut pcp::derived::Registry) {
+    registry.set_counter_decrease(pcp::derived::CounterDecrease::Subtract);
 }
 
 /// The prefix of libpcp's complaint when it cannot read the file (it then

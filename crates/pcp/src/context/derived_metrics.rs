@@ -49,6 +49,7 @@ impl Context {
             self.derived.push(m);
         }
         self.derived.limit = registry.limit();
+        self.derived.counter_decrease = registry.counter_decrease();
     }
 
     /// `pmAddDerived`: a derived metric of this context alone. Its PMID
