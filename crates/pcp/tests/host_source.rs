@@ -478,6 +478,33 @@ fn bulk_descriptors_of_a_host_context_include_its_derived_metrics() {
 }
 
 #[test]
+fn reconnection_binds_the_derived_metrics_afresh() {
+    // the first pmcd lacks sample.long.write_me, the next has it
+    let connections = Arc::new(AtomicUsize::new(0));
+    let seen = connections.clone();
+    let (h, _fakes) = open(move || {
+        let mut f = fake();
+        if seen.fetch_add(1, Ordering::SeqCst) == 0 {
+            f.metrics.retain(|m| m.name != "sample.long.write_me");
+        }
+        f
+    });
+    let mut registry = pcp::derived::Registry::new();
+    registry.register("my.write_me", "sample.long.write_me + 1").unwrap();
+    registry.register("my.one", "sample.long.one * 2").unwrap();
+    let mut ctx = pcp::Context::with_host(h);
+    ctx.bind_derived(&registry);
+    let (ids, _) = ctx.lookup_names(&["my.write_me", "my.one"]).unwrap();
+    assert_eq!(ctx.lookup_desc(ids[0]), Err(PmError::PM_ERR_BADDERIVE));
+    assert!(ctx.lookup_desc(ids[1]).is_ok());
+    ctx.reconnect().unwrap();
+    assert_eq!(connections.load(Ordering::SeqCst), 2);
+    assert_eq!(ctx.lookup_desc(ids[0]).map(|d| d.pmid), Ok(ids[0]));
+    let r = ctx.fetch(&ids).unwrap();
+    assert_eq!((values(&r, 0), values(&r, 1)), (vec![(-1, 14)], vec![(-1, 2)]));
+}
+
+#[test]
 fn unloading_a_loaded_name_space_gives_back_pmcds_names() {
     use pcp::{Context, PmnsLocation};
     let mut ctx = Context::with_host(open(fake).0);

@@ -144,6 +144,24 @@ impl Context {
         pcp_derived::check::shadowed(name, &mut ContextCatalog(self))
     }
 
+    /// Have the derived metrics bound afresh when next used (libpcp's
+    /// `__dmclosecontext` and `__dmopencontext` on reconnection): the
+    /// global ones, their failures reported again, and the context's own
+    /// that were bound (those refused when added stay refused).
+    pub(crate) fn unbind_derived(&self) {
+        use crate::derived::{lock, Binding};
+        use std::sync::atomic::Ordering;
+        for m in &self.derived.metrics {
+            let mut binding = lock(&m.binding);
+            if !m.local {
+                *binding = Binding::Unbound;
+                m.announced.store(false, Ordering::Relaxed);
+            } else if matches!(*binding, Binding::Bound(_)) {
+                *binding = Binding::Unbound;
+            }
+        }
+    }
+
     /// Whether `pmid` is one of this context's derived metrics.
     pub(crate) fn is_derived_here(&self, pmid: PmId) -> bool {
         self.derived.get(pmid).is_some()

@@ -23,9 +23,15 @@ impl Context {
 
     /// `pmReconnectContext`: connect a host context to pmcd again (see
     /// [`HostSource::reconnect`]); other contexts have nothing to do.
+    /// After a reconnection the derived metrics are bound afresh when
+    /// next used, against what pmcd has now (their `delta()` and
+    /// `rate()` start over), as pmRegisterDerived(3) says.
     #[doc(alias = "pmReconnectContext")]
     pub fn reconnect(&self) -> PmResult<()> {
-        self.host_source().map_or(Ok(()), HostSource::reconnect)
+        let Some(h) = self.host_source() else { return Ok(()) };
+        h.reconnect()?;
+        self.unbind_derived();
+        Ok(())
     }
 
     /// `pmDupContext` of a host context: a new connection to the same
