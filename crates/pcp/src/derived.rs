@@ -139,6 +139,57 @@ pub fn load_config(registry: &mut Registry, path: &[u8], progname: &str) -> (Res
     registry.load_config(path, &environment(progname), &mut OsConfigFiles)
 }
 
+/// Lets one thread at a time bind a context's derived metrics: binding
+/// one looks its operands up, which may bind others (in the same thread,
+/// which passes again), and a metric being checked is failed to the
+/// thread checking it, so another thread waits for the answer rather
+/// than take that for it.
+#[derive(Debug, Default)]
+pub(crate) struct BindGate {
+    /// The thread binding, and how many times it has passed.
+    owner: Mutex<Option<(std::thread::ThreadId, usize)>>,
+    free: std::sync::Condvar,
+}
+
+impl BindGate {
+    /// Wait for the gate (unless this thread holds it) and hold it until
+    /// the pass is dropped.
+    pub(crate) fn pass(&self) -> BindPass<'_> {
+        let me = std::thread::current().id();
+        let mut owner = lock(&self.owner);
+        loop {
+            match &mut *owner {
+                None => {
+                    *owner = Some((me, 1));
+                    break;
+                }
+                Some((t, depth)) if *t == me => {
+                    *depth += 1;
+                    break;
+                }
+                Some(_) => owner = self.free.wait(owner).unwrap_or_else(PoisonError::into_inner),
+            }
+        }
+        BindPass(self)
+    }
+}
+
+/// A thread's pass through a [`BindGate`].
+pub(crate) struct BindPass<'a>(&'a BindGate);
+
+impl Drop for BindPass<'_> {
+    fn drop(&mut self) {
+        let mut owner = lock(&self.0.owner);
+        if let Some((_, depth)) = &mut *owner {
+            *depth -= 1;
+            if *depth == 0 {
+                *owner = None;
+                self.0.free.notify_all();
+            }
+        }
+    }
+}
+
 /// Lock a mutex, whether or not a thread panicked holding it.
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -153,6 +204,9 @@ pub(crate) enum Binding {
     /// The check failed, with libpcp's report if it makes one: the name
     /// stays, the descriptor is `PM_ERR_BADDERIVE`, there are no values.
     Failed(Option<Vec<u8>>),
+    /// Being checked (by the thread through the context's [`BindGate`]):
+    /// failed to a metric that names it.
+    Checking,
     /// Checked, ready to evaluate.
     Bound(Box<Evaluator>),
     /// Bound, its evaluator lent out during a fetch.
@@ -198,6 +252,8 @@ pub(crate) struct Bound {
     index: foldhash::HashMap<PmId, usize>,
     /// The `matchinst()` patterns compiled for the evaluators made so far.
     pub(crate) patterns: Mutex<pcp_derived::Patterns>,
+    /// One thread at a time binds metrics here.
+    pub(crate) gate: BindGate,
     /// Room kept from one fetch to the next: the list of evaluators lent
     /// out, and the list of metrics asked of the source.
     #[allow(clippy::vec_box)]

@@ -192,9 +192,13 @@ impl Context {
     pub(super) fn bind(&self, pmid: PmId, announce: bool) {
         use crate::derived::{lock, Binding};
         let Some(m) = self.derived.get(pmid) else { return };
+        // (another thread binding it: its answer is awaited)
+        let unsettled = |b: &Binding| matches!(b, Binding::Unbound | Binding::Checking);
+        let waits = unsettled(&lock(&m.binding));
+        let _pass = waits.then(|| self.derived.gate.pass());
         if matches!(*lock(&m.binding), Binding::Unbound) {
             // while it is checked, a metric that names it finds it failed
-            *lock(&m.binding) = Binding::Failed(None);
+            *lock(&m.binding) = Binding::Checking;
             let binding = if self.remote_names().is_some()
                 && pcp_derived::check::shadowed(&m.name, &mut ContextCatalog(self))
             {

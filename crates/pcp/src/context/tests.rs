@@ -398,3 +398,25 @@ fn rate_of_a_counter_that_went_down_has_no_value_unless_asked_for_as_6_0_3() {
         assert!(m.is_empty() || m == p, "{m:?} {p:?}");
     }
 }
+
+#[test]
+fn threads_looking_up_an_unbound_metric_all_get_its_descriptor() {
+    let names: Vec<String> = (0..40).map(|i| format!("t.m{i}")).collect();
+    let defs: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "sample.long.one + sample.float.ten")).collect();
+    for _ in 0..5 {
+        let mut ctx = fixture("v2");
+        ctx.bind_derived(&registry(&defs));
+        let (ids, _) = ctx.lookup_names(&names.iter().map(String::as_str).collect::<Vec<_>>()).expect("names");
+        // (one thread checking a metric must not have the others take it
+        // for failed meanwhile)
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for &id in &ids {
+                        assert_eq!(ctx.lookup_desc(id).map(|d| d.pmid), Ok(id));
+                    }
+                });
+            }
+        });
+    }
+}
