@@ -9,6 +9,7 @@ pub use pcp_archive::replay::Mode;
 use pcp_core::error::Subject;
 use pcp_core::{Desc, Error, FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
 use pcp_pmns::{LoadOptions, Pmns};
+use std::sync::{Arc, PoisonError, RwLock};
 
 mod archive;
 mod builder;
@@ -44,7 +45,9 @@ pub enum PmnsLocation {
 /// metrics, the instance profile and the current time over its source.
 #[derive(Debug)]
 pub struct Context {
-    pmns: Pmns,
+    /// The names and derived metrics, replaced whole when global metrics
+    /// registered since are taken in (see [`View`]).
+    view: RwLock<Arc<View>>,
     location: PmnsLocation,
     /// Whether the names were loaded from a file (`pmLoadASCIINameSpace`)
     /// rather than the source's own.
@@ -54,10 +57,36 @@ pub struct Context {
     /// The current time (`c_origin`): where the next fetch starts and what
     /// time instance domains are taken at.
     origin: Timestamp,
-    /// The registered derived metrics bound in this context.
+    /// What the context keeps for its derived metrics besides the list.
     derived: crate::derived::Bound,
     /// The time zone chosen when the context was opened.
     zone: Option<crate::timezone::Zone>,
+    /// The registry whose metrics, those registered later included, the
+    /// context has ([`Context::use_registry`]).
+    shared: Option<crate::derived::SharedRegistry>,
+}
+
+/// A context's names and derived metrics as they are at one time. The
+/// context holds one behind a lock and replaces it (copied, then added
+/// to) when it takes in the global metrics registered since it last
+/// looked, so that services on `&self` see them; a service works on the
+/// one it started with, and holds no lock while it does.
+#[derive(Clone, Debug)]
+pub(crate) struct View {
+    /// The name space (with the derived metrics' names, but for pmcd's,
+    /// which has them apart).
+    pub(crate) pmns: Pmns,
+    /// The derived metrics, in libpcp's order.
+    pub(crate) derived: crate::derived::Metrics,
+    /// How many of the shared registry's metrics have been taken in.
+    pub(crate) globals_seen: usize,
+}
+
+impl View {
+    /// No names, no derived metrics.
+    pub(crate) fn empty() -> View {
+        View { pmns: Pmns::new(), derived: Default::default(), globals_seen: 0 }
+    }
 }
 
 pub use builder::{ArchiveOptions, Diagnostic, HostOptions, LocalOptions, TimeZone};
@@ -88,7 +117,8 @@ impl Context {
     /// `pmLoadASCIINameSpace`), or with `None` the source's own (see
     /// [`MetricSource::remote_names`]; a source without any then has no
     /// names but the derived metrics'). Derived metrics
-    /// ([`Context::bind_derived`], [`Context::add_derived`]) and the
+    /// ([`Context::use_registry`], [`Context::bind_derived`],
+    /// [`Context::add_derived`]) and the
     /// instance profile work over any source; the current time starts at
     /// the epoch.
     #[doc(alias = "pmNewContext")]
@@ -106,9 +136,14 @@ impl Context {
 
     /// A context of these parts, with libpcp's anonymous derived
     /// metrics' names in a name space it holds.
-    fn new(source: Option<Box<dyn MetricSource>>, pmns: Pmns, location: PmnsLocation, origin: Timestamp) -> Context {
+    fn new(
+        source: Option<Box<dyn MetricSource>>,
+        mut pmns: Pmns,
+        location: PmnsLocation,
+        origin: Timestamp,
+    ) -> Context {
         let mut ctx = Context {
-            pmns,
+            view: RwLock::new(Arc::new(View::empty())),
             location,
             loaded: false,
             source,
@@ -116,8 +151,10 @@ impl Context {
             origin,
             derived: Default::default(),
             zone: None,
+            shared: None,
         };
-        ctx.join_derived_names();
+        ctx.derived_names_into(&mut pmns, &crate::derived::Metrics::default());
+        ctx.view_mut().pmns = pmns;
         ctx
     }
 
@@ -190,16 +227,18 @@ impl Context {
     #[doc(alias = "pmDupContext")]
     pub fn dup(&self) -> PmResult<Context> {
         let source = self.need_source()?.dup()?;
-        let derived = self.derived.dup();
+        let v = self.view();
+        let view = View { pmns: v.pmns.clone(), derived: v.derived.dup(), globals_seen: v.globals_seen };
         Ok(Context {
-            pmns: self.pmns.clone(),
+            view: RwLock::new(Arc::new(view)),
             location: self.location,
             loaded: self.loaded,
             source: Some(source),
             profile: self.profile.clone(),
             origin: self.origin,
-            derived,
             zone: self.zone.clone(),
+            derived: self.derived.dup(),
+            shared: self.shared.clone(),
         })
     }
 
@@ -212,6 +251,35 @@ impl Context {
     /// The source, or `PM_ERR_NOCONTEXT` for a context of names alone.
     pub(crate) fn need_source(&self) -> PmResult<&dyn MetricSource> {
         self.source().ok_or(PmError::PM_ERR_NOCONTEXT)
+    }
+
+    /// The names and derived metrics as they are now: global metrics
+    /// registered in the shared registry since the last look are taken
+    /// in first.
+    pub(crate) fn view(&self) -> Arc<View> {
+        if let Some(shared) = &self.shared {
+            self.take_in_shared(shared);
+        }
+        self.current_view()
+    }
+
+    /// The names and derived metrics as they were last taken in.
+    pub(crate) fn current_view(&self) -> Arc<View> {
+        Arc::clone(&self.view.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// The names and derived metrics to change (global metrics registered
+    /// since taken in first): a copy if a service still holds them.
+    pub(crate) fn view_mut(&mut self) -> &mut View {
+        if let Some(shared) = self.shared.clone() {
+            self.take_in_shared(&shared);
+        }
+        Arc::make_mut(self.view.get_mut().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Replace the names and derived metrics.
+    pub(crate) fn set_view(&mut self, view: View) {
+        *self.view.get_mut().unwrap_or_else(PoisonError::into_inner) = Arc::new(view);
     }
 
     /// The pmcd connection of a host context.
@@ -272,20 +340,21 @@ impl Context {
         if pmids.is_empty() {
             return Err(PmError::PM_ERR_TOOSMALL);
         }
-        let derived = pmids.iter().any(|p| self.derived.get(*p).is_some());
+        let v = self.view();
+        let derived = pmids.iter().any(|p| v.derived.get(*p).is_some());
         if !derived {
             return self.fetch_source_into(pmids, out);
         }
         for &p in pmids {
-            // (one bound and announced already is passed over without a lock)
-            if !self.derived.bound_and_announced(p) {
+            // (one bound and announced already needs no binding)
+            if !v.derived.bound_and_announced(p) {
                 self.bind(p, true);
             }
         }
         // (lent out for the fetch, and put back whatever it gives; both
         // lists' room is kept for the next fetch)
         let mut evaluators = std::mem::take(&mut self.derived.lent);
-        self.derived.take_evaluators_into(pmids, &mut evaluators);
+        v.derived.take_evaluators_into(pmids, &mut evaluators);
         let mut list = std::mem::take(&mut self.derived.asked);
         pcp_derived::prefetch_into(pmids, &evaluators, &mut list);
         // (the source's result is filled in the one of the last fetch)
@@ -297,12 +366,12 @@ impl Context {
             // one that could not be bound (so not lent out) keeps what the
             // source said of it
             for (set, source) in out.sets.iter_mut().zip(&r.sets) {
-                if self.derived.get(set.pmid).is_some() && !evaluators.iter().any(|e| e.pmid() == set.pmid) {
+                if v.derived.get(set.pmid).is_some() && !evaluators.iter().any(|e| e.pmid() == set.pmid) {
                     set.clone_from(source);
                 }
             }
         }
-        self.derived.restore_from(&mut evaluators);
+        v.derived.restore_from(&mut evaluators);
         self.derived.lent = evaluators;
         self.derived.fetched = r;
         fetched
@@ -362,7 +431,8 @@ impl Context {
     /// `pmLookupDesc`: the descriptor of `pmid`.
     #[doc(alias = "pmLookupDesc")]
     pub fn lookup_desc(&self, pmid: PmId) -> PmResult<Desc> {
-        if let Some(m) = self.derived.get(pmid) {
+        let v = self.view();
+        if let Some(m) = v.derived.get(pmid) {
             self.bind(pmid, true);
             return match &*crate::derived::lock(&m.binding) {
                 crate::derived::Binding::Bound(ev) => Ok(ev.desc()),
@@ -416,7 +486,7 @@ impl Context {
     #[doc(alias = "pmLookupText")]
     pub fn lookup_text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
         // libpcp looks in the global table alone (masked metrics included)
-        if let Some(m) = self.derived.metrics.iter().find(|m| m.pmid == pmid) {
+        if let Some(m) = self.view().derived.iter().find(|m| m.pmid == pmid) {
             if m.local {
                 return Err(PmError::PM_ERR_PMID);
             }

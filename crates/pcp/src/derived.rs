@@ -6,18 +6,21 @@
 //! No global state: libpcp keeps the registered metrics in a process-wide
 //! table; here that table is a [`Registry`] value owned by whoever makes
 //! contexts (a tool makes one with [`startup_registry`], as libpcp does at
-//! its first context, adds its `-c` files to it, and hands it to
-//! [`crate::context::Context::bind_derived`] for each context it opens).
-//! Binding checks each metric against the context's names and
-//! descriptors, adds its name to the context's name space and keeps its
-//! evaluator in the context.
+//! its first context, and adds its `-c` files to it). Shared as a
+//! [`SharedRegistry`] and handed to each context
+//! ([`crate::context::Context::use_registry`]), its metrics are in every
+//! such context, those registered later included, as pmRegisterDerived(3)
+//! says; [`crate::context::Context::bind_derived`] takes the metrics a
+//! registry has at the time. Binding checks each metric against the
+//! context's names and descriptors, adds its name to the context's name
+//! space and keeps its evaluator in the context.
 
 use pcp_core::{Desc, FetchResult, InDom, MetricType, PmError, PmId, Semantics, Units};
 pub use pcp_derived::check::is_derived;
 use pcp_derived::{ConfigFiles, Environment, Evaluator, PathKind};
 pub use pcp_derived::{CounterDecrease, Registry};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// An anonymous derived metric (`__pmRegisterAnon`).
 #[derive(Clone, Copy, Debug)]
@@ -139,6 +142,49 @@ pub fn load_config(registry: &mut Registry, path: &[u8], progname: &str) -> (Res
     registry.load_config(path, &environment(progname), &mut OsConfigFiles)
 }
 
+/// A [`Registry`] shared by the contexts given it
+/// ([`crate::context::Context::use_registry`]): each has its metrics,
+/// those registered after the context was made included (a context takes
+/// them in when it next looks a name, PMID or value up). Clones share
+/// the table; it is locked for each registration.
+#[derive(Clone, Debug, Default)]
+pub struct SharedRegistry(Arc<std::sync::RwLock<Registry>>);
+
+impl SharedRegistry {
+    /// Share `registry`.
+    pub fn new(registry: Registry) -> SharedRegistry {
+        SharedRegistry(Arc::new(std::sync::RwLock::new(registry)))
+    }
+
+    /// The table, to read (registrations wait meanwhile).
+    pub fn read(&self) -> std::sync::RwLockReadGuard<'_, Registry> {
+        self.0.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The table, to change (registrations and contexts wait meanwhile).
+    pub fn write(&self) -> std::sync::RwLockWriteGuard<'_, Registry> {
+        self.0.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// `pmRegisterDerived` into the shared table (see [`Registry::register`]).
+    #[doc(alias = "pmRegisterDerived")]
+    pub fn register(&self, name: &str, expr: &str) -> Result<PmId, pcp_derived::registry::RegisterError> {
+        self.write().register(name, expr)
+    }
+
+    /// `pmLoadDerivedConfig` into the shared table (see [`load_config`]).
+    #[doc(alias = "pmLoadDerivedConfig")]
+    pub fn load_config(&self, path: &[u8], progname: &str) -> (Result<usize, PmError>, Vec<u8>) {
+        load_config(&mut self.write(), path, progname)
+    }
+}
+
+impl From<Registry> for SharedRegistry {
+    fn from(registry: Registry) -> SharedRegistry {
+        SharedRegistry::new(registry)
+    }
+}
+
 /// Lets one thread at a time bind a context's derived metrics: binding
 /// one looks its operands up, which may bind others (in the same thread,
 /// which passes again), and a metric being checked is failed to the
@@ -230,13 +276,152 @@ pub(crate) struct BoundMetric {
     /// Added to this context alone (`pmAddDerived`).
     pub(crate) local: bool,
     /// A global metric masked by a per-context one of the same name.
-    pub(crate) masked: bool,
+    pub(crate) masked: AtomicBool,
 }
 
-/// The registered derived metrics of one context.
+impl BoundMetric {
+    /// A metric of a registry's definition, not bound yet.
+    pub(crate) fn global(d: &pcp_derived::Definition, masked: bool) -> BoundMetric {
+        BoundMetric {
+            pmid: d.pmid,
+            name: d.name.clone(),
+            expr: d.expr.clone(),
+            oneline: d.oneline.clone(),
+            helptext: d.helptext.clone(),
+            binding: Mutex::new(Binding::Unbound),
+            announced: AtomicBool::new(false),
+            local: false,
+            masked: AtomicBool::new(masked),
+        }
+    }
+
+    /// Whether a per-context metric of the same name masks it.
+    pub(crate) fn is_masked(&self) -> bool {
+        self.masked.load(Ordering::Relaxed)
+    }
+}
+
+/// The derived metrics of one context, in libpcp's order (which decides
+/// what a name means when several share it). Clones share the metrics
+/// (and their bindings): a context's [`crate::context::View`] is copied
+/// when metrics are added.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Metrics {
+    pub(crate) list: Vec<Arc<BoundMetric>>,
+    /// Each metric's position in `list`, by PMID.
+    index: foldhash::HashMap<PmId, usize>,
+}
+
+impl Metrics {
+    /// A copy for a duplicated context (`pmDupContext`): the same metrics,
+    /// per-context ones and masks included, each to be bound afresh when
+    /// first used, as in a new context.
+    pub(crate) fn dup(&self) -> Metrics {
+        let mut copy = Metrics::default();
+        for m in &self.list {
+            copy.push(BoundMetric {
+                pmid: m.pmid,
+                name: m.name.clone(),
+                expr: m.expr.clone(),
+                oneline: m.oneline.clone(),
+                helptext: m.helptext.clone(),
+                binding: Mutex::new(Binding::Unbound),
+                announced: AtomicBool::new(false),
+                local: m.local,
+                masked: AtomicBool::new(m.is_masked()),
+            });
+        }
+        copy
+    }
+
+    /// Append a metric.
+    pub(crate) fn push(&mut self, m: BoundMetric) {
+        self.index.insert(m.pmid, self.list.len());
+        self.list.push(Arc::new(m));
+    }
+
+    /// The derived metric with this PMID, masked ones left out.
+    pub(crate) fn get(&self, pmid: PmId) -> Option<&BoundMetric> {
+        let m = self.list.get(*self.index.get(&pmid)?)?;
+        (!m.is_masked()).then_some(m)
+    }
+
+    /// The derived metric of this name, masked ones left out.
+    pub(crate) fn by_name(&self, name: &str) -> Option<&BoundMetric> {
+        self.list.iter().map(|m| &**m).find(|m| m.name == name && !m.is_masked())
+    }
+
+    /// The metrics, masked ones included.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &BoundMetric> {
+        self.list.iter().map(|m| &**m)
+    }
+
+    /// Whether `pmid` is a derived metric that failed to bind, as libpcp
+    /// knows by now.
+    pub(crate) fn failed(&self, pmid: PmId) -> bool {
+        self.get(pmid)
+            .is_some_and(|m| m.announced.load(Ordering::Relaxed) && matches!(*lock(&m.binding), Binding::Failed(_)))
+    }
+
+    /// Whether the derived metric `pmid` is bound, its evaluator in place,
+    /// and announced (so that binding it again would do nothing).
+    pub(crate) fn bound_and_announced(&self, pmid: PmId) -> bool {
+        self.get(pmid)
+            .is_some_and(|m| m.announced.load(Ordering::Relaxed) && matches!(*lock(&m.binding), Binding::Bound(_)))
+    }
+
+    /// Whether `m` is bound (its evaluator there or lent out).
+    pub(crate) fn is_bound(&self, m: &BoundMetric) -> bool {
+        matches!(*lock(&m.binding), Binding::Bound(_) | Binding::Lent)
+    }
+
+    /// The evaluators of the metrics among `pmids` that are bound, lent
+    /// out (each once, however often it is asked for).
+    // (boxed as the bindings hold them: lent and put back without copying)
+    #[allow(clippy::vec_box)]
+    pub(crate) fn take_evaluators(&self, pmids: &[PmId]) -> Vec<Box<Evaluator>> {
+        let mut out = Vec::with_capacity(pmids.len());
+        self.take_evaluators_into(pmids, &mut out);
+        out
+    }
+
+    /// [`Metrics::take_evaluators`] into `out` (emptied first).
+    #[allow(clippy::vec_box)]
+    pub(crate) fn take_evaluators_into(&self, pmids: &[PmId], out: &mut Vec<Box<Evaluator>>) {
+        out.clear();
+        for pmid in pmids {
+            let Some(m) = self.index.get(pmid).and_then(|&i| self.list.get(i)) else { continue };
+            let mut b = lock(&m.binding);
+            if matches!(*b, Binding::Bound(_)) {
+                if let Binding::Bound(ev) = std::mem::replace(&mut *b, Binding::Lent) {
+                    out.push(ev);
+                }
+            }
+        }
+    }
+
+    /// Put evaluators lent out back in their place.
+    #[allow(clippy::vec_box)]
+    pub(crate) fn restore(&self, evaluators: Vec<Box<Evaluator>>) {
+        let mut evaluators = evaluators;
+        self.restore_from(&mut evaluators);
+    }
+
+    /// [`Metrics::restore`], leaving `evaluators` empty (its room kept).
+    #[allow(clippy::vec_box)]
+    pub(crate) fn restore_from(&self, evaluators: &mut Vec<Box<Evaluator>>) {
+        for ev in evaluators.drain(..) {
+            if let Some(m) = self.index.get(&ev.pmid()).and_then(|&i| self.list.get(i)) {
+                *lock(&m.binding) = Binding::Bound(ev);
+            }
+        }
+    }
+}
+
+/// What a context keeps for its derived metrics besides the metrics
+/// themselves (which are in its [`crate::context::View`]).
 #[derive(Debug, Default)]
 pub(crate) struct Bound {
-    pub(crate) metrics: Vec<BoundMetric>,
     /// What libpcp `pmprintf`s and flushes at once (semantic errors), not
     /// yet taken by [`crate::context::Context::take_messages`].
     pub(crate) messages: Mutex<Vec<u8>>,
@@ -248,8 +433,6 @@ pub(crate) struct Bound {
     pub(crate) counter_decrease: pcp_derived::CounterDecrease,
     /// The parser state per-context additions carry from one to the next.
     pub(crate) parse: pcp_derived::ParseState,
-    /// Each metric's position in `metrics`, by PMID.
-    index: foldhash::HashMap<PmId, usize>,
     /// The `matchinst()` patterns compiled for the evaluators made so far.
     pub(crate) patterns: Mutex<pcp_derived::Patterns>,
     /// One thread at a time binds metrics here.
@@ -264,98 +447,14 @@ pub(crate) struct Bound {
 }
 
 impl Bound {
-    /// A copy for a duplicated context (`pmDupContext`): the same metrics,
-    /// per-context ones and masks included, each to be bound afresh when
-    /// first used, as in a new context.
+    /// A copy for a duplicated context (`pmDupContext`): the same limit,
+    /// rule and parser state, nothing bound.
     pub(crate) fn dup(&self) -> Bound {
-        let mut copy = Bound {
+        Bound {
             limit: self.limit,
             counter_decrease: self.counter_decrease,
             parse: self.parse.clone(),
             ..Default::default()
-        };
-        for m in &self.metrics {
-            copy.push(BoundMetric {
-                pmid: m.pmid,
-                name: m.name.clone(),
-                expr: m.expr.clone(),
-                oneline: m.oneline.clone(),
-                helptext: m.helptext.clone(),
-                binding: Mutex::new(Binding::Unbound),
-                announced: AtomicBool::new(false),
-                local: m.local,
-                masked: m.masked,
-            });
-        }
-        copy
-    }
-
-    /// Room for `n` more metrics.
-    pub(crate) fn reserve(&mut self, n: usize) {
-        self.metrics.reserve(n);
-        self.index.reserve(n);
-    }
-
-    /// Append a metric.
-    pub(crate) fn push(&mut self, m: BoundMetric) {
-        self.index.insert(m.pmid, self.metrics.len());
-        self.metrics.push(m);
-    }
-
-    /// The derived metric with this PMID, masked ones left out.
-    pub(crate) fn get(&self, pmid: PmId) -> Option<&BoundMetric> {
-        let m = self.metrics.get(*self.index.get(&pmid)?)?;
-        (!m.masked).then_some(m)
-    }
-
-    /// The derived metric of this name, masked ones left out.
-    pub(crate) fn by_name(&self, name: &str) -> Option<&BoundMetric> {
-        self.metrics.iter().find(|m| m.name == name && !m.masked)
-    }
-
-    /// Whether `pmid` is a derived metric that failed to bind, as libpcp
-    /// knows by now.
-    pub(crate) fn failed(&self, pmid: PmId) -> bool {
-        self.get(pmid)
-            .is_some_and(|m| m.announced.load(Ordering::Relaxed) && matches!(*lock(&m.binding), Binding::Failed(_)))
-    }
-
-    /// Whether the derived metric `pmid` is bound, its evaluator in place,
-    /// and announced (so that binding it again would do nothing).
-    pub(crate) fn bound_and_announced(&mut self, pmid: PmId) -> bool {
-        let Some(m) = self.index.get(&pmid).and_then(|&i| self.metrics.get_mut(i)) else { return false };
-        !m.masked
-            && *m.announced.get_mut()
-            && matches!(m.binding.get_mut().unwrap_or_else(PoisonError::into_inner), Binding::Bound(_))
-    }
-
-    /// Whether `m` is bound (its evaluator there or lent out).
-    pub(crate) fn is_bound(&self, m: &BoundMetric) -> bool {
-        matches!(*lock(&m.binding), Binding::Bound(_) | Binding::Lent)
-    }
-
-    /// The evaluators of the metrics among `pmids` that are bound, lent
-    /// out (each once, however often it is asked for).
-    // (boxed as the bindings hold them: lent and put back without copying)
-    #[allow(clippy::vec_box)]
-    pub(crate) fn take_evaluators(&mut self, pmids: &[PmId]) -> Vec<Box<Evaluator>> {
-        let mut out = Vec::with_capacity(pmids.len());
-        self.take_evaluators_into(pmids, &mut out);
-        out
-    }
-
-    /// [`Bound::take_evaluators`] into `out` (emptied first).
-    #[allow(clippy::vec_box)]
-    pub(crate) fn take_evaluators_into(&mut self, pmids: &[PmId], out: &mut Vec<Box<Evaluator>>) {
-        out.clear();
-        for pmid in pmids {
-            let Some(m) = self.index.get(pmid).and_then(|&i| self.metrics.get_mut(i)) else { continue };
-            let b = m.binding.get_mut().unwrap_or_else(PoisonError::into_inner);
-            if matches!(b, Binding::Bound(_)) {
-                if let Binding::Bound(ev) = std::mem::replace(b, Binding::Lent) {
-                    out.push(ev);
-                }
-            }
         }
     }
 
@@ -369,25 +468,6 @@ impl Bound {
         let mut ev = pcp_derived::Evaluator::with_patterns(tree, checked, &mut lock(&self.patterns));
         ev.set_counter_decrease(self.counter_decrease);
         ev
-    }
-
-    /// Put evaluators lent out back in their place.
-    #[allow(clippy::vec_box)]
-    pub(crate) fn restore(&mut self, evaluators: Vec<Box<Evaluator>>) {
-        let mut evaluators = evaluators;
-        self.restore_from(&mut evaluators);
-    }
-
-    /// [`Bound::restore`], leaving `evaluators` empty (its room kept).
-    #[allow(clippy::vec_box)]
-    pub(crate) fn restore_from(&mut self, evaluators: &mut Vec<Box<Evaluator>>) {
-        for ev in evaluators.drain(..) {
-            if let Some(&i) = self.index.get(&ev.pmid()) {
-                if let Some(m) = self.metrics.get_mut(i) {
-                    *m.binding.get_mut().unwrap_or_else(PoisonError::into_inner) = Binding::Bound(ev);
-                }
-            }
-        }
     }
 }
 

@@ -505,6 +505,21 @@ fn reconnection_binds_the_derived_metrics_afresh() {
 }
 
 #[test]
+fn a_host_context_has_the_global_metrics_registered_after_it() {
+    let shared = pcp::derived::SharedRegistry::default();
+    let mut ctx = pcp::Context::with_host(open(fake).0);
+    ctx.use_registry(&shared);
+    assert!(ctx.lookup_names(&["my.later"]).is_err());
+    let later = shared.register("my.later", "sample.long.one * 2").unwrap();
+    assert_eq!(ctx.lookup_names(&["my.later"]).unwrap().0, [later]);
+    let mut all = Vec::new();
+    ctx.traverse_with("my", |n| all.push(n.to_string())).unwrap();
+    assert_eq!(all, ["my.later"]);
+    assert_eq!(ctx.lookup_descs(&[ONE, later]).unwrap().1, 2);
+    assert_eq!(values(&ctx.fetch(&[later]).unwrap(), 0), [(-1, 2)]);
+}
+
+#[test]
 fn unloading_a_loaded_name_space_gives_back_pmcds_names() {
     use pcp::{Context, PmnsLocation};
     let mut ctx = Context::with_host(open(fake).0);

@@ -100,7 +100,8 @@ impl Context {
             return;
         }
         let mut names = Vec::new();
-        let _ = self.pmns.traverse_with("", |n| {
+        let v = self.view();
+        let _ = v.pmns.traverse_with("", |n| {
             if !n.is_empty() {
                 names.push(n.to_string());
             }
@@ -108,7 +109,7 @@ impl Context {
         let kept: Vec<(String, PmId)> = names
             .into_iter()
             .filter_map(|n| {
-                let pmid = self.pmns.lookup(&n).ok()?;
+                let pmid = v.pmns.lookup(&n).ok()?;
                 let known = src.meta().desc(pmid).is_ok() || crate::derived::anon_by_pmid(pmid).is_some();
                 known.then_some((n, pmid))
             })
@@ -117,7 +118,8 @@ impl Context {
         // survivors in traversal order keeps the order of names
         let mut pmns = Pmns::new();
         pmns.add_names(kept.iter().map(|(n, id)| (n.as_str(), *id)));
-        self.pmns = pmns;
+        drop(v);
+        self.view_mut().pmns = pmns;
     }
 
     /// For each of `pmids`, what `pmSetMode(PM_MODE_FORW, when)` and then
@@ -181,15 +183,17 @@ impl Context {
         if crate::derived::anon_by_pmid(pmid).is_some() {
             return Some(Vec::new());
         }
-        let m = self.derived.get(pmid)?;
+        let v = self.view();
+        let m = v.derived.get(pmid)?;
         self.bind(pmid, announce);
-        match &*crate::derived::lock(&m.binding) {
+        let operands = match &*crate::derived::lock(&m.binding) {
             // a derived operand is in no record (and gets no values)
             crate::derived::Binding::Bound(ev) => {
-                Some(ev.operands().iter().copied().filter(|p| !pcp_derived::check::is_derived(*p)).collect())
+                ev.operands().iter().copied().filter(|p| !pcp_derived::check::is_derived(*p)).collect()
             }
-            _ => Some(Vec::new()),
-        }
+            _ => Vec::new(),
+        };
+        Some(operands)
     }
 
     /// The derived metrics' answers of a [`crate::archive::FirstEach`]
@@ -197,12 +201,13 @@ impl Context {
     fn evaluate_found(&mut self, found: &mut HashMap<PmId, PmResult<FetchResult>>) {
         crate::archive::empty_anon_sets(found);
         let wanted: Vec<PmId> = found.keys().copied().collect();
-        let mut evaluators = self.derived.take_evaluators(&wanted);
+        let v = self.view();
+        let mut evaluators = v.derived.take_evaluators(&wanted);
         let position: HashMap<PmId, usize> = evaluators.iter().enumerate().map(|(i, e)| (e.pmid(), i)).collect();
         for (pmid, r) in found.iter_mut() {
             let Ok(record) = r else { continue };
-            match self.derived.get(*pmid) {
-                Some(m) if self.derived.is_bound(m) => {}
+            match v.derived.get(*pmid) {
+                Some(m) if v.derived.is_bound(m) => {}
                 // one that could not be bound has no values
                 Some(_) => {
                     record.sets = vec![pcp_core::ValueSet { pmid: *pmid, values: Ok(Vec::new()) }];
@@ -224,6 +229,6 @@ impl Context {
             let own = position.get(pmid).and_then(|&i| evaluators.get_mut(i..=i)).unwrap_or_default();
             *record = pcp_derived::postfetch(&whole, 1, own, &mut ContextInstances(self));
         }
-        self.derived.restore(evaluators);
+        v.derived.restore(evaluators);
     }
 }

@@ -17,39 +17,83 @@ impl Context {
     /// on, and its semantic error goes to `messages` (libpcp's `pmprintf`
     /// buffer, written out at exit).
     ///
-    /// Call it once, after the context's name space is settled
+    /// The context has the metrics `registry` has now; one shared with
+    /// [`Context::use_registry`] brings those registered later too. Call
+    /// one of them once, after the context's name space is settled
     /// ([`Context::use_namespace_of`] replaces the names it adds).
     #[doc(alias = "__dmopencontext")]
     pub fn bind_derived(&mut self, registry: &crate::derived::Registry) {
-        // pmcd's names are asked about a derived name only when it is bound
-        // (libpcp's __dmbind), so a host context puts the check off to then
-        let remote = self.remote_names().is_some();
-        let defs: Vec<&pcp_derived::Definition> = registry
-            .metrics()
-            .iter()
-            .filter(|d| !d.anon && (remote || !pcp_derived::check::shadowed(&d.name, &mut ContextCatalog(self))))
-            .collect();
-        self.pmns.add_names(defs.iter().map(|d| (d.name.as_str(), d.pmid)));
-        let bound: Vec<crate::derived::BoundMetric> = defs
-            .into_iter()
-            .map(|d| crate::derived::BoundMetric {
-                pmid: d.pmid,
-                name: d.name.clone(),
-                expr: d.expr.clone(),
-                oneline: d.oneline.clone(),
-                helptext: d.helptext.clone(),
-                binding: std::sync::Mutex::new(crate::derived::Binding::Unbound),
-                announced: std::sync::atomic::AtomicBool::new(false),
-                local: false,
-                masked: false,
-            })
-            .collect();
-        self.derived.reserve(bound.len());
-        for m in bound {
-            self.derived.push(m);
-        }
+        self.take_in_now(registry.metrics());
         self.derived.limit = registry.limit();
         self.derived.counter_decrease = registry.counter_decrease();
+    }
+
+    /// Give this context the global derived metrics of `registry`, as
+    /// [`Context::bind_derived`] does, and those registered in it later
+    /// too: as pmRegisterDerived(3) says, they are available in every
+    /// context, whenever registered. The context takes them in when it
+    /// next looks a name, PMID, descriptor or value up; its duplicates
+    /// ([`Context::dup`]) share the registry. The limit on per-context
+    /// metrics and the `rate()` rule are the registry's now.
+    #[doc(alias = "__dmopencontext")]
+    pub fn use_registry(&mut self, registry: &crate::derived::SharedRegistry) {
+        let (limit, rule) = {
+            let r = registry.read();
+            (r.limit(), r.counter_decrease())
+        };
+        self.derived.limit = limit;
+        self.derived.counter_decrease = rule;
+        self.shared = Some(registry.clone());
+        self.take_in_shared(registry);
+    }
+
+    /// Take in the metrics `shared` has that the context has not seen
+    /// (libpcp's refresh of a context's list from the global one).
+    pub(super) fn take_in_shared(&self, shared: &crate::derived::SharedRegistry) {
+        let current = self.current_view();
+        let seen = current.globals_seen;
+        let defs: Vec<pcp_derived::Definition> = {
+            let r = shared.read();
+            match r.metrics().get(seen..) {
+                Some(new) if !new.is_empty() => new.to_vec(),
+                _ => return,
+            }
+        };
+        let mut next = (*current).clone();
+        drop(current);
+        self.take_in(&mut next, &defs);
+        next.globals_seen = seen + defs.len();
+        let mut held = self.view.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // (another thread may have taken them in meanwhile)
+        if held.globals_seen == seen {
+            *held = std::sync::Arc::new(next);
+        }
+    }
+
+    /// [`Context::take_in`] into the context's view now (taken out
+    /// meanwhile, as taking in looks at the source alone).
+    fn take_in_now(&mut self, defs: &[pcp_derived::Definition]) {
+        let mut next = std::mem::replace(self.view_mut(), super::View::empty());
+        self.take_in(&mut next, defs);
+        self.set_view(next);
+    }
+
+    /// Add global definitions `defs` to `view`: the anonymous ones and
+    /// those whose name is a real metric's are left out (a host context
+    /// puts that check off to binding, when pmcd is asked, as libpcp's
+    /// `__dmbind` does); the names of the others join the name space in
+    /// order, but for one a per-context metric of the same name masks.
+    fn take_in(&self, view: &mut super::View, defs: &[pcp_derived::Definition]) {
+        let remote = self.remote_names().is_some();
+        let taken: Vec<(&pcp_derived::Definition, bool)> = defs
+            .iter()
+            .filter(|d| !d.anon && (remote || !self.real_name_in(&view.pmns, &d.name)))
+            .map(|d| (d, view.derived.iter().any(|m| m.local && m.name == d.name)))
+            .collect();
+        view.pmns.add_names(taken.iter().filter(|(_, masked)| !masked).map(|(d, _)| (d.name.as_str(), d.pmid)));
+        for (d, masked) in taken {
+            view.derived.push(crate::derived::BoundMetric::global(d, masked));
+        }
     }
 
     /// `pmAddDerived`: a derived metric of this context alone. Its PMID
@@ -77,19 +121,21 @@ impl Context {
         let name = cstr(name);
         let text = cstr(expr);
         let table = |why: &str| Err(AddError::Table(why.as_bytes().to_vec()));
-        let locals: Vec<PmId> = self.derived.metrics.iter().filter(|m| m.local).map(|m| m.pmid).collect();
-        if self.derived.limit.is_some_and(|limit| locals.len() >= limit) {
+        let limit = self.derived.limit;
+        let view = self.view_mut();
+        let locals: Vec<PmId> = view.derived.iter().filter(|m| m.local).map(|m| m.pmid).collect();
+        if limit.is_some_and(|limit| locals.len() >= limit) {
             return table("Too many per-context derived metrics");
         }
-        if self.derived.metrics.iter().any(|m| m.local && m.name == name) {
+        if view.derived.iter().any(|m| m.local && m.name == name) {
             return table("Duplicate per-context derived metric name");
         }
         // a global metric of the name is masked, whatever happens next;
         // the per-context one's name comes after the context's others
-        for m in self.derived.metrics.iter_mut().filter(|m| m.name == name) {
-            m.masked = true;
-            if self.pmns.lookup(name) == Ok(m.pmid) {
-                self.pmns.remove_name(name);
+        for m in view.derived.list.iter().filter(|m| m.name == name) {
+            m.masked.store(true, std::sync::atomic::Ordering::Relaxed);
+            if view.pmns.lookup(name) == Ok(m.pmid) {
+                view.pmns.remove_name(name);
             }
         }
         let tree = pcp_derived::parse_bytes(text.as_bytes(), &mut self.derived.parse).map_err(AddError::Syntax)?;
@@ -100,10 +146,11 @@ impl Context {
             Some(_) => return table("per-context PMID space exhausted"),
         };
         let shadowed = pcp_derived::check::shadowed(name, &mut ContextCatalog(self));
+        let view = self.view_mut();
         if !shadowed {
-            self.pmns.add_names([(name, pmid)]);
+            view.pmns.add_names([(name, pmid)]);
         }
-        self.derived.push(BoundMetric {
+        view.derived.push(BoundMetric {
             pmid,
             name: name.to_string(),
             expr: pcp_derived::LazyExpr::parsed(text.as_bytes(), tree),
@@ -112,13 +159,14 @@ impl Context {
             binding: std::sync::Mutex::new(if shadowed { Binding::Failed(None) } else { Binding::Unbound }),
             announced: std::sync::atomic::AtomicBool::new(true),
             local: true,
-            masked: false,
+            masked: std::sync::atomic::AtomicBool::new(false),
         });
         if shadowed {
             return Ok(pmid);
         }
         // bound at once, its error returned rather than reported
-        let Some(m) = self.derived.get(pmid) else { return Ok(pmid) };
+        let v = self.view();
+        let Some(m) = v.derived.get(pmid) else { return Ok(pmid) };
         *lock(&m.binding) = Binding::Failed(None);
         // (parsed above)
         let Ok(tree) = m.expr.tree() else { return Ok(pmid) };
@@ -138,12 +186,6 @@ impl Context {
         Ok(pmid)
     }
 
-    /// Whether a derived metric of this name is shadowed here: a real
-    /// metric has the name, and wins.
-    pub(super) fn shadowed(&self, name: &str) -> bool {
-        pcp_derived::check::shadowed(name, &mut ContextCatalog(self))
-    }
-
     /// Have the derived metrics bound afresh when next used (libpcp's
     /// `__dmclosecontext` and `__dmopencontext` on reconnection): the
     /// global ones, their failures reported again, and the context's own
@@ -151,7 +193,7 @@ impl Context {
     pub(crate) fn unbind_derived(&self) {
         use crate::derived::{lock, Binding};
         use std::sync::atomic::Ordering;
-        for m in &self.derived.metrics {
+        for m in self.view().derived.iter() {
             let mut binding = lock(&m.binding);
             if !m.local {
                 *binding = Binding::Unbound;
@@ -164,7 +206,7 @@ impl Context {
 
     /// Whether `pmid` is one of this context's derived metrics.
     pub(crate) fn is_derived_here(&self, pmid: PmId) -> bool {
-        self.derived.get(pmid).is_some()
+        self.view().derived.get(pmid).is_some()
     }
 
     /// What libpcp would have written to standard error (`pmprintf` then
@@ -191,7 +233,8 @@ impl Context {
     /// and its name hidden from then on), else only to read ahead.
     pub(super) fn bind(&self, pmid: PmId, announce: bool) {
         use crate::derived::{lock, Binding};
-        let Some(m) = self.derived.get(pmid) else { return };
+        let v = self.view();
+        let Some(m) = v.derived.get(pmid) else { return };
         // (another thread binding it: its answer is awaited)
         let unsettled = |b: &Binding| matches!(b, Binding::Unbound | Binding::Checking);
         let waits = unsettled(&lock(&m.binding));

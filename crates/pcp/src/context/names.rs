@@ -6,6 +6,7 @@ use pcp_core::error::Subject;
 use pcp_core::{Error, PmError, PmId, PmResult};
 use pcp_pmns::cpp::Files;
 use pcp_pmns::{LoadOptions, Loaded, Pmns};
+use std::sync::Arc;
 
 impl Context {
     /// Take the name space loaded into `loaded` (a context made by
@@ -13,7 +14,7 @@ impl Context {
     /// context's names then come from it, whatever the metrics' source.
     #[doc(alias = "pmLoadASCIINameSpace")]
     pub fn use_namespace_of(&mut self, loaded: Context) {
-        self.pmns = loaded.pmns;
+        self.view_mut().pmns = loaded.into_namespace();
         self.location = PmnsLocation::Local;
         self.loaded = true;
     }
@@ -49,27 +50,37 @@ impl Context {
             },
             None => (Pmns::new(), PmnsLocation::Local),
         };
-        self.pmns = pmns;
+        let mut pmns = pmns;
         self.location = location;
-        self.join_derived_names();
+        let v = self.view();
+        self.derived_names_into(&mut pmns, &v.derived);
+        drop(v);
+        self.view_mut().pmns = pmns;
         result
     }
 
     /// Add the derived metrics' names (the anonymous ones', then those of
-    /// the metrics bound here, in order) to a name space the context has
-    /// just taken; a remote name space has them apart.
-    pub(super) fn join_derived_names(&mut self) {
+    /// `metrics`, in order) to a name space the context is taking; a
+    /// remote name space has them apart. A metric whose name is a real
+    /// metric's there is left out (the real one wins).
+    pub(super) fn derived_names_into(&self, pmns: &mut Pmns, metrics: &crate::derived::Metrics) {
         if self.location == PmnsLocation::Remote {
             return;
         }
-        self.pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
-        let names: Vec<(String, PmId)> =
-            self.derived.metrics.iter().filter(|m| !m.masked).map(|m| (m.name.clone(), m.pmid)).collect();
-        for (name, pmid) in names {
-            if !self.shadowed(&name) {
-                self.pmns.add_names([(name.as_str(), pmid)]);
+        pmns.add_names(crate::derived::ANON.iter().map(|a| (a.name, a.desc.pmid)));
+        for m in metrics.iter().filter(|m| !m.is_masked()) {
+            if !self.real_name_in(pmns, &m.name) {
+                pmns.add_names([(m.name.as_str(), m.pmid)]);
             }
         }
+    }
+
+    /// Whether `name` is a real (not derived) metric's in `pmns`, as this
+    /// context resolves names.
+    pub(super) fn real_name_in(&self, pmns: &Pmns, name: &str) -> bool {
+        pmns.lookup(name)
+            .and_then(|pmid| self.resolve(pmid))
+            .is_ok_and(|p| !p.is_null() && !pcp_derived::check::is_derived(p))
     }
 
     /// Load an ASCII name space file (through pmcpp, as libpcp does) and
@@ -99,7 +110,8 @@ impl Context {
     /// The context's name space, taken out of it (to open another context
     /// over a name space loaded once, as `pminfo -n -L` does).
     pub fn into_namespace(self) -> Pmns {
-        self.pmns
+        let view = self.view.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        Arc::try_unwrap(view).map_or_else(|v| v.pmns.clone(), |v| v.pmns)
     }
 
     /// `pmGetPMNSLocation`: where this context's names come from.
@@ -126,7 +138,8 @@ impl Context {
     fn lookup_ids(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
         if let Some(h) = self.remote_names() {
             // names pmcd does not know may be derived metrics'
-            let derived = |n: &str| self.derived.by_name(n).map(|m| m.pmid);
+            let v = self.view();
+            let derived = |n: &str| v.derived.by_name(n).map(|m| m.pmid);
             return match h.lookup_names(names) {
                 Ok((mut ids, mut count)) => {
                     for (id, n) in ids.iter_mut().zip(names) {
@@ -143,7 +156,7 @@ impl Context {
                 Err(e) => Err(e),
             };
         }
-        self.pmns.lookup_names_with(names, |pmid| self.resolve(pmid))
+        self.view().pmns.lookup_names_with(names, |pmid| self.resolve(pmid))
     }
 
     /// [`Context::lookup_names`] of one name, without the list.
@@ -151,7 +164,7 @@ impl Context {
         if self.remote_names().is_some() {
             return self.lookup_ids(&[name]).map(|(ids, _)| ids.first().copied().unwrap_or(PmId::NULL));
         }
-        self.pmns.lookup(name).and_then(|pmid| self.resolve(pmid))
+        self.view().pmns.lookup(name).and_then(|pmid| self.resolve(pmid))
     }
 
     /// A PMID the name space gives, as the source sees it: the root of a
@@ -174,15 +187,16 @@ impl Context {
     /// masked global one's in the name space), or `PM_ERR_PMID` for a
     /// masked global one; `None` for other PMIDs.
     fn derived_name(&self, pmid: PmId) -> Option<PmResult<String>> {
-        let m = self.derived.metrics.iter().find(|m| m.pmid == pmid && (m.local || m.masked))?;
-        Some(if m.masked { Err(PmError::PM_ERR_PMID) } else { Ok(m.name.clone()) })
+        let v = self.view();
+        let m = v.derived.iter().find(|m| m.pmid == pmid && (m.local || m.is_masked()))?;
+        Some(if m.is_masked() { Err(PmError::PM_ERR_PMID) } else { Ok(m.name.clone()) })
     }
 
     /// `pmNameID`: a name of a PMID.
     #[doc(alias = "pmNameID")]
     pub fn name_of(&self, pmid: PmId) -> PmResult<String> {
         if let Some(h) = self.remote_names() {
-            return match self.derived.get(pmid) {
+            return match self.view().derived.get(pmid) {
                 Some(m) => Ok(m.name.clone()),
                 None => h.name_of(pmid),
             };
@@ -190,14 +204,14 @@ impl Context {
         if let Some(r) = self.derived_name(pmid) {
             return r;
         }
-        self.pmns.name_of(pmid)
+        self.view().pmns.name_of(pmid)
     }
 
     /// `pmNameAll`: every name of a PMID.
     #[doc(alias = "pmNameAll")]
     pub fn names_of(&self, pmid: PmId) -> PmResult<Vec<String>> {
         if let Some(h) = self.remote_names() {
-            return match self.derived.get(pmid) {
+            return match self.view().derived.get(pmid) {
                 Some(m) => Ok(vec![m.name.clone()]),
                 None => h.names_of(pmid),
             };
@@ -205,7 +219,7 @@ impl Context {
         if let Some(r) = self.derived_name(pmid) {
             return r.map(|n| vec![n]);
         }
-        self.pmns.names_of(pmid)
+        self.view().pmns.names_of(pmid)
     }
 
     /// `pmGetChildrenStatus`: a node's children and their leaf status.
@@ -217,16 +231,17 @@ impl Context {
     /// `__dmchildren` leaves out a metric once binding it failed; it does
     /// not bind one itself).
     pub fn children(&self, name: &str) -> PmResult<Vec<pcp_pmns::tree::Child>> {
+        let v = self.view();
         if let Some(h) = self.remote_names() {
-            let usable = self.derived.metrics.iter().filter(|m| !m.masked && !self.derived.failed(m.pmid));
+            let usable = v.derived.iter().filter(|m| !m.is_masked() && !v.derived.failed(m.pmid));
             let derived = crate::host::derived_children(name, usable.map(|m| m.name.as_str()));
             return crate::host::stitch(h.children(name), derived);
         }
-        let kids = self.pmns.children(name)?;
-        if !self.derived.metrics.iter().any(|m| self.derived.failed(m.pmid)) {
+        let kids = v.pmns.children(name)?;
+        if !v.derived.iter().any(|m| v.derived.failed(m.pmid)) {
             return Ok(kids);
         }
-        let failed = |n: &str| self.pmns.lookup(n).is_ok_and(|p| self.derived.failed(p));
+        let failed = |n: &str| v.pmns.lookup(n).is_ok_and(|p| v.derived.failed(p));
         if kids.is_empty() {
             // a leaf
             return if failed(name) { Err(PmError::PM_ERR_NAME) } else { Ok(kids) };
@@ -237,7 +252,7 @@ impl Context {
             .into_iter()
             .filter(|c| {
                 let mut keep = false;
-                let walked = self.pmns.traverse_with(&format!("{prefix}{}", c.name), |n| keep |= !failed(n));
+                let walked = v.pmns.traverse_with(&format!("{prefix}{}", c.name), |n| keep |= !failed(n));
                 keep || walked.is_err()
             })
             .collect();
@@ -254,6 +269,7 @@ impl Context {
     /// agents have no dynamic names, so with one the subtree is empty.
     #[doc(alias = "pmTraversePMNS")]
     pub fn traverse_with(&self, name: &str, mut f: impl FnMut(&str)) -> PmResult<()> {
+        let v = self.view();
         if let Some(h) = self.remote_names() {
             let mut any = false;
             let r = h.traverse(name, &mut |n| {
@@ -269,14 +285,14 @@ impl Context {
             // then the derived metrics under `name`, each bound as it is
             // met and left out if that fails (libpcp's __dmtraverse)
             let mut extra = false;
-            for m in self.derived.metrics.iter().filter(|m| !m.masked) {
+            for m in v.derived.iter().filter(|m| !m.is_masked()) {
                 let under = name.is_empty()
                     || m.name.strip_prefix(name).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
                 if !under {
                     continue;
                 }
                 self.bind(m.pmid, true);
-                if self.derived.is_bound(m) {
+                if v.derived.is_bound(m) {
                     extra = true;
                     f(&m.name);
                 }
@@ -285,20 +301,20 @@ impl Context {
         }
         // derived metrics that failed to bind are left out (libpcp's
         // __dmchildren)
-        let any_failed = self.derived.metrics.iter().any(|m| self.derived.failed(m.pmid));
+        let any_failed = v.derived.iter().any(|m| v.derived.failed(m.pmid));
         let mut f = |n: &str| {
-            if !(any_failed && self.pmns.lookup(n).is_ok_and(|p| self.derived.failed(p))) {
+            if !(any_failed && v.pmns.lookup(n).is_ok_and(|p| v.derived.failed(p))) {
                 f(n);
             }
         };
         // the roots of dynamic subtrees are the source's to expand: with
         // no names there they are passed over, with no agent the walk ends
         let mut end = Ok(());
-        let walked = self.pmns.traverse_with(name, |n| {
+        let walked = v.pmns.traverse_with(name, |n| {
             if end.is_err() {
                 return;
             }
-            match self.pmns.lookup(n).map(|pmid| self.dynamic_names(pmid)) {
+            match v.pmns.lookup(n).map(|pmid| self.dynamic_names(pmid)) {
                 Ok(Err(PmError::PM_ERR_NAME)) => {}
                 Ok(Err(e)) => end = Err(e),
                 _ => f(n),
@@ -306,7 +322,7 @@ impl Context {
         });
         match walked {
             // a name below the root of a dynamic subtree: its agent's
-            Err(PmError::PM_ERR_NAME) => match self.pmns.lookup(name) {
+            Err(PmError::PM_ERR_NAME) => match v.pmns.lookup(name) {
                 Ok(pmid) => self.dynamic_names(pmid).and(Err(PmError::PM_ERR_NAME)),
                 Err(_) => Err(PmError::PM_ERR_NAME),
             },

@@ -400,6 +400,71 @@ fn rate_of_a_counter_that_went_down_has_no_value_unless_asked_for_as_6_0_3() {
 }
 
 #[test]
+fn global_metrics_registered_later_are_in_every_context_given_the_registry() {
+    let shared = crate::derived::SharedRegistry::new(registry(&[("my.one", "sample.long.one")]));
+    let mut ctx = fixture("v2");
+    ctx.use_registry(&shared);
+    let names = |ctx: &Context| {
+        let mut all = Vec::new();
+        ctx.traverse_with("my", |n| all.push(n.to_string())).map(|()| all)
+    };
+    assert_eq!(names(&ctx), Ok(vec!["my.one".to_string()]));
+    // registered after the context was made: there at the next look-up,
+    // through &self
+    let later = shared.register("my.later", "sample.long.one * 3").expect("registers");
+    assert_eq!(ctx.lookup_names(&["my.later"]).map(|(ids, _)| ids), Ok(vec![later]));
+    assert_eq!(ctx.name_of(later).as_deref(), Ok("my.later"));
+    assert_eq!(names(&ctx), Ok(vec!["my.one".to_string(), "my.later".to_string()]));
+    let one = ctx.lookup_names(&["sample.long.one"]).expect("name").0[0];
+    let r = ctx.fetch(&[later, one]).expect("fetch");
+    let value = |i: usize| r.sets[i].values.as_ref().expect("values")[0].value.clone();
+    assert!(matches!((value(0), value(1)), (pcp_core::Value::Insitu(3), pcp_core::Value::Insitu(1))));
+    // a duplicate shares the registry; a per-context metric masks a
+    // global one of its name registered after it
+    let dup = ctx.dup().expect("dup");
+    let own = ctx.add_derived("my.mine", "sample.long.one * 5").expect("adds");
+    shared.register("my.mine", "sample.long.one * 7").expect("registers");
+    shared.register("my.third", "sample.long.one * 9").expect("registers");
+    assert_eq!(ctx.lookup_names(&["my.mine"]).map(|(ids, _)| ids), Ok(vec![own]));
+    let (ids, n) = dup.lookup_names(&["my.mine", "my.third", "my.later"]).expect("names");
+    assert_eq!(n, 3);
+    assert_ne!(ids[0], own);
+    assert!(dup.lookup_desc(ids[1]).is_ok());
+    // a context given a registry snapshot has what it had then
+    let mut snapshot = fixture("v2");
+    snapshot.bind_derived(&shared.read());
+    shared.register("my.fourth", "sample.long.one").expect("registers");
+    assert!(snapshot.lookup_names(&["my.fourth"]).is_err());
+    assert!(ctx.lookup_names(&["my.fourth"]).is_ok());
+}
+
+#[test]
+fn registering_while_other_threads_look_up_is_safe() {
+    let shared = crate::derived::SharedRegistry::default();
+    let mut ctx = fixture("v2");
+    ctx.use_registry(&shared);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for i in 0..50 {
+                shared.register(&format!("t.m{i}"), "sample.long.one + 1").expect("registers");
+            }
+        });
+        for _ in 0..4 {
+            s.spawn(|| {
+                for i in 0..50 {
+                    if let Ok((ids, _)) = ctx.lookup_names(&[&format!("t.m{i}")]) {
+                        assert!(ctx.lookup_desc(ids[0]).is_ok());
+                    }
+                }
+            });
+        }
+    });
+    let mut all = 0;
+    ctx.traverse_with("t", |_| all += 1).expect("walk");
+    assert_eq!(all, 50);
+}
+
+#[test]
 fn threads_looking_up_an_unbound_metric_all_get_its_descriptor() {
     let names: Vec<String> = (0..40).map(|i| format!("t.m{i}")).collect();
     let defs: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "sample.long.one + sample.float.ten")).collect();
