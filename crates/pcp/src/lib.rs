@@ -61,13 +61,19 @@
 //!
 //! # Derived metrics
 //!
+//! Global ones (pmRegisterDerived(3)), in every context given the
+//! registry, registered before or after it opened; and a context's own
+//! (`pmAddDerived`):
+//!
 //! ```
-//! use pcp::{Context, Semantics};
+//! use pcp::{derived::SharedRegistry, Context, Semantics};
 //! # let archive = concat!(env!("CARGO_MANIFEST_DIR"), "/../pcp-archive/tests/fixtures/v3");
-//! let mut ctx = Context::archive(archive).open()?;
-//! let pmid = ctx.add_derived("my.ten_hundreds", "sample.double.hundred * 10").expect("a good expression");
-//! assert_eq!(ctx.lookup("my.ten_hundreds")?, pmid);
-//! assert_eq!(ctx.lookup_desc(pmid)?.sem, Semantics::INSTANT);
+//! let registry = SharedRegistry::default();
+//! let mut ctx = Context::archive(archive).derived(&registry).open()?;
+//! let global = registry.register("my.hundreds", "sample.double.hundred / 100").expect("a good expression");
+//! assert_eq!(ctx.lookup("my.hundreds")?, global);
+//! let own = ctx.add_derived("my.ten_hundreds", "sample.double.hundred * 10").expect("a good expression");
+//! assert_eq!(ctx.lookup_desc(own)?.sem, Semantics::INSTANT);
 //! # Ok::<(), pcp::PmError>(())
 //! ```
 //!

@@ -2,7 +2,7 @@
 //! and [`Context::local`].
 
 use super::Context;
-use crate::derived::Registry;
+use crate::derived::SharedRegistry;
 use crate::local::LocalSpec;
 use crate::timezone::Zone;
 use pcp_core::{Error, PmError, PmResult};
@@ -50,15 +50,15 @@ impl Diagnostic {
 
 /// What every kind of context can be opened with.
 #[derive(Clone, Debug, Default)]
-struct Common<'r> {
-    derived: Option<&'r Registry>,
+struct Common {
+    derived: Option<SharedRegistry>,
     zone: TimeZone,
 }
 
-impl Common<'_> {
+impl Common {
     fn apply(&self, mut ctx: Context) -> PmResult<Context> {
-        if let Some(r) = self.derived {
-            ctx.bind_derived(r);
+        if let Some(r) = &self.derived {
+            ctx.use_registry(r);
         }
         ctx.zone = Some(match &self.zone {
             TimeZone::Local => Zone::local(),
@@ -73,35 +73,36 @@ impl Common<'_> {
 /// Options for an archive context, from [`Context::archive`].
 #[derive(Clone, Debug)]
 #[must_use = "nothing is opened until `open` is called"]
-pub struct ArchiveOptions<'r> {
+pub struct ArchiveOptions {
     name: String,
     check_features: bool,
-    common: Common<'r>,
+    common: Common,
 }
 
 /// Options for a host context, from [`Context::host`].
 #[derive(Clone, Debug)]
 #[must_use = "nothing is opened until `open` is called"]
-pub struct HostOptions<'r> {
+pub struct HostOptions {
     spec: String,
-    common: Common<'r>,
+    common: Common,
 }
 
 /// Options for a local context, from [`Context::local`].
 #[derive(Debug)]
 #[must_use = "nothing is opened until `open` is called"]
-pub struct LocalOptions<'r> {
+pub struct LocalOptions {
     spec: LocalSpec,
-    common: Common<'r>,
+    common: Common,
 }
 
 macro_rules! common_options {
     ($t:ident) => {
-        impl<'r> $t<'r> {
+        impl $t {
             /// Make the derived metrics registered in `registry` available
-            /// in the context (`pmRegisterDerived`'s global metrics).
-            pub fn derived(mut self, registry: &'r Registry) -> Self {
-                self.common.derived = Some(registry);
+            /// in the context, those registered later included
+            /// (`pmRegisterDerived`'s global metrics).
+            pub fn derived(mut self, registry: &SharedRegistry) -> Self {
+                self.common.derived = Some(registry.clone());
                 self
             }
 
@@ -117,7 +118,7 @@ common_options!(ArchiveOptions);
 common_options!(HostOptions);
 common_options!(LocalOptions);
 
-impl ArchiveOptions<'_> {
+impl ArchiveOptions {
     /// Whether to refuse archives whose label has feature bits PCP 6.0.3
     /// does not know (`PM_ERR_FEATURE`); on unless
     /// `PM_CTXFLAG_NO_FEATURE_CHECK` is wanted.
@@ -134,7 +135,7 @@ impl ArchiveOptions<'_> {
     }
 }
 
-impl HostOptions<'_> {
+impl HostOptions {
     /// Connect to pmcd (`pmNewContext(PM_CONTEXT_HOST, spec)`); the
     /// error names the host.
     pub fn open(self) -> Result<Context, Error> {
@@ -142,7 +143,7 @@ impl HostOptions<'_> {
     }
 }
 
-impl LocalOptions<'_> {
+impl LocalOptions {
     /// Read the metrics from a copy of a machine's `/proc` and `/sys`
     /// under `root` instead of this machine's, with the built-in names.
     pub fn root(mut self, root: impl Into<PathBuf>) -> Self {
@@ -178,7 +179,7 @@ impl Context {
     /// ```
     #[doc(alias = "pmNewContext")]
     #[doc(alias = "PM_CONTEXT_ARCHIVE")]
-    pub fn archive(name: &str) -> ArchiveOptions<'static> {
+    pub fn archive(name: &str) -> ArchiveOptions {
         ArchiveOptions { name: name.to_string(), check_features: true, common: Common::default() }
     }
 
@@ -187,7 +188,7 @@ impl Context {
     /// connects.
     #[doc(alias = "pmNewContext")]
     #[doc(alias = "PM_CONTEXT_HOST")]
-    pub fn host(spec: &str) -> HostOptions<'static> {
+    pub fn host(spec: &str) -> HostOptions {
         HostOptions { spec: spec.to_string(), common: Common::default() }
     }
 
@@ -205,7 +206,7 @@ impl Context {
     /// ```
     #[doc(alias = "pmNewContext")]
     #[doc(alias = "PM_CONTEXT_LOCAL")]
-    pub fn local() -> LocalOptions<'static> {
+    pub fn local() -> LocalOptions {
         LocalOptions { spec: LocalSpec::system(), common: Common::default() }
     }
 
