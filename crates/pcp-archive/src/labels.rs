@@ -18,8 +18,8 @@
 //! history ([`PmHash`]).
 
 use crate::raw::MetaRecord;
-use pcp_core::hash::PmHash;
 use pcp_core::labels::{flags, Label, LabelSet, PM_MAXLABELJSONLEN, PM_MAXLABELS};
+use pcp_core::support::hash::PmHash;
 use pcp_core::{PmError, PmResult, Timestamp};
 
 /// `PM_ID_NULL`: the identifier context labels are filed under.

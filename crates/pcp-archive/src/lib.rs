@@ -49,5 +49,5 @@ mod record;
 pub mod replay;
 mod volume;
 
-pub use pcp_core::x87::timestamp_sub;
+pub use pcp_core::support::x87::timestamp_sub;
 pub use replay::{Mode, Replay};

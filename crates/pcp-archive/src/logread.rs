@@ -32,7 +32,7 @@ pub(crate) struct Ts {
 
 impl Ts {
     pub fn sub(self, other: Ts) -> f64 {
-        pcp_core::x87::timestamp_sub((self.sec, self.nsec), (other.sec, other.nsec))
+        pcp_core::support::x87::timestamp_sub((self.sec, self.nsec), (other.sec, other.nsec))
     }
 
     pub fn to_timestamp(self) -> pcp_core::Timestamp {

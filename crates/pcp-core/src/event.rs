@@ -526,11 +526,19 @@ pub fn dump(out: &mut Vec<u8>, src: &DumpSource, highres: bool, names: &dyn Fn(P
                 }
                 MetricType::FLOAT => {
                     let f = f32::from_bits(b.u32(vbuf)) as f64;
-                    let _ = write!(out, " = {}", crate::cfmt::sprintf_f64_text("%.8g", &[], f).unwrap_or_default());
+                    let _ = write!(
+                        out,
+                        " = {}",
+                        crate::support::cfmt::sprintf_f64_text("%.8g", &[], f).unwrap_or_default()
+                    );
                 }
                 MetricType::DOUBLE => {
                     let d = f64::from_bits(b.i64(vbuf) as u64);
-                    let _ = write!(out, " = {}", crate::cfmt::sprintf_f64_text("%.16g", &[], d).unwrap_or_default());
+                    let _ = write!(
+                        out,
+                        " = {}",
+                        crate::support::cfmt::sprintf_f64_text("%.16g", &[], d).unwrap_or_default()
+                    );
                 }
                 MetricType::STRING => {
                     let n = len.saturating_sub(4);

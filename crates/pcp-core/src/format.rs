@@ -3,9 +3,9 @@
 //! These produce bytes, not `String`s: a metric's string value may hold any
 //! bytes, and PCP's tools print them unchanged.
 
-use crate::cfmt::sprintf_f64_text;
 use crate::error::PmResult;
 use crate::event::summary;
+use crate::support::cfmt::sprintf_f64_text;
 use crate::time::{LocalTime, Utc};
 use crate::types::MetricType;
 use crate::value::{extract_value, AtomValue, Value, ValueBlock};

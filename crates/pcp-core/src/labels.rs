@@ -19,8 +19,8 @@
 mod json;
 
 use crate::error::{PmError, PmResult};
-use crate::hash::PmHash;
 use crate::ids::PM_IN_NULL;
+use crate::support::hash::PmHash;
 use std::cmp::Ordering;
 
 /// `PM_MAXLABELS`: the most labels a set may have.

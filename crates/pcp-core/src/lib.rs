@@ -33,21 +33,29 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod cfmt;
 pub mod desc;
 pub mod error;
 mod errtext;
 pub mod event;
 pub mod format;
-pub mod hash;
 pub mod ids;
 pub mod labels;
-pub mod strtod;
 pub mod time;
 pub mod types;
 pub mod units;
 pub mod value;
-pub mod x87;
+
+/// Tool support, not the PMAPI: the C library behaviours the command-line
+/// tools need to print exactly what PCP's print (glibc's `printf` of
+/// doubles, `strtod` and `strtol`, the x87's long double arithmetic libpcp
+/// does time in) and the hasher the crates' tables use. These follow the
+/// tools' needs and may change in any release.
+pub mod support {
+    pub mod cfmt;
+    pub mod hash;
+    pub mod strtod;
+    pub mod x87;
+}
 
 pub use desc::Desc;
 pub use error::{err_str, Error, PmError, PmResult};

@@ -395,7 +395,7 @@ fn parse_part(s: &[u8]) -> Result<(WideUnits, f64), ParseUnitsError> {
             continue;
         }
         if c == b'-' || c == b'.' || c.is_ascii_digit() {
-            match crate::strtod::parse_prefix(&s[pos..]) {
+            match crate::support::strtod::parse_prefix(&s[pos..]) {
                 Some(n) if !n.range_error => {
                     mult *= n.value;
                     pos += n.len;

@@ -1,4 +1,4 @@
-//! Differential test of `pcp_core::cfmt` against glibc's `snprintf`.
+//! Differential test of `pcp_core::support::cfmt` against glibc's `snprintf`.
 //!
 //! `tests/golden/printf.tsv` was written by `oracle/gen-printf.sh` (seed 1),
 //! which runs `oracle/printf_oracle.c` against the C library: each line holds
@@ -9,7 +9,7 @@
 
 mod common;
 
-use pcp_core::cfmt::sprintf_f64_text;
+use pcp_core::support::cfmt::sprintf_f64_text;
 
 #[test]
 fn printf_matches_glibc() {

@@ -298,7 +298,7 @@ pub fn check(metric: &str, pmid: PmId, expr: &Expr, catalog: &mut dyn Catalog) -
         cx.check_node(i, node)?;
         cx.walk[i].known = match *node {
             Node::Func(Func::Defined, _) => Some(cx.info[i].defined),
-            Node::Integer(ref c) => Some(pcp_core::strtod::strtol_prefix(c.text.as_bytes()).0 as i32 != 0),
+            Node::Integer(ref c) => Some(pcp_core::support::strtod::strtol_prefix(c.text.as_bytes()).0 as i32 != 0),
             Node::Not(x) => known(&cx, x).map(|v| !v),
             Node::Binary(BinOp::Or, l, r) => match known(&cx, l) {
                 Some(false) => known(&cx, r),

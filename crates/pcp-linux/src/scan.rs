@@ -11,7 +11,7 @@ pub(crate) struct Scan<'a> {
     s: &'a [u8],
 }
 
-use pcp_core::strtod::{is_c_space as is_space, strtol_prefix, strtoull_prefix};
+use pcp_core::support::strtod::{is_c_space as is_space, strtol_prefix, strtoull_prefix};
 
 /// `strtoull(s, NULL, 10)` as an unsigned conversion stores it, and the
 /// bytes used; `None` when there is no digit.
@@ -75,7 +75,7 @@ impl<'a> Scan<'a> {
     /// `%lf`: the longest prefix `strtod` reads.
     pub(crate) fn f64(&mut self) -> Option<f64> {
         self.skip_ws();
-        let p = pcp_core::strtod::parse_prefix(self.s)?;
+        let p = pcp_core::support::strtod::parse_prefix(self.s)?;
         if p.len == 0 {
             return None;
         }
@@ -86,7 +86,7 @@ impl<'a> Scan<'a> {
     /// `%f`: as `strtof` reads it (rounded once, to single precision).
     pub(crate) fn f32(&mut self) -> Option<f32> {
         self.skip_ws();
-        let p = pcp_core::strtod::parse_prefix(self.s)?;
+        let p = pcp_core::support::strtod::parse_prefix(self.s)?;
         if p.len == 0 {
             return None;
         }

@@ -61,7 +61,7 @@ enum Tok {
     Bogus,
 }
 
-use pcp_core::strtod::is_c_space as is_space;
+use pcp_core::support::strtod::is_c_space as is_space;
 
 struct Lexer {
     text: Vec<u8>,
@@ -267,7 +267,7 @@ impl Lexer {
                 break;
             }
             // sscanf's %d: clamped to 64 bits, cut to 32
-            nums.push(pcp_core::strtod::strtol_prefix(&t[i..i + d]).0 as i32);
+            nums.push(pcp_core::support::strtod::strtol_prefix(&t[i..i + d]).0 as i32);
             i += d;
             if nums.len() < 3 {
                 if t.get(i) != Some(&b':') {
@@ -318,7 +318,7 @@ fn parse_marker(line: &[u8]) -> Option<(i32, Vec<u8>)> {
         }
     };
     // %d: white space, a sign and digits, clamped to a long, cut to an int
-    let (n, used) = pcp_core::strtod::strtol_prefix(line.get(i..).unwrap_or_default());
+    let (n, used) = pcp_core::support::strtod::strtol_prefix(line.get(i..).unwrap_or_default());
     if used == 0 {
         return None;
     }

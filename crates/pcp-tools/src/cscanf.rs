@@ -6,7 +6,7 @@
 /// to the 64-bit `long` range and are then truncated to 32 bits, as glibc's
 /// store into an `int` does.
 pub fn scan_decimal_int(s: &[u8]) -> Option<i32> {
-    match pcp_core::strtod::strtol_prefix(s) {
+    match pcp_core::support::strtod::strtol_prefix(s) {
         (_, 0) => None,
         (v, _) => Some(v as i32),
     }
@@ -20,7 +20,7 @@ pub fn scan_hex_digits(s: &[u8]) -> Option<u32> {
         return None;
     }
     // (no "0x" can be there: `x` is not a hex digit)
-    Some(pcp_core::strtod::strtoull_prefix(s, 16).0 as u32)
+    Some(pcp_core::support::strtod::strtoull_prefix(s, 16).0 as u32)
 }
 
 /// `sscanf(arg, "%u.%u.%u")`: up to three dot-separated unsigned numbers
@@ -30,7 +30,7 @@ pub fn scan_dotted_u32(b: &[u8]) -> Vec<u32> {
     let mut out = Vec::new();
     let mut i = 0;
     while out.len() < 3 {
-        let (neg, m, used) = pcp_core::strtod::strtoint_parts(&b[i..], 10);
+        let (neg, m, used) = pcp_core::support::strtod::strtoint_parts(&b[i..], 10);
         if used == 0 {
             break;
         }

@@ -135,7 +135,7 @@ pub(crate) fn progname(arg0: &[u8]) -> String {
 /// `strtol(s, &end, 10)` as an `int` the way the C tools keep it, and
 /// whether the whole string was a number (`*end == '\0'`).
 pub fn strtol_int(s: &[u8]) -> (i32, bool) {
-    let (v, used) = pcp_core::strtod::strtol_prefix(s);
+    let (v, used) = pcp_core::support::strtod::strtol_prefix(s);
     (v as i32, used == s.len())
 }
 

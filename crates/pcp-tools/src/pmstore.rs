@@ -60,7 +60,7 @@ pub(crate) enum ValueError {
 pub(crate) fn stuff_value(text: &[u8], ty: MetricType, inst: i32) -> Result<InstValue, ValueError> {
     // a hexadecimal number is "0x" then hex digits only, after white
     // space and a minus sign
-    let ws = text.iter().take_while(|&&c| pcp_core::strtod::is_c_space(c)).count();
+    let ws = text.iter().take_while(|&&c| pcp_core::support::strtod::is_c_space(c)).count();
     let mut body = &text[ws..];
     if body.first() == Some(&b'-') {
         body = &body[1..];
@@ -72,7 +72,7 @@ pub(crate) fn stuff_value(text: &[u8], ty: MetricType, inst: i32) -> Result<Inst
     let whole = |used: usize| if used == text.len() { Ok(()) } else { Err(ValueError::Type) };
     let value = match ty {
         MetricType::I32 | MetricType::U32 | MetricType::I64 | MetricType::U64 => {
-            let (neg, m, used) = pcp_core::strtod::strtoint_parts(text, base);
+            let (neg, m, used) = pcp_core::support::strtod::strtoint_parts(text, base);
             // no digits: strtol leaves the end at the start
             whole(used)?;
             match ty {
@@ -114,8 +114,8 @@ pub(crate) fn stuff_value(text: &[u8], ty: MetricType, inst: i32) -> Result<Inst
                 // libpcp will not have strtod read hexadecimal
                 return Err(ValueError::Type);
             }
-            let ws = text.iter().take_while(|&&c| pcp_core::strtod::is_c_space(c)).count();
-            let (d, range_error) = match pcp_core::strtod::parse_prefix(&text[ws..]) {
+            let ws = text.iter().take_while(|&&c| pcp_core::support::strtod::is_c_space(c)).count();
+            let (d, range_error) = match pcp_core::support::strtod::parse_prefix(&text[ws..]) {
                 Some(p) => {
                     whole(ws + p.len)?;
                     (p.value, p.range_error)

@@ -61,7 +61,7 @@ fn parse_ports(mut s: &[u8]) -> Option<Vec<u16>> {
     let mut ports = Vec::new();
     loop {
         // strtol(s, &end, 0)
-        let (negative, m, used) = pcp_core::strtod::strtoint_parts(s, 0);
+        let (negative, m, used) = pcp_core::support::strtod::strtoint_parts(s, 0);
         let port = if negative { -(m.min(1 << 63) as i128) } else { m.min(1 << 63) as i128 };
         let rest = &s[used..];
         if port < 0 || !(rest.is_empty() || rest[0] == b',') {

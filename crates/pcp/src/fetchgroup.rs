@@ -500,7 +500,7 @@ fn extract(value: &Value, ty: MetricType, out: MetricType) -> PmResult<AtomValue
 
 /// `%.Ne`, as C prints it.
 fn c_exp(v: f64, digits: usize) -> String {
-    pcp_core::cfmt::sprintf_f64(&format!("%.{digits}e"), &[], v).unwrap_or_else(|| v.to_string())
+    pcp_core::support::cfmt::sprintf_f64(&format!("%.{digits}e"), &[], v).unwrap_or_else(|| v.to_string())
 }
 
 /// A double as type `out`, range checked (`__pmStuffDoubleValue`).

@@ -196,7 +196,7 @@ fn pmdas_dir() -> String {
 /// C `(int)strtol(s, &end, 10)`: the value (saturated to a 64-bit long,
 /// then cut to an `int`) and the text after it.
 fn strtol(s: &str) -> (i64, &str) {
-    let (v, used) = pcp_core::strtod::strtol_prefix(s.as_bytes());
+    let (v, used) = pcp_core::support::strtod::strtol_prefix(s.as_bytes());
     // (`used` ends after ASCII digits: a character boundary)
     (i64::from(v as i32), s.get(used..).unwrap_or_default())
 }

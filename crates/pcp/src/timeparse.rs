@@ -161,7 +161,7 @@ fn interval_seconds(spec: &[u8]) -> Result<f64, SpecError> {
 /// `pmParseHighResInterval` with libpcp's unnormalised result.
 #[doc(hidden)]
 pub fn parse_high_res_interval_raw(spec: &[u8]) -> Result<RawTime, SpecError> {
-    let (sec, nsec) = pcp_core::x87::from_real(interval_seconds(spec)?, NANOS as u64);
+    let (sec, nsec) = pcp_core::support::x87::from_real(interval_seconds(spec)?, NANOS as u64);
     Ok(RawTime { sec, nsec })
 }
 
@@ -169,7 +169,7 @@ pub fn parse_high_res_interval_raw(spec: &[u8]) -> Result<RawTime, SpecError> {
 /// `nsec`).
 #[doc(hidden)]
 pub fn parse_interval_raw(spec: &[u8]) -> Result<RawTime, SpecError> {
-    let (sec, usec) = pcp_core::x87::from_real(interval_seconds(spec)?, 1_000_000);
+    let (sec, usec) = pcp_core::support::x87::from_real(interval_seconds(spec)?, 1_000_000);
     Ok(RawTime { sec, nsec: usec })
 }
 

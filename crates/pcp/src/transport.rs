@@ -7,7 +7,7 @@
 //! drive over an in-memory stream with a fake pmcd.
 
 use crate::config;
-use pcp_core::strtod::{is_c_space, strtol_prefix};
+use pcp_core::support::strtod::{is_c_space, strtol_prefix};
 use pcp_core::{PmError, PmId, PmResult};
 use pcp_pdu::handshake::{self, ClientOptions, PduInfo};
 use pcp_pdu::{Framer, Pdu, PduType, ResultPdu};
@@ -111,7 +111,7 @@ fn env_seconds(text: &str) -> Option<f64> {
     // strtod skips leading white space
     let b = text.as_bytes();
     let ws = b.iter().take_while(|&&c| is_c_space(c)).count();
-    let p = pcp_core::strtod::parse_prefix(&b[ws..])?;
+    let p = pcp_core::support::strtod::parse_prefix(&b[ws..])?;
     // NaN passes libpcp's "< 0" test too
     (ws + p.len == b.len() && (p.value >= 0.0 || p.value.is_nan())).then_some(p.value)
 }

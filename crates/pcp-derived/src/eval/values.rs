@@ -237,15 +237,15 @@ pub(super) fn negate(v: &AtomValue, t: MetricType) -> AtomValue {
 /// or atof would for type `ty`.
 pub(super) fn constant(text: &str, ty: MetricType) -> AtomValue {
     let s = text.as_bytes();
-    let (l, _) = pcp_core::strtod::strtol_prefix(s);
+    let (l, _) = pcp_core::support::strtod::strtol_prefix(s);
     match ty {
         MetricType::I32 => AtomValue::I32(l as i32),
         MetricType::U32 => AtomValue::U32(l as i32 as u32),
         MetricType::I64 => AtomValue::I64(l),
-        MetricType::U64 => AtomValue::U64(pcp_core::strtod::strtoull_prefix(s, 10).0),
+        MetricType::U64 => AtomValue::U64(pcp_core::support::strtod::strtoull_prefix(s, 10).0),
         MetricType::FLOAT | MetricType::DOUBLE => {
-            let ws = s.iter().take_while(|&&b| pcp_core::strtod::is_c_space(b)).count();
-            let d = pcp_core::strtod::parse_prefix(&s[ws..]).map_or(0.0, |p| p.value);
+            let ws = s.iter().take_while(|&&b| pcp_core::support::strtod::is_c_space(b)).count();
+            let d = pcp_core::support::strtod::parse_prefix(&s[ws..]).map_or(0.0, |p| p.value);
             if ty == MetricType::FLOAT {
                 AtomValue::Float(d as f32)
             } else {

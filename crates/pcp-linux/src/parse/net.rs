@@ -47,7 +47,7 @@ pub fn net_dev(text: &[u8]) -> Vec<NetDevLine> {
             let Some(d) = rest.iter().position(u8::is_ascii_digit) else { break };
             rest = &rest[d..];
             // (digits only: no sign or white space before them)
-            *slot = Some(pcp_core::strtod::strtoull_prefix(rest, 10).0);
+            *slot = Some(pcp_core::support::strtod::strtoull_prefix(rest, 10).0);
             // the PMDA then skips to the next white space
             let skip = rest.iter().take_while(|b| !b.is_ascii_whitespace()).count();
             rest = &rest[skip..];

@@ -58,7 +58,7 @@ impl Dumper<'_> {
                 Version::V3 => ("%.9f", seconds(ns, 1_000_000_000)),
                 Version::V2 => ("%.6f", seconds(ns, 1_000_000_000)),
             };
-            let _ = write!(buf, " ({})", pcp_core::cfmt::sprintf_f64_text(fmt, &[], v).unwrap_or_default());
+            let _ = write!(buf, " ({})", pcp_core::support::cfmt::sprintf_f64_text(fmt, &[], v).unwrap_or_default());
         }
         if self.xflag >= 3 {
             let _ = write!(buf, " {}", t.sec as u64);
@@ -79,7 +79,7 @@ impl Dumper<'_> {
             let us =
                 (sec as i128 - self.start.sec as i128) * 1_000_000 + (usec as i128 - (self.start.nsec / 1000) as i128);
             let v = seconds(us, 1_000_000);
-            let _ = write!(buf, " ({})", pcp_core::cfmt::sprintf_f64_text("%.6f", &[], v).unwrap_or_default());
+            let _ = write!(buf, " ({})", pcp_core::support::cfmt::sprintf_f64_text("%.6f", &[], v).unwrap_or_default());
         }
     }
 

@@ -5,8 +5,8 @@ use super::{Command, Stop};
 use crate::options::ContextKind;
 use pcp::timezone::Zone;
 use pcp::Context;
-use pcp_core::cfmt::{push_f64, push_f64_text, FloatSpec};
 use pcp_core::format::pad_left;
+use pcp_core::support::cfmt::{push_f64, push_f64_text, FloatSpec};
 use pcp_core::value::extract_value;
 use pcp_core::{
     Desc, FetchResult, InDom, InstValue, MetricType, PmError, PmId, Semantics, Timestamp, ValueSet, PM_IN_NULL,

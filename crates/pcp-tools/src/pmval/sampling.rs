@@ -127,7 +127,7 @@ pub(super) fn print_header(
     if s.samples > 1 && (!src.is_archive || !s.uninterp) {
         let iv = s.interval_ns as f64 / 1e9;
         out.write_all(
-            pcp_core::cfmt::sprintf_f64_text("interval:  %1.2f sec\n", &[], iv).unwrap_or_default().as_bytes(),
+            pcp_core::support::cfmt::sprintf_f64_text("interval:  %1.2f sec\n", &[], iv).unwrap_or_default().as_bytes(),
         )?;
     }
     Ok(())

@@ -5,7 +5,7 @@
 use super::lex::{caret, is_alpha, parse_char, parse_double, parse_int, skip_space, MORE_MSG, WHAT_MSG};
 use super::SpecError;
 use crate::timezone::CTm;
-use pcp_core::x87;
+use pcp_core::support::x87;
 
 /// Three-letter codes (lower case) libpcp recognises.
 const WEEKDAYS: [&[u8]; 7] = [b"sun", b"mon", b"tue", b"wed", b"thu", b"fri", b"sat"];

@@ -15,7 +15,7 @@ pub(crate) fn c_str(s: &[u8]) -> &[u8] {
 }
 
 /// `isspace` in the C locale.
-pub(crate) use pcp_core::strtod::is_c_space as is_space;
+pub(crate) use pcp_core::support::strtod::is_c_space as is_space;
 
 /// `isalpha` in the C locale.
 pub(crate) fn is_alpha(b: u8) -> bool {
@@ -43,7 +43,7 @@ pub(crate) fn parse_char(s: &[u8], pos: &mut usize, c: u8) -> bool {
 /// `strtol(s, &end, 10)`: the value (clamped to the `long` range, as
 /// `strtol` does on overflow) and the length read; `None` if no digits.
 pub(crate) fn strtol(s: &[u8]) -> Option<(i64, usize)> {
-    let (v, n) = pcp_core::strtod::strtol_prefix(s);
+    let (v, n) = pcp_core::support::strtod::strtol_prefix(s);
     (n > 0).then_some((v, n))
 }
 
@@ -65,7 +65,7 @@ pub(crate) fn parse_int(s: &[u8], pos: &mut usize, min: i64, max: i64) -> Option
 /// past it; otherwise it ends after the white space.
 pub(crate) fn parse_double(s: &[u8], pos: &mut usize, min: f64, max: f64) -> Option<f64> {
     *pos = skip_space(s, *pos);
-    let n = pcp_core::strtod::parse_prefix(&s[*pos..])?;
+    let n = pcp_core::support::strtod::parse_prefix(&s[*pos..])?;
     if n.value < min || n.value > max {
         return None;
     }
