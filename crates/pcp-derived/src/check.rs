@@ -90,6 +90,10 @@ impl std::ops::Index<NodeId> for Checked {
     }
 }
 
+/// The reason given for a ternary's required operand the context does not
+/// define: pmRegisterDerived(3)'s rule, which 6.0.3 does not report.
+pub const TERNARY_UNKNOWN: &str = "Unknown metric for ternary expression";
+
 /// Why a derived metric cannot be used in a context.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -101,6 +105,14 @@ pub struct SemanticError {
     /// creation: `Semantic error: derived metric NAME: WHERE: REASON`, or
     /// nothing for an operand that cannot be looked up.
     pub report: Option<Vec<u8>>,
+}
+
+impl SemanticError {
+    /// Whether 6.0.3 fails the metric without a word where pcp-rs reports
+    /// it, following the manual page ([`TERNARY_UNKNOWN`]).
+    pub fn beyond_6_0_3(&self) -> bool {
+        self.reason == Some(TERNARY_UNKNOWN)
+    }
 }
 
 /// libpcp's report (without its newline), or else its explanation.
@@ -588,7 +600,7 @@ impl Checker<'_> {
             }
         });
         if let Some(j) = missing {
-            return Err(self.error("Unknown metric for ternary expression", j));
+            return Err(self.error(TERNARY_UNKNOWN, j));
         }
         if choose == Choose::Both && !novalue.0 && !novalue.1 {
             let (lu, ru) = (U::of(td.units), U::of(ed.units));

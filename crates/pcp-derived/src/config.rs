@@ -79,7 +79,11 @@ impl Registry {
             return report;
         }
         if let Some(path) = startup_path(env, files) {
+            let before = self.metrics.len();
             self.load_path(&path, true, files, &mut report);
+            for d in &mut self.metrics[before..] {
+                d.startup = true;
+            }
         }
         self.initialised = true;
         report

@@ -44,6 +44,11 @@ pub struct Definition {
     pub oneline: Option<Vec<u8>>,
     /// Long help (`name(helptext) = ...`).
     pub helptext: Option<Vec<u8>>,
+    /// Read from the configuration libpcp loads by itself at start-up
+    /// ([`Registry::init`]): where pcp-rs reports more than 6.0.3 when
+    /// such a metric cannot be bound, it stays as quiet as 6.0.3 (see
+    /// [`crate::check::SemanticError::beyond_6_0_3`]).
+    pub startup: bool,
 }
 
 impl Definition {
@@ -132,7 +137,7 @@ pub const ANON: [(&str, &str, &str); 2] = [
 /// state libpcp shares between all registrations.
 #[derive(Clone, Debug)]
 pub struct Registry {
-    metrics: Vec<Definition>,
+    pub(crate) metrics: Vec<Definition>,
     /// Each metric's position in `metrics`, by name.
     by_name: foldhash::HashMap<String, usize>,
     anon: usize,
@@ -309,7 +314,15 @@ impl Registry {
         self.last_global = Some((cluster, item));
         let id = pmid(cluster, item);
         self.by_name.insert(name.clone(), self.metrics.len());
-        self.metrics.push(Definition { name, pmid: id, expr: lazy, anon, oneline: None, helptext: None });
+        self.metrics.push(Definition {
+            name,
+            pmid: id,
+            expr: lazy,
+            anon,
+            oneline: None,
+            helptext: None,
+            startup: false,
+        });
         if anon {
             self.anon += 1;
         }
@@ -610,6 +623,7 @@ impl ContextTable {
             anon: false,
             oneline: None,
             helptext: None,
+            startup: false,
         }));
         Ok(id)
     }

@@ -277,6 +277,9 @@ pub(crate) struct BoundMetric {
     pub(crate) local: bool,
     /// A global metric masked by a per-context one of the same name.
     pub(crate) masked: AtomicBool,
+    /// From the configuration loaded at start-up: failures 6.0.3 does not
+    /// report stay unreported ([`pcp_derived::Definition::startup`]).
+    pub(crate) startup: bool,
 }
 
 impl BoundMetric {
@@ -292,6 +295,7 @@ impl BoundMetric {
             announced: AtomicBool::new(false),
             local: false,
             masked: AtomicBool::new(masked),
+            startup: d.startup,
         }
     }
 
@@ -329,6 +333,7 @@ impl Metrics {
                 announced: AtomicBool::new(false),
                 local: m.local,
                 masked: AtomicBool::new(m.is_masked()),
+                startup: m.startup,
             });
         }
         copy

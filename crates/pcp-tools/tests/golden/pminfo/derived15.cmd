@@ -1,0 +1,9 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-d
+my.tern
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=tests/golden/pminfo/derived/ternary-missing.conf
+TZ=UTC
+LC_ALL=C
