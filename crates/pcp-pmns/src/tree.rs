@@ -448,22 +448,50 @@ impl Pmns {
     /// ```
     #[doc(alias = "pmLookupName")]
     pub fn lookup_names(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
-        self.lookup_names_with(names, Ok)
+        self.lookup_names_with(names, |_, found| found)
     }
 
-    /// [`Pmns::lookup_names`], each PMID found passed through `resolve`
-    /// (which may refuse it): how a context whose agents resolve names in
-    /// dynamic subtrees looks names up.
+    /// The PMID of the root of a dynamic subtree that `name` runs through
+    /// above its last part, where names were added below that root (a
+    /// derived metric's, say): libpcp gives that PMID for such a name when
+    /// nothing resolves names in the subtree (a name space alone).
+    ///
+    /// ```
+    /// use pcp_core::PmId;
+    /// use pcp_pmns::Pmns;
+    ///
+    /// let mut pmns = Pmns::new();
+    /// pmns.add_names([("proc.psinfo", PmId::dynamic_root(3)), ("proc.nprocs", PmId::new(3, 0, 1))]);
+    /// pmns.add_names([("proc.psinfo.age", PmId::new(511, 0, 10))]);
+    /// assert_eq!(pmns.dynamic_root_above("proc.psinfo.age"), Some(PmId::dynamic_root(3)));
+    /// assert_eq!(pmns.dynamic_root_above("proc.nprocs"), None);
+    /// ```
+    pub fn dynamic_root_above(&self, name: &str) -> Option<PmId> {
+        let mut n = ROOT;
+        let mut parts = name.split('.').peekable();
+        while let Some(part) = parts.next() {
+            n = self.child(n, part.as_bytes())?;
+            let pmid = self.nodes[n as usize].pmid;
+            if parts.peek().is_some() && pmid.is_dynamic_root() {
+                return Some(pmid);
+            }
+        }
+        None
+    }
+
+    /// [`Pmns::lookup_names`], each name's lookup passed through `resolve`
+    /// with the name (which may refuse or replace it): how a context whose
+    /// agents resolve names in dynamic subtrees looks names up.
     pub fn lookup_names_with(
         &self,
         names: &[&str],
-        mut resolve: impl FnMut(PmId) -> PmResult<PmId>,
+        mut resolve: impl FnMut(&str, PmResult<PmId>) -> PmResult<PmId>,
     ) -> PmResult<(Vec<PmId>, usize)> {
         let mut found = 0;
         let mut first_err = None;
         let ids = names
             .iter()
-            .map(|n| match self.lookup(n).and_then(&mut resolve) {
+            .map(|n| match resolve(n, self.lookup(n)) {
                 Ok(id) => {
                     found += 1;
                     id

@@ -77,10 +77,16 @@ impl Context {
 
     /// Whether `name` is a real (not derived) metric's in `pmns`, as this
     /// context resolves names.
+    /// A name the name space has only below the root of a dynamic subtree
+    /// (not a node of its own) is not a real metric's here: a derived
+    /// metric of that name is listed, as libpcp lists it (lookups of the
+    /// name still give the subtree root's PMID, see [`Pmns::lookup`]).
     pub(super) fn real_name_in(&self, pmns: &Pmns, name: &str) -> bool {
-        pmns.lookup(name)
-            .and_then(|pmid| self.resolve(pmid))
-            .is_ok_and(|p| !p.is_null() && !pcp_derived::check::is_derived(p))
+        let Ok(pmid) = pmns.lookup(name) else { return false };
+        if pmid.is_dynamic_root() && pmns.locate(name).is_none() {
+            return false;
+        }
+        self.resolve(pmid).is_ok_and(|p| !p.is_null() && !pcp_derived::check::is_derived(p))
     }
 
     /// Load an ASCII name space file (through pmcpp, as libpcp does) and
@@ -156,7 +162,16 @@ impl Context {
                 Err(e) => Err(e),
             };
         }
-        self.view().pmns.lookup_names_with(names, |pmid| self.resolve(pmid))
+        let v = self.view();
+        // a name below a dynamic subtree's root that has names added below
+        // it (a derived metric's): libpcp gives the root's PMID in a name
+        // space alone, and passes it to pmcd as it is in a host context
+        // with a name space loaded; a local context's agents are asked
+        let as_root = self.source().is_none() || self.host_source().is_some();
+        v.pmns.lookup_names_with(names, |name, found| match v.pmns.dynamic_root_above(name) {
+            Some(root) if as_root => Ok(root),
+            _ => found.and_then(|pmid| self.resolve(pmid)),
+        })
     }
 
     /// [`Context::lookup_names`] of one name, without the list.

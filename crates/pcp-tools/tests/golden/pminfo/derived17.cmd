@@ -1,0 +1,11 @@
+-n
+tests/golden/pminfo/ns/dynamic-derived.pmns
+-m
+proc.psinfo.age
+proc.io
+proc.nprocs
+--env
+PCP_DERIVED_CONFIG=tests/golden/pminfo/derived/below-dynamic.conf
+PCP_VAR_DIR=tests/golden/pminfo/vardir
+TZ=UTC
+LC_ALL=C
