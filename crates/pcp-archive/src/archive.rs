@@ -57,7 +57,7 @@ impl Archive {
     /// Open the archive `name` names: its base name, or any of its files.
     /// Labels' feature bits are not checked. The error names the archive.
     pub fn open(name: &str) -> Result<Archive, Error> {
-        Archive::open_in_set(name, false, false, None).map_err(on_archive(name))
+        refuse_empty(name).and_then(|()| Archive::open_in_set(name, false, false, None)).map_err(on_archive(name))
     }
 
     /// [`Archive::open`] for a reader that replays the archive (a
@@ -74,7 +74,9 @@ impl Archive {
     /// volume's. A file holding only its label is `PM_ERR_NODATA`. The
     /// error names the archive.
     pub fn open_checking(name: &str, check_features: bool) -> Result<Archive, Error> {
-        Archive::open_in_set(name, true, check_features, None).map_err(on_archive(name))
+        refuse_empty(name)
+            .and_then(|()| Archive::open_in_set(name, true, check_features, None))
+            .map_err(on_archive(name))
     }
 
     /// [`Archive::open_checking`] (with `defer`, large instance-domain
@@ -264,6 +266,16 @@ fn decode_meta<R: std::io::Read>(
         return Err(PmError::PM_ERR_NODATA);
     }
     Ok(decoded.map(|()| meta))
+}
+
+/// `initarchive` refuses an empty name (`PM_ERR_LOGFILE`) before it looks
+/// for any file; an empty member of a list is looked for, and missing.
+fn refuse_empty(name: &str) -> Result<(), PmError> {
+    if name.is_empty() {
+        Err(PmError::PM_ERR_LOGFILE)
+    } else {
+        Ok(())
+    }
 }
 
 /// An archive's failure as an [`Error`] naming the archive.
@@ -480,6 +492,13 @@ mod tests {
         assert_eq!(archives, [format!("{dir}/a"), format!("{dir}/b"), format!("{dir}/c")]);
         // a directory without archives names none
         assert!(expand_archive_list(&format!("{}/tests/replay", env!("CARGO_MANIFEST_DIR"))).is_empty());
+    }
+
+    #[test]
+    fn an_empty_name_is_a_missing_archive() {
+        // not ENOENT: libpcp refuses the name before looking for files
+        assert_eq!(Archive::open_checking("", true).unwrap_err(), PmError::PM_ERR_LOGFILE);
+        assert_eq!(Archive::open("").unwrap_err(), PmError::PM_ERR_LOGFILE);
     }
 
     #[test]

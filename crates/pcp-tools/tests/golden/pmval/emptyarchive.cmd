@@ -1,0 +1,3 @@
+-a
+
+sample.long.one
