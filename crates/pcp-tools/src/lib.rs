@@ -47,6 +47,30 @@ pub fn main_with(tool: ToolFn) -> ! {
     std::process::exit(status)
 }
 
+/// A tool's standard output made line-buffered, as C's `setlinebuf(stdout)`
+/// makes it: each write up to its last newline goes out (the stream
+/// beneath is flushed), what follows stays buffered. A message written to
+/// standard error after a line then comes after that line, as it does
+/// when the two go to one file.
+pub(crate) struct LineBuffered<'a>(pub(crate) &'a mut dyn Write);
+
+impl Write for LineBuffered<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match buf.iter().rposition(|&b| b == b'\n') {
+            Some(end) => {
+                self.0.write_all(&buf[..=end])?;
+                self.0.flush()?;
+                self.0.write_all(&buf[end + 1..])?;
+            }
+            None => self.0.write_all(buf)?,
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
 /// The status a shell shows for a process that `SIGPIPE` killed
 /// (128 + 13).
 const SIGPIPE_STATUS: i32 = 141;

@@ -82,6 +82,8 @@ fn main(
     err: &mut dyn Write,
     files: &mut dyn Files,
 ) -> std::io::Result<i32> {
+    // pmval's setlinebuf(stdout): the lines before an error come before it
+    let out = &mut crate::LineBuffered(out);
     match pmval(args, env, out, err, files) {
         Ok(()) => Ok(0),
         Err(Stop::Exit(status)) => Ok(status),
