@@ -107,6 +107,8 @@ pub struct Options {
     pub guiport_arg: Option<Vec<u8>>,
     /// `-D` settings accepted, in order (`PCP_DEBUG` first).
     pub debug: Vec<Vec<u8>>,
+    /// The debug options they set.
+    pub debug_options: pcp::debug::DebugOptions,
     /// `--container`.
     pub container: Option<Vec<u8>>,
     /// The tool's own options, in order (filled by [`parse`]).

@@ -203,6 +203,7 @@ fn main(
     let mut archive_names = src.names();
     let mut names_ctx = names_ctx;
     let names = names_ctx.as_mut().unwrap_or(&mut archive_names);
+    names.set_trace(hooks.trace.clone());
     names.bind_derived(&registry);
     let names = &*names;
     let mut pmids: Vec<PmId> = Vec::new();

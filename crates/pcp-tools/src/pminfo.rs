@@ -191,7 +191,7 @@ impl<'a> Pminfo<'a> {
             }
         }
         let (registry, report) = hooks.take_registry();
-        let registry = registry;
+        let trace = hooks.trace.clone();
         self.err.write_all(&report)?;
         if opts.errors > 0 || opts.exit {
             let status = i32::from(!opts.exit);
@@ -228,6 +228,7 @@ impl<'a> Pminfo<'a> {
         };
         let mut status = 0;
         let mut ctx = ctx;
+        ctx.set_trace(trace);
         ctx.bind_derived(&registry);
         let operands = std::mem::take(&mut opts.operands);
         if self.p.value || self.p.label || self.p.verify {

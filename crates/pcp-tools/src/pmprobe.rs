@@ -96,6 +96,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         return Ok(status);
     }
     let (registry, report) = hooks.take_registry();
+    let trace = hooks.trace.clone();
     let registry = registry;
     err.write_all(&report)?;
     let names = hooks.namespace.take();
@@ -112,6 +113,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         }
     };
     let mut ctx = ctx;
+    ctx.set_trace(trace);
     ctx.bind_derived(&registry);
     let parsed_operands = std::mem::take(&mut opts.operands);
 

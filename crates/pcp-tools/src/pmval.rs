@@ -387,6 +387,7 @@ fn open_context(
             None => return Err(Stop::Exit(1)),
         }
     };
+    ctx.set_trace(hooks.trace.clone());
     ctx.bind_derived(&registry);
     let hostname = ctx.host_name().unwrap_or_default();
     Ok(Source { ctx, name, hostname, is_archive })

@@ -427,9 +427,10 @@ impl Metrics {
 /// themselves (which are in its [`crate::context::View`]).
 #[derive(Debug, Default)]
 pub(crate) struct Bound {
-    /// What libpcp `pmprintf`s and flushes at once (semantic errors), not
-    /// yet taken by [`crate::context::Context::take_messages`].
-    pub(crate) messages: Mutex<Vec<u8>>,
+    /// Where what libpcp writes to standard error goes: what it
+    /// `pmprintf`s and flushes at once (semantic errors) and its debug
+    /// trace, not yet taken by [`crate::context::Context::take_messages`].
+    pub(crate) messages: pcp_core::debug::Trace,
     /// The limit on per-context metrics (the registry's limit when the
     /// context took its metrics, as libpcp copies it).
     pub(crate) limit: Option<usize>,
@@ -459,6 +460,7 @@ impl Bound {
             limit: self.limit,
             counter_decrease: self.counter_decrease,
             parse: self.parse.clone(),
+            messages: self.messages.clone(),
             ..Default::default()
         }
     }

@@ -133,6 +133,6 @@ pub use pcp_core::{
 };
 /// Errors (`Subject`: what failed), event records
 /// (`pmUnpackEventRecords`) and value printing (`pmPrintValue`,
-/// `pmAtomStr`), from pcp-core.
-pub use pcp_core::{error, event, format};
+/// `pmAtomStr`) and debug options (`pmSetDebug`), from pcp-core.
+pub use pcp_core::{debug, error, event, format};
 pub use source::{MetricSource, RemoteNames};

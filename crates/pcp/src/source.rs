@@ -34,6 +34,13 @@ use pcp_pmns::tree::Child;
 /// behind a lock.
 #[doc(alias = "pmNewContext")]
 pub trait MetricSource: Send + Sync + std::fmt::Debug {
+    /// Trace from now on into `trace`, as its debug options select
+    /// ([`crate::Context::set_trace`]); sources that trace nothing
+    /// ignore it.
+    fn set_trace(&mut self, trace: &pcp_core::debug::Trace) {
+        let _ = trace;
+    }
+
     /// `pmLookupDesc`: the descriptor of `pmid`.
     #[doc(alias = "pmLookupDesc")]
     fn desc(&self, pmid: PmId) -> PmResult<Desc>;

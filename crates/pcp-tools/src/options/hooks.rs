@@ -31,6 +31,9 @@ pub trait Hooks {
     fn load_derived(&mut self, _path: &[u8]) -> Result<(), String> {
         Ok(())
     }
+    /// `-D` or `$PCP_DEBUG` (`pmSetDebug`) accepted: the debug options
+    /// are now `opts`. The default: nothing.
+    fn set_debug(&mut self, _opts: pcp::debug::DebugOptions) {}
     /// `-K` (`pmSpecLocalPMDA`); `Err` carries its message.
     fn spec_local(&mut self, _spec: &[u8]) -> Result<(), String> {
         Ok(())
@@ -78,6 +81,9 @@ pub struct ContextHooks<'f> {
     /// with the tool's environment).
     child_debug_error: Option<Vec<u8>>,
     output: (Vec<u8>, Vec<u8>),
+    /// Where the debug trace goes (`-D`, `$PCP_DEBUG`): the tool gives
+    /// it to the contexts it opens and writes it to standard error.
+    pub trace: pcp::debug::Trace,
     /// Whether libpcp would hold a name space now (a load that got past
     /// parsing, even one that failed after).
     kept: bool,
@@ -102,6 +108,7 @@ impl<'f> ContextHooks<'f> {
             agents: Agents::default(),
             child_debug_error,
             output: (Vec::new(), Vec::new()),
+            trace: pcp::debug::Trace::off(),
             kept: false,
         }
     }
@@ -176,6 +183,10 @@ impl Hooks for ContextHooks<'_> {
         let (loaded, report) = pcp::derived::load_config(registry, path, &self.progname);
         self.output.0.extend_from_slice(&report);
         loaded.map(|_| ()).map_err(|e| e.to_string())
+    }
+
+    fn set_debug(&mut self, opts: pcp::debug::DebugOptions) {
+        self.trace = self.trace.with_options(opts);
     }
 
     fn spec_local(&mut self, spec: &[u8]) -> Result<(), String> {

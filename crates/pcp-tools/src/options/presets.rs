@@ -8,7 +8,7 @@ impl Options {
     /// (`PCP_DEBUG` first, then the rest in environment order).
     pub(super) fn start_options(&mut self, env: &[(Vec<u8>, Vec<u8>)], hooks: &mut dyn Hooks) {
         if let Some((_, v)) = env.iter().find(|(k, _)| k == b"PCP_DEBUG") {
-            self.set_debug(v);
+            self.set_debug(v, hooks);
         }
         for (k, v) in env {
             let Some(name) = k.strip_prefix(b"PCP_") else { continue };

@@ -5,103 +5,21 @@
 //! specifications.
 
 use super::{strtol_int, ApiVersion, Hooks, Options, PCP_VERSION};
+use pcp::debug::DebugOptions;
 use pcp::timeparse;
-
-/// `pmSetDebug`'s option names (the fields of `pmdebugoptions_t` in
-/// PCP 6.0.3's `pmapi.h`, in order).
-const DEBUG_NAMES: [&str; 53] = [
-    "pdu",
-    "fetch",
-    "profile",
-    "value",
-    "context",
-    "indom",
-    "pdubuf",
-    "log",
-    "logmeta",
-    "optfetch",
-    "af",
-    "appl0",
-    "appl1",
-    "appl2",
-    "pmns",
-    "libpmda",
-    "timecontrol",
-    "pmc",
-    "derive",
-    "lock",
-    "interp",
-    "config",
-    "pmapi",
-    "fault",
-    "auth",
-    "discovery",
-    "attr",
-    "http",
-    "desperate",
-    "deprecated",
-    "exec",
-    "labels",
-    "series",
-    "libweb",
-    "alloc",
-    "services",
-    "appl3",
-    "appl4",
-    "appl5",
-    "access",
-    "qa",
-    "search",
-    "query",
-    "compress",
-    "dev0",
-    "dev1",
-    "dev2",
-    "pmlc",
-    "appl6",
-    "appl7",
-    "appl8",
-    "appl9",
-    "tls",
-];
 
 /// `pmSetDebug`'s syntax check: comma-separated option names, `all`, or
 /// numbers (old-style bit masks).
 #[doc(alias = "pmSetDebug")]
 pub fn valid_debug_spec(spec: &[u8]) -> bool {
-    let mut rest = spec;
-    while !rest.is_empty() {
-        // strtol first: white space, a sign, digits
-        let ws = rest.iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')).count();
-        let sign = usize::from(matches!(rest.get(ws), Some(b'-' | b'+')));
-        let digits = rest[ws + sign..].iter().take_while(|b| b.is_ascii_digit()).count();
-        if digits > 0 {
-            // a number ends at a comma or at the end
-            match rest.get(ws + sign + digits) {
-                None => return true,
-                Some(b',') => {
-                    rest = &rest[ws + sign + digits + 1..];
-                    continue;
-                }
-                Some(_) => return false,
-            }
-        }
-        let end = rest.iter().position(|&b| b == b',').unwrap_or(rest.len());
-        let item = &rest[..end];
-        let known =
-            item.eq_ignore_ascii_case(b"all") || DEBUG_NAMES.iter().any(|n| n.as_bytes().eq_ignore_ascii_case(item));
-        if !known {
-            return false;
-        }
-        rest = rest.get(end + 1..).unwrap_or_default();
-    }
-    true
+    DebugOptions::parse(spec).is_ok()
 }
 
 impl Options {
-    pub(super) fn set_debug(&mut self, arg: &[u8]) {
-        if valid_debug_spec(arg) {
+    pub(super) fn set_debug(&mut self, arg: &[u8], hooks: &mut dyn Hooks) {
+        if self.debug_options.set(arg).is_ok() {
             self.debug.push(arg.to_vec());
+            hooks.set_debug(self.debug_options);
         } else {
             let p = self.prog.clone();
             self.msg_bytes(&[p.as_bytes(), b": unrecognized debug options specification (", arg, b")\n"]);
@@ -206,7 +124,7 @@ impl Options {
             "archive-list" => self.add_archive_list(arg),
             "archive-folio" => self.add_archive_folio(arg, hooks),
             "container" => self.container = Some(arg.to_vec()),
-            "debug" => self.set_debug(arg),
+            "debug" => self.set_debug(arg, hooks),
             "derived" => {
                 // libpcp pmflushes each of loading's reports (with all
                 // that is waiting)
@@ -259,7 +177,7 @@ impl Options {
         match c {
             b'A' => self.align_arg = Some(arg.to_vec()),
             b'a' => self.add_archive(arg),
-            b'D' => self.set_debug(arg),
+            b'D' => self.set_debug(arg, hooks),
             b'g' => self.set_guimode(),
             b'H' => self.add_host_file(arg, hooks),
             b'h' => self.add_host(arg),

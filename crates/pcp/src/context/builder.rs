@@ -53,10 +53,14 @@ impl Diagnostic {
 struct Common {
     derived: Option<SharedRegistry>,
     zone: TimeZone,
+    trace: Option<pcp_core::debug::Trace>,
 }
 
 impl Common {
     fn apply(&self, mut ctx: Context) -> PmResult<Context> {
+        if let Some(t) = &self.trace {
+            ctx.set_trace(t.clone());
+        }
         if let Some(r) = &self.derived {
             ctx.use_registry(r);
         }
@@ -103,6 +107,13 @@ macro_rules! common_options {
             /// (`pmRegisterDerived`'s global metrics).
             pub fn derived(mut self, registry: &SharedRegistry) -> Self {
                 self.common.derived = Some(registry.clone());
+                self
+            }
+
+            /// Trace into `trace` as its debug options select, and put the
+            /// derived metrics' messages there ([`Context::set_trace`]).
+            pub fn trace(mut self, trace: &pcp_core::debug::Trace) -> Self {
+                self.common.trace = Some(trace.clone());
                 self
             }
 

@@ -217,7 +217,35 @@ impl Context {
     #[doc(alias = "pmflush")]
     #[doc(hidden)] // tool support: the bytes, to write as they are
     pub fn take_messages(&self) -> Vec<u8> {
-        std::mem::take(&mut *crate::derived::lock(&self.derived.messages))
+        self.derived.messages.take()
+    }
+
+    /// Trace what this context does from now on as `trace`'s debug
+    /// options select (`-D`, `$PCP_DEBUG`: `derive`, `fetch`, `pdu`,
+    /// `log`, `interp`, ... in libpcp's words), into `trace`'s buffer; the
+    /// derived metrics' messages go there too, in order. A context's own
+    /// trace is off, its buffer drained by [`Context::diagnostics`].
+    ///
+    /// ```
+    /// # let name = concat!(env!("CARGO_MANIFEST_DIR"), "/../pcp-archive/tests/fixtures/v3");
+    /// use pcp::debug::{DebugOptions, Trace};
+    /// let trace = Trace::new(DebugOptions::parse(b"log")?);
+    /// let mut ctx = pcp::Context::archive(name).open()?;
+    /// ctx.set_trace(trace.clone());
+    /// assert!(ctx.trace().shares_buffer(&trace));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[doc(alias = "pmSetDebug")]
+    pub fn set_trace(&mut self, trace: pcp_core::debug::Trace) {
+        if let Some(s) = self.source.as_mut() {
+            s.set_trace(&trace);
+        }
+        self.derived.messages = trace;
+    }
+
+    /// Where this context's trace and messages go ([`Context::set_trace`]).
+    pub fn trace(&self) -> &pcp_core::debug::Trace {
+        &self.derived.messages
     }
 
     /// What libpcp would have written to standard error since last asked
@@ -265,7 +293,7 @@ impl Context {
         }
         if announce && !m.announced.swap(true, std::sync::atomic::Ordering::Relaxed) {
             if let Binding::Failed(Some(report)) = &*lock(&m.binding) {
-                lock(&self.derived.messages).extend_from_slice(report);
+                self.derived.messages.write_bytes(report);
             }
         }
     }

@@ -1,0 +1,375 @@
+//! libpcp's debug options (`pmDebugOptions`, set by `-D` and
+//! `$PCP_DEBUG`) and the trace they turn on.
+//!
+//! libpcp keeps its debug options in a process-wide structure and writes
+//! its trace straight to standard error. Here the options are a value
+//! ([`DebugOptions`]) given to whatever should trace, and the trace goes
+//! to a [`Trace`]: a shared buffer that the caller drains when it likes
+//! (the command-line tools write it to standard error after each call, so
+//! that it lands where libpcp's would).
+//!
+//! ```
+//! use pcp_core::debug::{DebugFlag, DebugOptions, Trace};
+//!
+//! let opts = DebugOptions::parse(b"derive,appl0").unwrap();
+//! assert!(opts.contains(DebugFlag::Derive) && !opts.contains(DebugFlag::Pdu));
+//! assert_eq!(opts.to_string(), "appl0,derive");
+//! assert!(DebugOptions::parse(b"derive,nonsense").is_err());
+//!
+//! let trace = Trace::new(opts);
+//! if trace.on(DebugFlag::Derive) {
+//!     trace.write(format_args!("pmRegisterDerived: name=\"{}\"\n", "m"));
+//! }
+//! assert_eq!(trace.take(), b"pmRegisterDerived: name=\"m\"\n");
+//! ```
+
+use crate::PmError;
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+macro_rules! flags {
+    ($($variant:ident = $name:literal, $bit:expr;)*) => {
+        /// One of libpcp's debug options, in `pmdebugoptions_t`'s order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        #[doc(alias = "pmdebugoptions_t")]
+        pub enum DebugFlag {
+            $(
+                #[doc = concat!("`", $name, "`")]
+                $variant,
+            )*
+        }
+
+        impl DebugFlag {
+            /// Every option, in libpcp's order.
+            pub const ALL: &'static [DebugFlag] = &[$(DebugFlag::$variant),*];
+
+            /// The option's name, as `-D` takes it.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(DebugFlag::$variant => $name,)*
+                }
+            }
+
+            /// The bit of the old numeric form (`DBG_TRACE_*`), if the
+            /// option has one.
+            fn old_bit(self) -> u32 {
+                match self {
+                    $(DebugFlag::$variant => $bit,)*
+                }
+            }
+        }
+    };
+}
+
+flags! {
+    Pdu = "pdu", 1 << 0;
+    Fetch = "fetch", 1 << 1;
+    Profile = "profile", 1 << 2;
+    Value = "value", 1 << 3;
+    Context = "context", 1 << 4;
+    Indom = "indom", 1 << 5;
+    PduBuf = "pdubuf", 1 << 6;
+    Log = "log", 1 << 7;
+    LogMeta = "logmeta", 1 << 8;
+    OptFetch = "optfetch", 1 << 9;
+    Af = "af", 1 << 10;
+    Appl0 = "appl0", 1 << 11;
+    Appl1 = "appl1", 1 << 12;
+    Appl2 = "appl2", 1 << 13;
+    Pmns = "pmns", 1 << 14;
+    LibPmda = "libpmda", 1 << 15;
+    TimeControl = "timecontrol", 1 << 16;
+    Pmc = "pmc", 1 << 17;
+    Derive = "derive", 1 << 18;
+    Lock = "lock", 1 << 19;
+    Interp = "interp", 1 << 20;
+    Config = "config", 1 << 21;
+    Pmapi = "pmapi", 1 << 22;
+    Fault = "fault", 1 << 23;
+    Auth = "auth", 1 << 24;
+    Discovery = "discovery", 1 << 25;
+    Attr = "attr", 1 << 26;
+    Http = "http", 1 << 27;
+    Desperate = "desperate", 1 << 30;
+    Deprecated = "deprecated", 0;
+    Exec = "exec", 0;
+    Labels = "labels", 0;
+    Series = "series", 0;
+    LibWeb = "libweb", 0;
+    Alloc = "alloc", 0;
+    Services = "services", 0;
+    Appl3 = "appl3", 0;
+    Appl4 = "appl4", 0;
+    Appl5 = "appl5", 0;
+    Access = "access", 0;
+    Qa = "qa", 0;
+    Search = "search", 0;
+    Query = "query", 0;
+    Compress = "compress", 0;
+    Dev0 = "dev0", 0;
+    Dev1 = "dev1", 0;
+    Dev2 = "dev2", 0;
+    Pmlc = "pmlc", 0;
+    Appl6 = "appl6", 0;
+    Appl7 = "appl7", 0;
+    Appl8 = "appl8", 0;
+    Appl9 = "appl9", 0;
+    Tls = "tls", 0;
+}
+
+impl DebugFlag {
+    /// The option named `name` (case ignored), if there is one.
+    pub fn from_name(name: &[u8]) -> Option<DebugFlag> {
+        DebugFlag::ALL.iter().copied().find(|f| f.name().as_bytes().eq_ignore_ascii_case(name))
+    }
+
+    fn mask(self) -> u64 {
+        1 << (self as u32)
+    }
+}
+
+impl fmt::Display for DebugFlag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A set of debug options (`pmDebugOptions`).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[doc(alias = "pmDebugOptions")]
+pub struct DebugOptions(u64);
+
+impl DebugOptions {
+    /// No option set.
+    pub const NONE: DebugOptions = DebugOptions(0);
+
+    /// The options of `spec` as `pmSetDebug` reads it: names separated by
+    /// commas (case ignored), `all`, or numbers in the old bit-mask form
+    /// (`-1` for every bit). `PM_ERR_CONV` for anything else.
+    #[doc(alias = "pmSetDebug")]
+    pub fn parse(spec: &[u8]) -> Result<DebugOptions, PmError> {
+        let mut opts = DebugOptions::NONE;
+        opts.set(spec)?;
+        Ok(opts)
+    }
+
+    /// Add the options of `spec` ([`DebugOptions::parse`]'s form) to
+    /// these; on an error none is added.
+    #[doc(alias = "pmSetDebug")]
+    pub fn set(&mut self, spec: &[u8]) -> Result<(), PmError> {
+        let mut new = *self;
+        let mut bits: u32 = 0;
+        let mut rest = spec;
+        while !rest.is_empty() {
+            if let Some((n, used)) = leading_number(rest) {
+                bits |= if n == -1 { i32::MAX as u32 } else { n as u32 };
+                for &f in DebugFlag::ALL {
+                    if bits & f.old_bit() != 0 {
+                        new.0 |= f.mask();
+                    }
+                }
+                match rest.get(used) {
+                    None => break,
+                    Some(b',') => {
+                        rest = &rest[used + 1..];
+                        continue;
+                    }
+                    Some(_) => return Err(PmError::PM_ERR_CONV),
+                }
+            }
+            let end = rest.iter().position(|&b| b == b',').unwrap_or(rest.len());
+            let item = &rest[..end];
+            if item.eq_ignore_ascii_case(b"all") {
+                for &f in DebugFlag::ALL {
+                    new.0 |= f.mask();
+                }
+            } else {
+                let f = DebugFlag::from_name(item).ok_or(PmError::PM_ERR_CONV)?;
+                bits |= f.old_bit();
+                new.0 |= f.mask();
+            }
+            rest = rest.get(end + 1..).unwrap_or_default();
+        }
+        *self = new;
+        Ok(())
+    }
+
+    /// Whether `flag` is set.
+    pub fn contains(self, flag: DebugFlag) -> bool {
+        self.0 & flag.mask() != 0
+    }
+
+    /// These options and `flag`.
+    #[must_use]
+    pub fn with(self, flag: DebugFlag) -> DebugOptions {
+        DebugOptions(self.0 | flag.mask())
+    }
+
+    /// Whether no option is set.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The options set, in libpcp's order.
+    pub fn iter(self) -> impl Iterator<Item = DebugFlag> {
+        DebugFlag::ALL.iter().copied().filter(move |&f| self.contains(f))
+    }
+}
+
+/// A number as C's `strtol` reads it at the start of `s` (white space, a
+/// sign, decimal digits), truncated to an `int`, and how many bytes it
+/// took; `None` if there are no digits.
+fn leading_number(s: &[u8]) -> Option<(i32, usize)> {
+    let ws = s.iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')).count();
+    let neg = s.get(ws) == Some(&b'-');
+    let sign = usize::from(matches!(s.get(ws), Some(b'-' | b'+')));
+    let digits = s[ws + sign..].iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &d in &s[ws + sign..ws + sign + digits] {
+        v = v.saturating_mul(10).saturating_add(i64::from(d - b'0'));
+    }
+    let v = if neg { -v } else { v };
+    Some((v as i32, ws + sign + digits))
+}
+
+/// `pmGetDebug`'s form: the names set, separated by commas, or `all`.
+impl fmt::Display for DebugOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if DebugFlag::ALL.iter().all(|&fl| self.contains(fl)) {
+            return f.write_str("all");
+        }
+        for (i, fl) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            f.write_str(fl.name())?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for DebugOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "DebugOptions({self})")
+    }
+}
+
+/// Where trace output goes: the debug options, and a buffer shared by
+/// every clone, drained with [`Trace::take`]. Cloning is cheap; a context
+/// hands clones to the parts that trace (archive reader, pmcd
+/// connection, derived metrics).
+#[derive(Clone, Default)]
+pub struct Trace {
+    opts: DebugOptions,
+    buf: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Trace {
+    /// A trace of `opts`, with an empty buffer of its own.
+    pub fn new(opts: DebugOptions) -> Trace {
+        Trace { opts, buf: Arc::default() }
+    }
+
+    /// A trace that records nothing.
+    pub fn off() -> Trace {
+        Trace::default()
+    }
+
+    /// A trace of `opts` writing to this one's buffer.
+    pub fn with_options(&self, opts: DebugOptions) -> Trace {
+        Trace { opts, buf: Arc::clone(&self.buf) }
+    }
+
+    /// The debug options.
+    pub fn options(&self) -> DebugOptions {
+        self.opts
+    }
+
+    /// Whether `flag` is set.
+    #[inline]
+    pub fn on(&self, flag: DebugFlag) -> bool {
+        self.opts.contains(flag)
+    }
+
+    /// Whether any option is set.
+    #[inline]
+    pub fn any(&self) -> bool {
+        !self.opts.is_empty()
+    }
+
+    /// Add formatted text to the buffer.
+    pub fn write(&self, args: fmt::Arguments<'_>) {
+        use std::io::Write;
+        let _ = self.lock().write_fmt(args);
+    }
+
+    /// Add bytes to the buffer.
+    pub fn write_bytes(&self, bytes: &[u8]) {
+        self.lock().extend_from_slice(bytes);
+    }
+
+    /// Take what has been written since last asked.
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.lock())
+    }
+
+    /// Whether `other` writes to the same buffer.
+    pub fn shares_buffer(&self, other: &Trace) -> bool {
+        Arc::ptr_eq(&self.buf, &other.buf)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<u8>> {
+        self.buf.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl fmt::Debug for Trace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Trace").field("opts", &self.opts).finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_all_and_numbers() {
+        let o = DebugOptions::parse(b"DERIVE,appl2").unwrap();
+        assert_eq!(o.iter().collect::<Vec<_>>(), [DebugFlag::Appl2, DebugFlag::Derive]);
+        assert_eq!(DebugOptions::parse(b"all").unwrap().to_string(), "all");
+        // old bit masks: 1 is pdu, 2 fetch; -1 every old bit
+        assert_eq!(DebugOptions::parse(b"3").unwrap().to_string(), "pdu,fetch");
+        let every = DebugOptions::parse(b"-1").unwrap();
+        assert!(every.contains(DebugFlag::Desperate) && every.contains(DebugFlag::Http));
+        assert!(!every.contains(DebugFlag::Tls));
+        assert_eq!(DebugOptions::parse(b"").unwrap(), DebugOptions::NONE);
+        assert!(DebugOptions::parse(b"derive,").is_ok());
+        for bad in [&b"foo"[..], b"1x", b"pdu,,fetch"] {
+            assert_eq!(DebugOptions::parse(bad), Err(PmError::PM_ERR_CONV), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn set_is_additive_and_atomic() {
+        let mut o = DebugOptions::parse(b"pdu").unwrap();
+        o.set(b"fetch").unwrap();
+        assert!(o.set(b"log,bogus").is_err());
+        assert_eq!(o.to_string(), "pdu,fetch");
+    }
+
+    #[test]
+    fn trace_buffers_are_shared_by_clones() {
+        let t = Trace::new(DebugOptions::parse(b"log").unwrap());
+        let u = t.clone();
+        u.write_bytes(b"a");
+        t.write(format_args!("{}", 1));
+        assert!(t.shares_buffer(&u) && !t.shares_buffer(&Trace::off()));
+        assert_eq!(u.take(), b"a1");
+        assert!(t.take().is_empty());
+    }
+}
