@@ -221,7 +221,7 @@ impl<'h> Parser<'h> {
             short_usage: spec.short_usage,
             ..Options::default()
         };
-        opts.start_options(env, hooks);
+        let _ = err.write_all(&opts.start_options(env, hooks));
         let posixly_correct = env.iter().any(|(k, _)| k == b"POSIXLY_CORRECT");
         let getopt = GetOpt::new(args, &spec, &opts.prog, posixly_correct);
         Parser { spec, hooks, opts, getopt, done: false }
