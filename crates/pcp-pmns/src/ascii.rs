@@ -27,11 +27,15 @@ pub struct LoadOptions {
     pub use_cpp: bool,
     /// `$PCP_VAR_DIR`, for pmcpp's include search.
     pub var_dir: Vec<u8>,
+    /// Write libpcp's `-Dpmns` trace of the load into the diagnostics:
+    /// the load and its file, each leaf's PMID as it is read, and the
+    /// success at the end.
+    pub trace: bool,
 }
 
 impl Default for LoadOptions {
     fn default() -> LoadOptions {
-        LoadOptions { dupok: true, use_cpp: true, var_dir: b"/var/lib/pcp".to_vec() }
+        LoadOptions { dupok: true, use_cpp: true, var_dir: b"/var/lib/pcp".to_vec(), trace: false }
     }
 }
 
@@ -357,6 +361,19 @@ struct Defs {
 #[doc(alias = "pmLoadNameSpace")]
 pub fn load(path: &[u8], opts: &LoadOptions, files: &mut dyn Files) -> Loaded {
     let mut diag = Vec::new();
+    if opts.trace {
+        // (libpcp's "case 0": a file named by the caller)
+        let (dupok, cpp) = (i32::from(opts.dupok), i32::from(opts.use_cpp));
+        for part in [
+            &b"load(name="[..],
+            path,
+            format!(", dupok={dupok}, use_cpp={cpp}) lic case=0 fname=").as_bytes(),
+            path,
+            b"\n",
+        ] {
+            diag.extend_from_slice(part);
+        }
+    }
     let data = match files.read(path) {
         Ok(d) => d,
         Err(errno) => {
@@ -367,6 +384,12 @@ pub fn load(path: &[u8], opts: &LoadOptions, files: &mut dyn Files) -> Loaded {
             return Loaded { pmns, diagnostics: diag, kept: false };
         }
     };
+    if opts.trace {
+        let (dupok, cpp) = (i32::from(opts.dupok), i32::from(opts.use_cpp));
+        diag.extend_from_slice(format!("loadascii(dupok={dupok}, use_cpp={cpp}) fname=").as_bytes());
+        diag.extend_from_slice(path);
+        diag.push(b'\n');
+    }
     let (text, cpp_ok) = if opts.use_cpp {
         let cpp_opts = Options { var_dir: opts.var_dir.clone(), ..Options::default() };
         let out = Cpp::new(&cpp_opts).run(Some(path), Some(data), files);
@@ -389,11 +412,14 @@ pub fn load(path: &[u8], opts: &LoadOptions, files: &mut dyn Files) -> Loaded {
         diag,
     };
     let mut kept = false;
-    let pmns = pass1(&mut lex).and_then(|defs| {
+    let pmns = pass1(&mut lex, opts.trace).and_then(|defs| {
         lex.text = Vec::new(); // the text is no longer needed: free it first
         kept = true;
         pass2(&mut lex, defs, opts.dupok)
     });
+    if opts.trace && pmns.is_ok() {
+        lex.diag.extend_from_slice(b"Loaded ASCII PMNS\n");
+    }
     let pmns = pmns.map_err(|code| on_file(path, code));
     Loaded { pmns, diagnostics: std::mem::take(&mut lex.diag), kept }
 }
@@ -440,7 +466,7 @@ pub fn load_text(name: &[u8], text: &[u8], dupok: bool) -> Loaded {
     load(name, &LoadOptions { dupok, use_cpp: false, ..LoadOptions::default() }, &mut One(text))
 }
 
-fn pass1(lex: &mut Lexer) -> Result<Defs, PmError> {
+fn pass1(lex: &mut Lexer, trace: bool) -> Result<Defs, PmError> {
     let mut defs = Defs { names: Vec::new(), blocks: Vec::new() };
     let mut state = 0;
     while let Some(tok) = lex.next()? {
@@ -472,6 +498,12 @@ fn pass1(lex: &mut Lexer) -> Result<Defs, PmError> {
                 (3, Tok::Pmid(id)) => {
                     if let Some(child) = defs.blocks.last_mut().and_then(|d| d.children.last_mut()) {
                         child.2 = id;
+                        if trace {
+                            let name = arena(&defs.names, child);
+                            lex.diag.extend_from_slice(b"pmLoadNameSpace: ");
+                            lex.diag.extend_from_slice(name);
+                            lex.diag.extend_from_slice(format!(" -> {id}\n").as_bytes());
+                        }
                     }
                     state = 2;
                 }

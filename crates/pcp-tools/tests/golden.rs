@@ -8,7 +8,8 @@
 //!
 //! `PCP_RS_RECORD=1` re-records the expected files by running the C tool
 //! (PCP installed). `PCP_RS_LIVE=1` compares against the C tool run now
-//! instead of the files: the differential suite CI runs.
+//! instead of the files: the differential suite CI runs. `PCP_RS_ONLY=TEXT`
+//! takes only the cases whose path has TEXT in it (`pminfo/debug-`).
 
 #[path = "common/case.rs"]
 mod case;
@@ -48,11 +49,16 @@ fn golden_outputs() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     let record = std::env::var_os("PCP_RS_RECORD").is_some();
     let live = std::env::var_os("PCP_RS_LIVE").is_some();
+    // PCP_RS_ONLY=TEXT: only the cases whose path has TEXT in it
+    let only = std::env::var("PCP_RS_ONLY").ok();
     let mut checked = 0;
     let mut failures = Vec::new();
     for (name, cases) in cases_by_tool(&root) {
         let Some((run, c_tool)) = tool(&name) else { panic!("golden dir for unknown tool {name}") };
         for cmd in cases {
+            if only.as_deref().is_some_and(|o| !cmd.to_string_lossy().contains(o)) {
+                continue;
+            }
             let case = read_case(&cmd);
             let stem = cmd.with_extension("");
             let expected = if record || live {

@@ -530,7 +530,7 @@ fn default_local_pmns(diagnostics: &mut Vec<u8>) -> Result<Pmns, Error> {
     let file = crate::config::default_pmns();
     let path = file.clone().into_os_string().into_encoded_bytes();
     let var_dir = crate::config::var_dir().into_os_string().into_encoded_bytes();
-    let opts = LoadOptions { dupok: true, use_cpp: false, var_dir };
+    let opts = LoadOptions { dupok: true, use_cpp: false, var_dir, trace: false };
     let loaded = pcp_pmns::load(&path, &opts, &mut pcp_pmns::cpp::OsFiles);
     match loaded.pmns {
         Ok(p) => {

@@ -160,7 +160,7 @@ impl Hooks for ContextHooks<'_> {
         if self.kept {
             return Err(PmError::PM_ERR_DUPPMNS.to_string());
         }
-        let (ctx, diagnostics, kept) = Context::load_namespace_keeping(path, dupok, self.files);
+        let (ctx, diagnostics, kept) = Context::load_namespace_keeping(path, dupok, self.files, self.trace.options());
         self.kept = kept;
         let split = libpcp_part(&diagnostics);
         let mut direct = Vec::new();

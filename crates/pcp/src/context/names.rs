@@ -2,6 +2,7 @@
 //! (pmcd's), with the derived metrics' names joined to either.
 
 use super::{Context, PmnsLocation};
+use pcp_core::debug::{DebugFlag, DebugOptions};
 use pcp_core::error::Subject;
 use pcp_core::{Error, PmError, PmId, PmResult};
 use pcp_pmns::cpp::Files;
@@ -94,21 +95,23 @@ impl Context {
     /// either way. The error names the file.
     #[doc(alias = "pmLoadASCIINameSpace")]
     pub fn load_namespace(path: &[u8], dupok: bool, files: &mut dyn Files) -> (Result<Context, Error>, Vec<u8>) {
-        let (ctx, diagnostics, _) = Context::load_namespace_keeping(path, dupok, files);
+        let (ctx, diagnostics, _) = Context::load_namespace_keeping(path, dupok, files, DebugOptions::NONE);
         (ctx, diagnostics)
     }
 
     /// [`Context::load_namespace`], also saying whether libpcp would keep
     /// the load as the process's name space (see [`Loaded::kept`]): once
-    /// kept, even a failed one, libpcp refuses another load.
+    /// kept, even a failed one, libpcp refuses another load. With `debug`'s
+    /// `pmns` option the diagnostics have libpcp's trace of the load.
     #[doc(hidden)] // tool support: pminfo -n's single-load rule
     pub fn load_namespace_keeping(
         path: &[u8],
         dupok: bool,
         files: &mut dyn Files,
+        debug: DebugOptions,
     ) -> (Result<Context, Error>, Vec<u8>, bool) {
         let var_dir = crate::config::var_dir().into_os_string().into_encoded_bytes();
-        let opts = LoadOptions { dupok, use_cpp: true, var_dir };
+        let opts = LoadOptions { dupok, use_cpp: true, var_dir, trace: debug.contains(DebugFlag::Pmns) };
         let Loaded { pmns, diagnostics, kept } = pcp_pmns::load(path, &opts, files);
         (pmns.map(Context::with_namespace), diagnostics, kept)
     }

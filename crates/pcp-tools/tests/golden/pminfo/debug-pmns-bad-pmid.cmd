@@ -1,0 +1,9 @@
+-Dpmns
+-n
+tests/golden/pminfo/ns/bad-pmid.pmns
+-m
+--env
+PCP_DERIVED_CONFIG=
+PCP_VAR_DIR=tests/golden/pminfo/vardir
+TZ=UTC
+LC_ALL=C
