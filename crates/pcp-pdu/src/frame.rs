@@ -116,9 +116,10 @@ impl Framer {
         if self.buf.len() < HEADER_LEN {
             return HEADER_LEN - self.buf.len();
         }
-        match Header::parse(&self.buf, self.limit) {
-            Ok(h) => h.len.saturating_sub(self.buf.len()),
-            Err(_) => 0,
+        match self.length() {
+            Ok(Some(l)) => l.saturating_sub(self.buf.len()),
+            // a bad length word: next_pdu reports it
+            _ => 0,
         }
     }
 
@@ -128,8 +129,14 @@ impl Framer {
     }
 
     /// The next whole PDU, header included, if one has arrived. A bad
-    /// header is an error (see [`Header::parse`]); after an error the
-    /// stream cannot be resynchronised and the framer should be dropped.
+    /// length word is an error (below the header's size `PM_ERR_IPC`,
+    /// over the limit `PM_ERR_TOOBIG`); after an error the stream cannot
+    /// be resynchronised and the framer should be dropped. The rest of
+    /// the header is the decoder's to check ([`Header::parse`]): as
+    /// `__pmGetPDU` does, a PDU whose length is good is taken whole
+    /// before its type is looked at, so one with a negative type is
+    /// refused by [`Pdu::decode`](crate::Pdu::decode) with the stream
+    /// still in step.
     pub fn next_pdu(&mut self) -> PmResult<Option<Vec<u8>>> {
         let Some(len) = self.peek()?.map(<[u8]>::len) else {
             return Ok(None);
@@ -143,21 +150,21 @@ impl Framer {
     /// then [`Framer::consume`] its length. This copies and allocates
     /// nothing, which is what a client's loop of requests wants.
     pub fn peek(&self) -> PmResult<Option<&[u8]>> {
-        if self.buf.len() < 4 {
-            return Ok(None);
-        }
-        // the length is checked as soon as it arrives, the type once the
-        // whole header has
-        let len = i32::from_be_bytes([self.buf[0], self.buf[1], self.buf[2], self.buf[3]]);
+        // the type is the decoder's to refuse, once the whole PDU is here
+        let Some(len) = self.length()? else { return Ok(None) };
+        Ok(self.buf.get(..len))
+    }
+
+    /// The length word of the PDU under way, checked as soon as it has
+    /// arrived (`None` before).
+    fn length(&self) -> PmResult<Option<usize>> {
+        let Some(word) = self.buf.get(..4) else { return Ok(None) };
+        let len = i32::from_be_bytes([word[0], word[1], word[2], word[3]]);
         let len = usize::try_from(len).ok().filter(|&l| l >= HEADER_LEN).ok_or(IPC)?;
         if len > self.limit {
             return Err(PmError::PM_ERR_TOOBIG);
         }
-        if self.buf.len() < len {
-            return Ok(None);
-        }
-        Header::parse(&self.buf, self.limit)?;
-        Ok(self.buf.get(..len))
+        Ok(Some(len))
     }
 
     /// Drop the first `n` bytes held (the PDU [`Framer::peek`] showed).
@@ -218,9 +225,15 @@ mod tests {
         let mut f = Framer::for_client();
         f.push(&pdu(-5, 0x7000, 0)[..4]);
         assert_eq!(f.next_pdu(), Err(IPC));
+        // a negative type is the decoder's to refuse: the PDU is taken
+        // whole, as __pmGetPDU takes it, and the next one follows
         let mut f = Framer::for_client();
-        f.push(&pdu(12, -1, 0));
-        assert_eq!(f.next_pdu(), Err(IPC));
+        let mut stream = pdu(16, -1, 4);
+        stream.extend(pdu(12, 0x7000, 0));
+        f.push(&stream);
+        let bad = f.next_pdu().unwrap().unwrap();
+        assert_eq!(crate::Pdu::decode(&bad), Err(IPC));
+        assert_eq!(f.next_pdu().unwrap().as_deref(), Some(&stream[16..]));
         // a length the limit allows waits for its bytes, which are not
         // reserved ahead
         let mut f = Framer::new(usize::MAX);
@@ -246,8 +259,5 @@ mod tests {
         }
         assert_eq!(got, vec![stream[..16].to_vec(), stream[16..36].to_vec()]);
         assert_eq!(f.buffered(), 7);
-        let mut f = Framer::for_client();
-        f.push(&pdu(12, -1, 0));
-        assert_eq!(f.peek(), Err(IPC));
     }
 }

@@ -5,8 +5,9 @@
 //! byte as libpcp 6.0.3's `__pmSend*` and `__pmDecode*` functions do,
 //! padding bytes included. Nothing here touches a socket or a clock:
 //!
-//! - [`Framer`] cuts a byte stream into whole PDUs, refusing bad or
-//!   oversized headers as soon as their length word arrives;
+//! - [`Framer`] cuts a byte stream into whole PDUs, refusing a length
+//!   word that is too small or too large as soon as it arrives (the rest
+//!   of a header is the decoder's to check, once the PDU is whole);
 //! - [`Pdu::decode`] turns one whole PDU into a [`Pdu`], checking every
 //!   count and offset against the bytes present before reading or
 //!   allocating, and refusing anything malformed with `PM_ERR_IPC`;
