@@ -313,9 +313,13 @@ impl PduStream for Connection {
 /// A connection to pmcd that has been through the handshake: whole PDUs
 /// out, whole PDUs in, each reply within the request timeout.
 ///
-/// Any failure to send or receive (a timeout, the stream closing, a
-/// malformed PDU) leaves the connection broken: later calls fail with
-/// `PM_ERR_IPC` at once, and the caller connects again (see [`Backoff`]).
+/// A failure of the byte stream (a timeout, the stream closing or failing,
+/// a length word no PDU can have) leaves the connection broken: later
+/// calls fail with `PM_ERR_IPC` at once, and the caller connects again
+/// (see [`Backoff`]). A reply that arrived whole but cannot be decoded,
+/// or is not what the request wanted, fails that request alone, as in
+/// libpcp: `__pmGetPDU` has taken all of its bytes, so the next reply
+/// starts where it should.
 #[derive(Debug)]
 pub struct PmcdConnection<S: PduStream> {
     stream: S,
@@ -466,7 +470,10 @@ impl<S: PduStream> PmcdConnection<S> {
 
     /// Receive one PDU within the request timeout (`__pmGetPDU`): the
     /// whole PDU must have arrived by then (`PM_ERR_TIMEOUT`); the
-    /// stream ending is `PM_ERR_IPC`, as a malformed PDU is.
+    /// stream ending is `PM_ERR_IPC`. Both break the connection. A PDU
+    /// that arrived whole but does not decode (a bad count or length
+    /// inside it, a negative or unknown type) is `PM_ERR_IPC` too, but
+    /// the connection stays usable, as libpcp's does.
     #[doc(alias = "__pmGetPDU")]
     pub fn recv(&mut self) -> PmResult<Pdu> {
         self.recv_within(self.timeouts.request)
@@ -490,10 +497,9 @@ impl<S: PduStream> PmcdConnection<S> {
                     let pdu = Pdu::decode(bytes);
                     let len = bytes.len();
                     self.framer.consume(len);
-                    return match pdu {
-                        Ok((_, pdu)) => Ok(pdu),
-                        Err(e) => self.fail(e),
-                    };
+                    // a bad body spoils this reply only: its bytes are
+                    // gone from the stream, which is still in step
+                    return pdu.map(|(_, pdu)| pdu);
                 }
                 Ok(None) => self.framer.buffered(),
                 Err(e) => return self.fail(e),
@@ -538,16 +544,19 @@ impl<S: PduStream> PmcdConnection<S> {
 
     /// Send a request and receive its reply, which must be of type
     /// `reply` or an error PDU: a negative error code is returned as the
-    /// error; any other PDU is `PM_ERR_IPC` (and breaks the connection,
-    /// as the two sides no longer agree where they are). An error PDU
-    /// is itself the expected reply of a store (`reply` `PDU_ERROR`).
+    /// error; any other PDU is `PM_ERR_IPC` for this request alone (each
+    /// of libpcp's receivers refuses a reply of another type so, and goes
+    /// on with the connection). An error PDU is itself the expected reply
+    /// of a store (`reply` `PDU_ERROR`).
     pub fn request(&mut self, pdu: &Pdu, from: i32, reply: PduType) -> PmResult<Pdu> {
         self.send(pdu, from)?;
         let got = self.recv()?;
         match got {
             p if p.pdu_type() == reply => Ok(p),
             Pdu::Error(e) if e.code < 0 => Err(PmError::from_code(e.code)),
-            _ => self.fail(PmError::PM_ERR_IPC),
+            // an error PDU of 0 or more where something else was wanted
+            // leaves libpcp's callers with nothing read: refused here
+            _ => Err(PmError::PM_ERR_IPC),
         }
     }
 
@@ -588,9 +597,11 @@ impl<S: PduStream> PmcdConnection<S> {
                 Pdu::Error(e) if e.code < 0 => return Err(PmError::from_code(e.code)),
                 Pdu::HighResResult(r) if reply == PduType::HIGHRES_RESULT => return Ok((r, changed)),
                 Pdu::Result(r) if reply == PduType::RESULT => return Ok((r, changed)),
-                // an error PDU of 0 ends libpcp's loop with no result
-                // at all; anything else is out of step
-                _ => return self.fail(PmError::PM_ERR_IPC),
+                // an error PDU of 0 ends libpcp's loop with no result at
+                // all; anything else (a result of the other kind among
+                // them) is refused, with the connection kept, as
+                // `__pmRecvFetchPDU` does
+                _ => return Err(PmError::PM_ERR_IPC),
             }
         }
     }

@@ -5,7 +5,7 @@
 
 mod fake_pmcd;
 
-use fake_pmcd::{start, Quirk, COLOUR_INDOM};
+use fake_pmcd::{start, with_word, Quirk, COLOUR_INDOM};
 use pcp::transport::{Backoff, PmcdConnection, Timeouts};
 use pcp_core::{PmError, PmId, Value};
 use pcp_pdu::handshake::{features, ClientOptions, PDU_VERSION};
@@ -150,12 +150,64 @@ fn state_changes_come_back_with_the_result() {
 }
 
 #[test]
-fn a_reply_out_of_step_breaks_the_connection() {
+fn a_reply_of_the_wrong_type_fails_that_request_alone() {
+    // as each of libpcp's receivers: PM_ERR_IPC, and the next request
+    // reads the next reply
     let (stream, fake) = start(Quirk::WrongReply);
     let mut c = PmcdConnection::handshake(stream, &opts(), Timeouts::default()).unwrap();
     let req = Pdu::TextReq(TextReq::new(PmId::new(29, 0, 10).0, 1 | 4));
     assert_eq!(c.request(&req, HANDLE, PduType::TEXT), Err(PmError::PM_ERR_IPC));
+    assert!(!c.is_broken());
+    let desc = Pdu::DescReq(PmId::new(29, 0, 10));
+    assert!(matches!(c.request(&desc, HANDLE, PduType::DESC), Ok(Pdu::Desc(_))));
+    // a fetch answered by anything but its result: the same
+    assert_eq!(c.fetch(HANDLE, 0, &[PmId::new(29, 0, 10)]).err(), Some(PmError::PM_ERR_IPC));
+    assert!(!c.is_broken());
+    drop(c);
+    fake.join().unwrap();
+}
+
+#[test]
+fn a_reply_that_does_not_decode_fails_that_request_alone() {
+    let one = PmId::new(29, 0, 10);
+    let desc = Pdu::DescReq(one);
+    let text = Pdu::Text(pcp_pdu::Text { ident: one.0, text: b"hello".to_vec() });
+    let mut short_desc = Pdu::error(0).to_bytes(0).unwrap();
+    short_desc[7] = 0x05; // PDU_DESC, with 4 bytes of its 20
+    let malformed = [
+        // a text length past the PDU's end (__pmDecodeText)
+        with_word(&text, 16, 1000),
+        short_desc,
+        // a negative type: taken whole by __pmGetPDU, then refused
+        with_word(&Pdu::error(0), 4, -5),
+        // an error PDU of neither 16 nor 20 bytes (__pmDecodeError)
+        {
+            let mut b = with_word(&Pdu::xtend_error(0, 0), 0, 24);
+            b.extend([0; 4]);
+            b
+        },
+    ];
+    for bytes in malformed {
+        let (stream, fake) = start(Quirk::Replace(0, bytes.clone()));
+        let mut c = PmcdConnection::handshake(stream, &opts(), Timeouts::default()).unwrap();
+        assert_eq!(c.request(&desc, HANDLE, PduType::DESC), Err(PmError::PM_ERR_IPC), "{bytes:02x?}");
+        assert!(!c.is_broken());
+        let Ok(Pdu::Desc(d)) = c.request(&desc, HANDLE, PduType::DESC) else { panic!("{bytes:02x?}") };
+        assert_eq!(d.pmid, one);
+        drop(c);
+        fake.join().unwrap();
+    }
+}
+
+#[test]
+fn a_bad_length_word_still_breaks_the_connection() {
+    // the stream cannot be followed past it: later requests fail at once
+    let (stream, fake) = start(Quirk::Replace(0, with_word(&Pdu::error(0), 0, 8)));
+    let mut c = PmcdConnection::handshake(stream, &opts(), Timeouts::default()).unwrap();
+    let desc = Pdu::DescReq(PmId::new(29, 0, 10));
+    assert_eq!(c.request(&desc, HANDLE, PduType::DESC), Err(PmError::PM_ERR_IPC));
     assert!(c.is_broken());
+    assert_eq!(c.request(&desc, HANDLE, PduType::DESC), Err(PmError::PM_ERR_IPC));
     drop(c);
     fake.join().unwrap();
 }

@@ -5,7 +5,7 @@
 
 mod fake_pmcd;
 
-use fake_pmcd::{FakePmcd, Metric, Quirk, COLOUR_INDOM};
+use fake_pmcd::{with_word, FakePmcd, Metric, Quirk, COLOUR_INDOM};
 use pcp::context::TextLevel;
 use pcp::host::{BoxStream, Connector, HostSource};
 use pcp::profile::Profile;
@@ -566,4 +566,91 @@ fn fetch_all_answers_each_context_as_its_own_fetch_does() {
     assert_eq!(got[0].as_ref().unwrap().sets[2].values, Ok(Vec::new()));
     assert_eq!(got[3].as_ref().unwrap().sets[0].values, Err(PmError::PM_ERR_NOAGENT));
     assert!(Context::fetch_all(&mut ctxs, &[]).iter().all(|r| *r == Err(PmError::PM_ERR_TOOSMALL)));
+}
+
+type Call = fn(&HostSource) -> Result<String, PmError>;
+
+#[test]
+fn a_malformed_reply_fails_its_request_and_the_next_one_is_answered() {
+    // libpcp's receivers decode a reply __pmGetPDU has taken whole; one
+    // that does not decode, or is of another type, is PM_ERR_IPC for its
+    // request, and the connection goes on
+    let desc = FakePmcd::new(Quirk::None).metrics[0].desc;
+    let text = Pdu::Text(pcp_pdu::Text { ident: ONE.0, text: b"text".to_vec() });
+    let names = Pdu::PmnsNames(pcp_pdu::NameList { names: vec![b"one".to_vec()], status: None });
+    let instance = pcp_pdu::Instance { inst: 0, name: b"red".to_vec() };
+    let instances = Pdu::Instance(pcp_pdu::InResult { indom: COLOUR_INDOM, instances: vec![instance] });
+    let ids = Pdu::PmnsIds(pcp_pdu::IdList { status: 1, ids: vec![ONE] });
+    let labels = Pdu::Label(pcp_pdu::Labels { ident: 0, kind: i32::from(flags::CONTEXT), sets: Vec::new() });
+    let result = Pdu::HighResResult(pcp_pdu::ResultPdu::from(FetchResult {
+        timestamp: Timestamp::new(1, 2),
+        sets: vec![ValueSet { pmid: ONE, values: Ok(vec![InstValue { inst: -1, value: Value::Insitu(1) }]) }],
+    }));
+    let mut short_desc = Pdu::error(0).to_bytes(0).unwrap();
+    short_desc[7] = 0x05; // PDU_DESC, 4 bytes where __pmDecodeDesc wants 20
+    let mut long_error = with_word(&Pdu::xtend_error(0, 0), 0, 24);
+    long_error.extend([0; 4]); // neither of __pmDecodeError's two sizes
+    let cases: Vec<(&str, Vec<u8>, Call)> = vec![
+        ("desc", short_desc.clone(), |h| h.lookup_desc(ONE).map(|d| format!("{d:?}"))),
+        // more descriptors than the PDU holds (__pmDecodeDescs)
+        ("descs", with_word(&Pdu::Descs(vec![desc]), 12, 2), |h| {
+            h.lookup_descs(&[ONE, COLOUR]).map(|d| format!("{d:?}"))
+        }),
+        ("desc, wrong type", text.to_bytes(0).unwrap(), |h| h.lookup_desc(ONE).map(|d| format!("{d:?}"))),
+        // more instances than the PDU holds (__pmDecodeInstance)
+        ("indom", with_word(&instances, 16, 1000), |h| h.get_indom(COLOUR_INDOM).map(|i| format!("{i:?}"))),
+        ("instance name", with_word(&instances, 16, 1000), |h| h.name_indom(COLOUR_INDOM, 1).map(|n| format!("{n:?}"))),
+        ("instance id", with_word(&instances, 16, 1000), |h| {
+            h.lookup_indom(COLOUR_INDOM, b"blue").map(|i| format!("{i}"))
+        }),
+        // a text longer than its PDU (__pmDecodeText)
+        ("one-line text", with_word(&text, 16, 1000), |h| {
+            h.lookup_text(ONE, TextLevel::OneLine).map(|t| format!("{t:?}"))
+        }),
+        ("indom text", with_word(&text, 16, 1000), |h| {
+            h.lookup_indom_text(COLOUR_INDOM, TextLevel::OneLine).map(|t| format!("{t:?}"))
+        }),
+        // a negative number of label sets (__pmDecodeLabel)
+        ("labels", with_word(&labels, 24, -1), |h| {
+            h.labels(flags::CONTEXT, 0, &Profile::default()).map(|l| format!("{l:?}"))
+        }),
+        // more PMIDs than the PDU holds (__pmDecodeIDList)
+        ("pmid of a name", with_word(&ids, 16, 1000), |h| {
+            h.lookup_names(&["sample.long.one"]).map(|i| format!("{i:?}"))
+        }),
+        // more names than the PDU holds (__pmDecodeNameList)
+        ("name of a pmid", with_word(&names, 20, 1000), |h| h.name_of(ONE)),
+        ("children", with_word(&names, 20, 1000), |h| h.children("sample").map(|c| format!("{c:?}"))),
+        ("traversal", with_word(&names, 20, 1000), |h| traverse(h, "sample").map(|n| format!("{n:?}"))),
+        // more value sets than the PDU holds (__pmDecodeHighResResult)
+        ("fetch", with_word(&result, 12, 1000), |h| {
+            h.fetch(&[ONE], &Profile::default()).map(|(r, c)| format!("{:?} {c}", values(&r, 0)))
+        }),
+        ("fetch, wrong type", short_desc, |h| {
+            h.fetch(&[ONE], &Profile::default()).map(|(r, c)| format!("{:?} {c}", values(&r, 0)))
+        }),
+        ("store", long_error, |h| h.store(&store_of(WRITE_ME, 13)).map(|()| String::new())),
+    ];
+    for (what, bytes, call) in cases {
+        let (good, fakes) = open(fake);
+        let want = call(&good);
+        assert!(want.is_ok(), "{what}: {want:?}");
+        finish(good, fakes);
+        let (h, fakes) = open(move || FakePmcd::new(Quirk::Replace(0, bytes.clone())));
+        assert_eq!(call(&h), Err(PmError::PM_ERR_IPC), "{what}");
+        assert_eq!(call(&h), want, "{what}: the next request");
+        let got = finish(h, fakes);
+        assert_eq!(got.len(), 1, "{what}: one connection throughout");
+    }
+}
+
+#[test]
+fn a_malformed_help_text_falls_back_to_the_one_line_text() {
+    // lookuptext asks for the one-line text when the help request fails,
+    // however it failed
+    let text = Pdu::Text(pcp_pdu::Text { ident: ONE.0, text: b"text".to_vec() });
+    let (h, fakes) = open(move || FakePmcd::new(Quirk::Replace(0, with_word(&text, 16, 1000))));
+    assert_eq!(h.lookup_text(ONE, TextLevel::Help).unwrap(), b"1 as a 32-bit integer");
+    assert_eq!(h.lookup_text(ONE, TextLevel::Help).unwrap(), b"This one has the constant value 1.");
+    finish(h, fakes);
 }

@@ -100,6 +100,10 @@ pub enum Quirk {
     StateChange(i32),
     /// Answers every request with a descriptor.
     WrongReply,
+    /// Answers the request of this number (0 the first one answered)
+    /// with these bytes instead (a PDU, well framed or not), then the
+    /// rest as pmcd does.
+    Replace(usize, Vec<u8>),
 }
 
 /// One metric the fake serves: sample.long.one-like, or an instance
@@ -431,6 +435,13 @@ impl FakePmcd {
                         stream.close();
                         return self;
                     }
+                    Quirk::Replace(n, ref bytes) if self.answered == n => {
+                        self.answered += 1;
+                        if stream.write_all(bytes).is_err() {
+                            return self;
+                        }
+                        continue;
+                    }
                     Quirk::BadLength(len) => {
                         let mut head = len.to_be_bytes().to_vec();
                         head.extend_from_slice(&[0, 0, 0x70, 0x05, 0, 0, 0, 0]);
@@ -454,6 +465,14 @@ impl FakePmcd {
             }
         }
     }
+}
+
+/// `pdu`'s bytes with the 32-bit word at `offset` set to `word`: the same
+/// length, so still well framed (for [`Quirk::Replace`]).
+pub fn with_word(pdu: &Pdu, offset: usize, word: i32) -> Vec<u8> {
+    let mut b = pdu.to_bytes(0).unwrap();
+    b[offset..offset + 4].copy_from_slice(&word.to_be_bytes());
+    b
 }
 
 /// Start a fake pmcd with `quirk` on a thread; the client's end of the
