@@ -1,0 +1,9 @@
+-h
+localhost
+-b
+1
+-f
+sample.long.one
+sample.long.ten
+--env
+PCP_RS_MANGLE=0x7015,1,12,1000

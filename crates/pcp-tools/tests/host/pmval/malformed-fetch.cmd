@@ -1,0 +1,9 @@
+-h
+localhost
+-s
+3
+-t
+0.01
+sample.ulong.ten
+--env
+PCP_RS_MANGLE=0x7015,2,12,1000
