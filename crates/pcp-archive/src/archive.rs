@@ -1,6 +1,8 @@
 //! An archive opened by name: its files, label, metadata and extent.
 
-use crate::files::{archive_base, find_file, open_records, read_head, volumes, Compression, COMPRESSION_SUFFIXES};
+use crate::files::{
+    archive_base, find_file, open_records, read_head, volumes, Compression, MetaStep, COMPRESSION_SUFFIXES,
+};
 use crate::meta::desc_conflict;
 use crate::raw::{check_label, IndexEntry, Label, MetaRecord, VOL_INDEX, VOL_META};
 use crate::volume::Volume;
@@ -253,7 +255,11 @@ fn decode_meta<R: std::io::Read>(
     let mut decode = || {
         loop {
             let at = records.offset();
-            let Some(payload) = records.next_record()? else { break };
+            let payload = match records.next_meta_record()? {
+                MetaStep::End => break,
+                MetaStep::Skipped => continue,
+                MetaStep::Record(payload) => payload,
+            };
             meta.push(match keep {
                 Some(file) => MetaRecord::decode_deferring(payload, version, file, at)?,
                 None => MetaRecord::decode(payload, version)?,

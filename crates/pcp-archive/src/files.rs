@@ -467,6 +467,112 @@ impl<R: Read> RecordReader<R> {
     }
 }
 
+/// What [`RecordReader::next_meta_record`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum MetaStep<'a> {
+    /// The end of the records.
+    End,
+    /// A record's payload: its type word and body (without the length
+    /// words).
+    Record(&'a [u8]),
+    /// A help-text record libpcp passes over without reading its trailing
+    /// length word (its type word has neither `PM_TEXT_ONELINE` nor
+    /// `PM_TEXT_HELP`, or neither `PM_TEXT_PMID` nor `PM_TEXT_INDOM`): the
+    /// next header is read from that word on.
+    Skipped,
+}
+
+impl<R: Read> RecordReader<R> {
+    /// The next `.meta` record, read as `__pmLogLoadMeta` reads it (the
+    /// reader made [`RecordReader::with_header`] 8): a descriptor by its
+    /// contents (the names its count and lengths say; the leading length
+    /// word is not used), any other known type by its length word (fewer
+    /// than 12 bytes is libpcp's failure to allocate the rest, `ENOMEM`);
+    /// then a trailing length word that must equal the leading one.
+    /// An unknown type is `PM_ERR_RECTYPE` at once; a header without a
+    /// positive length is `PM_ERR_LOGREC`, as is a record cut short.
+    pub fn next_meta_record(&mut self) -> Result<MetaStep<'_>, PmError> {
+        use crate::raw::meta_type as t;
+        const LOGREC: PmError = PmError::PM_ERR_LOGREC;
+        self.fill(8)?;
+        let Some((&head, _)) = self.buf[self.start..self.end].split_first_chunk::<8>() else {
+            return Ok(MetaStep::End);
+        };
+        let len = i32::from_be_bytes([head[0], head[1], head[2], head[3]]);
+        let ty = u32::from_be_bytes([head[4], head[5], head[6], head[7]]);
+        if len <= 0 {
+            if self.end_after_header {
+                self.fill(9)?;
+                if self.left() == 8 {
+                    return Ok(MetaStep::End);
+                }
+            }
+            return Err(LOGREC);
+        }
+        let word = |r: &Self, at: usize| {
+            let b = &r.buf[r.start + at..r.start + at + 4];
+            u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+        };
+        // the bytes up to the trailing length word
+        let body_end = match ty {
+            t::DESC => {
+                // the descriptor (5 words) and the count of names
+                self.need(8 + 24)?;
+                let numnames = word(self, 28) as i32;
+                let mut at = 8 + 24;
+                for _ in 0..numnames.max(0) {
+                    self.need(at + 4)?;
+                    let n = word(self, at);
+                    if n as i32 <= -1 && self.ahead {
+                        // libpcp reads a plain file's name of a length
+                        // below zero with a read(2) of nearly 2^64 bytes,
+                        // which fails: EFAULT
+                        return Err(PmError::from_errno(14));
+                    }
+                    let n = n as usize;
+                    at = at.checked_add(4 + n).ok_or(LOGREC)?;
+                    self.need(at)?;
+                }
+                at
+            }
+            t::INDOM_V2 | t::INDOM | t::INDOM_DELTA | t::LABEL_V2 | t::LABEL | t::TEXT => {
+                let rlen = usize::try_from(len - 12).map_err(|_| PmError::from_errno(12))?;
+                self.need(8 + rlen)?;
+                // (a shorter text record is refused by the decoder, where
+                // libpcp reads past its buffer)
+                let kind = if ty == t::TEXT && rlen >= 4 { word(self, 8) } else { 3 | 12 };
+                if kind & 3 == 0 || (rlen >= 8 && kind & 12 == 0) {
+                    {
+                        self.start += 8 + rlen;
+                        self.offset += (8 + rlen) as u64;
+                        return Ok(MetaStep::Skipped);
+                    }
+                }
+                8 + rlen
+            }
+            _ => return Err(PmError::PM_ERR_RECTYPE),
+        };
+        self.need(body_end + 4)?;
+        if word(self, body_end) != len as u32 {
+            return Err(LOGREC);
+        }
+        let payload = &self.buf[self.start + 4..self.start + body_end];
+        self.start += body_end + 4;
+        self.offset += (body_end + 4) as u64;
+        Ok(MetaStep::Record(payload))
+    }
+
+    /// At least `n` bytes waiting, or `PM_ERR_LOGREC` (the file ends
+    /// first).
+    fn need(&mut self, n: usize) -> Result<(), PmError> {
+        self.fill(n)?;
+        if self.left() < n {
+            return Err(PmError::PM_ERR_LOGREC);
+        }
+        Ok(())
+    }
+}
+
 fn io_err(e: io::Error) -> PmError {
     PmError::from_errno(e.raw_os_error().unwrap_or(5))
 }

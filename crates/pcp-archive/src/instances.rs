@@ -99,6 +99,10 @@ impl Instances {
         // starts at or before the last NUL
         let last_nul = memchr::memrchr(0, names);
         for k in 0..n {
+            // (an identifier below zero is not an instance)
+            if word(rest, k) < 0 {
+                return Err(LOGREC);
+            }
             let off = word(rest, n + k);
             if off == -1 && delta {
                 continue;

@@ -61,8 +61,8 @@ pub struct MetaIndex {
     indoms: HashMap<InDom, History>,
     /// Instance domains in the order they were first added.
     indom_order: Vec<InDom>,
-    /// Help text by (`PM_TEXT_*` kind without `PM_TEXT_DIRECT`, ident):
-    /// the last text logged wins.
+    /// Help text by (`PM_TEXT_*` kind as logged, ident): the last text
+    /// logged wins.
     text: HashMap<(u32, u32), Arc<[u8]>>,
 }
 
@@ -137,7 +137,7 @@ impl MetaIndex {
                     // (up to the first NUL: libpcp holds names as C strings)
                     m.names.extend(names.iter().map(|n| (c_str(n).to_vec(), desc.pmid)));
                 }
-                MetaRecord::InDom { when, indom, instances, delta } => {
+                MetaRecord::InDom { when, indom, instances, delta, .. } => {
                     if instances.is_empty() {
                         continue;
                     }
@@ -153,7 +153,11 @@ impl MetaIndex {
                 MetaRecord::Text { kind, ident, text } => {
                     let both = text_kind::ONELINE | text_kind::HELP;
                     if kind & both != 0 && kind & (text_kind::PMID | text_kind::INDOM) != 0 {
-                        m.text.insert((kind & !text_kind::DIRECT, *ident), Arc::clone(text));
+                        // keyed by the whole kind word, as libpcp's
+                        // addtext keys it: lookups drop PM_TEXT_DIRECT from
+                        // the kind asked for, so they never find a text
+                        // logged with it (or with other bits)
+                        m.text.insert((*kind, *ident), Arc::clone(text));
                     }
                 }
                 MetaRecord::Labels { .. } => {}
@@ -267,8 +271,8 @@ impl MetaIndex {
         Err(PmError::PM_ERR_INST_LOG)
     }
 
-    /// Every help text: its kind (`PM_TEXT_*` bits without
-    /// `PM_TEXT_DIRECT`), identifier and text, in no particular order.
+    /// Every help text: its kind (the `PM_TEXT_*` bits as logged),
+    /// identifier and text, in no particular order.
     pub fn texts(&self) -> impl Iterator<Item = (u32, u32, &[u8])> {
         self.text.iter().map(|(&(kind, ident), t)| (kind, ident, &**t))
     }
@@ -499,6 +503,7 @@ mod tests {
             indom: InDom(7),
             instances: insts.iter().map(|&(i, n)| (i, n)).collect::<crate::raw::Instances>().into(),
             delta,
+            count: insts.len() as i32,
         }
     }
 

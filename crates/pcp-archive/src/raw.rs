@@ -40,6 +40,12 @@ pub mod meta_type {
 
 const LOGREC: PmError = PmError::PM_ERR_LOGREC;
 
+/// `PM_MAXLABELS`: the most labels a label set may have.
+const PM_MAXLABELS: i32 = 255;
+
+/// `PM_MAXLABELJSONLEN`: the longest JSON a label set may have.
+const PM_MAXLABELJSONLEN: usize = 65535;
+
 /// A big-endian reader over a shrinking slice; every read is checked.
 #[derive(Clone, Copy, Debug)]
 pub struct Reader<'a> {
@@ -320,6 +326,9 @@ pub enum MetaRecord {
         instances: Logged,
         /// Is this a delta record?
         delta: bool,
+        /// The instance count as logged: `instances.len()`, or a count
+        /// below one (there are no instances then).
+        count: i32,
     },
     /// Label sets of one kind, observed at a time.
     Labels {
@@ -375,9 +384,11 @@ impl MetaRecord {
         MetaRecord::decode_in(payload, version, Some((file, at)))
     }
 
+    /// (`_version` is not used: each record's type gives its layout, as
+    /// libpcp reads them.)
     fn decode_in(
         payload: &[u8],
-        version: Version,
+        _version: Version,
         file: Option<(&std::sync::Arc<std::fs::File>, u64)>,
     ) -> Result<MetaRecord, PmError> {
         // instances of fewer bytes than this are read at once: reading them
@@ -392,7 +403,8 @@ impl MetaRecord {
                 let indom = InDom(r.u32(LOGREC)?);
                 let sem = Semantics(r.i32(LOGREC)?);
                 let units = Units::from_u32(r.u32(LOGREC)?);
-                let nnames = r.i32(LOGREC)?;
+                // (no names for a count below one)
+                let nnames = r.i32(LOGREC)?.max(0);
                 let n = count(nnames, 4, &r)?;
                 let mut names = Vec::with_capacity(n);
                 for _ in 0..n {
@@ -402,13 +414,15 @@ impl MetaRecord {
                 Ok(MetaRecord::Desc { desc: Desc { pmid, ty, indom, sem, units }, names })
             }
             meta_type::INDOM_V2 | meta_type::INDOM | meta_type::INDOM_DELTA => {
+                // (the record's type gives its layout, whatever the
+                // archive's version)
                 let tv = if kind == meta_type::INDOM_V2 { Version::V2 } else { Version::V3 };
-                if (tv == Version::V3) != (version == Version::V3) {
-                    return Err(PmError::PM_ERR_RECTYPE);
-                }
                 let when = r.timestamp(tv, LOGREC)?;
                 let indom = InDom(r.u32(LOGREC)?);
-                let n = count(r.i32(LOGREC)?, 8, &r)?;
+                // no instances for a count below one (libpcp then keeps no
+                // set)
+                let logged_count = r.i32(LOGREC)?;
+                let n = count(logged_count.max(0), 8, &r)?;
                 let delta = kind == meta_type::INDOM_DELTA;
                 let rest = r.rest();
                 let instances = match file {
@@ -418,13 +432,10 @@ impl MetaRecord {
                     }
                     _ => Logged::Read(Instances::parse(rest, n, delta)?),
                 };
-                Ok(MetaRecord::InDom { when, indom, instances, delta })
+                Ok(MetaRecord::InDom { when, indom, instances, delta, count: logged_count })
             }
             meta_type::LABEL_V2 | meta_type::LABEL => {
                 let tv = if kind == meta_type::LABEL_V2 { Version::V2 } else { Version::V3 };
-                if (tv == Version::V3) != (version == Version::V3) {
-                    return Err(PmError::PM_ERR_RECTYPE);
-                }
                 let when = r.timestamp(tv, LOGREC)?;
                 let lkind = r.u32(LOGREC)?;
                 let ident = r.u32(LOGREC)?;
@@ -436,11 +447,17 @@ impl MetaRecord {
                 for _ in 0..nsets {
                     let inst = r.i32(LOGREC)?;
                     let jsonlen = usize::try_from(r.i32(LOGREC)?).map_err(|_| LOGREC)?;
+                    if jsonlen > PM_MAXLABELJSONLEN {
+                        return Err(LOGREC);
+                    }
                     let json = r.bytes(jsonlen, LOGREC)?.to_vec();
                     let nlabels = r.i32(LOGREC)?;
                     let mut labels = Vec::new();
                     // a negative count is an error code: no labels
                     if nlabels > 0 {
+                        if nlabels > PM_MAXLABELS {
+                            return Err(LOGREC);
+                        }
                         let n = count(nlabels, 8, &r)?;
                         labels.reserve(n);
                         for _ in 0..n {

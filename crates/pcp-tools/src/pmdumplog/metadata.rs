@@ -177,14 +177,14 @@ impl Dumper<'_> {
         writeln!(out, "\nInstance Domains on-disk ...")?;
         let src = self.src;
         for rec in src.archive.meta() {
-            let MetaRecord::InDom { when, indom, instances, delta } = rec else { continue };
+            let MetaRecord::InDom { when, indom, instances, delta, count } = rec else { continue };
             let mut buf = Vec::new();
             self.stamp(&mut buf, *when);
             let _ = write!(buf, " InDom: {indom}");
             if *delta {
                 buf.extend_from_slice(b" delta");
             }
-            let _ = writeln!(buf, " {} instances", instances.len());
+            let _ = writeln!(buf, " {count} instances");
             // (read with the record: pmdumplog opens archives so)
             let instances = instances.get().map_err(|e| std::io::Error::other(e.to_string()))?;
             for (id, name) in instances.iter() {
