@@ -108,3 +108,45 @@ b[r[-1][0] + 4:r[-1][0] + 8] = struct.pack('>I', 0xffffffff); open(vol('lateend'
 copy('multi3', 'farindex')
 b = bytearray(open(os.path.join(out, 'farindex.index'), 'rb').read())
 b[808 + 28:808 + 32] = struct.pack('>I', 100000); open(os.path.join(out, 'farindex.index'), 'wb').write(b)
+# .meta records that libpcp's __pmLogLoadMeta reads in its own way: the
+# n-th record of a type in v3.meta, changed in place
+def meta_record(new, rtype, nth=0):
+    b = bytearray(open(os.path.join(out, new + '.meta'), 'rb').read())
+    recs = [(at, n) for at, n in records(b, 808) if struct.unpack('>I', b[at + 4:at + 8])[0] == rtype]
+    return b, recs[nth]
+def meta_put(new, b):
+    open(os.path.join(out, new + '.meta'), 'wb').write(b)
+# an instance domain record (the first) with an instance count of -1:
+# opens, with no instance set from that record
+copy('v3', 'metanoinst')
+b, (at, n) = meta_record('metanoinst', 5)
+b[at + 24:at + 28] = struct.pack('>i', -1); meta_put('metanoinst', b)
+# a negative instance identifier in the first instance domain record:
+# PM_ERR_LOGREC
+copy('v3', 'metanegid')
+b, (at, n) = meta_record('metanegid', 5)
+b[at + 28:at + 32] = struct.pack('>i', -7); meta_put('metanegid', b)
+# a help-text record (the first) whose type word has no text class (4,
+# PM_TEXT_PMID alone): libpcp skips it without reading its trailing length
+# word, then reads that word as the next record's length (PM_ERR_RECTYPE)
+copy('v3', 'metatextty')
+b, (at, n) = meta_record('metatextty', 4)
+b[at + 8:at + 12] = struct.pack('>I', 4); meta_put('metatextty', b)
+# a help-text record (the first) whose type word has PM_TEXT_DIRECT too:
+# kept where no lookup finds it (pminfo -T falls back to the one-line text)
+copy('v3', 'metadirect')
+b, (at, n) = meta_record('metadirect', 4)
+ty = struct.unpack('>I', b[at + 8:at + 12])[0]
+b[at + 8:at + 12] = struct.pack('>I', ty | 16); meta_put('metadirect', b)
+# a descriptor record (the third) whose first name length is one short:
+# the trailing length word is then not where libpcp looks (PM_ERR_LOGREC)
+copy('v3', 'metaname')
+b, (at, n) = meta_record('metaname', 1, 2)
+ln = struct.unpack('>I', b[at + 32:at + 36])[0]
+b[at + 32:at + 36] = struct.pack('>I', ln - 1); meta_put('metaname', b)
+# a descriptor record (the third) with both length words 4 more than its
+# size: libpcp reads a descriptor by its contents, and opens the archive
+copy('v3', 'metadesclen')
+b, (at, n) = meta_record('metadesclen', 1, 2)
+b[at:at + 4] = struct.pack('>I', n + 4); b[at + n - 4:at + n] = struct.pack('>I', n + 4)
+meta_put('metadesclen', b)
