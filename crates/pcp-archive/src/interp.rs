@@ -28,6 +28,7 @@
 
 use crate::logread::Dir;
 use crate::replay::Replay;
+use pcp_core::debug::DebugFlag;
 use pcp_core::{FetchResult, InDom, InstValue, PmError, PmId, Semantics, Value, ValueSet};
 use std::collections::HashMap;
 
@@ -99,6 +100,9 @@ pub(crate) struct InterpState {
     calipers: HashMap<u32, Option<Calipers>>,
     /// Value lists emptied, to fill again.
     pool: Vec<Vec<InstValue>>,
+    /// Records read (not found in the cache) forwards and backwards in
+    /// this fetch, for `-Dinterp`.
+    nr: [u64; 2],
 }
 
 /// `__pmLogResetInterp`, after `pmSetMode`: forget bounds that do not
@@ -128,11 +132,27 @@ pub(crate) fn fetch_into(
     out: &mut FetchResult,
 ) -> Result<(), PmError> {
     let t_req = r.origin.sub(r.start);
+    let tracing = r.log.trace.on(DebugFlag::Interp);
+    if tracing {
+        r.log.trace.write(format_args!(
+            "__pmLogFetchInterp @ {} t_req={t_req:.6} curvol={} posn={} (vol={}) serial={}\n",
+            r.origin,
+            r.log.curvol,
+            r.ac_offset,
+            r.ac_vol,
+            i32::from(r.serial)
+        ));
+        r.interp.nr = [0, 0];
+    }
     let res = fetch_at(r, t_req, pmids, wanted, out);
     match res {
         Err(Early(e)) => Err(e),
         Ok(v) => {
             r.advance();
+            if tracing {
+                let [forw, back] = r.interp.nr;
+                r.log.trace.write(format_args!("__pmLogFetchInterp: log reads: forward {forw} backwards {back}\n"));
+            }
             v
         }
     }

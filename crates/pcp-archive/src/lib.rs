@@ -50,4 +50,4 @@ pub mod replay;
 mod volume;
 
 pub use pcp_core::support::x87::timestamp_sub;
-pub use replay::{Mode, Replay};
+pub use replay::{IgnoreMarks, Mode, Replay};

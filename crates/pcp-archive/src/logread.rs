@@ -16,6 +16,7 @@ use crate::raw::{paranoid_check, Version};
 use crate::record::decode_record;
 pub(crate) use crate::record::{Bytes, Record, SetRef};
 use crate::volume::Volume;
+use pcp_core::debug::{DebugFlag, Trace};
 use pcp_core::{InstValue, PmError};
 use std::collections::HashSet;
 use std::io::{self, Read};
@@ -41,6 +42,15 @@ impl Ts {
 
     pub fn from_timestamp(t: pcp_core::Timestamp) -> Ts {
         Ts { sec: t.sec, nsec: t.nsec as i32 }
+    }
+}
+
+/// `__pmPrintTimestamp`'s form of a time in a trace: `HH:MM:SS.nnnnnnnnn`
+/// (of UTC: the reader knows no time zones).
+impl std::fmt::Display for Ts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let day = self.sec.rem_euclid(86_400);
+        write!(f, "{:02}:{:02}:{:02}.{:09}", day / 3600, day / 60 % 60, day % 60, self.nsec)
     }
 }
 
@@ -222,13 +232,6 @@ impl Cursor {
         let (b, eof) = self.view(n)?;
         Ok((b.as_slice().to_vec(), eof))
     }
-
-    /// A 4-byte word at the position, big-endian, or how many bytes there
-    /// were and whether the end was hit.
-    fn read_word(&mut self) -> Result<Result<u32, bool>, PmError> {
-        let (b, eof) = self.view(4)?;
-        Ok(be32(b.as_slice(), 0).ok_or(eof))
-    }
 }
 
 /// Where a read happens: the current volume, or a volume opened to peek
@@ -276,6 +279,11 @@ pub(crate) struct Log {
     /// Refuse labels with feature bits 6.0.3 does not know (libpcp's
     /// `ac_chkfeatures`, off with `PM_CTXFLAG_NO_FEATURE_CHECK`).
     pub check_features: bool,
+    /// Where `-Dlog` traces go.
+    pub trace: Trace,
+    /// Whether the archive has a temporal index (libpcp holds it open,
+    /// which moves the file descriptors of volumes opened to peek at).
+    has_index: bool,
 }
 
 impl Log {
@@ -304,12 +312,40 @@ impl Log {
             label_start: Ts::default(),
             mark_done: false,
             check_features: true,
+            trace: Trace::off(),
+            has_index: false,
+        }
+    }
+
+    /// Whether `-Dlog` tracing is on.
+    #[inline]
+    pub fn tracing(&self) -> bool {
+        self.trace.on(DebugFlag::Log)
+    }
+
+    /// Trace `args` (when tracing is on).
+    #[inline]
+    pub fn say(&self, args: std::fmt::Arguments<'_>) {
+        if self.tracing() {
+            self.trace.write(args);
+        }
+    }
+
+    /// The file descriptor libpcp would have for the volume read through
+    /// `w`: the current volume takes the lowest free one (the directory
+    /// scan's, once closed), a volume opened to peek at the next after the
+    /// index and metadata files.
+    pub fn fd(&self, w: Which) -> i32 {
+        match w {
+            Which::Mfp => 3,
+            Which::Peek => 5 + i32::from(self.has_index),
         }
     }
 
     /// Load the temporal index (`__pmLogLoadIndex`): every whole entry.
     pub fn load_index(&mut self) -> Result<(), PmError> {
         let Some(path) = find_file(&self.base, ".index") else { return Ok(()) };
+        self.has_index = true;
         let mut data = Vec::new();
         crate::files::open(&path).and_then(|mut f| f.read_to_end(&mut data)).map_err(|e| io_err(&e))?;
         let size = match self.version {
@@ -443,6 +479,7 @@ impl Log {
         if let Some(t) = start {
             self.label_start = t;
         }
+        self.say(format_args!("__pmLogChangeVol: change to volume {vol}\n"));
         // going forwards, the next volume starts decompressing once this
         // one has
         self.ahead = (forwards && vol < self.maxvol).then_some(vol + 1);
@@ -484,6 +521,13 @@ impl Log {
         }
         let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
         let mut offset = f.tell();
+        let tracing = self.tracing();
+        if tracing {
+            let peek = if paranoid || w == Which::Peek { " (peek)" } else { "" };
+            let mode = if dir == Dir::Forw { "forw" } else { "back" };
+            let (fd, vol) = (self.fd(w), self.curvol);
+            self.trace.write(format_args!("__pmLogRead: fd={fd}{peek} mode={mode} vol={vol} posn={offset} "));
+        }
         if dir == Dir::Back {
             loop {
                 if offset > label_size {
@@ -492,6 +536,7 @@ impl Log {
                     }
                     break;
                 }
+                self.say(format_args!("BEFORE start\n"));
                 if w == Which::Peek {
                     return Err(PmError::PM_ERR_EOL);
                 }
@@ -502,6 +547,7 @@ impl Log {
                             f.seek_end();
                             offset = f.tell();
                         }
+                        self.say(format_args!("vol={} posn={offset} ", self.curvol));
                         break;
                     }
                     vol -= 1;
@@ -513,15 +559,18 @@ impl Log {
         }
         let head = loop {
             let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
-            let eof = match f.read_word()? {
-                Ok(word) => break word as i32,
-                Err(eof) => eof,
-            };
+            let (word, eof) = f.view(4)?;
+            if let Some(word) = be32(word.as_slice(), 0) {
+                break word as i32;
+            }
             if !eof {
+                let n = word.len();
+                self.say(format_args!("\nError: header fread got {n} expected 4\n"));
                 return Err(LOGREC);
             }
             // end of this volume: on to the next one, if any
             f.seek_set(offset);
+            self.say(format_args!("AFTER end\n"));
             if w == Which::Peek {
                 return Err(PmError::PM_ERR_EOL);
             }
@@ -540,11 +589,12 @@ impl Log {
         };
         // not at an archive boundary (libpcp's clearMarkDone)
         self.mark_done = false;
-        let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
         let rlen = head.wrapping_sub(8);
         if rlen < 0 || (dir == Dir::Back && rlen as i64 > offset) {
+            self.say(format_args!("\nError: truncated log? rlen={rlen} (offset {})\n", offset as i32));
             return Err(LOGREC);
         }
+        let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
         let rlen = rlen as usize;
         if dir == Dir::Back {
             f.seek_cur(-(4 + rlen as i64));
@@ -554,16 +604,20 @@ impl Log {
         let (body, _) = f.view(rlen)?;
         if body.len() != rlen {
             f.seek_set(offset);
+            self.say(format_args!("\nError: data fread got {} expected {rlen}\n", body.len()));
             return Err(LOGREC);
         }
         if dir == Dir::Back {
             f.seek_cur(-(rlen as i64 + 4));
         }
-        let Ok(trail) = f.read_word()? else {
+        let (trail, _) = f.view(4)?;
+        let Some(trail) = be32(trail.as_slice(), 0) else {
             f.seek_set(offset);
+            self.say(format_args!("\nError: trailer fread got {} expected 4\n", trail.len()));
             return Err(LOGREC);
         };
         if trail != head as u32 {
+            self.say(format_args!("\nError: record length mismatch: header ({head}) != trailer ({})\n", trail as i32));
             return Err(LOGREC);
         }
         if paranoid && !paranoid_check(body.as_slice(), version) {
@@ -575,14 +629,28 @@ impl Log {
         // a record of a compressed volume (whose decompressed bytes, in a
         // file of ours, do not change) is checked once: read again, as the
         // interpolation reads records again and again, it is taken as it is
-        if let Some(index) = data.layout(at, rlen) {
-            return Record::checked(body, version, index).map_err(|_| LOGREC);
+        let record = if let Some(index) = data.layout(at, rlen) {
+            Record::checked(body, version, index).map_err(|_| LOGREC)
+        } else {
+            let record = decode_record(body, version).map_err(|_| LOGREC);
+            if let Some(index) = record.as_ref().ok().and_then(Record::plain_index) {
+                data.keep_layout(at, rlen, index);
+            }
+            record
+        };
+        if tracing {
+            match &record {
+                Ok(r) => self.trace.write(format_args!(
+                    "@{} (t={:.6}) len=header+{rlen}+trailer\n",
+                    r.ts,
+                    r.ts.sub(self.label_start)
+                )),
+                Err(e) => self.trace.write(format_args!(
+                    "__pmLogRead: __pmDecodeResult failed: {e}\n@unknown time len=header+{rlen}+trailer\n"
+                )),
+            }
         }
-        let record = decode_record(body, version).map_err(|_| LOGREC)?;
-        if let Some(index) = record.plain_index() {
-            data.keep_layout(at, rlen, index);
-        }
-        Ok(record)
+        record
     }
 
     /// `__pmGetArchiveEnd`: the time of the last record that reads cleanly,

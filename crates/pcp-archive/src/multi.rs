@@ -31,13 +31,15 @@
 use crate::archive::Archive;
 use crate::logread::{Dir, Log, Record, Ts, Which};
 use crate::replay::{Mode, Replay};
+use pcp_core::debug::Trace;
 use pcp_core::{PmError, Timestamp};
 
 /// Open an archive's volumes for reading as `__pmLogOpen` does: the index
 /// loaded, the first volume open just past its label. Returns the reader
 /// and the first volume's start time.
-pub(crate) fn open_log(archive: &Archive, check_features: bool) -> Result<(Log, Ts), PmError> {
+pub(crate) fn open_log(archive: &Archive, check_features: bool, trace: &Trace) -> Result<(Log, Ts), PmError> {
     let mut log = Log::new(archive.base(), archive.label().version, archive.volumes());
+    log.trace = trace.clone();
     if let Some((vol, first)) = archive.take_first_volume() {
         log.keep(vol, first);
     }
@@ -58,7 +60,7 @@ impl Replay {
             return Ok(());
         }
         let archive = self.archives.members().get(i).ok_or(PmError::PM_ERR_LOGFILE)?;
-        let (mut log, start) = open_log(archive, self.log.check_features)?;
+        let (mut log, start) = open_log(archive, self.log.check_features, &self.log.trace)?;
         // libpcp reuses one control block: the last end found stays
         log.endtime = self.log.endtime;
         self.log = log;

@@ -228,6 +228,11 @@ impl Record {
         self.numpmid == 0
     }
 
+    /// How many metrics the record has values for (none in a mark).
+    pub fn numpmid(&self) -> usize {
+        self.numpmid
+    }
+
     /// The value sets, in record order, found by walking the record.
     fn walk(&self) -> impl Iterator<Item = SetRef> + '_ {
         let body = self.body.as_slice();

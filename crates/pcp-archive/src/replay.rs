@@ -27,6 +27,7 @@ use crate::archive::{Archive, ArchiveSet};
 use crate::interp::InterpState;
 use crate::logread::{Dir, Log, LogResult, LogSet, Record, Ts};
 use crate::meta::MetaIndex;
+use pcp_core::debug::Trace;
 use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, Timestamp, ValueSet};
 use std::sync::Arc;
 
@@ -91,6 +92,34 @@ pub struct Replay {
     pub(crate) interp: InterpState,
     /// `PCP_COUNTER_WRAP`: interpolate decreasing counters as wraps.
     pub(crate) counter_wrap: bool,
+    /// `PCP_IGNORE_MARK_RECORDS`: which marks interpolation passes over.
+    pub(crate) ignore_marks: IgnoreMarks,
+    /// A mark has been met (and a bad setting warned of).
+    pub(crate) marks_checked: bool,
+}
+
+/// Which mark records (gaps in the recording) interpolation passes over
+/// as if they were not there, as libpcp's `$PCP_IGNORE_MARK_RECORDS`
+/// says.
+#[doc(alias = "PCP_IGNORE_MARK_RECORDS")]
+#[derive(Clone, Debug, PartialEq, Default)]
+#[non_exhaustive]
+pub enum IgnoreMarks {
+    /// None: every mark is a gap (the variable unset).
+    #[default]
+    Keep,
+    /// Every mark (the variable set and empty).
+    All,
+    /// A mark whose records either side are at most this many seconds
+    /// apart (an interval; zero ignores every mark).
+    Within(f64),
+    /// A setting that is not an interval: marks are kept, and `warning`
+    /// (the whole text, program name and parser's message included) is
+    /// written to the trace buffer when the first mark is met.
+    Bad {
+        /// What to write.
+        warning: Vec<u8>,
+    },
 }
 
 impl Replay {
@@ -122,7 +151,18 @@ impl Replay {
     /// [`Replay::with_archives`] over metadata already indexed: `meta` must
     /// be [`MetaIndex::build_all`] of `archives` in their load order.
     pub fn with_index(archives: ArchiveSet, check_features: bool, meta: Arc<MetaIndex>) -> Result<Replay, PmError> {
-        let (log, start) = crate::multi::open_log(archives.first(), check_features)?;
+        Replay::with_index_traced(archives, check_features, meta, &Trace::off())
+    }
+
+    /// [`Replay::with_index`], tracing into `trace` from the start (the
+    /// first volume's opening is traced).
+    pub fn with_index_traced(
+        archives: ArchiveSet,
+        check_features: bool,
+        meta: Arc<MetaIndex>,
+        trace: &Trace,
+    ) -> Result<Replay, PmError> {
+        let (log, start) = crate::multi::open_log(archives.first(), check_features, trace)?;
         let ac_vol = log.curvol;
         let ac_offset = log.label_size;
         Ok(Replay {
@@ -140,7 +180,25 @@ impl Replay {
             serial: false,
             interp: InterpState::default(),
             counter_wrap: false,
+            ignore_marks: IgnoreMarks::Keep,
+            marks_checked: false,
         })
+    }
+
+    /// Trace from now on into `trace`, as its options select (`-Dlog`:
+    /// the reading of records and volumes and the positioning;
+    /// `-Dinterp`: interpolation).
+    #[doc(alias = "pmSetDebug")]
+    pub fn set_trace(&mut self, trace: &Trace) {
+        self.log.trace = trace.clone();
+    }
+
+    /// Which mark records interpolation passes over (libpcp reads
+    /// `$PCP_IGNORE_MARK_RECORDS` for it).
+    #[doc(alias = "PCP_IGNORE_MARK_RECORDS")]
+    pub fn set_ignore_marks(&mut self, ignore: IgnoreMarks) {
+        self.ignore_marks = ignore;
+        self.marks_checked = false;
     }
 
     /// `pmDupContext`: a second replay of the same archives in the same
@@ -149,7 +207,12 @@ impl Replay {
     /// interpolation caches start empty, as libpcp's copy starts them.
     #[doc(alias = "pmDupContext")]
     pub fn dup(&self) -> Result<Replay, PmError> {
-        let mut r = Replay::with_index(self.archives.clone(), self.log.check_features, Arc::clone(&self.meta))?;
+        let mut r = Replay::with_index_traced(
+            self.archives.clone(),
+            self.log.check_features,
+            Arc::clone(&self.meta),
+            &self.log.trace,
+        )?;
         r.change_archive(self.cur)?;
         if self.ac_vol >= 0 && r.log.change_vol(self.ac_vol).is_ok() {
             r.log.seek(self.ac_offset);
@@ -162,6 +225,7 @@ impl Replay {
         r.ac_offset = self.ac_offset;
         r.serial = self.serial;
         r.counter_wrap = self.counter_wrap;
+        r.ignore_marks = self.ignore_marks.clone();
         Ok(r)
     }
 
@@ -361,6 +425,7 @@ impl Replay {
             if self.log.change_vol(vol).is_ok() {
                 return Some(j);
             }
+            self.log.say(format_args!("VolSkip: Skip missing vol {vol}\n"));
             match dir {
                 Dir::Forw => {
                     j += 1;
@@ -390,6 +455,11 @@ impl Replay {
     /// temporal index (or at the start or end of the archive without one).
     pub(crate) fn set_time(&mut self) -> Result<(), PmError> {
         let dir = self.dir();
+        if self.log.tracing() {
+            let sign = if self.direction < 0 { "-" } else { "" };
+            let (sec, nsec) = (self.delta.sec.abs(), self.delta.nsec.abs());
+            self.log.trace.write(format_args!("__pmLogSetTime(0) {} delta={sign}{sec}.{nsec:09}", self.origin));
+        }
         self.choose_archive(dir);
         let numti = self.log.ti.len();
         if numti > 0 {
@@ -431,29 +501,57 @@ impl Replay {
             }
             self.serial = true;
             let between = !matched && j >= 1 && j < numti;
-            let (j, serial_off) = if matched {
-                (self.vol_skip(dir, j), dir == Dir::Back)
+            // where the index entry is chosen, and libpcp's number for
+            // the failure to open any volume from there
+            let (found, serial_off, tried, how, mode) = if matched {
+                (self.vol_skip(dir, j), dir == Dir::Back, j, "at ti[]", dir)
             } else if j < 1 {
-                (self.vol_skip(Dir::Forw, 0), false)
+                (self.vol_skip(Dir::Forw, 0), false, 0, "before start", Dir::Forw)
             } else if j == numti {
-                (self.vol_skip(Dir::Back, numti - 1), dir == Dir::Back)
+                (self.vol_skip(Dir::Back, numti - 1), dir == Dir::Back, numti - 1, "after end", Dir::Back)
             } else {
                 let t_hi = self.log.ti[j].stamp.sub(self.origin);
                 let t_lo = self.origin.sub(self.log.ti[j - 1].stamp);
                 if t_hi <= t_lo && !toobig {
-                    (self.vol_skip(dir, j), dir == Dir::Forw)
+                    (self.vol_skip(dir, j), dir == Dir::Forw, j, "before ti[]", dir)
                 } else {
-                    (self.vol_skip(dir, j - 1), dir == Dir::Back)
+                    (self.vol_skip(dir, j - 1), dir == Dir::Back, j - 1, "after ti[]", dir)
                 }
             };
-            let j = j.ok_or(PmError::PM_ERR_LOGFILE)?;
+            let Some(j) = found else {
+                if self.log.tracing() {
+                    let n = match how {
+                        "at ti[]" => 1,
+                        "before start" => 2,
+                        "after end" => 3,
+                        "before ti[]" => 4,
+                        _ => 5,
+                    };
+                    let mode = if mode == Dir::Forw { 2 } else { 3 };
+                    self.log.trace.write(format_args!("__pmLogSetTime: VolSkip mode={mode} vol={tried} failed #{n}\n"));
+                }
+                return Err(PmError::PM_ERR_LOGFILE);
+            };
             self.log.seek(self.log.ti[j].off_data);
             if serial_off {
                 self.serial = false;
             }
+            if self.log.tracing() {
+                let stamp = self.log.ti[j].stamp;
+                let at = match how {
+                    "at ti[]" => format!(" at ti[{j}]@"),
+                    "before ti[]" => format!(" before ti[{j}]@"),
+                    "after ti[]" => format!(" after ti[{j}]@"),
+                    "before start" => " before start ti@".to_owned(),
+                    _ => " after end ti@".to_owned(),
+                };
+                self.log.trace.write(format_args!("{at}{stamp}"));
+            }
             if between && self.serial && dir == Dir::Forw {
                 // the index gives the end of a record: back up over it
+                self.log.say(format_args!(" back up ...\n"));
                 let _ = self.read_rec(Dir::Back);
+                self.log.say(format_args!("..."));
             }
         } else {
             let vols: Vec<i32> = match dir {
@@ -461,6 +559,11 @@ impl Replay {
                 Dir::Back => (self.log.minvol..=self.log.maxvol).rev().collect(),
             };
             if !vols.into_iter().any(|v| self.log.change_vol(v).is_ok()) {
+                let (lo, hi) = match dir {
+                    Dir::Forw => (self.log.minvol, self.log.maxvol),
+                    Dir::Back => (self.log.maxvol, self.log.minvol),
+                };
+                self.log.say(format_args!(" index not useful, no volume between {lo}...{hi}\n"));
                 self.log.curvol = -1;
                 self.log.mfp = None;
                 return Err(PmError::PM_ERR_LOGFILE);
@@ -469,6 +572,11 @@ impl Replay {
                 Dir::Forw => self.log.seek(self.log.label_size),
                 Dir::Back => self.log.seek_end(),
             }
+            self.log.say(format_args!(" index not useful\n"));
+        }
+        if self.log.tracing() {
+            let (vol, posn) = (self.log.curvol, self.log.tell());
+            self.log.trace.write(format_args!(" vol={vol} posn={posn} serial={}\n", i32::from(self.serial)));
         }
         self.remember();
         Ok(())
@@ -486,19 +594,30 @@ impl Replay {
     /// the current time moves to it.
     fn next_record(&mut self, dir: Dir) -> Result<Record, PmError> {
         let back = if dir == Dir::Forw { Dir::Back } else { Dir::Forw };
+        let mut nskip = 0;
         let rec = loop {
             if !self.serial {
                 self.set_time()?;
                 // fine-tune: back up (against the reading direction) to
                 // the last record before the current time
+                nskip = 0;
+                let mut last = None;
                 while let Ok(r) = self.read_rec(back) {
+                    nskip += 1;
+                    last = Some(r.ts);
                     let tdiff = r.ts.sub(self.origin);
                     if (dir == Dir::Forw && tdiff < 0.0) || (dir == Dir::Back && tdiff > 0.0) || tdiff == 0.0 {
                         break;
                     }
                     self.remember();
+                    last = None;
                 }
                 self.serial = true;
+                if nskip > 0 && self.log.tracing() {
+                    let to = last.map_or_else(|| "unknown time".to_owned(), |t| t.to_string());
+                    self.log.trace.write(format_args!("__pmLogFetch: ctx=0 skip reverse {nskip} to {to}, found=0\n"));
+                }
+                nskip = 0;
             }
             match self.read_rec(dir) {
                 Err(e) => {
@@ -508,12 +627,16 @@ impl Replay {
                 Ok(r) => {
                     let tdiff = r.ts.sub(self.origin);
                     if (tdiff < 0.0 && dir == Dir::Forw) || (tdiff > 0.0 && dir == Dir::Back) {
+                        nskip += 1;
                         continue;
                     }
                     break r;
                 }
             }
         };
+        if nskip > 0 {
+            self.log.say(format_args!("__pmLogFetch: ctx=0 skip {nskip} to {}\n", rec.ts));
+        }
         self.origin = rec.ts;
         Ok(rec)
     }

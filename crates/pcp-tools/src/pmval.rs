@@ -388,6 +388,11 @@ fn open_context(
         }
     };
     ctx.set_trace(hooks.trace.clone());
+    if is_archive {
+        let value = env.iter().find(|(k, _)| k == b"PCP_IGNORE_MARK_RECORDS").map(|(_, v)| &v[..]);
+        // (an archive context takes it)
+        let _ = ctx.set_ignore_marks(pcp::archive::ignore_marks_setting("pmval", value));
+    }
     ctx.bind_derived(&registry);
     let hostname = ctx.host_name().unwrap_or_default();
     Ok(Source { ctx, name, hostname, is_archive })
@@ -415,6 +420,7 @@ fn zone_and_window(
     let info = match label {
         Some(label) => {
             let end = ctx.archive_end().map_err(|e| e.to_string());
+            err.write_all(&ctx.take_messages())?;
             ContextInfo {
                 kind: ContextKind::Archive,
                 host_name: hostname,

@@ -9,7 +9,8 @@ use pcp_archive::archive::{Archive, ArchiveSet};
 use pcp_archive::labels::LabelIndex;
 use pcp_archive::meta::{text_kind, MetaIndex};
 use pcp_archive::raw::Label;
-use pcp_archive::replay::{Mode, Replay};
+use pcp_archive::replay::{IgnoreMarks, Mode, Replay};
+use pcp_core::debug::Trace;
 use pcp_core::error::Subject;
 use pcp_core::labels::{add_labels, flags as label_flags, LabelSet};
 use pcp_core::{Desc, Error, FetchResult, InDom, PmError, PmId, PmResult, Timestamp, ValueSet};
@@ -28,6 +29,10 @@ pub struct ArchiveSource {
     check_features: bool,
     meta: Arc<MetaIndex>,
     labels: LabelIndex,
+    /// Where the replays trace to ([`MetricSource::set_trace`]).
+    trace: Trace,
+    /// Which marks interpolation passes over.
+    ignore_marks: IgnoreMarks,
 }
 
 impl ArchiveSource {
@@ -55,7 +60,15 @@ impl ArchiveSource {
         // the indexes hold all the records have to say (the replay reads
         // the metadata index too): the records go
         archives.retain_meta(|_| false);
-        Ok(ArchiveSource { archives, replay: None, check_features, meta, labels })
+        Ok(ArchiveSource {
+            archives,
+            replay: None,
+            check_features,
+            meta,
+            labels,
+            trace: Trace::off(),
+            ignore_marks: IgnoreMarks::Keep,
+        })
     }
 
     /// `pmDupContext`: the same archives opened again, replayed from
@@ -70,6 +83,8 @@ impl ArchiveSource {
             check_features: self.check_features,
             meta,
             labels: self.labels.clone(),
+            trace: self.trace.clone(),
+            ignore_marks: self.ignore_marks.clone(),
         })
     }
 
@@ -106,9 +121,23 @@ impl ArchiveSource {
         Ok((outcome, replay.position()))
     }
 
-    /// A replay of the archives from their start, over this metadata.
+    /// Which mark records interpolation passes over (libpcp reads
+    /// `$PCP_IGNORE_MARK_RECORDS` for it: see [`ignore_marks_setting`]).
+    #[doc(alias = "PCP_IGNORE_MARK_RECORDS")]
+    pub fn set_ignore_marks(&mut self, ignore: IgnoreMarks) {
+        if let Some(r) = self.replay.as_mut() {
+            r.set_ignore_marks(ignore.clone());
+        }
+        self.ignore_marks = ignore;
+    }
+
+    /// A replay of the archives from their start, over this metadata (its
+    /// opening traced).
     fn new_replay(&self) -> PmResult<Replay> {
-        Replay::with_index(self.archives.clone(), self.check_features, Arc::clone(&self.meta))
+        let mut r =
+            Replay::with_index_traced(self.archives.clone(), self.check_features, Arc::clone(&self.meta), &self.trace)?;
+        r.set_ignore_marks(self.ignore_marks.clone());
+        Ok(r)
     }
 
     /// Its metadata.
@@ -134,7 +163,9 @@ impl ArchiveSource {
     /// records (and those between archives) are handed on as results
     /// without value sets.
     pub fn scan_forward(&self, from: Timestamp, mut f: impl FnMut(FetchResult) -> ControlFlow<()>) -> PmResult<()> {
-        let mut replay = self.new_replay()?;
+        // (a second reader: libpcp would use the context's, opened already)
+        let mut replay = Replay::with_index(self.archives.clone(), self.check_features, Arc::clone(&self.meta))?;
+        replay.set_trace(&self.trace);
         replay.set_mode(Mode::Forw, from, 0)?;
         loop {
             if f(replay.fetch_archive()?).is_break() {
@@ -173,6 +204,30 @@ impl ArchiveSource {
             search.fail(e);
         }
         search.found
+    }
+}
+
+/// What `$PCP_IGNORE_MARK_RECORDS` set to `value` (`None`: unset) asks
+/// of interpolation, as libpcp reads it: empty, every mark ignored; an
+/// interval (`pmParseInterval`'s form), marks in gaps at most that long;
+/// anything else keeps the marks, with the warning `prog` writes when the
+/// first mark is met.
+#[doc(alias = "PCP_IGNORE_MARK_RECORDS")]
+pub fn ignore_marks_setting(prog: &str, value: Option<&[u8]>) -> IgnoreMarks {
+    match value {
+        None => IgnoreMarks::Keep,
+        Some([]) => IgnoreMarks::All,
+        Some(spec) => match crate::timeparse::parse_interval(spec) {
+            Ok(gap) => IgnoreMarks::Within(gap.sec as f64 + f64::from(gap.nsec) / 1e9),
+            Err(e) => {
+                let mut warning =
+                    format!("{prog}: Warning: bad $PCP_IGNORE_MARK_RECORDS: not in pmParseInterval(3) format:\n")
+                        .into_bytes();
+                warning.extend_from_slice(e.as_bytes());
+                warning.push(b'\n');
+                IgnoreMarks::Bad { warning }
+            }
+        },
     }
 }
 
@@ -370,6 +425,13 @@ impl MetricSource for ArchiveSource {
 
     fn as_archive(&self) -> Option<&ArchiveSource> {
         Some(self)
+    }
+
+    fn set_trace(&mut self, trace: &Trace) {
+        if let Some(r) = self.replay.as_mut() {
+            r.set_trace(trace);
+        }
+        self.trace = trace.clone();
     }
 
     fn as_archive_mut(&mut self) -> Option<&mut ArchiveSource> {

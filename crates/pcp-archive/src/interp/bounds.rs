@@ -7,7 +7,8 @@ use super::InterpState;
 use super::{is, InstCtl, S_MARK, S_SCANNED, S_UNDEFINED, S_VALUE};
 use crate::logread::Dir;
 use crate::record::ValRef;
-use crate::replay::Replay;
+use crate::replay::{IgnoreMarks, Replay};
+use pcp_core::debug::DebugFlag;
 use pcp_core::{PmError, PM_IN_NULL};
 
 /// What to do with marks while updating bounds (`UPD_MARK_*`).
@@ -101,6 +102,9 @@ impl Replay {
         mut seen_mark: Option<&mut bool>,
     ) -> Result<(), PmError> {
         let t_this = logrp.since(self.start);
+        if logrp.is_mark() && self.ignore_mark() {
+            return Ok(());
+        }
         let st = &mut self.interp;
         if logrp.is_mark() {
             // a mark: a gap in the recording
@@ -163,6 +167,72 @@ impl Replay {
             }
         }
         Ok(())
+    }
+
+    /// Whether to pass over the mark just read, as the replay's
+    /// [`IgnoreMarks`] says: when only marks in short gaps are, the
+    /// records either side are read for their times (libpcp's reads,
+    /// which leave the file after the mark whichever way it was read).
+    fn ignore_mark(&mut self) -> bool {
+        let first = !std::mem::replace(&mut self.marks_checked, true);
+        let gap = match &self.ignore_marks {
+            IgnoreMarks::Keep => return false,
+            IgnoreMarks::Bad { warning } => {
+                if first {
+                    self.log.trace.write_bytes(warning);
+                }
+                return false;
+            }
+            IgnoreMarks::All => 0.0,
+            IgnoreMarks::Within(gap) => *gap,
+        };
+        let tracing = self.log.trace.on(DebugFlag::Interp);
+        let say = |r: &Replay, args: std::fmt::Arguments<'_>| {
+            if tracing {
+                r.log.trace.write(args);
+            }
+        };
+        if gap == 0.0 {
+            say(self, format_args!("update_bounds: ignore mark: unconditional\n"));
+            return true;
+        }
+        let (save_vol, save_offset) = (self.ac_vol, self.ac_offset);
+        let (mut t_prior, mut t_next) = (-1.0, -1.0);
+        // the reads, and what a failure of each is called (and whether it
+        // puts the remembered position back)
+        let steps = [
+            (Dir::Forw, "read <next>", false),
+            (Dir::Back, "unread <next>", true),
+            (Dir::Back, "unread <mark>", true),
+            (Dir::Back, "read <prior>", false),
+            (Dir::Forw, "unread <prior>", true),
+            (Dir::Forw, "reread <mark>", true),
+        ];
+        for (k, (dir, what, restore)) in steps.into_iter().enumerate() {
+            match self.read_rec(dir) {
+                Err(e) => {
+                    say(self, format_args!("update_bounds: mark {what} failed: {e}\n"));
+                    if restore {
+                        (self.ac_vol, self.ac_offset) = (save_vol, save_offset);
+                    }
+                    break;
+                }
+                Ok(rec) => match k {
+                    0 => t_next = rec.ts.sub(self.start),
+                    3 => t_prior = rec.ts.sub(self.start),
+                    2 | 5 if !rec.is_mark() => say(
+                        self,
+                        format_args!("update_bounds: mark {what} expecting <mark> got numpmid={}\n", rec.numpmid()),
+                    ),
+                    _ => {}
+                },
+            }
+        }
+        if t_prior != -1.0 && t_next != -1.0 && t_next - t_prior <= gap {
+            say(self, format_args!("update_bounds: ignore mark: gap {t_next:.6} - {t_prior:.6} <= {gap:.6}\n"));
+            return true;
+        }
+        false
     }
 
     /// `do_roll`: read on in the direction of travel up to the requested

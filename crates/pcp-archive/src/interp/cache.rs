@@ -16,8 +16,9 @@ use super::InterpState;
 use crate::logread::{Dir, Record, SetRef, Ts};
 use crate::record::{Swap, ValRef};
 use crate::replay::Replay;
+use pcp_core::debug::DebugFlag;
 use pcp_core::{PmError, Value};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A record read, with its value sets of the metrics asked for so far.
@@ -186,8 +187,12 @@ pub(super) struct Cache {
     /// How many metrics had been asked for when the entries were made:
     /// when more are, every entry is forgotten.
     hits_for: usize,
-    /// The last four records read (libpcp's cache).
-    recent: VecDeque<(usize, i32, CacheEntry)>,
+    /// The last records read (libpcp's cache): slots taken in turn, the
+    /// turn moving on at every read, as libpcp's does (so that a trace
+    /// counts the reads libpcp makes).
+    recent: [Option<(usize, i32, CacheEntry)>; RECENT],
+    /// The slot of the last read.
+    idx: usize,
     /// Records read more than once, by where they start ...
     kept: HashMap<Place, CacheEntry>,
     /// ... and where they end.
@@ -209,18 +214,25 @@ const KEPT_PART: usize = 4;
 const SEEN_MAX: usize = 1 << 20;
 
 impl Cache {
-    fn find(&self, arch: usize, vol: i32, posn: i64, dir: Dir) -> Option<CacheEntry> {
-        let recent = self.recent.iter().find(|(a, v, c)| {
+    /// A record read before, from where it starts (going forwards) or
+    /// ends (going backwards); among the records kept for long too, if
+    /// `kept`.
+    fn find(&self, arch: usize, vol: i32, posn: i64, dir: Dir, kept: bool) -> Option<CacheEntry> {
+        let recent = self.recent.iter().flatten().find(|(a, v, c)| {
             *a == arch && *v == vol && if dir == Dir::Forw { c.head == posn } else { c.tail == posn }
         });
         if let Some((_, _, c)) = recent {
             return Some(c.clone());
         }
+        if !kept {
+            return None;
+        }
         let head = if dir == Dir::Forw { posn } else { *self.kept_by_tail.get(&(arch, vol, posn))? };
         self.kept.get(&(arch, vol, head)).cloned()
     }
 
-    fn insert(&mut self, arch: usize, vol: i32, entry: CacheEntry) {
+    /// Keep `entry` for long if it has been read before (and is worth it).
+    fn keep(&mut self, arch: usize, vol: i32, entry: &CacheEntry) {
         let place = (arch, vol, entry.head);
         let refused = self.seen.insert(place, false);
         if refused == Some(false) && self.bytes < KEPT_BYTES {
@@ -242,10 +254,6 @@ impl Cache {
         if self.seen.len() >= SEEN_MAX {
             self.seen.clear();
         }
-        if self.recent.len() == RECENT {
-            self.recent.pop_front();
-        }
-        self.recent.push_back((arch, vol, entry));
     }
 }
 
@@ -277,15 +285,22 @@ impl Replay {
     pub(super) fn cache_read(&mut self, dir: Dir) -> Result<Read, PmError> {
         let posn = if self.ac_vol == self.log.curvol { self.log.tell() } else { 0 };
         let (cur, ac_vol, nids) = (self.cur, self.ac_vol, self.interp.ids.len());
+        // records read again are kept for long only when no trace counts
+        // the reads
+        let tracing = self.log.tracing() || self.log.trace.on(DebugFlag::Interp);
         let cache = &mut self.interp.cache;
         if cache.hits_for != nids {
             *cache = Cache { hits_for: nids, ..Cache::default() };
         }
-        if let Some(c) = cache.find(cur, ac_vol, posn, dir) {
+        cache.idx = (cache.idx + 1) % RECENT;
+        if let Some(c) = cache.find(cur, ac_vol, posn, dir, !tracing) {
             self.log.seek(if dir == Dir::Forw { c.tail } else { c.head });
             self.log.mark_done = false;
             return Ok(c.rp);
         }
+        self.interp.nr[usize::from(dir == Dir::Back)] += 1;
+        let slot = cache.idx;
+        cache.recent[slot] = None;
         let (save_cur, save_curvol) = (self.cur, self.log.curvol);
         let rec = self.read_rec(dir)?;
         let since = (self.start, rec.ts.sub(self.start));
@@ -295,7 +310,12 @@ impl Replay {
         if posn != 0 && save_curvol == self.log.curvol && save_cur == self.cur && !self.log.mark_done {
             let now = self.log.tell();
             let (head, tail) = if dir == Dir::Forw { (posn, now) } else { (now, posn) };
-            self.interp.cache.insert(self.cur, self.ac_vol, CacheEntry { rp: rp.clone(), head, tail });
+            let entry = CacheEntry { rp: rp.clone(), head, tail };
+            let cache = &mut self.interp.cache;
+            if !tracing {
+                cache.keep(self.cur, self.ac_vol, &entry);
+            }
+            cache.recent[slot] = Some((self.cur, self.ac_vol, entry));
         }
         Ok(rp)
     }

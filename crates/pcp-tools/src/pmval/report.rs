@@ -384,7 +384,9 @@ impl Report {
     ) -> std::io::Result<Got> {
         let fetched: Result<(), PmError> = if uninterp {
             loop {
-                match ctx.fetch_archive() {
+                let fetched = ctx.fetch_archive();
+                err.write_all(&ctx.take_messages())?;
+                match fetched {
                     Err(e) => break Err(e),
                     Ok(r) if r.sets.is_empty() => {
                         self.timestamp(out, r.timestamp)?;
@@ -402,7 +404,9 @@ impl Report {
                 }
             }
         } else {
-            ctx.fetch_into(&[pmid], &mut self.fetched)
+            let fetched = ctx.fetch_into(&[pmid], &mut self.fetched);
+            err.write_all(&ctx.take_messages())?;
+            fetched
         };
         match fetched {
             Ok(()) => {}

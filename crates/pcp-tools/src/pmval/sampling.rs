@@ -72,7 +72,9 @@ pub(super) fn set_up_sampling(
         i64::from((tv_sec as f64 * 1e3 + tv_usec as f64 / 1e3) as i32) * 1_000_000
     };
     if src.is_archive {
-        if let Err(e) = src.ctx.set_mode(amode, usec(window.origin), step_ns) {
+        let set = src.ctx.set_mode(amode, usec(window.origin), step_ns);
+        err.write_all(&src.ctx.take_messages())?;
+        if let Err(e) = set {
             writeln!(err, "pmval: pmSetMode: {e}")?;
             return Err(Stop::Exit(1));
         }

@@ -33,6 +33,15 @@ impl Context {
         Ok(())
     }
 
+    /// Which mark records interpolation passes over in an archive context
+    /// (see [`crate::archive::ignore_marks_setting`]); `PM_ERR_NOTARCHIVE`
+    /// for other contexts.
+    #[doc(alias = "PCP_IGNORE_MARK_RECORDS")]
+    pub fn set_ignore_marks(&mut self, ignore: pcp_archive::IgnoreMarks) -> PmResult<()> {
+        self.need_archive_mut()?.set_ignore_marks(ignore);
+        Ok(())
+    }
+
     /// `pmFetchArchive`: the next whole record of an archive, marks
     /// included.
     #[doc(alias = "pmFetchArchive")]

@@ -1,0 +1,10 @@
+-z
+-t
+0.2
+-a
+tests/golden/pmdumplog/arch/marks3
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

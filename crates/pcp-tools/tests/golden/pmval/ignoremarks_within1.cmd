@@ -1,0 +1,11 @@
+-z
+-t
+0.2
+-a
+tests/golden/pmdumplog/arch/marks3
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
+PCP_IGNORE_MARK_RECORDS=1
