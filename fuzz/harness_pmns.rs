@@ -30,7 +30,7 @@ fn files(data: &[u8]) -> Mem {
 pub fn pmcpp_target(data: &[u8]) {
     let mut f = files(data);
     for (restrict, shell_style) in [(false, false), (true, false), (false, true)] {
-        let opts = Options { restrict, shell_style, ..Options::default() };
+        let opts = Options { restrict, shell_style, debug: restrict, ..Options::default() };
         let mut cpp = Cpp::new(&opts);
         let _ = cpp.define_arg(b"X=1", 2);
         let _ = cpp.run(Some(b"in.pmns"), None, &mut f);

@@ -14,6 +14,11 @@
 //! and an `#else` that turns true after a macro was undefined (or after an
 //! earlier true `#else`) reports "Macro redefinition".
 //!
+//! With [`Options::debug`] (pmcpp's `-d`) the diagnostics also trace the
+//! run as pmcpp does, including the sizes its line buffers would grow to;
+//! [`Output::steps`] keeps the order of text and diagnostics, so a tool
+//! can interleave its standard output and error as pmcpp's stdio does.
+//!
 //! File access goes through the [`Files`] trait, so the preprocessor itself
 //! does no I/O and is tested on in-memory files.
 
@@ -21,6 +26,10 @@ use std::io;
 
 /// Deepest nesting of the input file, includes and shell commands.
 const MAXLEVEL: usize = 5;
+
+/// The size pmcpp's input line buffer starts at (it doubles while a line
+/// or a `-D` definition does not fit).
+const IBUF_START: usize = 256;
 
 /// How a `#shell` command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +104,10 @@ pub struct Options {
     pub include_dirs: Vec<Vec<u8>>,
     /// `$PCP_VAR_DIR`; `$PCP_VAR_DIR/pmns` is searched last for includes.
     pub var_dir: Vec<u8>,
+    /// Trace the run in the diagnostics, as pmcpp's `-d` does: macro
+    /// definitions, tokens looked up and what they became, include paths
+    /// tried, growth of pmcpp's line buffers, and line counts at the end.
+    pub debug: bool,
 }
 
 impl Default for Options {
@@ -105,6 +118,7 @@ impl Default for Options {
             shell_style: false,
             include_dirs: Vec::new(),
             var_dir: b"/var/lib/pcp".to_vec(),
+            debug: false,
         }
     }
 }
@@ -115,10 +129,27 @@ impl Default for Options {
 pub struct Output {
     /// The preprocessed text (everything written before any error).
     pub text: Vec<u8>,
-    /// Warnings and the error message, as pmcpp prints them.
+    /// Warnings, `-d` tracing and the error message, as pmcpp prints them.
     pub diagnostics: Vec<u8>,
+    /// How pmcpp wrote `text` and `diagnostics`, in order: replaying these
+    /// steps onto a buffered standard output and an unbuffered standard
+    /// error interleaves the two as pmcpp's own output does.
+    pub steps: Vec<Step>,
     /// `false` when pmcpp would exit 1.
     pub ok: bool,
+}
+
+/// One step of pmcpp's writing (see [`Output::steps`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The text up to this offset of [`Output::text`] is written (to
+    /// buffered output).
+    Text(usize),
+    /// The diagnostics up to this offset of [`Output::diagnostics`] are
+    /// written (to unbuffered standard error).
+    Diagnostics(usize),
+    /// The output is flushed, as pmcpp does before its error message.
+    Flush,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -222,6 +253,17 @@ pub struct Cpp {
     var_dir: Vec<u8>,
     out: Vec<u8>,
     diag: Vec<u8>,
+    steps: Vec<Step>,
+    debug: bool,
+    /// The sizes pmcpp's line buffers would have (`-d` reports growth).
+    ibuflen: usize,
+    obuflen: usize,
+    /// `-d`'s closing counts: lines in and out, lines with a substitution,
+    /// substitutions.
+    nline_in: u64,
+    nline_out: u64,
+    nline_sub: u64,
+    nsub: u64,
 }
 
 impl Cpp {
@@ -239,21 +281,81 @@ impl Cpp {
             var_dir: opts.var_dir.clone(),
             out: Vec::new(),
             diag: Vec::new(),
+            steps: Vec::new(),
+            debug: opts.debug,
+            ibuflen: IBUF_START,
+            obuflen: 0,
+            nline_in: 0,
+            nline_out: 0,
+            nline_sub: 0,
+            nsub: 0,
         }
     }
 
-    fn fatal(&mut self, fname: &[u8], lineno: i32, line: &[u8], msg: &str) -> Fatal {
-        self.diag.extend_from_slice(b"pmcpp: ");
-        self.diag.extend_from_slice(fname);
-        if lineno > 0 {
-            self.diag.extend_from_slice(format!("[{lineno}]: ").as_bytes());
-            self.diag.extend_from_slice(line);
-        } else {
-            self.diag.extend_from_slice(b":\n");
+    /// Turn `-d` tracing on or off from here on (pmcpp's `-d` affects only
+    /// the `-D` options after it).
+    pub fn set_debug(&mut self, on: bool) {
+        self.debug = on;
+    }
+
+    /// Take the diagnostics so far (the `-D` definitions' tracing), to
+    /// write them before anything else goes wrong; [`Cpp::run`]'s output
+    /// then holds only what follows.
+    pub fn take_diagnostics(&mut self) -> Vec<u8> {
+        self.steps.clear();
+        std::mem::take(&mut self.diag)
+    }
+
+    /// Write to standard error (unbuffered: in [`Output::steps`], after the
+    /// text written so far).
+    fn stderr(&mut self, bytes: &[u8]) {
+        self.mark_text();
+        self.diag.extend_from_slice(bytes);
+        match self.steps.last_mut() {
+            Some(Step::Diagnostics(end)) => *end = self.diag.len(),
+            _ => self.steps.push(Step::Diagnostics(self.diag.len())),
         }
-        self.diag.extend_from_slice(b"pmcpp: Error: ");
-        self.diag.extend_from_slice(msg.as_bytes());
-        self.diag.push(b'\n');
+    }
+
+    /// A `-d` trace line, if tracing.
+    fn trace(&mut self, parts: &[&[u8]]) {
+        if self.debug {
+            self.stderr(&parts.concat());
+        }
+    }
+
+    fn mark_text(&mut self) {
+        let written = self.steps.iter().rev().find_map(|s| match s {
+            Step::Text(end) => Some(*end),
+            _ => None,
+        });
+        if written.unwrap_or(0) < self.out.len() {
+            self.steps.push(Step::Text(self.out.len()));
+        }
+    }
+
+    /// Write one output line (or several, from one write).
+    fn emit(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+        self.nline_out += 1;
+    }
+
+    fn fatal(&mut self, fname: &[u8], lineno: i32, line: &[u8], msg: &str) -> Fatal {
+        let mut text = b"pmcpp: ".to_vec();
+        text.extend_from_slice(fname);
+        if lineno > 0 {
+            text.extend_from_slice(format!("[{lineno}]: ").as_bytes());
+            text.extend_from_slice(line);
+        } else {
+            text.extend_from_slice(b":\n");
+        }
+        text.extend_from_slice(b"pmcpp: Error: ");
+        text.extend_from_slice(msg.as_bytes());
+        text.push(b'\n');
+        // pmcpp flushes its output before the message
+        self.mark_text();
+        self.steps.push(Step::Flush);
+        self.stderr(&text);
         Fatal
     }
 
@@ -261,6 +363,12 @@ impl Cpp {
     /// the argument index pmcpp names in its error message. On error the
     /// returned output holds pmcpp's message and `ok == false`.
     pub fn define_arg(&mut self, arg: &[u8], optind: i32) -> Result<(), Output> {
+        // pmcpp's line buffer grows to hold "#define ...\n"
+        while arg.len() + 9 >= self.ibuflen {
+            self.ibuflen *= 2;
+            let grown = format!("<<-D doubled ibuf[] to {} chars\n", self.ibuflen);
+            self.trace(&[grown.as_bytes()]);
+        }
         let mut line = b"#define ".to_vec();
         let mut arg = arg.to_vec();
         if let Some(eq) = arg.iter().position(|&b| b == b'=') {
@@ -275,7 +383,13 @@ impl Cpp {
     }
 
     fn take_output(&mut self, ok: bool) -> Output {
-        Output { text: std::mem::take(&mut self.out), diagnostics: std::mem::take(&mut self.diag), ok }
+        self.mark_text();
+        Output {
+            text: std::mem::take(&mut self.out),
+            diagnostics: std::mem::take(&mut self.diag),
+            steps: std::mem::take(&mut self.steps),
+            ok,
+        }
     }
 
     /// Handle a control line other than include/shell. `Ok(None)` means it
@@ -360,6 +474,9 @@ impl Cpp {
                     ip += 1;
                 }
             }
+            if op == Op::Define {
+                self.trace(&[b"<<macro ", name, b"=\"", value, b"\"\n"]);
+            }
         }
         while is_blank(at(ip)) {
             ip += 1;
@@ -434,23 +551,26 @@ impl Cpp {
         }
     }
 
-    fn lookup(&self, token: &[u8]) -> Option<&[u8]> {
+    fn lookup(&self, token: &[u8]) -> Option<usize> {
         if token.is_empty() {
             return None;
         }
-        self.macros.iter().find(|m| m.name == token).map(|m| m.value.as_slice())
+        self.macros.iter().position(|m| m.name == token)
     }
 
-    /// Macro substitution on one line.
-    fn substitute(&self, line: &[u8]) -> Vec<u8> {
+    /// Macro substitution on one line; `inlen` is the line's length as
+    /// read (before comments were stripped), plus one.
+    fn substitute(&mut self, line: &[u8], inlen: usize) -> Vec<u8> {
         let mut out = Vec::with_capacity(line.len());
+        let (restrict, ctl) = (self.restrict, self.ctl);
         let starts = |c: u8| {
-            if self.restrict {
-                c == self.ctl
+            if restrict {
+                c == ctl
             } else {
                 c.is_ascii_alphabetic() || c == b'_'
             }
         };
+        let mut substituted = false;
         let mut ip = 0;
         while ip < line.len() && !starts(line[ip]) {
             ip += 1;
@@ -481,17 +601,35 @@ impl Cpp {
                 ip += 1;
             }
             let token = &line[tp..ip];
+            self.trace(&[b"<<name=\"", token, b"\"\n"]);
             let name: &[u8] = if !self.restrict {
                 token
             } else if token.len() < 2 {
                 b""
             } else if token[1] == b'{' {
-                &token[2..token.len().saturating_sub(1).max(2)]
+                if token.len() < 3 || token.last() != Some(&b'}') {
+                    // no closing brace on the line: pmcpp reads on past
+                    // the line's end in its buffer, and a name running
+                    // through the newline is never a macro's
+                    b""
+                } else {
+                    &token[2..token.len() - 1]
+                }
             } else {
                 &token[1..]
             };
             match self.lookup(name) {
-                Some(value) => out.extend_from_slice(value),
+                Some(i) => {
+                    let value = self.macros[i].value.clone();
+                    self.trace(&[b"<<value=\"", &value, b"\"\n"]);
+                    self.grow_obuf((inlen + value.len()).saturating_sub(token.len()));
+                    if !substituted {
+                        substituted = true;
+                        self.nline_sub += 1;
+                    }
+                    self.nsub += 1;
+                    out.extend_from_slice(&value);
+                }
                 None => out.extend_from_slice(token),
             }
             let gap = ip;
@@ -503,11 +641,28 @@ impl Cpp {
         out
     }
 
+    /// pmcpp's output line buffer: it starts as big as the input buffer
+    /// at the first substitution, and doubles until a line's expected
+    /// length (`need`) fits.
+    fn grow_obuf(&mut self, need: usize) {
+        if need > self.obuflen {
+            if self.obuflen == 0 {
+                self.obuflen = self.ibuflen;
+            }
+            while need > self.obuflen {
+                self.obuflen = self.obuflen.saturating_mul(2);
+            }
+            let grown = format!("<<increased obuf[] to {} chars\n", self.obuflen);
+            self.trace(&[grown.as_bytes()]);
+        }
+    }
+
     fn marker(&mut self, lineno: i32, fname: &[u8]) {
         if self.markers {
-            self.out.extend_from_slice(format!("# {lineno} \"").as_bytes());
-            self.out.extend_from_slice(fname);
-            self.out.extend_from_slice(b"\"\n");
+            let mut line = format!("# {lineno} \"").into_bytes();
+            line.extend_from_slice(fname);
+            line.extend_from_slice(b"\"\n");
+            self.emit(&line);
         }
     }
 
@@ -553,17 +708,17 @@ impl Cpp {
         loop {
             let depth = stack.len() - 1;
             let frame = &mut stack[depth];
-            let Some(mut line) = next_line(frame) else {
+            let Some(mut line) = self.next_line(frame)? else {
                 // end of this input
                 let Some(done) = stack.pop() else { break };
                 match done.shell_exit {
                     Some(ShellExit::Code(0)) | None => {}
-                    Some(ShellExit::Code(c)) => self.diag.extend_from_slice(
-                        format!("Warning: {}shell cmd returns {c} exit status\n", ctl as char).as_bytes(),
-                    ),
-                    Some(ShellExit::Signal(s)) => self.diag.extend_from_slice(
-                        format!("Warning: {}shell cmd terminated by signal {s}\n", ctl as char).as_bytes(),
-                    ),
+                    Some(ShellExit::Code(c)) => {
+                        self.stderr(format!("Warning: {}shell cmd returns {c} exit status\n", ctl as char).as_bytes())
+                    }
+                    Some(ShellExit::Signal(s)) => {
+                        self.stderr(format!("Warning: {}shell cmd terminated by signal {s}\n", ctl as char).as_bytes())
+                    }
                 }
                 let Some(parent) = stack.last() else {
                     stack.push(done);
@@ -575,12 +730,14 @@ impl Cpp {
             };
             frame.lineno += 1;
             let (fname, lineno) = (frame.fname.clone(), frame.lineno);
+            self.nline_in += 1;
+            let inlen = line.len() + 1;
 
             if self.c_style {
                 strip_comments(&mut line, &mut incomment, lineno);
             }
             if incomment != 0 && line[0] == b'\n' {
-                self.out.push(b'\n');
+                self.emit(b"\n");
                 continue;
             }
             if line[0] == ctl {
@@ -588,7 +745,7 @@ impl Cpp {
                 let is_include = rest.starts_with(b"include");
                 if is_include || rest.starts_with(b"shell") {
                     if skip {
-                        self.out.push(b'\n');
+                        self.emit(b"\n");
                         continue;
                     }
                     let (word, opens, what): (&[u8], [u8; 2], &str) = if is_include {
@@ -643,7 +800,7 @@ impl Cpp {
                     }
                     let arg = line[p..pend].to_vec();
                     let frame = if is_include {
-                        let found = find_include(files, &arg, &search);
+                        let found = self.find_include(files, &arg, &search);
                         let Some((path, data)) = found else {
                             let msg = format!("Cannot open file for {c}include");
                             return Err(self.fatal(&fname, lineno, &line, &msg));
@@ -654,7 +811,7 @@ impl Cpp {
                             let msg = format!("Cannot open pipe for {c}shell");
                             return Err(self.fatal(&fname, lineno, &line, &msg));
                         };
-                        self.diag.extend_from_slice(&stderr);
+                        self.stderr(&stderr);
                         Frame { fname: b"<shell>".to_vec(), data: stdout, pos: 0, lineno: 0, shell_exit: Some(exit) }
                     };
                     self.marker(1, &frame.fname.clone());
@@ -664,7 +821,7 @@ impl Cpp {
                 match self.directive(&line, &fname, lineno)? {
                     Some(s) => {
                         skip = s;
-                        self.out.push(b'\n');
+                        self.emit(b"\n");
                         continue;
                     }
                     None => {
@@ -674,14 +831,14 @@ impl Cpp {
                     }
                 }
             } else if skip {
-                self.out.push(b'\n');
+                self.emit(b"\n");
                 continue;
             }
             if self.macros.is_empty() {
-                self.out.extend_from_slice(&line);
+                self.emit(&line);
             } else {
-                let text = self.substitute(&line);
-                self.out.extend_from_slice(&text);
+                let text = self.substitute(&line, inlen);
+                self.emit(&text);
             }
         }
 
@@ -696,26 +853,68 @@ impl Cpp {
                 format!("End of input and no matching {c}endif for {c}ifdef or {c}ifndef at line {}", self.if_lineno);
             return Err(self.fatal(&top, 0, b"", &msg));
         }
+        let counts = format!(
+            "<<lines: in {} out {} (modified {}) substitutions: {}\n",
+            self.nline_in, self.nline_out, self.nline_sub, self.nsub
+        );
+        self.trace(&[counts.as_bytes()]);
         Ok(())
     }
-}
 
-/// The next line of a frame as pmcpp's `fgets` loop sees it: up to and
-/// including a newline; a NUL ends the text of its chunk (the rest of that
-/// line is lost and the next line joins on); `None` at the end of input,
-/// when an unterminated last line is dropped.
-fn next_line(frame: &mut Frame) -> Option<Vec<u8>> {
-    let mut line = Vec::new();
-    loop {
-        let rest = frame.data.get(frame.pos..).filter(|r| !r.is_empty())?;
-        let chunk_len = rest.iter().position(|&b| b == b'\n').map_or(rest.len(), |i| i + 1);
-        let chunk = &rest[..chunk_len];
-        let text = &chunk[..chunk.iter().position(|&b| b == 0).unwrap_or(chunk.len())];
-        line.extend_from_slice(text);
-        frame.pos += chunk_len;
-        if line.last() == Some(&b'\n') {
-            return Some(line);
+    /// The next line of a frame as pmcpp's `fgets` loop reads it into its
+    /// line buffer: up to and including a newline. Each read takes what
+    /// fits in the rest of the buffer; a NUL ends the text of that read
+    /// (the rest of what it read is lost), and the buffer doubles while
+    /// the text so far does not end in a newline, then reading goes on.
+    /// `None` at the end of input, when an unterminated last line is
+    /// dropped (after its doubling). Each NUL-started read doubles the
+    /// buffer too, and pmcpp dies when its `int` size overflows.
+    fn next_line(&mut self, frame: &mut Frame) -> Result<Option<Vec<u8>>, Fatal> {
+        let mut line = Vec::new();
+        loop {
+            let Some(rest) = frame.data.get(frame.pos..).filter(|r| !r.is_empty()) else {
+                return Ok(None);
+            };
+            let room = self.ibuflen - line.len() - 1;
+            let window = &rest[..rest.len().min(room)];
+            let read = window.iter().position(|&b| b == b'\n').map_or(window.len(), |i| i + 1);
+            let chunk = &window[..read];
+            line.extend_from_slice(&chunk[..chunk.iter().position(|&b| b == 0).unwrap_or(read)]);
+            frame.pos += read;
+            if line.last() == Some(&b'\n') {
+                return Ok(Some(line));
+            }
+            self.ibuflen *= 2;
+            if self.ibuflen > i32::MAX as usize {
+                // realloc of the negative size, and pmNoMem's fatal message
+                // (less its time stamp and process id); exit then writes out
+                // the buffered output
+                let size = self.ibuflen as u32 as i32 as u64;
+                let msg = format!("pmcpp: ibuf realloc: malloc({size}) failed: Cannot allocate memory\n");
+                self.stderr(msg.as_bytes());
+                return Err(Fatal);
+            }
+            let grown = format!("<<doubled ibuf[] to {} chars\n", self.ibuflen);
+            self.trace(&[grown.as_bytes()]);
         }
+    }
+
+    /// pmcpp's include search: the name as given, then (for a relative
+    /// name) each search directory.
+    fn find_include(&mut self, files: &mut dyn Files, name: &[u8], search: &[Vec<u8>]) -> Option<(Vec<u8>, Vec<u8>)> {
+        if let Ok(d) = files.read(name) {
+            return Some((name.to_vec(), d));
+        }
+        if name.first() == Some(&b'/') {
+            return None;
+        }
+        search.iter().find_map(|dir| {
+            let mut path = dir.clone();
+            path.push(b'/');
+            path.extend_from_slice(name);
+            self.trace(&[b"<<include \"", &path, b"\"?\n"]);
+            files.read(&path).ok().map(|d| (path, d))
+        })
     }
 }
 
@@ -748,23 +947,6 @@ fn strip_comments(line: &mut Vec<u8>, incomment: &mut i32, lineno: i32) {
         }
         line.push(b'\n');
     }
-}
-
-/// pmcpp's include search: the name as given, then (for a relative name)
-/// each search directory.
-fn find_include(files: &mut dyn Files, name: &[u8], search: &[Vec<u8>]) -> Option<(Vec<u8>, Vec<u8>)> {
-    if let Ok(d) = files.read(name) {
-        return Some((name.to_vec(), d));
-    }
-    if name.first() == Some(&b'/') {
-        return None;
-    }
-    search.iter().find_map(|dir| {
-        let mut path = dir.clone();
-        path.push(b'/');
-        path.extend_from_slice(name);
-        files.read(&path).ok().map(|d| (path, d))
-    })
 }
 
 #[cfg(test)]
@@ -825,6 +1007,69 @@ mod tests {
             "# 1 \"t.pmns\"\n# 1 \"inc/sub\"\nin sub\n# 2 \"t.pmns\"\n# 1 \"<shell>\"\nfrom shell\n# 3 \"t.pmns\"\nend\n"
         );
         assert_eq!(String::from_utf8_lossy(&o.diagnostics), "Warning: #shell cmd returns 3 exit status\n");
+    }
+
+    #[test]
+    fn debug_traces_in_order_with_the_text() {
+        let opts = Options { debug: true, restrict: true, ..Options::default() };
+        let mut files = MemFiles::default();
+        let o = Cpp::new(&opts).run(Some(b"t"), Some(b"#define X y\n#X #{X} #Y\n#ifdef X\n".to_vec()), &mut files);
+        assert!(!o.ok);
+        let diag = String::from_utf8_lossy(&o.diagnostics);
+        let trace = "<<macro X=\"y\"\n<<name=\"#X\"\n<<value=\"y\"\n<<increased obuf[] to 256 chars\n\
+                     <<name=\"#{X}\"\n<<value=\"y\"\n<<name=\"#Y\"\n";
+        assert_eq!(
+            diag,
+            format!(
+                "{trace}pmcpp: t:\npmcpp: Error: End of input and no matching #endif for #ifdef or #ifndef at line 0\n"
+            )
+        );
+        assert_eq!(o.text, b"# 1 \"t\"\n\ny y #Y\n\n");
+        // the marker, the #define's trace, its blank line, the other
+        // line's trace, its text, the flush before the error message
+        let (t, d) = (o.text.len(), o.diagnostics.len());
+        let steps = [8, 14, 9, trace.len(), t];
+        assert_eq!(
+            o.steps,
+            [
+                Step::Text(steps[0]),
+                Step::Diagnostics(steps[1]),
+                Step::Text(steps[2]),
+                Step::Diagnostics(steps[3]),
+                Step::Text(steps[4]),
+                Step::Flush,
+                Step::Diagnostics(d)
+            ]
+        );
+    }
+
+    #[test]
+    fn buffer_growth_follows_pmcpp() {
+        let opts = Options { debug: true, line_markers: false, ..Options::default() };
+        let mut files = MemFiles::default();
+        let mut cpp = Cpp::new(&opts);
+        assert!(cpp.define_arg(&[b'a'; 250], 3).is_ok());
+        let long = format!("{} a\nno newline", "x".repeat(600));
+        let o = cpp.run(Some(b"t"), Some(long.into_bytes()), &mut files);
+        let diag = String::from_utf8_lossy(&o.diagnostics);
+        let grown: Vec<&str> = diag.lines().filter(|l| !l.starts_with("<<name") && !l.starts_with("<<macro")).collect();
+        assert_eq!(
+            grown,
+            [
+                "<<-D doubled ibuf[] to 512 chars",
+                "<<doubled ibuf[] to 1024 chars",
+                "<<doubled ibuf[] to 2048 chars",
+                "<<lines: in 1 out 1 (modified 0) substitutions: 0"
+            ]
+        );
+    }
+
+    #[test]
+    fn unclosed_brace_is_not_a_macro() {
+        let opts = Options { restrict: true, shell_style: true, line_markers: false, ..Options::default() };
+        let mut files = MemFiles::default();
+        let o = Cpp::new(&opts).run(Some(b"t"), Some(b"%define foo bar\n%foo %{foo\n".to_vec()), &mut files);
+        assert_eq!(o.text, b"\nbar %{foo\n");
     }
 
     #[test]
