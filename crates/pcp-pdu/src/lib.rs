@@ -50,6 +50,7 @@
 pub mod attr;
 pub mod creds;
 mod desc;
+pub mod dump;
 pub mod error;
 pub mod fetch;
 pub mod frame;
