@@ -14,6 +14,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 mod archive;
 mod builder;
 mod derived_metrics;
+mod dump;
 mod names;
 #[cfg(test)]
 mod tests;
@@ -64,6 +65,9 @@ pub struct Context {
     /// The registry whose metrics, those registered later included, the
     /// context has ([`Context::use_registry`]).
     shared: Option<crate::derived::SharedRegistry>,
+    /// The metrics fetched so far as recorded (libpcp keeps them for good
+    /// from the first such fetch; see [`Context::trace_read_ahead`]).
+    fetched_as_recorded: std::collections::HashSet<PmId>,
 }
 
 /// A context's names and derived metrics as they are at one time. The
@@ -152,6 +156,7 @@ impl Context {
             derived: Default::default(),
             zone: None,
             shared: None,
+            fetched_as_recorded: Default::default(),
         };
         ctx.derived_names_into(&mut pmns, &crate::derived::Metrics::default());
         ctx.view_mut().pmns = pmns;
@@ -239,6 +244,7 @@ impl Context {
             zone: self.zone.clone(),
             derived: self.derived.dup(),
             shared: self.shared.clone(),
+            fetched_as_recorded: self.fetched_as_recorded.clone(),
         })
     }
 
@@ -317,7 +323,12 @@ impl Context {
     /// `pmcd.hostname` for a host context: see [`HostSource::host_name`]).
     #[doc(alias = "pmGetContextHostName")]
     pub fn host_name(&self) -> PmResult<String> {
-        self.need_source()?.host_name(&self.profile)
+        let source = self.need_source()?;
+        if let Some(h) = source.as_host().filter(|_| self.trace().any()) {
+            // (libpcp fetches pmcd.hostname with pmFetch, traced as any)
+            return Ok(h.host_name_with(&self.profile, &mut |r, _| self.trace_host_fetch(r)));
+        }
+        source.host_name(&self.profile)
     }
 
     /// `pmFetch`: the values of `pmids` (instances as the profile allows):
@@ -337,6 +348,16 @@ impl Context {
     /// error, what `out` holds is unspecified.
     #[doc(alias = "pmFetch")]
     pub fn fetch_into(&mut self, pmids: &[PmId], out: &mut FetchResult) -> PmResult<()> {
+        let r = self.fetch_derived_into(pmids, out);
+        if self.trace().any() {
+            self.trace_fetched(r.map(|()| &*out));
+        }
+        r
+    }
+
+    /// [`Context::fetch_into`] without its trace: the derived metrics'
+    /// operands fetched with the rest, and the derived metrics evaluated.
+    fn fetch_derived_into(&mut self, pmids: &[PmId], out: &mut FetchResult) -> PmResult<()> {
         if pmids.is_empty() {
             return Err(PmError::PM_ERR_TOOSMALL);
         }
@@ -383,6 +404,9 @@ impl Context {
     fn fetch_source_into(&mut self, pmids: &[PmId], out: &mut FetchResult) -> PmResult<()> {
         let source = self.source.as_deref_mut().ok_or(PmError::PM_ERR_NOCONTEXT)?;
         source.fetch_into(pmids, &self.profile, out, &mut self.origin)?;
+        if self.trace().any() {
+            self.trace_received();
+        }
         // derived metrics are evaluated over the result (__pmFinishResult);
         // the anonymous event metrics have no operands, so no values
         for set in &mut out.sets {
@@ -401,6 +425,9 @@ impl Context {
     #[doc(alias = "pmStore")]
     pub fn store(&self, result: &FetchResult) -> PmResult<()> {
         storable(result)?;
+        if self.trace().on(pcp_core::debug::DebugFlag::Pdu) {
+            self.trace_store(result);
+        }
         self.source().map_or(Err(PmError::PM_ERR_NOTHOST), |s| s.store(result))
     }
 

@@ -19,6 +19,7 @@ use crate::derived::{anon_by_pmid, ANON};
 use crate::profile::Profile;
 use crate::source::{MetricSource, RemoteNames};
 use crate::transport::{self, Backoff, PduCounts, PduStream, PmcdConnection, Timeouts};
+use pcp_core::debug::{DebugFlag, Trace};
 use pcp_core::error::Subject;
 use pcp_core::labels::{flags as label_flags, LabelSet};
 use pcp_core::{
@@ -56,7 +57,7 @@ mod spec;
 #[cfg(test)]
 mod tests;
 
-pub use spec::{connect_spec, spec_report, HostKind, HostSpec, Proxy};
+pub use spec::{connect_spec, connect_spec_traced, spec_report, HostKind, HostSpec, Proxy};
 
 /// What changes between requests.
 struct State {
@@ -70,6 +71,21 @@ struct State {
     backoff: Backoff,
     /// PDUs counted on connections since closed.
     counts: PduCounts,
+    /// What the last fetch left for the context's trace (kept only while
+    /// `-Dpdu` or `-Dfetch` is on).
+    traced: Option<TracedFetch>,
+}
+
+/// What a fetch leaves for the context to trace: pmcd's result as it
+/// arrived (`-Dpdu`: libpcp dumps it as it decodes it) and the state
+/// changes pmcd announced before it (`-Dfetch`).
+#[derive(Debug, Default)]
+pub(crate) struct TracedFetch {
+    pub(crate) received: Option<FetchResult>,
+    pub(crate) changed: i32,
+    /// The metrics whose values pmcd sent as `PM_VAL_SPTR`, which libpcp
+    /// shows as their format.
+    pub(crate) sptr: Vec<PmId>,
 }
 
 impl State {
@@ -95,6 +111,10 @@ pub struct HostSource {
     connector: Connector,
     state: Mutex<State>,
     warnings: Vec<String>,
+    /// The trace of this source's connections, shared with the connector
+    /// [`HostSource::open_traced`] made (so that reconnections trace their
+    /// handshakes) and with duplicates.
+    trace: Arc<Mutex<Trace>>,
 }
 
 impl std::fmt::Debug for HostSource {
@@ -212,10 +232,23 @@ impl HostSource {
     /// libpcp's timeouts from the environment. The error names the host.
     #[doc(alias = "pmNewContext")]
     pub fn open(spec: &str) -> Result<HostSource, Error> {
+        HostSource::open_traced(spec, &Trace::off())
+    }
+
+    /// [`HostSource::open`], tracing into `trace` from the start: under
+    /// `-Dpdu` the PDUs of the handshake (and of every reconnection's)
+    /// are traced as libpcp traces them while `pmNewContext` connects.
+    #[doc(alias = "pmNewContext")]
+    pub fn open_traced(spec: &str, trace: &Trace) -> Result<HostSource, Error> {
         let parsed = HostSpec::parse(spec).map_err(|code| Error::new(code, Subject::Host(spec.to_owned())))?;
         let (timeouts, warnings) = Timeouts::from_env();
-        let connector: Connector = Arc::new(move || connect_spec(&parsed, timeouts, 0));
-        let mut h = HostSource::with_connector(spec, connector)?;
+        let slot = Arc::new(Mutex::new(trace.clone()));
+        let for_connector = Arc::clone(&slot);
+        let connector: Connector = Arc::new(move || {
+            let trace = for_connector.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            connect_spec_traced(&parsed, timeouts, 0, &trace)
+        });
+        let mut h = HostSource::connect_with(spec, connector, slot)?;
         h.warnings = warnings;
         Ok(h)
     }
@@ -223,7 +256,15 @@ impl HostSource {
     /// A host source for `spec` reaching pmcd through `connector` (tests
     /// give one over an in-memory stream). The error names the host.
     pub fn with_connector(spec: &str, connector: Connector) -> Result<HostSource, Error> {
-        let conn = connector().map_err(|code| Error::new(code, Subject::Host(spec.to_owned())))?;
+        HostSource::connect_with(spec, connector, Arc::new(Mutex::new(Trace::off())))
+    }
+
+    fn connect_with(spec: &str, connector: Connector, trace: Arc<Mutex<Trace>>) -> Result<HostSource, Error> {
+        let mut conn = connector().map_err(|code| Error::new(code, Subject::Host(spec.to_owned())))?;
+        let t = trace.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if !conn.trace().shares_buffer(&t) || conn.trace().options() != t.options() {
+            conn.set_trace(&t);
+        }
         let (backoff, warning) = Backoff::from_env();
         Ok(HostSource {
             spec: spec.to_string(),
@@ -234,9 +275,45 @@ impl HostSource {
                 retry_at: None,
                 backoff,
                 counts: PduCounts::default(),
+                traced: None,
             }),
             warnings: warning.into_iter().collect(),
+            trace,
         })
+    }
+
+    /// The trace the source's connections use.
+    fn current_trace(&self) -> Trace {
+        self.trace.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Run `f` with the connection's trace off, as libpcp turns every
+    /// debug option off while it dumps a result (the requests that
+    /// finding names, descriptors and instances for the dump costs are
+    /// not traced).
+    pub(crate) fn quietly<R>(&self, f: impl FnOnce() -> R) -> R {
+        if let Some(c) = self.lock().conn.as_mut() {
+            c.set_trace(&Trace::off());
+        }
+        let r = f();
+        let t = self.current_trace();
+        if let Some(c) = self.lock().conn.as_mut() {
+            c.set_trace(&t);
+        }
+        r
+    }
+
+    /// What the last fetch left for the trace, if tracing kept anything.
+    pub(crate) fn take_traced(&self) -> Option<TracedFetch> {
+        self.lock().traced.take()
+    }
+
+    /// The result pmcd sent for the last fetch, if `-Dpdu` kept it, and
+    /// the metrics whose values came as `PM_VAL_SPTR`.
+    pub(crate) fn take_received(&self) -> Option<(FetchResult, Vec<PmId>)> {
+        let mut st = self.lock();
+        let t = st.traced.as_mut()?;
+        Some((t.received.take()?, t.sptr.clone()))
     }
 
     /// The specification the source was opened with.
@@ -282,7 +359,7 @@ impl HostSource {
     /// fetch).
     #[doc(alias = "pmDupContext")]
     pub fn dup(&self) -> PmResult<HostSource> {
-        let mut h = HostSource::with_connector(&self.spec, self.connector.clone())?;
+        let mut h = HostSource::connect_with(&self.spec, self.connector.clone(), Arc::clone(&self.trace))?;
         h.warnings = self.warnings.clone();
         Ok(h)
     }
@@ -309,7 +386,8 @@ impl HostSource {
             st.counts.add(&counts);
         }
         match (self.connector)() {
-            Ok(c) => {
+            Ok(mut c) => {
+                c.set_trace(&self.current_trace());
                 st.conn = Some(c);
                 st.retry_at = None;
                 st.backoff.reset();
@@ -701,7 +779,14 @@ impl HostSource {
         let (r, changed) = {
             let mut st = self.lock();
             st.update_profile(profile)?;
-            st.conn()?.fetch(HANDLE, SLOT, pmids)?
+            let (r, changed) = st.conn()?.fetch(HANDLE, SLOT, pmids)?;
+            let trace = st.conn()?.trace();
+            if trace.on(DebugFlag::Pdu) || trace.on(DebugFlag::Fetch) {
+                let received = trace.on(DebugFlag::Pdu).then(|| r.result.clone());
+                let sptr = r.sptr_sets.iter().filter_map(|&i| Some(r.result.sets.get(i)?.pmid)).collect();
+                st.traced = Some(TracedFetch { received, changed, sptr });
+            }
+            (r, changed)
         };
         Ok((without_anon_values(r.result), changed))
     }
@@ -755,8 +840,23 @@ impl HostSource {
     #[doc(alias = "pmGetContextHostName")]
     #[doc(alias = "pmGetHostName")]
     pub fn host_name(&self, profile: &Profile) -> String {
+        self.host_name_with(profile, &mut |_, _| {})
+    }
+
+    /// [`HostSource::host_name`], handing the fetch's outcome to
+    /// `fetched` (which traces it) as soon as it is known.
+    pub(crate) fn host_name_with(
+        &self,
+        profile: &Profile,
+        fetched: &mut dyn FnMut(Result<&FetchResult, PmError>, i32),
+    ) -> String {
         if let Ok((ids, _)) = self.lookup_names(&["pmcd.hostname"]) {
-            if let Ok((r, _)) = self.fetch(&ids, profile) {
+            let answer = self.fetch(&ids, profile);
+            match &answer {
+                Ok((r, changed)) => fetched(Ok(r), *changed),
+                Err(e) => fetched(Err(*e), 0),
+            }
+            if let Ok((r, _)) = answer {
                 let first = r.sets.first().and_then(|s| s.values.as_ref().ok()).and_then(|v| v.first());
                 if let Some(Value::Block(b)) = first.map(|v| &v.value) {
                     return c_string(&b.data);
@@ -785,6 +885,13 @@ impl HostSource {
 /// pmcd's metrics, each service a request (the profile sent first where
 /// pmcd does not hold it), and pmcd's name space.
 impl MetricSource for HostSource {
+    fn set_trace(&mut self, trace: &Trace) {
+        *self.trace.lock().unwrap_or_else(|e| e.into_inner()) = trace.clone();
+        if let Some(c) = self.lock().conn.as_mut() {
+            c.set_trace(trace);
+        }
+    }
+
     fn desc(&self, pmid: PmId) -> PmResult<Desc> {
         self.lookup_desc(pmid)
     }

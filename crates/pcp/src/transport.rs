@@ -7,6 +7,7 @@
 //! drive over an in-memory stream with a fake pmcd.
 
 use crate::config;
+use pcp_core::debug::{DebugFlag, Trace};
 use pcp_core::support::strtod::{is_c_space, strtol_prefix};
 use pcp_core::{PmError, PmId, PmResult};
 use pcp_pdu::handshake::{self, ClientOptions, PduInfo};
@@ -225,6 +226,12 @@ pub trait PduStream: Read + Write {
     fn wait_readable(&mut self, _t: Option<Duration>) -> Option<io::Result<bool>> {
         None
     }
+
+    /// The file descriptor, for the `-Dpdu` trace (-1 for a stream
+    /// without one).
+    fn raw_fd(&self) -> i32 {
+        -1
+    }
 }
 
 impl<T: PduStream + ?Sized> PduStream for Box<T> {
@@ -234,6 +241,10 @@ impl<T: PduStream + ?Sized> PduStream for Box<T> {
 
     fn wait_readable(&mut self, t: Option<Duration>) -> Option<io::Result<bool>> {
         (**self).wait_readable(t)
+    }
+
+    fn raw_fd(&self) -> i32 {
+        (**self).raw_fd()
     }
 }
 
@@ -251,6 +262,11 @@ impl PduStream for TcpStream {
     fn set_read_timeout(&mut self, t: Option<Duration>) -> io::Result<()> {
         TcpStream::set_read_timeout(self, t)
     }
+
+    #[cfg(unix)]
+    fn raw_fd(&self) -> i32 {
+        std::os::fd::AsRawFd::as_raw_fd(self)
+    }
 }
 
 #[cfg(unix)]
@@ -261,6 +277,10 @@ impl PduStream for std::os::unix::net::UnixStream {
 
     fn wait_readable(&mut self, t: Option<Duration>) -> Option<io::Result<bool>> {
         Some(poll_in(self, t))
+    }
+
+    fn raw_fd(&self) -> i32 {
+        std::os::fd::AsRawFd::as_raw_fd(self)
     }
 }
 
@@ -308,6 +328,14 @@ impl PduStream for Connection {
             Connection::Unix(s) => s.wait_readable(t),
         }
     }
+
+    fn raw_fd(&self) -> i32 {
+        match self {
+            Connection::Tcp(s) => s.raw_fd(),
+            #[cfg(unix)]
+            Connection::Unix(s) => s.raw_fd(),
+        }
+    }
 }
 
 /// A connection to pmcd that has been through the handshake: whole PDUs
@@ -336,6 +364,8 @@ pub struct PmcdConnection<S: PduStream> {
     /// The read timeout last set on the stream (`None`: not set yet), so
     /// that a loop of requests does not set the same one before each read.
     read_timeout: Option<Option<Duration>>,
+    /// Where `-Dpdu` traces each PDU sent and received.
+    trace: Trace,
 }
 
 /// How many PDUs of each type went each way (libpcp's `__pmPDUCntOut`
@@ -386,6 +416,17 @@ impl<S: PduStream> PmcdConnection<S> {
     /// attributes). pmcd sends nothing back for them.
     #[doc(alias = "__pmConnectHandshake")]
     pub fn handshake(stream: S, opts: &ClientOptions, timeouts: Timeouts) -> PmResult<PmcdConnection<S>> {
+        PmcdConnection::handshake_traced(stream, opts, timeouts, &Trace::off())
+    }
+
+    /// [`PmcdConnection::handshake`], tracing the PDUs of the handshake
+    /// and of every exchange after it into `trace` (under `-Dpdu`).
+    pub fn handshake_traced(
+        stream: S,
+        opts: &ClientOptions,
+        timeouts: Timeouts,
+        trace: &Trace,
+    ) -> PmResult<PmcdConnection<S>> {
         let mut c = PmcdConnection {
             stream,
             framer: Framer::for_client(),
@@ -397,6 +438,7 @@ impl<S: PduStream> PmcdConnection<S> {
             rbuf: vec![0; 16384].into_boxed_slice(),
             wbuf: Vec::with_capacity(256),
             read_timeout: None,
+            trace: trace.clone(),
         };
         let greeting = c.recv_within(timeouts.greeting)?;
         let accepted = handshake::client_answer(&greeting, opts)?;
@@ -406,6 +448,25 @@ impl<S: PduStream> PmcdConnection<S> {
         c.server = accepted.server;
         c.flags = accepted.flags;
         Ok(c)
+    }
+
+    /// Trace the PDUs sent and received from now on into `trace` (under
+    /// `-Dpdu`, as libpcp's `__pmXmitPDU` and `__pmGetPDU` print them).
+    pub fn set_trace(&mut self, trace: &Trace) {
+        self.trace = trace.clone();
+    }
+
+    /// Where the PDUs are traced.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    /// Append the `-Dpdu` trace of one PDU to the trace.
+    #[cold]
+    fn trace_pdu(&self, dir: pcp_pdu::dump::Direction, bytes: &[u8]) {
+        let mut text = Vec::with_capacity(64 + bytes.len() * 3);
+        pcp_pdu::dump::write_pdu(&mut text, std::process::id(), dir, self.stream.raw_fd(), bytes);
+        self.trace.write_bytes(&text);
     }
 
     /// What pmcd offered in its greeting.
@@ -459,6 +520,9 @@ impl<S: PduStream> PmcdConnection<S> {
 
     /// Write the PDU in `wbuf` (of type `ty`).
     fn write_wbuf(&mut self, ty: PduType) -> PmResult<()> {
+        if self.trace.on(DebugFlag::Pdu) {
+            self.trace_pdu(pcp_pdu::dump::Direction::Sent, &self.wbuf);
+        }
         if let Some(i) = PduCounts::slot(ty) {
             self.counts.sent[i] += 1;
         }
@@ -493,6 +557,9 @@ impl<S: PduStream> PmcdConnection<S> {
                         .and_then(|t| PduCounts::slot(PduType(i32::from_be_bytes([t[0], t[1], t[2], t[3]]))))
                     {
                         self.counts.received[i] += 1;
+                    }
+                    if self.trace.on(DebugFlag::Pdu) {
+                        self.trace_pdu(pcp_pdu::dump::Direction::Received, bytes);
                     }
                     let pdu = Pdu::decode(bytes);
                     let len = bytes.len();

@@ -188,7 +188,7 @@ impl Context {
 
     /// The operands of a derived metric (none for the anonymous ones and
     /// those not bound), `None` for other metrics.
-    fn derived_operands(&self, pmid: PmId, announce: bool) -> Option<Vec<PmId>> {
+    pub(super) fn derived_operands(&self, pmid: PmId, announce: bool) -> Option<Vec<PmId>> {
         if crate::derived::anon_by_pmid(pmid).is_some() {
             return Some(Vec::new());
         }

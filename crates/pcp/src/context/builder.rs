@@ -150,7 +150,11 @@ impl HostOptions {
     /// Connect to pmcd (`pmNewContext(PM_CONTEXT_HOST, spec)`); the
     /// error names the host.
     pub fn open(self) -> Result<Context, Error> {
-        Ok(self.common.apply(Context::open_host(&self.spec)?)?)
+        let ctx = match &self.common.trace {
+            Some(t) => Context::open_host_traced(&self.spec, t)?,
+            None => Context::open_host(&self.spec)?,
+        };
+        Ok(self.common.apply(ctx)?)
     }
 }
 

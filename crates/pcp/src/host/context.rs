@@ -15,6 +15,17 @@ impl Context {
         HostSource::open(spec).map(Context::with_host)
     }
 
+    /// [`Context::open_host`], tracing into `trace` from the start (the
+    /// handshake's PDUs under `-Dpdu`), as [`Context::set_trace`] then
+    /// traces the rest. What the handshake traced is in `trace`'s buffer
+    /// whether the connection succeeds or not.
+    #[doc(alias = "pmNewContext")]
+    pub fn open_host_traced(spec: &str, trace: &pcp_core::debug::Trace) -> Result<Context, Error> {
+        let mut ctx = HostSource::open_traced(spec, trace).map(Context::with_host)?;
+        ctx.set_trace(trace.clone());
+        Ok(ctx)
+    }
+
     /// A host context over a source already connected (tests reach a
     /// fake pmcd this way).
     pub fn with_host(host: HostSource) -> Context {
@@ -78,7 +89,11 @@ impl Context {
     #[doc(alias = "pmFetch")]
     pub fn fetch_changes(&mut self, pmids: &[PmId]) -> PmResult<(FetchResult, i32)> {
         if let Some(h) = self.host_source() {
-            return h.fetch(pmids, self.profile());
+            let r = h.fetch(pmids, self.profile());
+            if self.trace().any() {
+                self.trace_host_fetch(r.as_ref().map(|(r, _)| r).map_err(|e| *e));
+            }
+            return r;
         }
         self.fetch(pmids).map(|r| (r, 0))
     }

@@ -212,6 +212,17 @@ pub fn spec_report(spec: &str) -> Vec<u8> {
 /// localhost); TCP tries each port in turn, each attempt waiting at most
 /// the connect timeout. The last attempt's error is the answer.
 pub fn connect_spec(spec: &HostSpec, timeouts: Timeouts, ctxflags: u32) -> PmResult<PmcdConnection<BoxStream>> {
+    connect_spec_traced(spec, timeouts, ctxflags, &Trace::off())
+}
+
+/// [`connect_spec`], tracing the PDUs of each handshake (and of the
+/// connection made) into `trace` under `-Dpdu`.
+pub fn connect_spec_traced(
+    spec: &HostSpec,
+    timeouts: Timeouts,
+    ctxflags: u32,
+    trace: &Trace,
+) -> PmResult<PmcdConnection<BoxStream>> {
     let opts = |local: bool, unix_socket: bool| ClientOptions {
         pid: std::process::id() as i32,
         ctxflags,
@@ -225,7 +236,7 @@ pub fn connect_spec(spec: &HostSpec, timeouts: Timeouts, ctxflags: u32) -> PmRes
     };
     if spec.kind == HostKind::Inet {
         if let Some(proxy) = spec.proxy.clone().or_else(env_proxy) {
-            return connect_via(&proxy, spec, timeouts, &opts(proxy.name.contains("localhost"), false));
+            return connect_via(&proxy, spec, timeouts, &opts(proxy.name.contains("localhost"), false), trace);
         }
     } else if env_proxy().is_some() {
         // libpcp tries a socket path's (negative) count of ports through
@@ -237,7 +248,12 @@ pub fn connect_spec(spec: &HostSpec, timeouts: Timeouts, ctxflags: u32) -> PmRes
     if spec.kind != HostKind::Inet {
         #[cfg(unix)]
         match transport::connect_unix(&spec.socket_path()) {
-            Ok(stream) => match PmcdConnection::handshake(Box::new(stream) as BoxStream, &opts(true, true), timeouts) {
+            Ok(stream) => match PmcdConnection::handshake_traced(
+                Box::new(stream) as BoxStream,
+                &opts(true, true),
+                timeouts,
+                trace,
+            ) {
                 Ok(c) => return Ok(c),
                 Err(e) => last = e,
             },
@@ -256,8 +272,12 @@ pub fn connect_spec(spec: &HostSpec, timeouts: Timeouts, ctxflags: u32) -> PmRes
     let local = name.contains("localhost");
     for port in ports {
         match transport::connect_port(name, port, timeouts.connect) {
-            Ok(stream) => match PmcdConnection::handshake(Box::new(stream) as BoxStream, &opts(local, false), timeouts)
-            {
+            Ok(stream) => match PmcdConnection::handshake_traced(
+                Box::new(stream) as BoxStream,
+                &opts(local, false),
+                timeouts,
+                trace,
+            ) {
                 Ok(c) => return Ok(c),
                 Err(e) => last = e,
             },
@@ -277,6 +297,7 @@ fn connect_via(
     spec: &HostSpec,
     timeouts: Timeouts,
     opts: &ClientOptions,
+    trace: &Trace,
 ) -> PmResult<PmcdConnection<BoxStream>> {
     let ports = if spec.ports.is_empty() { crate::config::pmcd_ports() } else { spec.ports.clone() };
     let proxy_port = proxy.ports.first().copied().unwrap_or(44322);
@@ -284,7 +305,7 @@ fn connect_via(
     for port in ports {
         let mut stream = transport::connect_port(&proxy.name, proxy_port, timeouts.connect)?;
         let relayed = negotiate_proxy(&mut stream, &spec.name, port, timeouts.greeting)
-            .and_then(|()| PmcdConnection::handshake(Box::new(stream) as BoxStream, opts, timeouts));
+            .and_then(|()| PmcdConnection::handshake_traced(Box::new(stream) as BoxStream, opts, timeouts, trace));
         match relayed {
             Ok(c) => return Ok(c),
             Err(e) => last = e,

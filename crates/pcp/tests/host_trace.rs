@@ -1,0 +1,129 @@
+//! The `-Dpdu` and `-Dfetch` traces of a host context against the
+//! in-memory fake pmcd (tests/fake_pmcd): each PDU as libpcp's
+//! `__pmXmitPDU` and `__pmGetPDU` print it, the results pmcd sends and
+//! `pmFetch` returns as `__pmPrintResult` prints them, and nothing of the
+//! requests the dumps themselves make.
+
+mod fake_pmcd;
+
+use fake_pmcd::{FakePmcd, Quirk};
+use pcp::debug::{DebugOptions, Trace};
+use pcp::host::{BoxStream, Connector, HostSource};
+use pcp::transport::{PmcdConnection, Timeouts};
+use pcp::Context;
+use pcp_core::PmId;
+use pcp_pdu::handshake::ClientOptions;
+use std::sync::Arc;
+
+const COLOUR: PmId = PmId::new(29, 0, 5);
+const ONE: PmId = PmId::new(29, 0, 10);
+
+fn trace(spec: &str) -> Trace {
+    Trace::new(DebugOptions::parse(spec.as_bytes()).unwrap())
+}
+
+/// A connector to a fresh fake pmcd whose handshake is traced into `t`.
+fn connector(t: &Trace) -> Connector {
+    let t = t.clone();
+    Arc::new(move || {
+        let (client, server) = fake_pmcd::pair();
+        std::thread::spawn(move || FakePmcd::new(Quirk::None).serve(server));
+        let opts = ClientOptions { pid: 77, local: true, ..Default::default() };
+        PmcdConnection::handshake_traced(Box::new(client) as BoxStream, &opts, Timeouts::default(), &t)
+    })
+}
+
+/// The trace's lines, each PDU's first line and its word lines apart.
+fn lines(t: &Trace) -> Vec<String> {
+    String::from_utf8(t.take()).unwrap().lines().map(str::to_string).collect()
+}
+
+/// The lines naming PDUs, without the process id.
+fn pdu_lines(lines: &[String]) -> Vec<String> {
+    lines.iter().filter(|l| l.starts_with('[')).map(|l| l[l.find(']').unwrap() + 1..].to_string()).collect()
+}
+
+#[test]
+fn the_handshake_and_each_exchange_are_traced_word_by_word() {
+    let t = trace("pdu");
+    let h = HostSource::with_connector("fakehost", connector(&t)).unwrap();
+    let got = lines(&t);
+    let pid = std::process::id();
+    // pmcd's greeting, then the credentials (a stream without a file
+    // descriptor shows -1)
+    assert!(got[0].starts_with(&format!("[{pid}]pmGetPDU: ERROR fd=-1 len=")), "{got:?}");
+    assert!(got[1].starts_with("000:       ") && got[1].contains("     7000 "), "{got:?}");
+    assert_eq!(got[2], format!("[{pid}]pmXmitPDU: CREDS fd=-1 len=20"));
+    // header words as numbers, body words as they lie in memory
+    let creds_word = |w: u32| format!("{:8x}", u32::from_ne_bytes(w.to_be_bytes()));
+    assert!(got[3].starts_with("000:       14     700c       4d "), "{got:?}");
+    assert!(got[3].ends_with(' ') && got[3].contains(&creds_word(1)), "{got:?}");
+
+    // a descriptor request and its answer
+    let mut h = h;
+    pcp::source::MetricSource::set_trace(&mut h, &t);
+    h.lookup_desc(ONE).unwrap();
+    let got = lines(&t);
+    assert_eq!(pdu_lines(&got), ["pmXmitPDU: DESC_REQ fd=-1 len=16", "pmGetPDU: DESC fd=-1 len=32 from=0"]);
+    assert_eq!(got[1], format!("000:       10     7004        0 {} ", creds_word(ONE.0)));
+    assert_eq!(got.len(), 4);
+}
+
+#[test]
+fn a_fetch_dumps_what_pmcd_sent_and_what_pmfetch_returns() {
+    let t = trace("pdu,fetch");
+    let mut ctx = Context::with_host(HostSource::with_connector("fakehost", connector(&t)).unwrap());
+    ctx.set_trace(t.clone());
+    t.take();
+    ctx.fetch(&[COLOUR]).unwrap();
+    let got = lines(&t);
+    let text: Vec<&str> = got.iter().filter(|l| !l.starts_with(|c: char| c.is_ascii_digit())).map(|l| &**l).collect();
+    // the profile goes first; the result is dumped as it arrives, with
+    // the names and instances found by requests that are not traced
+    assert_eq!(text[0].split_once(']').unwrap().1, "pmXmitPDU: PROFILE fd=-1 len=28");
+    assert!(text[1].contains("FETCH fd=-1 len=32"), "{text:?}");
+    assert!(text[2].contains("RESULT fd=-1 len="), "{text:?}");
+    let dump = |at: usize| {
+        assert!(text[at].starts_with("__pmResult dump from 0x"), "{text:?}");
+        assert!(text[at].contains(" timestamp: 1700000000.123456789 "), "{text:?}");
+        assert!(text[at].ends_with(".123456789 numpmid: 1"), "{text:?}");
+        assert_eq!(
+            text[at + 1..at + 5],
+            [
+                "  29.0.5 (sample.colour): numval: 3 valfmt: 0 vlist[]:",
+                "    inst [0 or \"red\"] value 101",
+                "    inst [1 or \"green\"] value 202",
+                "    inst [2 or \"blue\"] value 303",
+            ]
+        );
+    };
+    dump(3);
+    assert_eq!(text[8], "pmFetch returns ...");
+    dump(9);
+    assert_eq!(text.len(), 14, "{text:?}");
+
+    // after the dump, requests are traced again
+    ctx.lookup_desc(ONE).unwrap();
+    assert_eq!(pdu_lines(&lines(&t)).len(), 2);
+}
+
+#[test]
+fn fetch_alone_dumps_singular_values_and_errors() {
+    let t = trace("fetch");
+    let mut ctx = Context::with_host(HostSource::with_connector("fakehost", connector(&t)).unwrap());
+    ctx.set_trace(t.clone());
+    ctx.fetch(&[ONE, PmId::new(29, 9, 9)]).unwrap();
+    let got = lines(&t);
+    assert_eq!(got[0], "pmFetch returns ...");
+    assert!(got[1].ends_with(" numpmid: 2"), "{got:?}");
+    assert_eq!(
+        got[2..],
+        [
+            "  29.0.10 (sample.long.one): numval: 1 valfmt: 0 vlist[]:",
+            "   value 1",
+            "  29.9.9 (<noname>): Unknown or illegal metric identifier",
+        ]
+    );
+    assert_eq!(ctx.fetch(&[]).err(), Some(pcp_core::PmError::PM_ERR_TOOSMALL));
+    assert_eq!(lines(&t), ["pmFetch returns ...", "Error: Insufficient elements in list"]);
+}
