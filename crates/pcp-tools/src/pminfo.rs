@@ -221,7 +221,7 @@ impl<'a> Pminfo<'a> {
                 Some(ctx) => ctx,
                 None => return Ok(1),
             },
-            (_, kind, names) => match self.open_host(kind, opts.hosts.first(), &agents, names)? {
+            (_, kind, names) => match self.open_host(kind, opts.hosts.first(), &agents, names, &trace)? {
                 Some(ctx) => ctx,
                 None => return Ok(1),
             },
@@ -253,6 +253,8 @@ impl<'a> Pminfo<'a> {
             }
         }
         self.report(&mut ctx)?;
+        // (what the last requests traced)
+        self.err.write_all(&ctx.take_messages())?;
         Ok(status)
     }
 
@@ -365,10 +367,14 @@ impl<'a> Pminfo<'a> {
         host: Option<&Vec<u8>>,
         agents: &pcp::local::Agents,
         names: Option<Context>,
+        trace: &pcp::debug::Trace,
     ) -> std::io::Result<Option<Context>> {
         let named = kind == Some(ContextKind::Host);
         let host = host.map_or_else(|| "local:".to_string(), |h| String::from_utf8_lossy(h).into_owned());
-        match Context::open_host(&host).map_err(PmError::from) {
+        let opened = Context::open_host_traced(&host, trace).map_err(PmError::from);
+        // (what the handshake traced, where libpcp wrote it)
+        self.err.write_all(&trace.take())?;
+        match opened {
             Ok(mut c) => {
                 self.pdusize = Some(PDUSIZE_START);
                 self.zone = Zone::local();
@@ -504,7 +510,10 @@ impl<'a> Pminfo<'a> {
         }
         if p.value || p.label || p.verify {
             if let Some(&pmid) = pmids.first().filter(|_| ctx.archive_source().is_some()) {
-                match self.fetched.get(&pmid).cloned().unwrap_or(Err(PmError::PM_ERR_EOL)) {
+                let fetched = self.fetched.get(&pmid).cloned().unwrap_or(Err(PmError::PM_ERR_EOL));
+                ctx.trace_read_ahead(&fetched);
+                self.err.write_all(&ctx.take_messages())?;
+                match fetched {
                     Ok(r) => {
                         // the fetch moves the context to the record's time
                         ctx.set_origin(r.timestamp);

@@ -107,7 +107,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
             Err(status) => return Ok(status),
         }
     } else {
-        match open_live(&prog, &opts, &agents, names, err)? {
+        match open_live(&prog, &opts, &agents, names, &trace, err)? {
             Some(ctx) => (ctx, Zone::local(), None),
             None => return Ok(1),
         }
@@ -228,6 +228,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
             let sets: PmResult<Vec<ValueSet>> = match ctx.archive_source() {
                 Some(_) => {
                     let result = fetched.get(&chunk[0].1).cloned().unwrap_or(Err(PmError::PM_ERR_EOL));
+                    ctx.trace_read_ahead(&result);
+                    err.write_all(&ctx.take_messages())?;
                     result.map(|r| r.sets)
                 }
                 None => {
@@ -244,6 +246,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
             }
         }
     }
+    // (what the last requests traced)
+    err.write_all(&ctx.take_messages())?;
 
     if verbose {
         // libpcp's PDU counters (none are exchanged with an archive or the
@@ -389,12 +393,16 @@ fn open_live(
     opts: &options::Options,
     agents: &pcp::local::Agents,
     names: Option<Context>,
+    trace: &pcp::debug::Trace,
     err: &mut dyn Write,
 ) -> std::io::Result<Option<Context>> {
     if opts.context != Some(ContextKind::Local) {
         let named = opts.context == Some(ContextKind::Host);
         let host = opts.hosts.first().map_or_else(|| "local:".to_string(), |h| String::from_utf8_lossy(h).into_owned());
-        match Context::open_host(&host).map_err(PmError::from) {
+        let opened = Context::open_host_traced(&host, trace).map_err(PmError::from);
+        // (what the handshake traced, where libpcp wrote it)
+        err.write_all(&trace.take())?;
+        match opened {
             Ok(mut c) => {
                 if let Some(ns) = names {
                     c.use_namespace_of(ns);

@@ -31,6 +31,8 @@ struct NamespaceHooks {
     loaded: Option<Context>,
     diagnostics: Vec<u8>,
     agents: Agents,
+    /// `-D`, `$PCP_DEBUG`: the context's trace.
+    trace: pcp::debug::Trace,
 }
 
 impl Hooks for NamespaceHooks {
@@ -43,6 +45,10 @@ impl Hooks for NamespaceHooks {
 
     fn spec_local(&mut self, spec: &[u8]) -> Result<(), String> {
         self.agents.apply_spec(&String::from_utf8_lossy(spec))
+    }
+
+    fn set_debug(&mut self, opts: pcp::debug::DebugOptions) {
+        self.trace = self.trace.with_options(opts);
     }
 }
 
@@ -188,7 +194,10 @@ fn main(
     } else {
         let source =
             opts.hosts.first().map_or_else(|| "local:".to_string(), |h| String::from_utf8_lossy(h).into_owned());
-        let mut ctx = match Context::open_host(&source).map_err(PmError::from) {
+        let opened = Context::open_host_traced(&source, &hooks.trace).map_err(PmError::from);
+        // (what the handshake traced, where libpcp wrote it)
+        err.write_all(&hooks.trace.take())?;
+        let mut ctx = match opened {
             Ok(c) => c,
             Err(e) => {
                 err.write_all(&pcp::host::spec_report(&source))?;
@@ -207,10 +216,14 @@ fn main(
     let (mut registry, report) = pcp::derived::startup_registry("pmstore");
     crate::options::hooks::tools_registry(&mut registry);
     err.write_all(&report)?;
+    ctx.set_trace(hooks.trace.clone());
     ctx.bind_derived(&registry);
     let name = String::from_utf8_lossy(&opts.operands[0]).into_owned();
     let text = opts.operands[1].clone();
-    match store(&mut ctx, &name, &text, &insts, force, fetch, out, err)? {
+    let stored = store(&mut ctx, &name, &text, &insts, force, fetch, out, err)?;
+    // (what the last requests traced)
+    err.write_all(&ctx.take_messages())?;
+    match stored {
         Ok(()) => Ok(0),
         Err(()) => Ok(1),
     }
@@ -314,12 +327,16 @@ fn store(
         targets.iter().map(|&inst| stuff_value(text, desc.ty, inst).map_err(|_| PmError::PM_ERR_TYPE)).collect();
     let Ok(values) = values else { return Ok(Err(())) };
     let request = FetchResult { timestamp: old.timestamp, sets: vec![ValueSet { pmid, values: Ok(values) }] };
-    if let Err(e) = ctx.store(&request) {
+    let stored = ctx.store(&request);
+    err.write_all(&ctx.take_messages())?;
+    if let Err(e) = stored {
         writeln!(out, "{name}: new value=\"{show}\" pmStore: {e}")?;
         return Ok(Err(()));
     }
     let new_values: Vec<InstValue> = if fetch {
-        match ctx.fetch(&[pmid]) {
+        let fetched = ctx.fetch(&[pmid]);
+        err.write_all(&ctx.take_messages())?;
+        match fetched {
             Ok(r) => r.sets.into_iter().next().and_then(|s| s.values.ok()).unwrap_or_default(),
             Err(e) => {
                 writeln!(out, "{name}: post pmFetch: {e}")?;

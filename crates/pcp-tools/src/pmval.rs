@@ -109,12 +109,17 @@ fn pmval(
     let mut src = open_context(&cmd, env, &mut hooks, err)?;
     let (zone, window) = zone_and_window(&mut cmd, &mut src, env, out, err)?;
     let (pmid, mut rep) = Report::set_up(&cmd, &mut src.ctx, zone, env, err)?;
+    // (what setting up the report traced)
+    err.write_all(&src.ctx.take_messages())?;
     let sampling = set_up_sampling(&cmd, &mut src, &window, pmid, &mut rep, out, err)?;
     print_header(&cmd, &src, &window, &sampling, &rep, out)?;
     if !src.is_archive {
         wait_for_start(&window, out)?;
     }
-    sample(&mut rep, &mut src.ctx, sampling, out, err)
+    let sampled = sample(&mut rep, &mut src.ctx, sampling, out, err);
+    // (what the last requests traced)
+    err.write_all(&src.ctx.take_messages())?;
+    sampled
 }
 
 /// pmval's own options (pmGetOptions handles the standard ones).
@@ -349,7 +354,10 @@ fn open_context(
     let names = hooks.namespace.take();
     let mut ctx = if opts.context == Some(ContextKind::Host) {
         let host = name.clone();
-        match Context::open_host(&host).map_err(PmError::from) {
+        let opened = Context::open_host_traced(&host, &hooks.trace).map_err(PmError::from);
+        // (what the handshake traced, where libpcp wrote it)
+        err.write_all(&hooks.trace.take())?;
+        match opened {
             Ok(mut c) => {
                 if let Some(names) = names {
                     c.use_namespace_of(names);
@@ -395,6 +403,8 @@ fn open_context(
     }
     ctx.bind_derived(&registry);
     let hostname = ctx.host_name().unwrap_or_default();
+    // (pmcd.hostname's fetch is traced)
+    err.write_all(&ctx.take_messages())?;
     Ok(Source { ctx, name, hostname, is_archive })
 }
 

@@ -408,6 +408,8 @@ impl Report {
             err.write_all(&ctx.take_messages())?;
             fetched
         };
+        // (what the fetch traced, before the values are reported)
+        err.write_all(&ctx.take_messages())?;
         match fetched {
             Ok(()) => {}
             Err(PmError::PM_ERR_EOL) => return Ok(Got::Exit(0)),

@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-Dfetch
+-f
+sample.colour
+sample.string.hullo
+sample.bogus
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

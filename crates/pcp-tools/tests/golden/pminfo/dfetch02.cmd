@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-Dfetch
+-f
+-O
++2
+sample
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

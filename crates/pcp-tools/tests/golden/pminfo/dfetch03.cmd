@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-Dfetch
+-f
+sample.long.one
+sample.long.one
+event
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

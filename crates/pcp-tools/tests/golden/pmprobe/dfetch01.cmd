@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-Dfetch
+-v
+-i
+sample.bin
+sample.float.ten
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

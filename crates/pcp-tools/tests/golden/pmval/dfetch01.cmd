@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-Dfetch
+-s
+3
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-U
+../pcp-archive/tests/fixtures/v3
+-Dfetch
+-s
+2
+sample.string.hullo
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-Dfetch
+-s
+2
+-i
+green,blue
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
