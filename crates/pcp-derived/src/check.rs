@@ -33,6 +33,10 @@ pub trait Catalog {
     /// A metric's descriptor.
     #[doc(alias = "pmLookupDesc")]
     fn lookup_desc(&mut self, pmid: PmId) -> Result<Desc, PmError>;
+    /// Binding `metric` failed at its operand `name`: its name could not
+    /// be looked up (`pmid` `None`) or its descriptor (libpcp's
+    /// `bind_expr` traces this under `-Dderive`). The default: nothing.
+    fn operand_failed(&mut self, _metric: &str, _name: &str, _pmid: Option<PmId>, _err: PmError) {}
 }
 
 /// Which branches of a ternary are bound and checked.
@@ -398,16 +402,20 @@ impl Checker<'_> {
         let pmid = match self.catalog.lookup_name(name) {
             Ok(p) => p,
             Err(_) if lazy => return Ok(Desc { pmid: PmId::NULL, ..ZERO_DESC }),
-            Err(_) => return Err(SemanticError { reason: Some("Unknown operand metric"), report: None }),
+            Err(e) => {
+                self.catalog.operand_failed(self.metric, name, None, e);
+                return Err(SemanticError { reason: Some("Unknown operand metric"), report: None });
+            }
         };
         if is_derived(pmid) && !top && !meta_only {
             let why = "Illegal nested derived metric";
             let r = format!("Semantic error: derived metric {}: operand {name}: {why}\n", self.metric).into_bytes();
             return Err(SemanticError { reason: Some(why), report: Some(r) });
         }
-        self.catalog
-            .lookup_desc(pmid)
-            .map_err(|_| SemanticError { reason: Some("Metadata for operand metric not available"), report: None })
+        self.catalog.lookup_desc(pmid).map_err(|e| {
+            self.catalog.operand_failed(self.metric, name, Some(pmid), e);
+            SemanticError { reason: Some("Metadata for operand metric not available"), report: None }
+        })
     }
 
     /// The metadata of `mkconst()` or `novalue()`: a `meta=` metric's

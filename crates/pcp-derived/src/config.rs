@@ -13,6 +13,7 @@
 
 use crate::lex::is_space;
 use crate::registry::{AttributeError, Registry};
+use pcp_core::debug::DebugFlag;
 use pcp_core::PmError;
 
 /// What a path names (`stat(2)`, symbolic links followed).
@@ -78,7 +79,14 @@ impl Registry {
         if self.initialised {
             return report;
         }
+        self.trace_anon();
         if let Some(path) = startup_path(env, files) {
+            if self.trace.on(DebugFlag::Derive) {
+                let mut line = b"Derived metric initialization from ".to_vec();
+                line.extend_from_slice(if env.derived_config.is_some() { b"$PCP_DERIVED_CONFIG" } else { &path });
+                line.push(b'\n');
+                self.trace.write_bytes(&line);
+            }
             let before = self.metrics.len();
             self.load_path(&path, true, files, &mut report);
             for d in &mut self.metrics[before..] {
@@ -86,6 +94,7 @@ impl Registry {
             }
         }
         self.initialised = true;
+        self.sync_trace(&mut report);
         report
     }
 
@@ -102,6 +111,7 @@ impl Registry {
     ) -> (Result<usize, PmError>, Vec<u8>) {
         let mut report = self.init(env, files);
         let n = self.load_path(path, false, files, &mut report);
+        self.sync_trace(&mut report);
         (if n < 0 { Err(PmError::from_code(n)) } else { Ok(n as usize) }, report)
     }
 
@@ -124,14 +134,45 @@ impl Registry {
     }
 
     fn load_component(&mut self, name: &[u8], recover: bool, files: &mut dyn ConfigFiles, report: &mut Vec<u8>) -> i32 {
+        let traced = self.trace.on(DebugFlag::Derive);
+        let warn = |what: &str, e: &PmError| {
+            if traced {
+                let mut line = format!("Warning: derived metrics path {what}: ").into_bytes();
+                line.extend_from_slice(name);
+                line.extend_from_slice(format!(": {e}\n").as_bytes());
+                self.trace.write_bytes(&line);
+            }
+        };
         let n = match files.kind(name) {
-            Err(e) => e.code(),
-            Ok(PathKind::File) => match files.read(name) {
-                Err(e) => e.code(),
-                Ok(text) => i32::try_from(self.load_text(name, &text, report)).unwrap_or(i32::MAX),
-            },
+            Err(e) => {
+                warn("component", &e);
+                e.code()
+            }
+            Ok(PathKind::File) => {
+                if traced {
+                    let mut line = b"pmLoadDerivedConfig(\"".to_vec();
+                    line.extend_from_slice(name);
+                    line.extend_from_slice(b"\")\n");
+                    self.trace.write_bytes(&line);
+                }
+                match files.read(name) {
+                    Err(e) => {
+                        if traced {
+                            let mut line = b"pmLoadDerivedConfig(".to_vec();
+                            line.extend_from_slice(name);
+                            line.extend_from_slice(format!("): {e}\n").as_bytes());
+                            self.trace.write_bytes(&line);
+                        }
+                        e.code()
+                    }
+                    Ok(text) => i32::try_from(self.load_text(name, &text, report)).unwrap_or(i32::MAX),
+                }
+            }
             Ok(PathKind::Directory) => match files.list(name) {
-                Err(e) => e.code(),
+                Err(e) => {
+                    warn("directory component", &e);
+                    e.code()
+                }
                 Ok(entries) => {
                     let mut total = 0i32;
                     for entry in entries {
@@ -261,6 +302,7 @@ impl Registry {
         // libpcp works on C strings: the line up to a NUL for messages,
         // the part before '=' up to a NUL for the name and attribute, the
         // part after '=' up to a NUL for the expression or value
+        self.sync_trace(cfg.report);
         let line = crate::registry::cstr(raw);
         let Some(eq) = eq else {
             cfg.error_with_line("missing ``='' after derived metric name", line);
@@ -323,7 +365,9 @@ impl Registry {
             },
         };
         let attr_name = String::from_utf8_lossy(attr).into_owned();
-        if let Err(e) = self.set_attribute(&name, &attr_name, value) {
+        let set = self.set_attribute(&name, &attr_name, value);
+        self.sync_trace(cfg.report);
+        if let Err(e) = set {
             let name = name.as_bytes();
             let m = match e {
                 AttributeError::NoMetric => {
@@ -347,7 +391,9 @@ impl Registry {
             cfg.error_with_line("expression missing", line);
             return 0;
         };
-        match self.register_bytes(name.as_bytes(), &after[skip..], false) {
+        let registered = self.register_bytes(name.as_bytes(), &after[skip..], false);
+        self.sync_trace(cfg.report);
+        match registered {
             Ok(_) => 1,
             Err(e) => {
                 let head = cfg.head("Error");

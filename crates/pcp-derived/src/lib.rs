@@ -55,6 +55,7 @@ pub mod lex;
 pub mod parse;
 pub mod regex;
 pub mod registry;
+pub mod trace;
 #[rustfmt::skip]
 mod tables;
 

@@ -152,6 +152,9 @@ pub struct Registry {
     /// What `rate()` of a counter that went down gives in the contexts
     /// that take these metrics.
     counter_decrease: crate::CounterDecrease,
+    /// Where registrations are traced (`-Dderive`, with `appl0` the
+    /// tokens and trees too); off unless [`Registry::set_trace`].
+    pub(crate) trace: pcp_core::debug::Trace,
 }
 
 /// Why setting an attribute failed.
@@ -219,6 +222,7 @@ impl Registry {
             parse: ParseState::default(),
             initialised: false,
             counter_decrease: crate::CounterDecrease::default(),
+            trace: pcp_core::debug::Trace::off(),
         };
         for (name, oneline, help) in ANON {
             // (cannot fail: the names are new, the table has no limit yet
@@ -229,6 +233,62 @@ impl Registry {
             }
         }
         r
+    }
+
+    /// Trace registrations and configuration loading into `trace`, as
+    /// libpcp's `-Dderive` (and `appl0`) does: what configuration loading
+    /// traces comes in its report, in order with its messages; the rest
+    /// (a metric registered on its own) is left in `trace`'s buffer.
+    #[doc(alias = "pmSetDebug")]
+    pub fn set_trace(&mut self, trace: pcp_core::debug::Trace) {
+        self.trace = trace;
+    }
+
+    /// Where registrations are traced ([`Registry::set_trace`]).
+    pub fn trace(&self) -> &pcp_core::debug::Trace {
+        &self.trace
+    }
+
+    /// Move what has been traced into `report`, ahead of what comes next.
+    pub(crate) fn sync_trace(&self, report: &mut Vec<u8>) {
+        if self.trace.any() {
+            report.extend_from_slice(&self.trace.take());
+        }
+    }
+
+    /// The trace of a registration that succeeded: metric `index`, with
+    /// the tree when `appl0` asks for it.
+    fn trace_registered(&self, index: usize, name: &str, expr: &[u8], tree: Option<&Expr>) {
+        let mut out = format!("pmRegisterDerived: global metric[{index}] {name} = ").into_bytes();
+        out.extend_from_slice(expr);
+        out.push(b'\n');
+        if let Some(tree) = tree {
+            crate::trace::write_dump(&mut out, tree);
+        }
+        self.trace.write_bytes(&out);
+    }
+
+    /// The trace libpcp makes registering the anonymous metrics at its
+    /// start-up (here registered with the table, before any trace).
+    pub(crate) fn trace_anon(&self) {
+        use pcp_core::debug::DebugFlag;
+        if !self.trace.on(DebugFlag::Derive) {
+            return;
+        }
+        let appl0 = self.trace.on(DebugFlag::Appl0);
+        for (i, m) in self.metrics.iter().enumerate().filter(|(_, m)| m.anon) {
+            let mut tree = None;
+            if appl0 {
+                let mut out = format!("pmRegisterDerived: name=\"{}\" expr=\"", m.name).into_bytes();
+                out.extend_from_slice(m.text());
+                out.extend_from_slice(b"\"\n");
+                let mut tokens = Vec::new();
+                tree = crate::parse::parse_traced(m.text(), &mut ParseState::default(), &mut tokens).ok();
+                crate::trace::write_tokens(&mut out, &tokens);
+                self.trace.write_bytes(&out);
+            }
+            self.trace_registered(i, &m.name, m.text(), tree.as_ref());
+        }
     }
 
     /// The registered metrics, in registration order.
@@ -288,9 +348,18 @@ impl Registry {
     /// [`Registry::register`] with the name and expression as bytes (each
     /// ending at a NUL, if any); `anon` marks an anonymous metric.
     pub fn register_bytes(&mut self, name: &[u8], expr: &[u8], anon: bool) -> Result<PmId, RegisterError> {
+        use pcp_core::debug::DebugFlag;
         let name = String::from_utf8_lossy(cstr(name)).into_owned();
         let expr = cstr(expr);
         let refuse = |why: &str| Err(SyntaxError { offset: 0, message: Some(why.as_bytes().to_vec()) });
+        let traced = self.trace.on(DebugFlag::Derive);
+        let appl0 = traced && self.trace.on(DebugFlag::Appl0);
+        if appl0 {
+            let mut out = format!("pmRegisterDerived: name=\"{name}\" expr=\"").into_bytes();
+            out.extend_from_slice(expr);
+            out.extend_from_slice(b"\"\n");
+            self.trace.write_bytes(&out);
+        }
         if let Some(limit) = self.limit {
             if self.metrics.len() - self.anon >= limit {
                 return refuse("Too many global derived metrics");
@@ -300,7 +369,14 @@ impl Registry {
             return refuse("Duplicate global derived metric name");
         }
         // (most often the tree can wait: see LazyExpr)
-        let lazy = if recognises(expr, &mut self.parse) {
+        let lazy = if appl0 {
+            let mut tokens = Vec::new();
+            let r = crate::parse::parse_traced(expr, &mut self.parse, &mut tokens);
+            let mut out = Vec::new();
+            crate::trace::write_tokens(&mut out, &tokens);
+            self.trace.write_bytes(&out);
+            LazyExpr::parsed(expr, r?)
+        } else if recognises(expr, &mut self.parse) {
             LazyExpr::unparsed(expr)
         } else {
             LazyExpr::parsed(expr, parse_bytes(expr, &mut self.parse)?)
@@ -325,6 +401,12 @@ impl Registry {
         });
         if anon {
             self.anon += 1;
+        }
+        if traced {
+            if let Some(m) = self.metrics.last() {
+                let tree = if appl0 { m.expr.tree().ok() } else { None };
+                self.trace_registered(self.metrics.len() - 1, &m.name, expr, tree.as_deref());
+            }
         }
         Ok(id)
     }
@@ -365,6 +447,13 @@ impl Registry {
 
     /// Sets a metric's `oneline` or `helptext` once.
     pub fn set_attribute(&mut self, name: &str, attr: &str, value: Vec<u8>) -> Result<(), AttributeError> {
+        use pcp_core::debug::DebugFlag;
+        if self.trace.on(DebugFlag::Derive) && self.trace.on(DebugFlag::Appl0) {
+            let mut out = format!("setattr: name=\"{name}\" attr=\"{attr}\" value=\"").into_bytes();
+            out.extend_from_slice(&value);
+            out.extend_from_slice(b"\"\n");
+            self.trace.write_bytes(&out);
+        }
         let i = *self.by_name.get(name).ok_or(AttributeError::NoMetric)?;
         let m = self.metrics.get_mut(i).ok_or(AttributeError::NoMetric)?;
         let slot = match attr {

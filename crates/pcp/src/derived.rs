@@ -130,7 +130,15 @@ pub fn environment(progname: &str) -> Environment {
 /// else its `:`-separated files and directories). Returns the report of
 /// problems libpcp writes to stderr.
 pub fn startup_registry(progname: &str) -> (Registry, Vec<u8>) {
+    startup_registry_traced(progname, &pcp_core::debug::Trace::off())
+}
+
+/// [`startup_registry`], traced into `trace` as libpcp's `-Dderive` does
+/// (the trace of loading is in the report, in order with its messages;
+/// see [`Registry::set_trace`]). The registry keeps tracing there.
+pub fn startup_registry_traced(progname: &str, trace: &pcp_core::debug::Trace) -> (Registry, Vec<u8>) {
     let mut registry = Registry::new();
+    registry.set_trace(trace.clone());
     let report = registry.init(&environment(progname), &mut OsConfigFiles);
     (registry, report)
 }
@@ -296,6 +304,19 @@ impl BoundMetric {
             local: false,
             masked: AtomicBool::new(masked),
             startup: d.startup,
+        }
+    }
+
+    /// Its place in libpcp's list of the context's metrics, which starts
+    /// with the global ones in registration order (anonymous ones
+    /// included): what libpcp's trace calls `metric[N]`.
+    pub(crate) fn index(&self) -> usize {
+        let (cluster, item) = (self.pmid.cluster() as usize, self.pmid.item() as usize);
+        if self.local {
+            // (after the global ones: counted down from the last PMID)
+            2047 * 1023 + 1023 - cluster * 1023 - item
+        } else {
+            cluster * 1023 + item - 1
         }
     }
 

@@ -125,7 +125,7 @@ impl ContextHooks<'_> {
     pub fn take_registry(&mut self) -> (pcp::derived::Registry, Vec<u8>) {
         let (mut registry, report) = match self.registry.take() {
             Some(r) => (r, Vec::new()),
-            None => pcp::derived::startup_registry(&self.progname),
+            None => pcp::derived::startup_registry_traced(&self.progname, &self.trace),
         };
         tools_registry(&mut registry);
         (registry, report)
@@ -180,6 +180,7 @@ impl Hooks for ContextHooks<'_> {
 
     fn load_derived(&mut self, path: &[u8]) -> Result<(), String> {
         let registry = self.registry.get_or_insert_with(pcp::derived::Registry::new);
+        registry.set_trace(self.trace.clone());
         let (loaded, report) = pcp::derived::load_config(registry, path, &self.progname);
         self.output.0.extend_from_slice(&report);
         loaded.map(|_| ()).map_err(|e| e.to_string())

@@ -3,6 +3,7 @@
 //! context.
 
 use super::Context;
+use pcp_core::debug::DebugFlag;
 use pcp_core::{Desc, InDom, PmError, PmId, Timestamp};
 
 impl Context {
@@ -257,6 +258,15 @@ impl Context {
         super::Diagnostic::lines(&self.take_messages())
     }
 
+    /// libpcp's trace of a name the name space did not have, looked up
+    /// among the derived metrics (`__dmgetpmid`): its PMID, or none.
+    pub(super) fn trace_dmgetpmid(&self, name: &str, pmid: Option<PmId>) {
+        match pmid {
+            Some(p) => self.trace().write(format_args!("__dmgetpmid: metric \"{name}\" -> PMID {p}\n")),
+            None => self.trace().write(format_args!("__dmgetpmid: metric \"{name}\" -> {}\n", PmError::PM_ERR_NAME)),
+        }
+    }
+
     /// Bind derived metric `pmid` if it is one not bound yet
     /// (`__dmbind`); `announce`: as libpcp binds it (its failure reported
     /// and its name hidden from then on), else only to read ahead.
@@ -271,6 +281,10 @@ impl Context {
         if matches!(*lock(&m.binding), Binding::Unbound) {
             // while it is checked, a metric that names it finds it failed
             *lock(&m.binding) = Binding::Checking;
+            if self.trace().on(DebugFlag::Derive) && self.remote_names().is_none() {
+                // libpcp looks the metric's own name up first (traced)
+                let _ = self.lookup_name(&m.name);
+            }
             let binding = if self.remote_names().is_some()
                 && pcp_derived::check::shadowed(&m.name, &mut ContextCatalog(self))
             {
@@ -292,8 +306,12 @@ impl Context {
             *lock(&m.binding) = binding;
         }
         if announce && !m.announced.swap(true, std::sync::atomic::Ordering::Relaxed) {
-            if let Binding::Failed(Some(report)) = &*lock(&m.binding) {
-                self.derived.messages.write_bytes(report);
+            match &*lock(&m.binding) {
+                Binding::Failed(Some(report)) => self.derived.messages.write_bytes(report),
+                Binding::Bound(_) | Binding::Lent if self.trace().on(DebugFlag::Derive) => {
+                    self.trace().write(format_args!("__dmbind: bind metric[{}] {}\n", m.index(), m.name));
+                }
+                _ => {}
             }
         }
     }
@@ -319,6 +337,19 @@ impl pcp_derived::check::Catalog for ContextCatalog<'_> {
         // a derived operand is bound as pmLookupDesc binds it (one being
         // bound, as when a metric names itself, is PM_ERR_BADDERIVE)
         self.0.lookup_desc(pmid)
+    }
+
+    fn operand_failed(&mut self, metric: &str, name: &str, pmid: Option<PmId>, err: PmError) {
+        let trace = self.0.trace();
+        if trace.on(DebugFlag::Derive) {
+            match pmid {
+                None => {
+                    trace.write(format_args!("bind_expr: error: derived metric {metric}: operand: {name}: {err}\n"))
+                }
+                Some(p) => trace
+                    .write(format_args!("bind_expr: error: derived metric {metric}: operand ({name} [{p}]): {err}\n")),
+            }
+        }
     }
 }
 

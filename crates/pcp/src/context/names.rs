@@ -148,11 +148,21 @@ impl Context {
         if let Some(h) = self.remote_names() {
             // names pmcd does not know may be derived metrics'
             let v = self.view();
-            let derived = |n: &str| v.derived.by_name(n).map(|m| m.pmid);
+            let traced = self.trace().on(DebugFlag::Derive);
+            let derived = |n: &str| {
+                let p = v.derived.by_name(n).map(|m| m.pmid);
+                if traced {
+                    self.trace_dmgetpmid(n, p);
+                }
+                p
+            };
             return match h.lookup_names(names) {
                 Ok((mut ids, mut count)) => {
                     for (id, n) in ids.iter_mut().zip(names) {
-                        if let (true, Some(p)) = (id.is_null(), derived(n)) {
+                        if !id.is_null() {
+                            continue;
+                        }
+                        if let Some(p) = derived(n) {
                             *id = p;
                             count += 1;
                         }
@@ -171,10 +181,27 @@ impl Context {
         // space alone, and passes it to pmcd as it is in a host context
         // with a name space loaded; a local context's agents are asked
         let as_root = self.source().is_none() || self.host_source().is_some();
+        let traced = self.trace().on(DebugFlag::Derive);
         v.pmns.lookup_names_with(names, |name, found| match v.pmns.dynamic_root_above(name) {
             Some(root) if as_root => Ok(root),
-            _ => found.and_then(|pmid| self.resolve(pmid)),
+            _ => {
+                if traced {
+                    self.trace_local_lookup(&v, name, &found);
+                }
+                found.and_then(|pmid| self.resolve(pmid))
+            }
         })
+    }
+
+    /// The trace of a name looked up in a name space that has the
+    /// derived metrics' names: those libpcp finds among the derived
+    /// metrics, after its name space failed it (`__dmgetpmid`).
+    fn trace_local_lookup(&self, v: &super::View, name: &str, found: &PmResult<PmId>) {
+        match found {
+            Err(_) => self.trace_dmgetpmid(name, None),
+            Ok(p) if v.derived.get(*p).is_some() => self.trace_dmgetpmid(name, Some(*p)),
+            Ok(_) => {}
+        }
     }
 
     /// [`Context::lookup_names`] of one name, without the list.
@@ -182,7 +209,12 @@ impl Context {
         if self.remote_names().is_some() {
             return self.lookup_ids(&[name]).map(|(ids, _)| ids.first().copied().unwrap_or(PmId::NULL));
         }
-        self.view().pmns.lookup(name).and_then(|pmid| self.resolve(pmid))
+        let v = self.view();
+        let found = v.pmns.lookup(name);
+        if self.trace().on(DebugFlag::Derive) {
+            self.trace_local_lookup(&v, name, &found);
+        }
+        found.and_then(|pmid| self.resolve(pmid))
     }
 
     /// A PMID the name space gives, as the source sees it: the root of a
@@ -310,7 +342,18 @@ impl Context {
                     continue;
                 }
                 self.bind(m.pmid, true);
-                if v.derived.is_bound(m) {
+                let bound = v.derived.is_bound(m);
+                if self.trace().on(DebugFlag::Derive) {
+                    let t = self.trace();
+                    match bound {
+                        true => t.write(format_args!("__dmtraverse: name=\"{name}\" added \"{}\"\n", m.name)),
+                        false => t.write(format_args!(
+                            "__dmtraverse: name=\"{name}\", omitting invalid child \"{}\"\n",
+                            m.name
+                        )),
+                    }
+                }
+                if bound {
                     extra = true;
                     f(&m.name);
                 }
