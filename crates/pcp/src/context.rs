@@ -84,12 +84,16 @@ pub(crate) struct View {
     pub(crate) derived: crate::derived::Metrics,
     /// How many of the shared registry's metrics have been taken in.
     pub(crate) globals_seen: usize,
+    /// The global derived metrics left out as a real metric has their
+    /// name (libpcp keeps them, unbound, among the derived names below a
+    /// node, which its trace counts).
+    pub(crate) shadowed: Vec<String>,
 }
 
 impl View {
     /// No names, no derived metrics.
     pub(crate) fn empty() -> View {
-        View { pmns: Pmns::new(), derived: Default::default(), globals_seen: 0 }
+        View { pmns: Pmns::new(), derived: Default::default(), globals_seen: 0, shadowed: Vec::new() }
     }
 }
 
@@ -233,7 +237,12 @@ impl Context {
     pub fn dup(&self) -> PmResult<Context> {
         let source = self.need_source()?.dup()?;
         let v = self.view();
-        let view = View { pmns: v.pmns.clone(), derived: v.derived.dup(), globals_seen: v.globals_seen };
+        let view = View {
+            pmns: v.pmns.clone(),
+            derived: v.derived.dup(),
+            globals_seen: v.globals_seen,
+            shadowed: v.shadowed.clone(),
+        };
         Ok(Context {
             view: RwLock::new(Arc::new(view)),
             location: self.location,
@@ -473,8 +482,25 @@ impl Context {
                 | PmError::PM_ERR_PMID_LOG
                 | PmError::PM_ERR_NOAGENT
                 | PmError::PM_ERR_NOCONTEXT),
-            ) => crate::derived::anon_by_pmid(pmid).map(|a| a.desc).ok_or(e),
+            ) => {
+                let a = crate::derived::anon_by_pmid(pmid).ok_or(e)?;
+                self.trace_anon_bound(a);
+                Ok(a.desc)
+            }
             r => r,
+        }
+    }
+
+    /// The trace of libpcp binding an anonymous derived metric, the first
+    /// time its descriptor is asked for.
+    fn trace_anon_bound(&self, a: &crate::derived::AnonMetric) {
+        use pcp_core::debug::DebugFlag;
+        if !self.trace().on(DebugFlag::Derive) {
+            return;
+        }
+        let bit = 1u8 << (a.desc.pmid.item() & 7);
+        if self.derived.anon_bound.fetch_or(bit, std::sync::atomic::Ordering::Relaxed) & bit == 0 {
+            self.trace().write(format_args!("__dmbind: bind metric[{}] {}\n", a.desc.pmid.item() - 1, a.name));
         }
     }
 

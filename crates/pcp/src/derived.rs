@@ -471,6 +471,9 @@ pub(crate) struct Bound {
     pub(crate) asked: Vec<PmId>,
     /// The source's result of the last derived fetch, its room reused.
     pub(crate) fetched: FetchResult,
+    /// The anonymous metrics bound so far (by PMID item bit), for the
+    /// trace.
+    pub(crate) anon_bound: std::sync::atomic::AtomicU8,
 }
 
 impl Bound {

@@ -86,15 +86,23 @@ impl Context {
     /// order, but for one a per-context metric of the same name masks.
     fn take_in(&self, view: &mut super::View, defs: &[pcp_derived::Definition]) {
         let remote = self.remote_names().is_some();
+        let mut shadowed = Vec::new();
         let taken: Vec<(&pcp_derived::Definition, bool)> = defs
             .iter()
-            .filter(|d| !d.anon && (remote || !self.real_name_in(&view.pmns, &d.name)))
+            .filter(|d| {
+                let real = !d.anon && !remote && self.real_name_in(&view.pmns, &d.name);
+                if real {
+                    shadowed.push(d.name.clone());
+                }
+                !d.anon && !real
+            })
             .map(|d| (d, view.derived.iter().any(|m| m.local && m.name == d.name)))
             .collect();
         view.pmns.add_names(taken.iter().filter(|(_, masked)| !masked).map(|(d, _)| (d.name.as_str(), d.pmid)));
         for (d, masked) in taken {
             view.derived.push(crate::derived::BoundMetric::global(d, masked));
         }
+        view.shadowed.extend(shadowed);
     }
 
     /// `pmAddDerived`: a derived metric of this context alone. Its PMID

@@ -193,13 +193,75 @@ impl Context {
         })
     }
 
+    /// libpcp's trace of walking a name space of its own from `name`
+    /// down (`pmGetChildren` of each node, depth first), which counts the
+    /// children the name space has apart from the derived metrics' and
+    /// those the derived metrics add.
+    fn trace_children_walk(&self, v: &super::View, name: &str) {
+        let derived_leaf = |n: &str| {
+            v.pmns.lookup(n).is_ok_and(|p| crate::derived::anon_by_pmid(p).is_some() || v.derived.get(p).is_some())
+        };
+        let regular_below = |n: &str| {
+            let mut any = false;
+            let _ = v.pmns.traverse_with(n, |leaf| any |= !derived_leaf(leaf));
+            any
+        };
+        let mut todo = vec![name.to_string()];
+        while let Some(n) = todo.pop() {
+            let prefix = if n.is_empty() { String::new() } else { format!("{n}.") };
+            let kids: Vec<String> =
+                self.children(&n).unwrap_or_default().into_iter().map(|c| format!("{prefix}{}", c.name)).collect();
+            let mut line = format!("pmGetChildren(name=\"{n}\") ");
+            if n.is_empty() || regular_below(&n) {
+                let regular = kids.iter().filter(|k| regular_below(k)).count();
+                line.push_str(&format!("{regular} regular children"));
+            } else {
+                line.push_str(&format!("no regular children ({})", PmError::PM_ERR_NAME));
+            }
+            match self.derived_children(v, &n) {
+                None => line.push_str(&format!(", no derived children ({})\n", PmError::PM_ERR_NAME)),
+                Some(0) => line.push_str(", derived leaf\n"),
+                Some(k) => line.push_str(&format!(", {k} derived children\n")),
+            }
+            self.trace().write_bytes(line.as_bytes());
+            todo.extend(kids.into_iter().rev());
+        }
+    }
+
+    /// How many names the derived metrics add below `name` (libpcp's
+    /// `__dmchildren`): `Some(0)` when `name` is one, `None` for none.
+    fn derived_children(&self, v: &super::View, name: &str) -> Option<usize> {
+        let anon = crate::derived::ANON.iter().map(|a| a.name);
+        let usable = v.derived.iter().filter(|m| !m.is_masked() && !v.derived.failed(m.pmid)).map(|m| m.name.as_str());
+        let usable = usable.chain(v.shadowed.iter().map(String::as_str));
+        let mut next: Vec<&str> = Vec::new();
+        for n in anon.chain(usable) {
+            let rest = if name.is_empty() {
+                n
+            } else {
+                match n.strip_prefix(name) {
+                    Some("") => return Some(0),
+                    Some(r) if r.starts_with('.') => &r[1..],
+                    _ => continue,
+                }
+            };
+            let first = rest.split('.').next().unwrap_or(rest);
+            if !next.contains(&first) {
+                next.push(first);
+            }
+        }
+        (!next.is_empty()).then_some(next.len())
+    }
+
     /// The trace of a name looked up in a name space that has the
     /// derived metrics' names: those libpcp finds among the derived
     /// metrics, after its name space failed it (`__dmgetpmid`).
     fn trace_local_lookup(&self, v: &super::View, name: &str, found: &PmResult<PmId>) {
         match found {
             Err(_) => self.trace_dmgetpmid(name, None),
-            Ok(p) if v.derived.get(*p).is_some() => self.trace_dmgetpmid(name, Some(*p)),
+            Ok(p) if v.derived.get(*p).is_some() || crate::derived::anon_by_pmid(*p).is_some() => {
+                self.trace_dmgetpmid(name, Some(*p))
+            }
             Ok(_) => {}
         }
     }
@@ -359,6 +421,9 @@ impl Context {
                 }
             }
             return if extra { Ok(()) } else { r };
+        }
+        if self.trace().on(DebugFlag::Derive) {
+            self.trace_children_walk(&v, name);
         }
         // derived metrics that failed to bind are left out (libpcp's
         // __dmchildren)

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-Dderive
+-c
+tests/golden/pminfo/derived/good.conf
+-d
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-Dderive
+-c
+tests/golden/pminfo/derived/syntax.conf
+-m
+sample.bin
+my
+--env
+PCP_DERIVED_CONFIG=tests/golden/pminfo/derived/local.conf
+TZ=UTC
+LC_ALL=C
