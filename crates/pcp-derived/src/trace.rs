@@ -8,6 +8,7 @@
 
 use crate::ast::{Expr, Filter, Node, NodeId};
 use crate::lex::Token;
+use pcp_core::{Desc, PmId};
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -33,6 +34,8 @@ pub fn write_tokens(out: &mut Vec<u8>, tokens: &[Token<'_>]) {
 /// One node of libpcp's tree, as the dump shows it.
 struct CNode {
     addr: u64,
+    /// The node of ours it stands for (none for those libpcp adds).
+    src: Option<NodeId>,
     kind: Kind,
     left: Option<usize>,
     right: Option<usize>,
@@ -58,14 +61,18 @@ fn c_tree(expr: &Expr) -> Vec<CNode> {
     enum Job {
         Node(NodeId, Option<(usize, bool)>, bool),
         Synth(Kind, Option<(usize, bool)>),
-        /// QUEST's right: COLON(then, else)
-        Colon(NodeId, NodeId, Option<(usize, bool)>),
+        /// QUEST's right: COLON(then, else), with the ternary's node
+        Colon(NodeId, NodeId, Option<(usize, bool)>, NodeId),
     }
     let mut todo = vec![Job::Node(expr.root(), None, false)];
     while let Some(job) = todo.pop() {
+        let src = match &job {
+            Job::Node(id, ..) | Job::Colon(.., id) => Some(*id),
+            Job::Synth(..) => None,
+        };
         let (kind, parent, save_last, kids): (Kind, _, bool, Vec<Job>) = match job {
             Job::Synth(kind, parent) => (kind, parent, false, Vec::new()),
-            Job::Colon(t, e, parent) => {
+            Job::Colon(t, e, parent, _) => {
                 let me = out.len();
                 (
                     Kind::Op("COLON"),
@@ -91,7 +98,7 @@ fn c_tree(expr: &Expr) -> Vec<CNode> {
                         vec![Job::Node(*a, l, false), Job::Node(*b, r, false)],
                     ),
                     Node::Ternary(g, t, e) => {
-                        (Kind::Op("QUEST"), parent, save_last, vec![Job::Node(*g, l, false), Job::Colon(*t, *e, r)])
+                        (Kind::Op("QUEST"), parent, save_last, vec![Job::Node(*g, l, false), Job::Colon(*t, *e, r, id)])
                     }
                     Node::NoValue(_) => (Kind::Op("NOVALUE"), parent, save_last, vec![]),
                     Node::Func(f, x) => {
@@ -136,7 +143,7 @@ fn c_tree(expr: &Expr) -> Vec<CNode> {
                 }
             }
         }
-        out.push(CNode { addr: fake_address(), kind, left: None, right: None, save_last });
+        out.push(CNode { addr: fake_address(), src, kind, left: None, right: None, save_last });
         todo.extend(kids.into_iter().rev());
     }
     out
@@ -153,10 +160,50 @@ fn ptr(out: &mut Vec<u8>, nodes: &[CNode], i: Option<usize>) {
 
 /// `__dmdumpexpr` of a tree as registered (nothing bound yet).
 pub fn write_dump(out: &mut Vec<u8>, expr: &Expr) {
-    let nodes = c_tree(expr);
+    dump(out, expr, None);
+}
+
+/// `__dmdumpexpr` of a tree bound in a context as derived metric `pmid`,
+/// checked as `checked` (`-Dderive,appl1` at `__dmbind`): each node's
+/// metadata too.
+pub fn write_bound_dump(out: &mut Vec<u8>, expr: &Expr, checked: &crate::check::Checked, pmid: PmId) {
+    dump(out, expr, Some((checked, pmid)));
+}
+
+fn dump(out: &mut Vec<u8>, expr: &Expr, bound: Option<(&crate::check::Checked, PmId)>) {
+    let mut nodes = c_tree(expr);
+    // binding evaluates defined() at once and drops its operand
+    let mut dropped = vec![false; nodes.len()];
+    if bound.is_some() {
+        for n in nodes.iter_mut().filter(|n| matches!(n.kind, Kind::Op("DEFINED"))) {
+            if let Some(d) = n.left.take().and_then(|l| dropped.get_mut(l)) {
+                *d = true;
+            }
+        }
+    }
+    // the PMID in each node's descriptor: an operand's own, the
+    // metric's at the top, else what the left operand's carries (libpcp
+    // copies the descriptor up the tree)
+    let mut desc_pmid = vec![PmId::NULL; nodes.len()];
+    if let Some((checked, top)) = bound {
+        for i in (0..nodes.len()).rev() {
+            let n = &nodes[i];
+            desc_pmid[i] = match (&n.kind, n.src) {
+                (Kind::Leaf("NAME", _), Some(id)) => checked[id].pmid,
+                (Kind::Leaf(..), _) => PmId::NULL,
+                _ => n.left.map_or(PmId::NULL, |l| desc_pmid[l]),
+            };
+        }
+        if let Some(p) = desc_pmid.first_mut() {
+            *p = top;
+        }
+    }
     let Some(root) = nodes.first() else { return };
     let _ = writeln!(out, "Derived metric expr dump from {:#x}...", root.addr);
-    for n in &nodes {
+    for (i, n) in nodes.iter().enumerate() {
+        if dropped[i] {
+            continue;
+        }
         let _ = write!(out, "expr node {:#x} type=", n.addr);
         match &n.kind {
             Kind::Pattern(text, kind) => {
@@ -184,14 +231,34 @@ pub fn write_dump(out: &mut Vec<u8>, expr: &Expr) {
             Kind::Leaf(_, value) => {
                 out.extend_from_slice(b" [");
                 out.extend_from_slice(value);
-                out.extend_from_slice(b"] primary=1");
+                out.extend_from_slice(if bound.is_some() { b"] primary=0" } else { b"] primary=1" });
             }
             Kind::Scale(u) => {
-                let _ = write!(out, " [{u}]");
+                let _ = writeln!(out, " [{u}]");
+                continue;
             }
             _ => {}
         }
         out.push(b'\n');
+        if let (Some((checked, _)), Some(id)) = (bound, n.src) {
+            let info = &checked[id];
+            let own = if matches!(n.kind, Kind::Leaf("NAME", _)) { info.pmid } else { PmId::NULL };
+            let shown = |p: PmId| if p.is_null() { "PM_ID_NULL".to_string() } else { p.to_string() };
+            let defined = matches!(n.kind, Kind::Op("DEFINED"));
+            let numval = u8::from(defined);
+            let _ = write!(out, "    PMID: {} ({} from pmDesc) numval: {numval}", shown(own), shown(desc_pmid[i]));
+            if info.div != 1 {
+                let _ = write!(out, " div_scale: {}", info.div);
+            }
+            if info.mul != 1 {
+                let _ = write!(out, " mul_scale: {}", info.mul);
+            }
+            out.push(b'\n');
+            let _ = write!(out, "{}", Desc { pmid: desc_pmid[i], ..info.desc });
+            if defined {
+                let _ = writeln!(out, "[0] inst=-1, val={}", u8::from(info.defined));
+            }
+        }
     }
 }
 

@@ -24,6 +24,11 @@ impl Context {
     /// ([`Context::use_namespace_of`] replaces the names it adds).
     #[doc(alias = "__dmopencontext")]
     pub fn bind_derived(&mut self, registry: &crate::derived::Registry) {
+        if self.trace().on(DebugFlag::Derive) && self.trace().on(DebugFlag::Appl1) {
+            // (a tool's one context is libpcp's context 0)
+            let n = registry.metrics().len();
+            self.trace().write(format_args!("__dmopencontext(->ctx 0) called, {n} derived metrics\n"));
+        }
         self.take_in_now(registry.metrics());
         self.derived.limit = registry.limit();
         self.derived.counter_decrease = registry.counter_decrease();
@@ -286,6 +291,7 @@ impl Context {
         let unsettled = |b: &Binding| matches!(b, Binding::Unbound | Binding::Checking);
         let waits = unsettled(&lock(&m.binding));
         let _pass = waits.then(|| self.derived.gate.pass());
+        let mut dump = None;
         if matches!(*lock(&m.binding), Binding::Unbound) {
             // while it is checked, a metric that names it finds it failed
             *lock(&m.binding) = Binding::Checking;
@@ -304,7 +310,14 @@ impl Context {
                     // promise will parse, so this is not met)
                     Err(_) => Binding::Failed(None),
                     Ok(tree) => match pcp_derived::check::check(&m.name, m.pmid, &tree, &mut ContextCatalog(self)) {
-                        Ok(checked) => Binding::Bound(Box::new(self.derived.evaluator(tree, checked))),
+                        Ok(checked) => {
+                            if self.trace().on(DebugFlag::Derive) && self.trace().on(DebugFlag::Appl1) {
+                                let mut d = Vec::new();
+                                pcp_derived::trace::write_bound_dump(&mut d, &tree, &checked, m.pmid);
+                                dump = Some(d);
+                            }
+                            Binding::Bound(Box::new(self.derived.evaluator(tree, checked)))
+                        }
                         // the stock configuration stays as quiet as 6.0.3
                         Err(e) if m.startup && e.beyond_6_0_3() => Binding::Failed(None),
                         Err(e) => Binding::Failed(e.report),
@@ -318,6 +331,9 @@ impl Context {
                 Binding::Failed(Some(report)) => self.derived.messages.write_bytes(report),
                 Binding::Bound(_) | Binding::Lent if self.trace().on(DebugFlag::Derive) => {
                     self.trace().write(format_args!("__dmbind: bind metric[{}] {}\n", m.index(), m.name));
+                    if let Some(d) = dump {
+                        self.trace().write_bytes(&d);
+                    }
                 }
                 _ => {}
             }
