@@ -6,6 +6,7 @@ use crate::files::{
 use crate::meta::desc_conflict;
 use crate::raw::{check_label, IndexEntry, Label, MetaRecord, VOL_INDEX, VOL_META};
 use crate::volume::Volume;
+use pcp_core::debug::Trace;
 use pcp_core::error::Subject;
 use pcp_core::support::hash::PmHash;
 use pcp_core::support::x87::timestamp_sub;
@@ -319,6 +320,12 @@ impl ArchiveSet {
     #[doc(alias = "pmNewContext")]
     #[doc(alias = "initarchive")]
     pub fn open(names: &str, check_features: bool) -> Result<ArchiveSet, Error> {
+        ArchiveSet::open_traced(names, check_features, &Trace::off())
+    }
+
+    /// [`ArchiveSet::open`], tracing the opening of each archive into
+    /// `trace` as libpcp does under `-Dlog` ([`crate::opentrace`]).
+    pub fn open_traced(names: &str, check_features: bool, trace: &Trace) -> Result<ArchiveSet, Error> {
         let list = expand_archive_list(names);
         if list.is_empty() {
             return Err(on_archive(names)(PmError::PM_ERR_LOGFILE));
@@ -328,6 +335,7 @@ impl ArchiveSet {
         let mut descs: HashMap<PmId, Desc> = HashMap::new();
         for (seq, name) in list.into_iter().enumerate() {
             let host = sorted.first().map(|(first, _, _)| &first.label().hostname[..]);
+            crate::opentrace::trace_log_open(&name, check_features, trace);
             let archive = Archive::open_in_set(&name, true, check_features, host).map_err(on_archive(&name))?;
             for rec in archive.meta() {
                 if let MetaRecord::Desc { desc, .. } = rec {
@@ -365,6 +373,7 @@ impl ArchiveSet {
         by_load.sort_unstable();
         let mut load_order: Vec<usize> = by_load.into_iter().map(|(_, i)| i).collect();
         if sorted.len() > 1 {
+            crate::opentrace::trace_log_open(&sorted[0].1, check_features, trace);
             // libpcp ends by reopening the earliest archive, loading its
             // metadata once more
             load_order.push(0);

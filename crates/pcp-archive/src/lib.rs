@@ -44,6 +44,7 @@ mod logread;
 pub mod lzw;
 pub mod meta;
 mod multi;
+pub mod opentrace;
 pub mod raw;
 mod record;
 pub mod replay;

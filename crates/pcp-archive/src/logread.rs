@@ -54,6 +54,11 @@ impl std::fmt::Display for Ts {
     }
 }
 
+/// A time as libpcp's traces show it (`__pmPrintTimestamp`).
+pub(crate) fn trace_time(_trace: &Trace, ts: Ts) -> String {
+    ts.to_string()
+}
+
 /// Reading direction (`PM_MODE_FORW`, `PM_MODE_BACK`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Dir {
@@ -281,6 +286,9 @@ pub(crate) struct Log {
     pub check_features: bool,
     /// Where `-Dlog` traces go.
     pub trace: Trace,
+    /// The next read goes on with a read begun in the archive before
+    /// (its trace names the archive instead of starting a line).
+    pub continued: bool,
     /// Whether the archive has a temporal index (libpcp holds it open,
     /// which moves the file descriptors of volumes opened to peek at).
     has_index: bool,
@@ -313,6 +321,7 @@ impl Log {
             mark_done: false,
             check_features: true,
             trace: Trace::off(),
+            continued: false,
             has_index: false,
         }
     }
@@ -418,6 +427,10 @@ impl Log {
             return Ok(None);
         }
         f.seek_set(0);
+        if self.tracing() {
+            self.trace_chk_label(w, vol);
+        }
+        let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
         // (a compressed volume that fails to read, even its label, has no
         // label to libpcp's reader)
         let (peek, eof) = f.read(8).map_err(|_| PmError::PM_ERR_LABEL)?;
@@ -464,6 +477,26 @@ impl Log {
         Ok(Some(start))
     }
 
+    /// `__pmLogChkLabel`'s trace of the label of the volume `w` (at its
+    /// start; left there).
+    fn trace_chk_label(&mut self, w: Which, vol: i32) {
+        let (fd, check_features) = (self.fd(w), self.check_features);
+        let Some(f) = self.cursor(w) else { return };
+        let Ok((head, _)) = f.read(809) else { return };
+        f.seek_set(0);
+        let mut out = String::new();
+        let _ = crate::opentrace::chk_label_trace(&head, fd, vol, check_features, &self.trace, &mut out);
+        self.trace.write_bytes(out.as_bytes());
+    }
+
+    /// `__pmFopen`'s trace of opening volume `vol`.
+    fn trace_fopen(&self, vol: i32) {
+        if self.tracing() {
+            let name = crate::opentrace::lcp_name(&self.base);
+            self.trace.write_bytes(crate::opentrace::fopen_trace(&format!("{name}.{vol}")).as_bytes());
+        }
+    }
+
     /// `__pmLogChangeVol`. On failure the old volume is closed all the
     /// same, and `curvol` still names it, as in libpcp.
     pub fn change_vol(&mut self, vol: i32) -> Result<Option<Ts>, PmError> {
@@ -472,6 +505,7 @@ impl Log {
         }
         let forwards = vol > self.curvol;
         self.mfp = None;
+        self.trace_fopen(vol);
         let data = self.open_data(vol)?;
         self.mfp = Some(Cursor::new(data)?);
         let start = self.chk_label(Which::Mfp, vol)?;
@@ -500,6 +534,7 @@ impl Log {
     /// `_logpeek`: open volume `vol` on the side, label checked.
     pub fn open_peek(&mut self, vol: i32) -> bool {
         self.peek = None;
+        self.trace_fopen(vol);
         let Some(cursor) = self.open_data(vol).ok().and_then(|d| Cursor::new(d).ok()) else { return false };
         self.peek = Some(cursor);
         if self.chk_label(Which::Peek, vol).is_err() {
@@ -522,7 +557,10 @@ impl Log {
         let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
         let mut offset = f.tell();
         let tracing = self.tracing();
-        if tracing {
+        if std::mem::take(&mut self.continued) && tracing {
+            let name = crate::opentrace::lcp_name(&self.base);
+            self.trace.write(format_args!("arch={name} vol={} posn={offset} ", self.curvol));
+        } else if tracing {
             let peek = if paranoid || w == Which::Peek { " (peek)" } else { "" };
             let mode = if dir == Dir::Forw { "forw" } else { "back" };
             let (fd, vol) = (self.fd(w), self.curvol);

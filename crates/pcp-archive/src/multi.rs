@@ -36,16 +36,17 @@ use pcp_core::{PmError, Timestamp};
 
 /// Open an archive's volumes for reading as `__pmLogOpen` does: the index
 /// loaded, the first volume open just past its label. Returns the reader
-/// and the first volume's start time.
+/// and the first volume's start time. The opening is not traced (the
+/// archive's opening, [`crate::opentrace`], says what libpcp says of it).
 pub(crate) fn open_log(archive: &Archive, check_features: bool, trace: &Trace) -> Result<(Log, Ts), PmError> {
     let mut log = Log::new(archive.base(), archive.label().version, archive.volumes());
-    log.trace = trace.clone();
     if let Some((vol, first)) = archive.take_first_volume() {
         log.keep(vol, first);
     }
     log.check_features = check_features;
     log.load_index()?;
     let start = log.change_vol(log.minvol)?.unwrap_or_else(|| Ts::from_timestamp(archive.label().start));
+    log.trace = trace.clone();
     Ok((log, start))
 }
 
@@ -60,6 +61,9 @@ impl Replay {
             return Ok(());
         }
         let archive = self.archives.members().get(i).ok_or(PmError::PM_ERR_LOGFILE)?;
+        if let Some(name) = self.archives.names().get(i) {
+            crate::opentrace::trace_log_open(name, self.log.check_features, &self.log.trace);
+        }
         let (mut log, start) = open_log(archive, self.log.check_features, &self.log.trace)?;
         // libpcp reuses one control block: the last end found stays
         log.endtime = self.log.endtime;
@@ -122,6 +126,8 @@ impl Replay {
                 Dir::Forw => self.next_archive()?,
                 Dir::Back => self.previous_archive()?,
             }
+            // libpcp reads on within the same __pmLogRead
+            self.log.continued = true;
         }
     }
 

@@ -26,6 +26,7 @@ use pcp_archive::labels::LabelIndex;
 use pcp_archive::meta::MetaIndex;
 use pcp_archive::raw::{Label, Version};
 use pcp_archive::replay::{Mode, Replay};
+use pcp_core::debug::{DebugFlag, Trace};
 use pcp_core::{Desc, InDom, PmError, PmId, Timestamp};
 use pcp_pmns::cpp::{Files, OsFiles};
 use std::collections::HashMap;
@@ -158,11 +159,16 @@ fn main(
         return Ok(1);
     };
     let name = String::from_utf8_lossy(name).into_owned();
+    let trace = hooks.trace.clone();
+    if !name.contains(',') && trace.on(DebugFlag::Log) {
+        let note = pcp_archive::opentrace::decompress_note(&name);
+        writeln!(err, "__pmStat(\"{name}\"): {note}")?;
+    }
     if name.contains(',') || std::fs::metadata(&name).is_ok_and(|m| m.is_dir()) {
         writeln!(err, "pmdumplog: Multiple archives are not supported")?;
         return Ok(1);
     }
-    let (src, mut reader) = match Source::open(&name, f.disk_indoms, err)? {
+    let (src, mut reader) = match Source::open(&name, f.disk_indoms, &trace, err)? {
         Ok(x) => x,
         Err(e) => {
             writeln!(err, "pmdumplog: Cannot open archive \"{name}\": {e}")?;
@@ -180,7 +186,9 @@ fn main(
     // the archive whatever the options, and warns when it cannot find it)
     let host = String::from_utf8_lossy(&label.hostname).into_owned();
     let tz = String::from_utf8_lossy(&label.timezone).into_owned();
+    reader.set_trace(&trace);
     let end = reader.end();
+    err.write_all(&trace.take())?;
     let info = ContextInfo {
         kind: ContextKind::Archive,
         host_name: &host,
@@ -268,6 +276,7 @@ fn main(
     } else {
         let _ = reader.set_mode(Mode::Forw, window.start, 0);
     }
+    err.write_all(&trace.take())?;
     if f.label {
         d.dump_label(out, &label, end.ok(), f.verbose_label)?;
     }
@@ -287,10 +296,10 @@ fn main(
         d.dump_indoms(out)?;
     }
     if f.index {
-        d.dump_index(out)?;
+        d.dump_index(out, err, &trace)?;
     }
     if f.metrics {
-        let what = Selection { pmids: &pmids, marks: f.marks, reverse: f.reverse, done };
+        let what = Selection { pmids: &pmids, marks: f.marks, reverse: f.reverse, done, trace: &trace };
         return d.dump_results(out, err, &mut reader, &what);
     }
     Ok(0)
@@ -310,7 +319,16 @@ impl Source {
     /// results. Feature bits 6.0.3 does not know make pmdumplog warn (and
     /// open the archive without checking them). The metadata records are
     /// kept once indexed only with `keep_records` (for `-I`).
-    fn open(name: &str, keep_records: bool, err: &mut dyn Write) -> std::io::Result<Result<(Source, Replay), PmError>> {
+    /// The opening is traced into `trace` as libpcp's (twice when feature
+    /// bits make libpcp open it again), written out to `err`.
+    fn open(
+        name: &str,
+        keep_records: bool,
+        trace: &Trace,
+        err: &mut dyn Write,
+    ) -> std::io::Result<Result<(Source, Replay), PmError>> {
+        pcp_archive::opentrace::trace_log_open(name, true, trace);
+        err.write_all(&trace.take())?;
         let mut archive = match Archive::open(name).map_err(PmError::from) {
             Ok(a) => a,
             Err(e) => return Ok(Err(e)),
@@ -324,6 +342,8 @@ impl Source {
             || unknown(archive.label())
         {
             writeln!(err, "pmdumplog: Warning: unsupported feature bits, other errors may follow ...")?;
+            pcp_archive::opentrace::trace_log_open(name, false, trace);
+            err.write_all(&trace.take())?;
         }
         let meta = match MetaIndex::build(archive.meta()) {
             Ok(m) => std::sync::Arc::new(m),
@@ -416,4 +436,6 @@ struct Selection<'a> {
     reverse: bool,
     /// Stop at a result beyond this time (before it, going backwards).
     done: Timestamp,
+    /// The `-D` trace, written out before each result.
+    trace: &'a Trace,
 }

@@ -33,6 +33,7 @@ use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, Parser
 use pcp::context::{Instances, TextLevel};
 use pcp::timezone::Zone;
 use pcp::Context;
+use pcp_core::debug::Trace;
 use pcp_core::labels::{flags as label_flags, merge_label_sets, Label, LabelSet, PM_MAXLABELJSONLEN};
 use pcp_core::{
     Desc, FetchResult, InDom, InstValue, MetricType, PmError, PmId, PmResult, Timestamp, ValueSet, PM_IN_NULL,
@@ -212,7 +213,7 @@ impl<'a> Pminfo<'a> {
         }
         let ctx = match (need_context, opts.context, namespace) {
             (false, _, Some(names)) => names,
-            (true, Some(ContextKind::Archive), names) => match self.open_archive(&mut opts, names)? {
+            (true, Some(ContextKind::Archive), names) => match self.open_archive(&mut opts, names, &trace)? {
                 Ok(ctx) => ctx,
                 Err(status) => return Ok(status),
             },
@@ -265,9 +266,12 @@ impl<'a> Pminfo<'a> {
         &mut self,
         opts: &mut options::Options,
         names: Option<Context>,
+        trace: &Trace,
     ) -> std::io::Result<Result<Context, i32>> {
         let name = String::from_utf8_lossy(opts.archives.first().map(Vec::as_slice).unwrap_or_default()).into_owned();
-        let mut ctx = match Context::open_archive(&name).map_err(PmError::from) {
+        let opened = Context::open_archive_traced(&name, true, trace).map_err(PmError::from);
+        self.err.write_all(&trace.take())?;
+        let mut ctx = match opened {
             Ok(c) => c,
             Err(e) => {
                 writeln!(self.err, "{}: Cannot open archive \"{name}\": {e}", self.prog)?;

@@ -21,6 +21,7 @@ use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, Parser
 use pcp::context::Instances;
 use pcp::timezone::Zone;
 use pcp::Context;
+use pcp_core::debug::Trace;
 use pcp_core::{InDom, PmError, PmId, PmResult, Timestamp, ValueSet};
 use pcp_pmns::cpp::{Files, OsFiles};
 use std::ffi::OsString;
@@ -102,7 +103,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
     let names = hooks.namespace.take();
     let agents = std::mem::take(&mut hooks.agents);
     let (ctx, zone, origin) = if opts.context == Some(ContextKind::Archive) {
-        match open_archive(&prog, &mut opts, names, out, err)? {
+        match open_archive(&prog, &mut opts, names, &trace, out, err)? {
             Ok(opened) => opened,
             Err(status) => return Ok(status),
         }
@@ -350,11 +351,14 @@ fn open_archive(
     prog: &str,
     opts: &mut options::Options,
     names: Option<Context>,
+    trace: &Trace,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<Result<Opened, i32>> {
     let name = String::from_utf8_lossy(opts.archives.first().map(Vec::as_slice).unwrap_or_default()).into_owned();
-    let mut ctx = match Context::open_archive(&name).map_err(PmError::from) {
+    let opened = Context::open_archive_traced(&name, true, trace).map_err(PmError::from);
+    err.write_all(&trace.take())?;
+    let mut ctx = match opened {
         Ok(c) => c,
         Err(e) => {
             writeln!(err, "{prog}: Cannot open archive \"{name}\": {e}")?;

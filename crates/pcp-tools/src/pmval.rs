@@ -371,7 +371,9 @@ fn open_context(
             }
         }
     } else if is_archive {
-        match Context::open_archive(&name).map_err(PmError::from) {
+        let opened = Context::open_archive_traced(&name, true, &hooks.trace).map_err(PmError::from);
+        err.write_all(&hooks.trace.take())?;
+        match opened {
             Ok(mut c) => {
                 if let Some(names) = names {
                     c.use_namespace_of(names);

@@ -47,11 +47,18 @@ impl ArchiveSource {
     /// [`ArchiveSource::open`], checking labels' feature bits or not
     /// (`PM_CTXFLAG_NO_FEATURE_CHECK`).
     pub fn open_checking(name: &str, check_features: bool) -> Result<ArchiveSource, Error> {
+        ArchiveSource::open_traced(name, check_features, &Trace::off())
+    }
+
+    /// [`ArchiveSource::open_checking`], tracing the opening into `trace`
+    /// as libpcp does (`-Dlog`); the source traces there from then on.
+    pub fn open_traced(name: &str, check_features: bool, trace: &Trace) -> Result<ArchiveSource, Error> {
         // libpcp refuses labels with feature bits it does not know when the
         // context opens (the replay, set up later, checks each volume's)
         let mut archives = if name.contains(',') || std::fs::metadata(name).is_ok_and(|m| m.is_dir()) {
-            ArchiveSet::open(name, check_features)?
+            ArchiveSet::open_traced(name, check_features, trace)?
         } else {
+            pcp_archive::opentrace::trace_log_open(name, check_features, trace);
             ArchiveSet::single(Archive::open_checking(name, check_features)?)
         };
         let on_archive = |code| Error::new(code, Subject::Archive(name.to_owned()));
@@ -66,7 +73,7 @@ impl ArchiveSource {
             check_features,
             meta,
             labels,
-            trace: Trace::off(),
+            trace: trace.clone(),
             ignore_marks: IgnoreMarks::Keep,
         })
     }

@@ -6,6 +6,7 @@ use crate::local::{LocalNames, LocalSource, LocalSpec};
 use crate::profile::Profile;
 use crate::source::{MetricSource, RemoteNames};
 pub use pcp_archive::replay::Mode;
+use pcp_core::debug::Trace;
 use pcp_core::error::Subject;
 use pcp_core::{Desc, Error, FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
 use pcp_pmns::{LoadOptions, Pmns};
@@ -218,10 +219,21 @@ impl Context {
     /// know fail with `PM_ERR_FEATURE` when they are checked.
     #[doc(alias = "PM_CTXFLAG_NO_FEATURE_CHECK")]
     pub fn open_archive_checking(name: &str, check_features: bool) -> Result<Context, Error> {
-        let source = ArchiveSource::open_checking(name, check_features)?;
+        Context::open_archive_traced(name, check_features, &Trace::off())
+    }
+
+    /// [`Context::open_archive_checking`], tracing the opening into
+    /// `trace` as libpcp does under `-Dlog` (the files looked at and
+    /// opened, each label checked); the context traces there from then on
+    /// ([`Context::set_trace`]).
+    #[doc(alias = "pmNewContext")]
+    pub fn open_archive_traced(name: &str, check_features: bool, trace: &Trace) -> Result<Context, Error> {
+        let source = ArchiveSource::open_traced(name, check_features, trace)?;
         let pmns = archive_pmns(&source);
         let origin = source.label().start;
-        Ok(Context::new(Some(Box::new(source)), pmns, PmnsLocation::Archive, origin))
+        let mut ctx = Context::new(Some(Box::new(source)), pmns, PmnsLocation::Archive, origin);
+        ctx.set_trace(trace.clone());
+        Ok(ctx)
     }
 
     /// `pmDupContext`: a new context of the same kind over the same

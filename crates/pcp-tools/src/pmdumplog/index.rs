@@ -9,7 +9,13 @@ use std::io::Write;
 impl Dumper<'_> {
     /// `-t`: the temporal index, with pmdumplog's integrity checks
     /// against the files' sizes.
-    pub(super) fn dump_index(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+    /// pmdumplog's `__pmStat` of each file is traced to `err` (`-Dlog`).
+    pub(super) fn dump_index(
+        &mut self,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+        trace: &pcp_core::debug::Trace,
+    ) -> std::io::Result<()> {
         let archive = &self.src.archive;
         let v = self.version;
         writeln!(out, "\nTemporal Index")?;
@@ -27,7 +33,14 @@ impl Dumper<'_> {
         // the file as found, compressed or not; libpcp's __pmStat gives
         // the size of a plain one only (a compressed file's is "invalid",
         // -1, and no offset is past it)
-        let size = |suffix: &str| -> Option<Option<u64>> {
+        let tracing = trace.on(pcp_core::debug::DebugFlag::Log);
+        let lcp_name = pcp_archive::opentrace::lcp_name(archive.base());
+        let mut size = |suffix: &str| -> Option<Option<u64>> {
+            if tracing {
+                let path = format!("{lcp_name}{suffix}");
+                let note = pcp_archive::opentrace::decompress_note(&path);
+                let _ = writeln!(err, "__pmStat(\"{path}\"): {note}");
+            }
             let path = pcp_archive::files::find_file(archive.base(), suffix)?;
             let plain = pcp_archive::files::compression_of(&path.to_string_lossy()) == Compression::None;
             let meta = std::fs::metadata(&path).ok()?;

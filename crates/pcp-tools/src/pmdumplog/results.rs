@@ -74,11 +74,13 @@ impl Dumper<'_> {
         reader: &mut Replay,
         what: &Selection,
     ) -> std::io::Result<i32> {
-        let Selection { pmids, marks, reverse, done } = *what;
+        let Selection { pmids, marks, reverse, done, trace } = *what;
         let mut first = true;
         let mut buf = std::mem::take(&mut self.buf);
         let sts = loop {
-            let record = match reader.fetch_archive_record() {
+            let record = reader.fetch_archive_record();
+            err.write_all(&trace.take())?;
+            let record = match record {
                 Ok(r) => r,
                 Err(e) => break e,
             };

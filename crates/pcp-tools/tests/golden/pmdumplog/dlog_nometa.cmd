@@ -1,0 +1,4 @@
+-Dlog
+tests/golden/pmdumplog/arch/nometa
+--env
+PCP_DERIVED_CONFIG=

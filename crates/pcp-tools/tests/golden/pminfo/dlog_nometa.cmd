@@ -1,0 +1,5 @@
+-Dlog
+-a
+tests/golden/pmdumplog/arch/nometa
+--env
+PCP_DERIVED_CONFIG=
