@@ -109,6 +109,10 @@ pub struct SemanticError {
     /// creation: `Semantic error: derived metric NAME: WHERE: REASON`, or
     /// nothing for an operand that cannot be looked up.
     pub report: Option<Vec<u8>>,
+    /// What libpcp prints first under `-Dderive,appl1` for a ternary
+    /// whose branches differ: `Semantic error: ternary op type: left=...
+    /// right=...` and the like (with its newline).
+    pub detail: Option<String>,
 }
 
 impl SemanticError {
@@ -391,7 +395,7 @@ impl Checker<'_> {
         r.extend_from_slice(b": ");
         r.extend_from_slice(reason.as_bytes());
         r.push(b'\n');
-        SemanticError { reason: Some(reason), report: Some(r) }
+        SemanticError { reason: Some(reason), report: Some(r), detail: None }
     }
 
     /// A metric name's PMID and descriptor. With `lazy`, a name that is
@@ -404,17 +408,17 @@ impl Checker<'_> {
             Err(_) if lazy => return Ok(Desc { pmid: PmId::NULL, ..ZERO_DESC }),
             Err(e) => {
                 self.catalog.operand_failed(self.metric, name, None, e);
-                return Err(SemanticError { reason: Some("Unknown operand metric"), report: None });
+                return Err(SemanticError { reason: Some("Unknown operand metric"), report: None, detail: None });
             }
         };
         if is_derived(pmid) && !top && !meta_only {
             let why = "Illegal nested derived metric";
             let r = format!("Semantic error: derived metric {}: operand {name}: {why}\n", self.metric).into_bytes();
-            return Err(SemanticError { reason: Some(why), report: Some(r) });
+            return Err(SemanticError { reason: Some(why), report: Some(r), detail: None });
         }
         self.catalog.lookup_desc(pmid).map_err(|e| {
             self.catalog.operand_failed(self.metric, name, Some(pmid), e);
-            SemanticError { reason: Some("Metadata for operand metric not available"), report: None }
+            SemanticError { reason: Some("Metadata for operand metric not available"), report: None, detail: None }
         })
     }
 
@@ -612,29 +616,44 @@ impl Checker<'_> {
         }
         if choose == Choose::Both && !novalue.0 && !novalue.1 {
             let (lu, ru) = (U::of(td.units), U::of(ed.units));
+            let (tu, eu) = (td.units, ed.units);
             let why = if td.ty != ed.ty {
-                Some("Different types for ternary operands")
+                let d = format!("type: left={} right={}", td.ty.name(), ed.ty.name());
+                Some(("Different types for ternary operands", d))
             } else if td.indom != ed.indom && td.indom != InDom::NULL && ed.indom != InDom::NULL {
-                Some("Different instance domains for ternary operands")
+                let d = format!("indom: left={} right={}", td.indom, ed.indom);
+                Some(("Different instance domains for ternary operands", d))
             } else if td.sem != ed.sem {
-                Some("Different semantics for ternary operands")
+                let d = format!("semantics: left={} right={}", td.sem.name(), ed.sem.name());
+                Some(("Different semantics for ternary operands", d))
             } else if lu.ds != ru.ds || lu.ss != ru.ss {
-                Some("Different units or scale (space) for ternary operands")
+                let d = format!(
+                    "units (space): left={tu} (dim={} scale={}) right={eu} (dim={} scale={})",
+                    lu.ds, lu.ss, ru.ds, ru.ss
+                );
+                Some(("Different units or scale (space) for ternary operands", d))
             } else if lu.dt != ru.dt || lu.st != ru.st {
-                Some("Different units or scale (time) for ternary operands")
+                Some((
+                    "Different units or scale (time) for ternary operands",
+                    format!("units (time): left={tu} right={eu}"),
+                ))
             } else if lu.dc != ru.dc || lu.sc != ru.sc {
-                Some("Different units or scale (count) for ternary operands")
+                Some((
+                    "Different units or scale (count) for ternary operands",
+                    format!("units (count): left={tu} right={eu}"),
+                ))
             } else {
                 None
             };
-            if let Some(why) = why {
+            if let Some((why, detail)) = why {
                 // reported at libpcp's ':' node
                 let mut m = format!("Semantic error: derived metric {}: ", self.metric).into_bytes();
                 m.extend_from_slice(&self.operand(t));
                 m.extend_from_slice(b" : ");
                 m.extend_from_slice(&self.operand(e));
                 m.extend_from_slice(format!(": {why}\n").as_bytes());
-                return Err(SemanticError { reason: Some(why), report: Some(m) });
+                let detail = Some(format!("Semantic error: ternary op {detail}\n"));
+                return Err(SemanticError { reason: Some(why), report: Some(m), detail });
             }
         }
         let gd = self.desc(g);
@@ -978,6 +997,20 @@ mod tests {
             report("a > 0 ? (b > 1 ? nope * 2 : a) : a"),
             "Semantic error: derived metric m: operand nope: Unknown metric for ternary expression\n"
         );
+    }
+
+    #[test]
+    fn ternary_mismatches_come_with_libpcps_appl1_detail() {
+        let detail = |text: &str| {
+            let e = parse(text).unwrap();
+            check("m", PmId(0x7fc0_0001), &e, &mut Fake).unwrap_err().detail.unwrap_or_default()
+        };
+        assert_eq!(detail("b ? a : b"), "Semantic error: ternary op type: left=U64 right=U32\n");
+        assert_eq!(
+            detail("b ? b : k"),
+            "Semantic error: ternary op units (space): left= (dim=0 scale=0) right=Kbyte (dim=1 scale=1)\n"
+        );
+        assert_eq!(detail("b ? b : b + 1 * a"), "");
     }
 
     #[test]

@@ -182,15 +182,25 @@ fn dump(out: &mut Vec<u8>, expr: &Expr, bound: Option<(&crate::check::Checked, P
         }
     }
     // the PMID in each node's descriptor: an operand's own, the
-    // metric's at the top, else what the left operand's carries (libpcp
-    // copies the descriptor up the tree)
+    // metric's at the top, else that of the operand whose descriptor
+    // libpcp copies up the tree: the right one for a ternary (its COLON)
+    // and matchinst (the left is the pattern), and for a binary operator
+    // whose left operand is a constant; the left one otherwise
     let mut desc_pmid = vec![PmId::NULL; nodes.len()];
     if let Some((checked, top)) = bound {
         for i in (0..nodes.len()).rev() {
             let n = &nodes[i];
+            let left_const = n
+                .left
+                .and_then(|l| nodes.get(l))
+                .is_some_and(|l| matches!(l.kind, Kind::Leaf("INTEGER" | "DOUBLE", _)));
             desc_pmid[i] = match (&n.kind, n.src) {
                 (Kind::Leaf("NAME", _), Some(id)) => checked[id].pmid,
                 (Kind::Leaf(..), _) => PmId::NULL,
+                (Kind::Op("QUEST" | "FILTERINST"), _) => n.right.map_or(PmId::NULL, |r| desc_pmid[r]),
+                (Kind::Op(op), _) if left_const && n.right.is_some() && !matches!(*op, "COLON" | "RESCALE") => {
+                    n.right.map_or(PmId::NULL, |r| desc_pmid[r])
+                }
                 _ => n.left.map_or(PmId::NULL, |l| desc_pmid[l]),
             };
         }

@@ -188,6 +188,7 @@ impl Context {
         let binding = match pcp_derived::check::check(&m.name, pmid, &tree, &mut ContextCatalog(self)) {
             Ok(checked) => Binding::Bound(Box::new(self.derived.evaluator(tree, checked))),
             Err(e) => {
+                self.trace_check_detail(&e);
                 *lock(&m.binding) = Binding::Failed(None);
                 // an operand that cannot be looked up is no error to
                 // libpcp here (it says nothing of it), only a broken rule
@@ -280,6 +281,16 @@ impl Context {
         }
     }
 
+    /// What libpcp's checker says of a failure under `-Dderive,appl1`
+    /// before its report.
+    fn trace_check_detail(&self, e: &pcp_derived::check::SemanticError) {
+        if let Some(d) = &e.detail {
+            if self.trace().on(DebugFlag::Derive) && self.trace().on(DebugFlag::Appl1) {
+                self.trace().write_bytes(d.as_bytes());
+            }
+        }
+    }
+
     /// Bind derived metric `pmid` if it is one not bound yet
     /// (`__dmbind`); `announce`: as libpcp binds it (its failure reported
     /// and its name hidden from then on), else only to read ahead.
@@ -320,7 +331,10 @@ impl Context {
                         }
                         // the stock configuration stays as quiet as 6.0.3
                         Err(e) if m.startup && e.beyond_6_0_3() => Binding::Failed(None),
-                        Err(e) => Binding::Failed(e.report),
+                        Err(e) => {
+                            self.trace_check_detail(&e);
+                            Binding::Failed(e.report)
+                        }
                     },
                 }
             };
