@@ -144,7 +144,9 @@ impl<'a> Pminfo<'a> {
         let mut p = Parser::new(&args, tools::PMINFO, &env, &mut hooks, &mut *self.err);
         self.prog.clone_from(&p.opts.prog);
         let mut need_context = false;
-        let mut derived: Vec<Vec<u8>> = Vec::new();
+        // each -c file, with the debug options set before it (libpcp
+        // loads it there, traced as -D had said so far)
+        let mut derived: Vec<(Vec<u8>, pcp::debug::DebugOptions)> = Vec::new();
         while let Some(o) = p.next_tool_opt() {
             let f = &mut self.p;
             match o.opt {
@@ -156,7 +158,7 @@ impl<'a> Pminfo<'a> {
                         p.opts.errors += 1;
                     }
                 },
-                b'c' => derived.push(o.arg.clone().unwrap_or_default()),
+                b'c' => derived.push((o.arg.clone().unwrap_or_default(), p.opts.debug_options)),
                 b'd' => f.desc = true,
                 b'F' => (f.force, f.value) = (true, true),
                 b'f' => f.value = true,
@@ -183,8 +185,11 @@ impl<'a> Pminfo<'a> {
         self.err.write_all(&opts.flushed)?;
         let namespace = hooks.namespace.take();
         let agents = std::mem::take(&mut hooks.agents);
-        for path in &derived {
+        let trace = hooks.trace.clone();
+        for (path, debug) in &derived {
+            hooks.trace = trace.with_options(*debug);
             let loaded = options::Hooks::load_derived(&mut hooks, path);
+            hooks.trace = trace.clone();
             let (report, _) = options::Hooks::take_output(&mut hooks);
             self.err.write_all(&report)?;
             if let Err(e) = loaded {
