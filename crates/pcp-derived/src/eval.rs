@@ -77,10 +77,10 @@ impl Instances for NoInstances {
 
 /// One node's values: instance and value pairs, or the error that stands
 /// for them (C's negative `numval`).
-type Vals = Result<Vec<(i32, AtomValue)>, PmError>;
+pub(crate) type Vals = Result<Vec<(i32, AtomValue)>, PmError>;
 
 /// C's `numval` of a node's values.
-fn numval(v: &Vals) -> i32 {
+pub(crate) fn numval(v: &Vals) -> i32 {
     match v {
         Ok(v) => i32::try_from(v.len()).unwrap_or(i32::MAX),
         Err(e) => e.code(),
@@ -232,6 +232,11 @@ pub struct Evaluator {
     order: Box<[Step]>,
     /// `rate()` of a counter that went down.
     pub(crate) counter_decrease: CounterDecrease,
+    /// Where evaluation is traced (`-Dderive,appl2`): off unless
+    /// [`Evaluator::set_trace`].
+    pub(crate) trace: pcp_core::debug::Trace,
+    /// The stand-in address of the first node of libpcp's tree, in dumps.
+    addr_base: u64,
 }
 
 /// A node to evaluate, and where in the order its parent is (`NO_PARENT`
@@ -277,6 +282,8 @@ impl Evaluator {
             operands,
             order: Box::default(),
             counter_decrease: CounterDecrease::default(),
+            trace: pcp_core::debug::Trace::off(),
+            addr_base: 0,
         };
         if n > 0 {
             ev.order = ev.order_below(n - 1);
@@ -316,6 +323,59 @@ impl Evaluator {
     /// [`CounterDecrease::NoValue`], the manual page's rule).
     pub fn set_counter_decrease(&mut self, rule: CounterDecrease) {
         self.counter_decrease = rule;
+    }
+
+    /// Trace evaluation into `trace` as libpcp's `-Dderive,appl2` does,
+    /// the tree's nodes given stand-in addresses from `addresses`.
+    pub fn set_trace(&mut self, trace: pcp_core::debug::Trace, addresses: &crate::trace::Addresses) {
+        self.trace = trace;
+        self.addr_base = addresses.reserve(crate::trace::node_count(&self.expr));
+    }
+
+    /// The stand-in address of the first node of the tree in dumps.
+    pub(crate) fn addr_base(&self) -> u64 {
+        self.addr_base
+    }
+
+    /// The expression.
+    pub(crate) fn expr(&self) -> &Expr {
+        &self.expr
+    }
+
+    /// What checking found.
+    pub(crate) fn checked(&self) -> &Checked {
+        &self.checked
+    }
+
+    /// Node `id`'s values from the last evaluation, and those it keeps
+    /// from the one before (`delta()` and `rate()` operands).
+    pub(crate) fn node_values(&self, id: crate::ast::NodeId) -> (&Vals, &Vals) {
+        let st = &self.state[id.index()];
+        (&st.cur, &st.last)
+    }
+
+    /// A `matchinst()` node's count of evaluations since culling, and the
+    /// instances it has seen and matched (once it has seen one).
+    pub(crate) fn pattern_state(&self, id: crate::ast::NodeId) -> (u32, Option<(usize, usize)>) {
+        match self.state[id.index()].matches.as_deref() {
+            None => (0, None),
+            Some(m) => (m.used, m.seen_counts()),
+        }
+    }
+
+    /// Whether instances an operator pairs up are traced when they do not
+    /// line up (`-Dderive,appl2`, unless an operand is an instance filter,
+    /// whose instances are expected not to).
+    fn traces_matching(&self, operands: &[usize]) -> bool {
+        use pcp_core::debug::DebugFlag;
+        self.trace.on(DebugFlag::Derive)
+            && self.trace.on(DebugFlag::Appl2)
+            && !operands.iter().any(|&x| matches!(self.expr.nodes()[x], Node::Filter(..)))
+    }
+
+    /// An `x[name]` node's instance, once looked up.
+    pub(crate) fn filter_inst(&self, id: crate::ast::NodeId) -> Option<i32> {
+        self.state[id.index()].inst
     }
 
     /// The derived metric's PMID.

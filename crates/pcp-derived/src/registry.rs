@@ -155,6 +155,9 @@ pub struct Registry {
     /// Where registrations are traced (`-Dderive`, with `appl0` the
     /// tokens and trees too); off unless [`Registry::set_trace`].
     pub(crate) trace: pcp_core::debug::Trace,
+    /// The stand-in node addresses of its trees' dumps, and of those the
+    /// contexts it gives metrics bind.
+    addresses: crate::trace::Addresses,
 }
 
 /// Why setting an attribute failed.
@@ -223,6 +226,7 @@ impl Registry {
             initialised: false,
             counter_decrease: crate::CounterDecrease::default(),
             trace: pcp_core::debug::Trace::off(),
+            addresses: crate::trace::Addresses::default(),
         };
         for (name, oneline, help) in ANON {
             // (cannot fail: the names are new, the table has no limit yet
@@ -244,6 +248,12 @@ impl Registry {
         self.trace = trace;
     }
 
+    /// Where the stand-in node addresses of tree dumps come from: the
+    /// contexts given this registry's metrics share them.
+    pub fn addresses(&self) -> &crate::trace::Addresses {
+        &self.addresses
+    }
+
     /// Where registrations are traced ([`Registry::set_trace`]).
     pub fn trace(&self) -> &pcp_core::debug::Trace {
         &self.trace
@@ -263,7 +273,8 @@ impl Registry {
         out.extend_from_slice(expr);
         out.push(b'\n');
         if let Some(tree) = tree {
-            crate::trace::write_dump(&mut out, tree);
+            let base = self.addresses.reserve(crate::trace::node_count(tree));
+            crate::trace::write_dump(&mut out, tree, base);
         }
         self.trace.write_bytes(&out);
     }

@@ -5,21 +5,42 @@
 //! libpcp prints node addresses; here each node dumped gets a stable
 //! stand-in address of its own, in the same format, so that QA filters
 //! that number addresses in order of appearance see the same shapes.
+//! A registry hands out the stand-ins ([`Addresses`]) to its trees and to
+//! those the contexts it gives metrics to bind, so no two live trees share
+//! one, as no two live heap nodes do.
 
 use crate::ast::{Expr, Filter, Node, NodeId};
+use crate::eval::Evaluator;
 use crate::lex::Token;
-use pcp_core::{Desc, PmId};
+use pcp_core::{AtomValue, Desc, MetricType, PmId};
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
-/// The next stand-in address. (Process-wide only so that no two dumps
-/// share an address, as no two live heap nodes do; nothing else reads it.)
-static NEXT_ADDR: AtomicU64 = AtomicU64::new(0);
+/// Where stand-in node addresses come from: clones share the source.
+#[derive(Clone, Debug, Default)]
+pub struct Addresses(Arc<AtomicU64>);
 
-/// A fresh stand-in for a heap address: always 12 hex digits, so that no
-/// address is a prefix of another (QA filters substitute them as text).
-pub fn fake_address() -> u64 {
-    0x55d0_0000_0000 + NEXT_ADDR.fetch_add(1, Ordering::Relaxed) * 0x40
+impl Addresses {
+    /// The first of `n` fresh stand-in addresses, 0x40 apart: always 12
+    /// hex digits, so that no address is a prefix of another (QA filters
+    /// substitute them as text).
+    pub fn reserve(&self, n: usize) -> u64 {
+        0x55d0_0000_0000 + self.0.fetch_add(n as u64, Ordering::Relaxed) * 0x40
+    }
+}
+
+/// How many nodes libpcp's tree of `expr` has (it adds a COLON node to
+/// each ternary, a PATTERN to each instance filter, a SCALE to each
+/// rescale() and the type's INTEGER to anon()).
+pub fn node_count(expr: &Expr) -> usize {
+    expr.nodes()
+        .iter()
+        .map(|n| match n {
+            Node::Ternary(..) | Node::Filter(..) | Node::Rescale(..) | Node::Anon(_) => 2,
+            _ => 1,
+        })
+        .sum()
 }
 
 /// `derive_lex() -> type=L_... "..."` for each token read.
@@ -55,7 +76,7 @@ enum Kind {
 
 /// libpcp's tree of `expr`, nodes in dump order (each node before its
 /// left subtree, then its right subtree).
-fn c_tree(expr: &Expr) -> Vec<CNode> {
+fn c_tree(expr: &Expr, base: u64) -> Vec<CNode> {
     let mut out: Vec<CNode> = Vec::new();
     // (an explicit stack: the deepest expressions must not overflow ours)
     enum Job {
@@ -143,10 +164,71 @@ fn c_tree(expr: &Expr) -> Vec<CNode> {
                 }
             }
         }
-        out.push(CNode { addr: fake_address(), src, kind, left: None, right: None, save_last });
+        out.push(CNode { addr: base + 0x40 * me as u64, src, kind, left: None, right: None, save_last });
         todo.extend(kids.into_iter().rev());
     }
     out
+}
+
+/// `__dmdumpexpr` of a tree as registered (nothing bound yet), its
+/// nodes' stand-in addresses from `base` on ([`Addresses::reserve`] of
+/// [`node_count`]).
+pub fn write_dump(out: &mut Vec<u8>, expr: &Expr, base: u64) {
+    dump(out, expr, base, None);
+}
+
+/// `__dmdumpexpr` of a tree bound in a context (`-Dderive,appl1` at
+/// `__dmbind`): each node's metadata too.
+pub fn write_bound_dump(out: &mut Vec<u8>, ev: &Evaluator) {
+    dump(out, ev.expr(), ev.addr_base(), Some((ev, false)));
+}
+
+/// What `__dmpostvalueset` traces under `-Dderive,appl2` for the derived
+/// metric in place `k` of a fetch once evaluated: its values, then its
+/// tree with each node's values (those kept from the previous fetch
+/// too).
+/// (`numval`: what evaluation returned, the error that stopped it, which
+/// the root node does not keep.)
+pub fn write_values(out: &mut Vec<u8>, k: usize, numval: i32, ev: &Evaluator) {
+    let (cur, _) = ev.node_values(ev.expr().root());
+    let ty = ev.desc().ty;
+    let _ = write!(out, "__dmpostvalueset: [{k}] root node {}: numval={numval}", ev.pmid());
+    let cur = if numval > 0 { cur.as_deref().unwrap_or_default() } else { &[] };
+    for (j, (inst, v)) in cur.iter().enumerate() {
+        let _ = write!(out, " vset[{j}]: inst={inst}");
+        let f = |x: f64| pcp_core::support::cfmt::sprintf_f64("%f", &[], x).unwrap_or_default();
+        let _ = match (ty, v) {
+            (MetricType::I32, AtomValue::I32(x)) => write!(out, " l={x}"),
+            (MetricType::U32, AtomValue::U32(x)) => write!(out, " u={x}"),
+            (MetricType::I64, AtomValue::I64(x)) => write!(out, " ll={x}"),
+            (MetricType::U64, AtomValue::U64(x)) => write!(out, " ul={x}"),
+            (MetricType::FLOAT, AtomValue::Float(x)) => write!(out, " f={}", f(f64::from(*x))),
+            (MetricType::DOUBLE, AtomValue::Double(x)) => write!(out, " d={}", f(*x)),
+            (MetricType::STRING, AtomValue::String(x)) => {
+                out.extend_from_slice(b" cp=");
+                out.extend_from_slice(x);
+                write!(out, " (len={})", x.len() + 1)
+            }
+            _ => write!(out, " vbp={:#x} (len=0)", ev.addr_base() + 0x20),
+        };
+    }
+    out.push(b'\n');
+    dump(out, ev.expr(), ev.addr_base(), Some((ev, true)));
+}
+
+/// `dump_value`: a node's value as libpcp's dump shows it.
+fn dump_value(out: &mut Vec<u8>, ty: MetricType, v: &AtomValue) {
+    let g = |x: f64| pcp_core::support::cfmt::sprintf_f64("%g", &[], x).unwrap_or_default();
+    let _ = match (ty, v) {
+        (MetricType::I32, AtomValue::I32(x)) => write!(out, "{x}"),
+        (MetricType::U32, AtomValue::U32(x)) => write!(out, "{x}"),
+        (MetricType::I64, AtomValue::I64(x)) => write!(out, "{x}"),
+        (MetricType::U64, AtomValue::U64(x)) => write!(out, "{x}"),
+        (MetricType::FLOAT, AtomValue::Float(x)) => write!(out, "{}", g(f64::from(*x))),
+        (MetricType::DOUBLE, AtomValue::Double(x)) => write!(out, "{}", g(*x)),
+        (MetricType::STRING, AtomValue::String(x)) => out.write_all(x),
+        _ => write!(out, "[blob]"),
+    };
 }
 
 fn ptr(out: &mut Vec<u8>, nodes: &[CNode], i: Option<usize>) {
@@ -158,20 +240,12 @@ fn ptr(out: &mut Vec<u8>, nodes: &[CNode], i: Option<usize>) {
     }
 }
 
-/// `__dmdumpexpr` of a tree as registered (nothing bound yet).
-pub fn write_dump(out: &mut Vec<u8>, expr: &Expr) {
-    dump(out, expr, None);
-}
-
-/// `__dmdumpexpr` of a tree bound in a context as derived metric `pmid`,
-/// checked as `checked` (`-Dderive,appl1` at `__dmbind`): each node's
-/// metadata too.
-pub fn write_bound_dump(out: &mut Vec<u8>, expr: &Expr, checked: &crate::check::Checked, pmid: PmId) {
-    dump(out, expr, Some((checked, pmid)));
-}
-
-fn dump(out: &mut Vec<u8>, expr: &Expr, bound: Option<(&crate::check::Checked, PmId)>) {
-    let mut nodes = c_tree(expr);
+/// The dump of `expr` (a bound one's evaluator, and whether after an
+/// evaluation: then with no heading, as libpcp dumps from level 1).
+fn dump(out: &mut Vec<u8>, expr: &Expr, base: u64, bound: Option<(&Evaluator, bool)>) {
+    let mut nodes = c_tree(expr, base);
+    let evaluated = bound.is_some_and(|b| b.1);
+    let bound = bound.map(|b| b.0);
     // binding evaluates defined() at once and drops its operand
     let mut dropped = vec![false; nodes.len()];
     if bound.is_some() {
@@ -187,7 +261,8 @@ fn dump(out: &mut Vec<u8>, expr: &Expr, bound: Option<(&crate::check::Checked, P
     // and matchinst (the left is the pattern), and for a binary operator
     // whose left operand is a constant; the left one otherwise
     let mut desc_pmid = vec![PmId::NULL; nodes.len()];
-    if let Some((checked, top)) = bound {
+    if let Some(ev) = bound {
+        let checked = ev.checked();
         for i in (0..nodes.len()).rev() {
             let n = &nodes[i];
             let left_const = n
@@ -205,11 +280,13 @@ fn dump(out: &mut Vec<u8>, expr: &Expr, bound: Option<(&crate::check::Checked, P
             };
         }
         if let Some(p) = desc_pmid.first_mut() {
-            *p = top;
+            *p = ev.pmid();
         }
     }
     let Some(root) = nodes.first() else { return };
-    let _ = writeln!(out, "Derived metric expr dump from {:#x}...", root.addr);
+    if !evaluated {
+        let _ = writeln!(out, "Derived metric expr dump from {:#x}...", root.addr);
+    }
     for (i, n) in nodes.iter().enumerate() {
         if dropped[i] {
             continue;
@@ -220,10 +297,22 @@ fn dump(out: &mut Vec<u8>, expr: &Expr, bound: Option<(&crate::check::Checked, P
                 out.extend_from_slice(b"PATTERN pattern: ");
                 out.extend_from_slice(text);
                 out.extend_from_slice(b" type: ");
+                // (the filter's state: the pattern's parent)
+                let filter = nodes.iter().find(|p| p.left == Some(i)).and_then(|p| p.src);
+                let live = bound.filter(|_| evaluated).zip(filter);
                 match kind {
-                    Some(true) => out.extend_from_slice(b"inverted regex used=0"),
-                    Some(false) => out.extend_from_slice(b"regex used=0"),
-                    None => out.extend_from_slice(b"exact match inst=-1"),
+                    Some(invert) => {
+                        let (used, seen) = live.map_or((0, None), |(ev, f)| ev.pattern_state(f));
+                        let inverted = if *invert { "inverted " } else { "" };
+                        let _ = write!(out, "{inverted}regex used={used}");
+                        if let Some((all, hits)) = seen {
+                            let _ = write!(out, " ({all} instances, {hits} matches)");
+                        }
+                    }
+                    None => {
+                        let inst = live.and_then(|(ev, f)| ev.filter_inst(f)).unwrap_or(-1);
+                        let _ = write!(out, "exact match inst={inst}");
+                    }
                 }
                 out.push(b'\n');
                 continue;
@@ -250,26 +339,80 @@ fn dump(out: &mut Vec<u8>, expr: &Expr, bound: Option<(&crate::check::Checked, P
             _ => {}
         }
         out.push(b'\n');
-        if let (Some((checked, _)), Some(id)) = (bound, n.src) {
-            let info = &checked[id];
-            let own = if matches!(n.kind, Kind::Leaf("NAME", _)) { info.pmid } else { PmId::NULL };
-            let shown = |p: PmId| if p.is_null() { "PM_ID_NULL".to_string() } else { p.to_string() };
-            let defined = matches!(n.kind, Kind::Op("DEFINED"));
-            let numval = u8::from(defined);
-            let _ = write!(out, "    PMID: {} ({} from pmDesc) numval: {numval}", shown(own), shown(desc_pmid[i]));
-            if info.div != 1 {
-                let _ = write!(out, " div_scale: {}", info.div);
-            }
-            if info.mul != 1 {
-                let _ = write!(out, " mul_scale: {}", info.mul);
-            }
-            out.push(b'\n');
-            let _ = write!(out, "{}", Desc { pmid: desc_pmid[i], ..info.desc });
+        let (Some(ev), Some(id)) = (bound, n.src) else { continue };
+        let info = &ev.checked()[id];
+        let own = if matches!(n.kind, Kind::Leaf("NAME", _)) { info.pmid } else { PmId::NULL };
+        let shown = |p: PmId| if p.is_null() { "PM_ID_NULL".to_string() } else { p.to_string() };
+        let defined = matches!(n.kind, Kind::Op("DEFINED"));
+        // (the ternary's COLON node has no values of its own)
+        let colon = matches!(n.kind, Kind::Op("COLON"));
+        let empty: crate::eval::Vals = Ok(Vec::new());
+        let (cur, last) = if evaluated && !colon { ev.node_values(id) } else { (&empty, &empty) };
+        let numval = if evaluated { crate::eval::numval(cur) } else { i32::from(defined) };
+        let _ = write!(out, "    PMID: {} ({} from pmDesc) numval: {numval}", shown(own), shown(desc_pmid[i]));
+        if info.div != 1 {
+            let _ = write!(out, " div_scale: {}", info.div);
+        }
+        if info.mul != 1 {
+            let _ = write!(out, " mul_scale: {}", info.mul);
+        }
+        out.push(b'\n');
+        let _ = write!(out, "{}", Desc { pmid: desc_pmid[i], ..info.desc });
+        if !evaluated {
             if defined {
                 let _ = writeln!(out, "[0] inst=-1, val={}", u8::from(info.defined));
             }
+            continue;
+        }
+        let (cur, last) = (cur.as_deref().unwrap_or_default(), last.as_deref().unwrap_or_default());
+        for j in 0..cur.len().max(last.len()) {
+            let _ = write!(out, "[{j}]");
+            if let Some((inst, v)) = cur.get(j) {
+                let _ = write!(out, " inst={inst}, val=");
+                dump_value(out, info.desc.ty, v);
+            }
+            if let Some((inst, v)) = last.get(j) {
+                let _ = write!(out, " (last inst={inst}, val=");
+                dump_value(out, info.desc.ty, v);
+                out.push(b')');
+            }
+            out.push(b'\n');
         }
     }
+}
+
+/// The stand-in address of the node of libpcp's tree that stands for our
+/// node `i` (the first, where it adds one: a ternary's QUEST).
+fn address_of(ev: &Evaluator, i: usize) -> (Vec<CNode>, usize) {
+    let nodes = c_tree(ev.expr(), ev.addr_base());
+    let at = nodes.iter().position(|n| n.src.map(|s| s.index()) == Some(i)).unwrap_or(0);
+    (nodes, at)
+}
+
+/// `eval_expr`'s trace of an `x[name]` node `filter` whose instance name
+/// is not in the instance domain (`pmLookupInDom` failed).
+pub(crate) fn write_lookup_failed(
+    out: &mut Vec<u8>,
+    ev: &Evaluator,
+    filter: usize,
+    indom: pcp_core::InDom,
+    name: &[u8],
+) {
+    let (nodes, at) = address_of(ev, filter);
+    let addr = nodes.get(at).map_or(ev.addr_base(), |n| n.addr);
+    let _ = write!(out, "eval_expr: expr node {addr:#x} type=FILTERINST pmLookupInDom_ctx(...,{indom},");
+    out.extend_from_slice(name);
+    let _ = writeln!(out, ") failed: {}", pcp_core::PmError::PM_ERR_INST);
+}
+
+/// `regex_inst_gc(...)`'s trace of a culling of the instances a
+/// `matchinst()` node `filter` has seen.
+pub(crate) fn write_inst_gc(out: &mut Vec<u8>, ev: &Evaluator, filter: usize, scanned: usize, culled: usize) {
+    // (libpcp prints its pattern's address: here the PATTERN node's)
+    let (nodes, at) = address_of(ev, filter);
+    let at = at + 1;
+    let addr = nodes.get(at).map_or(ev.addr_base(), |n| n.addr);
+    let _ = writeln!(out, "regex_inst_gc({addr:#x}) {scanned} instances scanned, {culled} instances culled");
 }
 
 #[cfg(test)]
@@ -279,7 +422,7 @@ mod tests {
     fn shape(text: &str) -> String {
         let e = crate::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
         let mut out = Vec::new();
-        write_dump(&mut out, &e);
+        write_dump(&mut out, &e, 0x55d0_0000_0000);
         // number the addresses of the nodes in dump order, as the QA
         // filters do
         let s = String::from_utf8_lossy(&out).into_owned();

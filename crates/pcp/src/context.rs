@@ -6,7 +6,7 @@ use crate::local::{LocalNames, LocalSource, LocalSpec};
 use crate::profile::Profile;
 use crate::source::{MetricSource, RemoteNames};
 pub use pcp_archive::replay::Mode;
-use pcp_core::debug::Trace;
+use pcp_core::debug::{DebugFlag, Trace};
 use pcp_core::error::Subject;
 use pcp_core::{Desc, Error, FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
 use pcp_pmns::{LoadOptions, Pmns};
@@ -399,6 +399,16 @@ impl Context {
         v.derived.take_evaluators_into(pmids, &mut evaluators);
         let mut list = std::mem::take(&mut self.derived.asked);
         pcp_derived::prefetch_into(pmids, &evaluators, &mut list);
+        let trace = self.trace();
+        if list.len() > pmids.len() && trace.on(DebugFlag::Derive) && trace.on(DebugFlag::Appl2) {
+            let added = &list[pmids.len()..];
+            let mut t = format!("derived metrics prefetch added {} metrics:", added.len());
+            for p in added {
+                t.push_str(&format!(" {p}"));
+            }
+            t.push('\n');
+            trace.write_bytes(t.as_bytes());
+        }
         // (the source's result is filled in the one of the last fetch)
         let mut r = std::mem::take(&mut self.derived.fetched);
         let fetched = self.fetch_source_into(&list, &mut r);

@@ -474,6 +474,9 @@ pub(crate) struct Bound {
     /// The anonymous metrics bound so far (by PMID item bit), for the
     /// trace.
     pub(crate) anon_bound: std::sync::atomic::AtomicU8,
+    /// Where the stand-in node addresses of trace dumps come from (the
+    /// registry's, once the context has its metrics).
+    pub(crate) addresses: pcp_derived::trace::Addresses,
 }
 
 impl Bound {
@@ -485,6 +488,7 @@ impl Bound {
             counter_decrease: self.counter_decrease,
             parse: self.parse.clone(),
             messages: self.messages.clone(),
+            addresses: self.addresses.clone(),
             ..Default::default()
         }
     }
@@ -498,6 +502,7 @@ impl Bound {
     ) -> pcp_derived::Evaluator {
         let mut ev = pcp_derived::Evaluator::with_patterns(tree, checked, &mut lock(&self.patterns));
         ev.set_counter_decrease(self.counter_decrease);
+        ev.set_trace(self.messages.clone(), &self.addresses);
         ev
     }
 }

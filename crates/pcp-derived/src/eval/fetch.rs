@@ -2,6 +2,7 @@
 //! the derived metrics' values put into its result (`__dmpostfetch`).
 
 use super::{Evaluator, Instances};
+use pcp_core::debug::DebugFlag;
 use pcp_core::{FetchResult, PmError, PmId, ValueSet};
 use std::borrow::{Borrow, BorrowMut};
 use std::collections::HashMap;
@@ -112,7 +113,16 @@ pub fn postfetch_into<E: BorrowMut<Evaluator>>(
             ValueSet { pmid: set.pmid, values }
         } else {
             match by_pmid.find(evaluators, set.pmid).and_then(|i| evaluators.get_mut(i)) {
-                Some(ev) => ev.borrow_mut().evaluate_into(result, names, room),
+                Some(ev) => {
+                    let ev = ev.borrow_mut();
+                    let made = ev.evaluate_into(result, names, room);
+                    if ev.trace.on(DebugFlag::Derive) && ev.trace.on(DebugFlag::Appl2) {
+                        let mut t = Vec::new();
+                        crate::trace::write_values(&mut t, k, made.numval(), ev);
+                        ev.trace.write_bytes(&t);
+                    }
+                    made
+                }
                 None => ValueSet { pmid: set.pmid, values: Err(PmError::PM_ERR_PMID) },
             }
         };

@@ -44,8 +44,22 @@ impl Evaluator {
         for (k, (inst, a)) in cur.iter().enumerate() {
             let mut j = if k < last.len() { k } else { 0 };
             if last.get(j).map(|v| v.0) != Some(*inst) {
+                let traced = self.traces_matching(&[x]);
+                if traced {
+                    let name = if f == Func::Delta { "DELTA" } else { "RATE" };
+                    let was = last.get(j).map_or(0, |v| v.0);
+                    let at = out.len();
+                    self.trace.write(format_args!(
+                        "eval_expr: {name}: inst[{at}] mismatch left [{k}]={inst} last [{j}]={was}\n"
+                    ));
+                }
                 match last.iter().position(|v| v.0 == *inst) {
-                    Some(p) => j = p,
+                    Some(p) => {
+                        if traced {
+                            self.trace.write(format_args!("eval_expr: recover @ last [{p}]={inst}\n"));
+                        }
+                        j = p
+                    }
                     None => continue,
                 }
             }

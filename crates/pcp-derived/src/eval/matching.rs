@@ -2,6 +2,7 @@
 //! matches an evaluator remembers between fetches.
 
 use super::{Evaluator, Instances};
+use pcp_core::debug::DebugFlag;
 use pcp_core::{PmError, Timestamp};
 use std::collections::HashMap;
 
@@ -31,7 +32,18 @@ pub(super) struct Matches {
     /// Instance -> (matches, times seen since culling).
     seen: HashMap<i32, (bool, u32)>,
     /// Evaluations since culling.
-    used: u32,
+    pub(super) used: u32,
+    /// Whether an instance has ever been seen (libpcp's table of them
+    /// exists from then on).
+    grown: bool,
+}
+
+impl Matches {
+    /// How many instances are remembered and how many of them match,
+    /// once any has been.
+    pub(super) fn seen_counts(&self) -> Option<(usize, usize)> {
+        self.grown.then(|| (self.seen.len(), self.seen.values().filter(|m| m.0).count()))
+    }
 }
 
 /// A POSIX extended regular expression (as glibc's `regcomp` with
@@ -60,6 +72,11 @@ impl Evaluator {
         if !self.vals(x).is_empty() {
             if self.state[i].inst.is_none() {
                 self.state[i].inst = names.inst_id(indom, name, stamp);
+                if self.state[i].inst.is_none() && self.trace.on(DebugFlag::Derive) && self.trace.on(DebugFlag::Appl2) {
+                    let mut t = Vec::new();
+                    crate::trace::write_lookup_failed(&mut t, self, i, indom, name);
+                    self.trace.write_bytes(&t);
+                }
             }
             if let Some(inst) = self.state[i].inst {
                 if let Some(v) = self.vals(x).iter().find(|(j, _)| *j == inst) {
@@ -104,6 +121,7 @@ impl Evaluator {
                         None => false,
                     };
                     matches.seen.insert(inst, (m, 0));
+                    matches.grown = true;
                     m
                 }
             };
@@ -116,7 +134,13 @@ impl Evaluator {
         }
         matches.used += 1;
         if matches.used >= REGEX_COMPACT {
+            let scanned = matches.seen.len();
             matches.seen.retain(|_, m| m.1 >= REGEX_COMPACT / 2);
+            if self.trace.on(DebugFlag::Derive) && self.trace.on(DebugFlag::Appl2) {
+                let mut t = Vec::new();
+                crate::trace::write_inst_gc(&mut t, self, i, scanned, scanned - matches.seen.len());
+                self.trace.write_bytes(&t);
+            }
             matches.seen.values_mut().for_each(|m| m.1 = 0);
             matches.used = 0;
         }

@@ -134,8 +134,21 @@ impl Evaluator {
             let (Some(x), Some(y)) = (lv.get(a), rv.get(b)) else { break };
             let mut y = y;
             if lind && rind && x.0 != y.0 {
+                let traced = self.traces_matching(&[l, r]);
+                if traced {
+                    let k = out.len();
+                    self.trace.write(format_args!(
+                        "eval_expr: {}: inst[{k}] mismatch left [{a}]={} right [{b}]={}\n",
+                        op.node_name(),
+                        x.0,
+                        y.0
+                    ));
+                }
                 match rv.iter().position(|v| v.0 == x.0) {
                     Some(p) => {
+                        if traced {
+                            self.trace.write(format_args!("eval_expr: recover @ right [{p}]={}\n", rv[p].0));
+                        }
                         b = p;
                         y = &rv[p];
                     }

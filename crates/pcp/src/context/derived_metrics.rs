@@ -30,6 +30,7 @@ impl Context {
             self.trace().write(format_args!("__dmopencontext(->ctx 0) called, {n} derived metrics\n"));
         }
         self.take_in_now(registry.metrics());
+        self.derived.addresses = registry.addresses().clone();
         self.derived.limit = registry.limit();
         self.derived.counter_decrease = registry.counter_decrease();
     }
@@ -45,6 +46,7 @@ impl Context {
     pub fn use_registry(&mut self, registry: &crate::derived::SharedRegistry) {
         let (limit, rule) = {
             let r = registry.read();
+            self.derived.addresses = r.addresses().clone();
             (r.limit(), r.counter_decrease())
         };
         self.derived.limit = limit;
@@ -322,12 +324,13 @@ impl Context {
                     Err(_) => Binding::Failed(None),
                     Ok(tree) => match pcp_derived::check::check(&m.name, m.pmid, &tree, &mut ContextCatalog(self)) {
                         Ok(checked) => {
+                            let ev = self.derived.evaluator(tree, checked);
                             if self.trace().on(DebugFlag::Derive) && self.trace().on(DebugFlag::Appl1) {
                                 let mut d = Vec::new();
-                                pcp_derived::trace::write_bound_dump(&mut d, &tree, &checked, m.pmid);
+                                pcp_derived::trace::write_bound_dump(&mut d, &ev);
                                 dump = Some(d);
                             }
-                            Binding::Bound(Box::new(self.derived.evaluator(tree, checked)))
+                            Binding::Bound(Box::new(ev))
                         }
                         // the stock configuration stays as quiet as 6.0.3
                         Err(e) if m.startup && e.beyond_6_0_3() => Binding::Failed(None),
