@@ -50,9 +50,10 @@ pub trait Instances {
     /// (`pmNameInDom`), or `None`.
     #[doc(alias = "pmNameInDom")]
     fn inst_name(&mut self, indom: InDom, inst: i32, at: Timestamp) -> Option<Vec<u8>>;
-    /// The instance of `indom` named `name` (`pmLookupInDom`), or `None`.
+    /// The instance of `indom` named `name` (`pmLookupInDom`), or why
+    /// there is none.
     #[doc(alias = "pmLookupInDom")]
-    fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Option<i32>;
+    fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Result<i32, PmError>;
     /// All instances of `indom` at time `at` (`pmGetInDom`), for a
     /// `mkconst(..., meta=m)` whose metric has an instance domain.
     #[doc(alias = "pmGetInDom")]
@@ -67,8 +68,8 @@ impl Instances for NoInstances {
     fn inst_name(&mut self, _: InDom, _: i32, _: Timestamp) -> Option<Vec<u8>> {
         None
     }
-    fn inst_id(&mut self, _: InDom, _: &[u8], _: Timestamp) -> Option<i32> {
-        None
+    fn inst_id(&mut self, _: InDom, _: &[u8], _: Timestamp) -> Result<i32, PmError> {
+        Err(PmError::PM_ERR_INDOM)
     }
     fn instances(&mut self, _: InDom, _: Timestamp) -> Result<Vec<i32>, PmError> {
         Err(PmError::PM_ERR_INDOM)

@@ -196,39 +196,46 @@ pub fn write_values(out: &mut Vec<u8>, k: usize, numval: i32, ev: &Evaluator) {
     let cur = if numval > 0 { cur.as_deref().unwrap_or_default() } else { &[] };
     for (j, (inst, v)) in cur.iter().enumerate() {
         let _ = write!(out, " vset[{j}]: inst={inst}");
-        let f = |x: f64| pcp_core::support::cfmt::sprintf_f64("%f", &[], x).unwrap_or_default();
-        let _ = match (ty, v) {
-            (MetricType::I32, AtomValue::I32(x)) => write!(out, " l={x}"),
-            (MetricType::U32, AtomValue::U32(x)) => write!(out, " u={x}"),
-            (MetricType::I64, AtomValue::I64(x)) => write!(out, " ll={x}"),
-            (MetricType::U64, AtomValue::U64(x)) => write!(out, " ul={x}"),
-            (MetricType::FLOAT, AtomValue::Float(x)) => write!(out, " f={}", f(f64::from(*x))),
-            (MetricType::DOUBLE, AtomValue::Double(x)) => write!(out, " d={}", f(*x)),
-            (MetricType::STRING, AtomValue::String(x)) => {
-                out.extend_from_slice(b" cp=");
-                out.extend_from_slice(x);
-                write!(out, " (len={})", x.len() + 1)
+        match c_value(ty, v, "%f") {
+            Some((member, text)) => {
+                let _ = write!(out, " {member}=");
+                out.extend_from_slice(&text);
+                if let AtomValue::String(x) = v {
+                    let _ = write!(out, " (len={})", x.len() + 1);
+                }
             }
-            _ => write!(out, " vbp={:#x} (len=0)", ev.addr_base() + 0x20),
-        };
+            None => {
+                let _ = write!(out, " vbp={:#x} (len=0)", ev.addr_base() + 0x20);
+            }
+        }
     }
     out.push(b'\n');
     dump(out, ev.expr(), ev.addr_base(), Some((ev, true)));
 }
 
+/// A value of type `ty` as libpcp prints it from its `pmAtomValue`
+/// union: the member's name and the text (floating point ones with
+/// `float`, a printf format); `None` for the types it does not print.
+fn c_value(ty: MetricType, v: &AtomValue, float: &str) -> Option<(&'static str, Vec<u8>)> {
+    let f = |x: f64| pcp_core::support::cfmt::sprintf_f64(float, &[], x).unwrap_or_default().into_bytes();
+    Some(match (ty, v) {
+        (MetricType::I32, AtomValue::I32(x)) => ("l", x.to_string().into_bytes()),
+        (MetricType::U32, AtomValue::U32(x)) => ("u", x.to_string().into_bytes()),
+        (MetricType::I64, AtomValue::I64(x)) => ("ll", x.to_string().into_bytes()),
+        (MetricType::U64, AtomValue::U64(x)) => ("ul", x.to_string().into_bytes()),
+        (MetricType::FLOAT, AtomValue::Float(x)) => ("f", f(f64::from(*x))),
+        (MetricType::DOUBLE, AtomValue::Double(x)) => ("d", f(*x)),
+        (MetricType::STRING, AtomValue::String(x)) => ("cp", x.clone()),
+        _ => return None,
+    })
+}
+
 /// `dump_value`: a node's value as libpcp's dump shows it.
 fn dump_value(out: &mut Vec<u8>, ty: MetricType, v: &AtomValue) {
-    let g = |x: f64| pcp_core::support::cfmt::sprintf_f64("%g", &[], x).unwrap_or_default();
-    let _ = match (ty, v) {
-        (MetricType::I32, AtomValue::I32(x)) => write!(out, "{x}"),
-        (MetricType::U32, AtomValue::U32(x)) => write!(out, "{x}"),
-        (MetricType::I64, AtomValue::I64(x)) => write!(out, "{x}"),
-        (MetricType::U64, AtomValue::U64(x)) => write!(out, "{x}"),
-        (MetricType::FLOAT, AtomValue::Float(x)) => write!(out, "{}", g(f64::from(*x))),
-        (MetricType::DOUBLE, AtomValue::Double(x)) => write!(out, "{}", g(*x)),
-        (MetricType::STRING, AtomValue::String(x)) => out.write_all(x),
-        _ => write!(out, "[blob]"),
-    };
+    match c_value(ty, v, "%g") {
+        Some((_, text)) => out.extend_from_slice(&text),
+        None => out.extend_from_slice(b"[blob]"),
+    }
 }
 
 fn ptr(out: &mut Vec<u8>, nodes: &[CNode], i: Option<usize>) {
@@ -397,12 +404,13 @@ pub(crate) fn write_lookup_failed(
     filter: usize,
     indom: pcp_core::InDom,
     name: &[u8],
+    err: pcp_core::PmError,
 ) {
     let (nodes, at) = address_of(ev, filter);
     let addr = nodes.get(at).map_or(ev.addr_base(), |n| n.addr);
     let _ = write!(out, "eval_expr: expr node {addr:#x} type=FILTERINST pmLookupInDom_ctx(...,{indom},");
     out.extend_from_slice(name);
-    let _ = writeln!(out, ") failed: {}", pcp_core::PmError::PM_ERR_INST);
+    let _ = writeln!(out, ") failed: {err}");
 }
 
 /// `regex_inst_gc(...)`'s trace of a culling of the instances a

@@ -60,10 +60,10 @@ impl Instances for Meta<'_> {
     fn inst_name(&mut self, indom: InDom, inst: i32, at: Timestamp) -> Option<Vec<u8>> {
         self.indom(indom, at)?.iter().find(|i| i.0 == inst).and_then(|i| i.1.map(<[u8]>::to_vec))
     }
-    fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Option<i32> {
-        let list = self.indom(indom, at)?;
+    fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Result<i32, PmError> {
+        let list = self.indom(indom, at).ok_or(PmError::PM_ERR_INDOM)?;
         let found = list.iter().find(|i| i.1 == Some(name)).map(|i| i.0);
-        found
+        found.ok_or(PmError::PM_ERR_INST)
     }
     fn instances(&mut self, indom: InDom, at: Timestamp) -> Result<Vec<i32>, PmError> {
         self.indom(indom, at).map(|l| l.iter().map(|i| i.0).collect()).ok_or(PmError::PM_ERR_INDOM)

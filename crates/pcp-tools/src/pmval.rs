@@ -117,6 +117,10 @@ fn pmval(
         wait_for_start(&window, out)?;
     }
     let sampled = sample(&mut rep, &mut src.ctx, sampling, out, err);
+    if sampled.is_ok() {
+        // done: pmDestroyContext (what it traces is written out)
+        src.ctx.trace_destroy();
+    }
     // (what the last requests traced)
     err.write_all(&src.ctx.take_messages())?;
     sampled

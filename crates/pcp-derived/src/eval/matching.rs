@@ -71,11 +71,15 @@ impl Evaluator {
         let mut out = self.out_buf(i, 1);
         if !self.vals(x).is_empty() {
             if self.state[i].inst.is_none() {
-                self.state[i].inst = names.inst_id(indom, name, stamp);
-                if self.state[i].inst.is_none() && self.trace.on(DebugFlag::Derive) && self.trace.on(DebugFlag::Appl2) {
-                    let mut t = Vec::new();
-                    crate::trace::write_lookup_failed(&mut t, self, i, indom, name);
-                    self.trace.write_bytes(&t);
+                match names.inst_id(indom, name, stamp) {
+                    Ok(inst) => self.state[i].inst = Some(inst),
+                    Err(e) => {
+                        if self.trace.on(DebugFlag::Derive) && self.trace.on(DebugFlag::Appl2) {
+                            let mut t = Vec::new();
+                            crate::trace::write_lookup_failed(&mut t, self, i, indom, name, e);
+                            self.trace.write_bytes(&t);
+                        }
+                    }
                 }
             }
             if let Some(inst) = self.state[i].inst {

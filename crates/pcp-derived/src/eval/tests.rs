@@ -37,10 +37,12 @@ impl Instances for Fake {
         let names: [&[u8]; 3] = [b"zero", b"one two", b"two"];
         (indom == IND).then(|| names.get(inst as usize).map(|n| n.to_vec())).flatten()
     }
-    fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Option<i32> {
-        (0..3).find(|&i| {
-            self.inst_name(indom, i, at).is_some_and(|n| n == name || n.starts_with(b"one ") && name == b"one")
-        })
+    fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Result<i32, PmError> {
+        (0..3)
+            .find(|&i| {
+                self.inst_name(indom, i, at).is_some_and(|n| n == name || n.starts_with(b"one ") && name == b"one")
+            })
+            .ok_or(PmError::PM_ERR_INST)
     }
     fn instances(&mut self, indom: InDom, _: Timestamp) -> Result<Vec<i32>, PmError> {
         if indom == IND {

@@ -283,6 +283,19 @@ impl Context {
         }
     }
 
+    /// What libpcp traces under `-Dderive` when the context is destroyed
+    /// (`__dmclosecontext`): its count of derived metrics (the address of
+    /// its table of them is a stand-in).
+    #[doc(alias = "__dmclosecontext")]
+    pub fn trace_destroy(&self) {
+        if self.trace().on(DebugFlag::Derive) {
+            // (the anonymous metrics are libpcp's too)
+            let n = self.view().derived.iter().count() + crate::derived::ANON.len();
+            let addr = self.derived.addresses.reserve(1);
+            self.trace().write(format_args!("__dmclosecontext(->ctx 0) called dm->{addr:#x} {n} metrics\n"));
+        }
+    }
+
     /// What libpcp's checker says of a failure under `-Dderive,appl1`
     /// before its report.
     fn trace_check_detail(&self, e: &pcp_derived::check::SemanticError) {
@@ -403,8 +416,8 @@ impl pcp_derived::Instances for ContextInstances<'_> {
         self.0.indom_source(indom).ok()?.instance_name(indom, inst, at).ok()
     }
 
-    fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Option<i32> {
-        self.0.indom_source(indom).ok()?.instance_id(indom, name, at).ok()
+    fn inst_id(&mut self, indom: InDom, name: &[u8], at: Timestamp) -> Result<i32, PmError> {
+        self.0.indom_source(indom)?.instance_id(indom, name, at)
     }
 
     fn instances(&mut self, indom: InDom, at: Timestamp) -> Result<Vec<i32>, PmError> {
