@@ -98,6 +98,10 @@ struct Pminfo<'a> {
     zone: Zone,
     /// Fetch with libpcp's positioning at the `-O` origin.
     fetch_from_origin: bool,
+    /// Fetch each archive metric when it is reported rather than ahead
+    /// (under `-Dderive`, whose trace of the fetches then comes where
+    /// libpcp's does).
+    fetch_each: bool,
     /// For a host context, pminfo's running guess at the size of the
     /// `PDU_PMNS_NAMES` request for the batch.
     pdusize: Option<usize>,
@@ -129,6 +133,7 @@ impl<'a> Pminfo<'a> {
             origin: None,
             zone: Zone::utc(),
             fetch_from_origin: false,
+            fetch_each: false,
             pdusize: None,
         }
     }
@@ -326,6 +331,10 @@ impl<'a> Pminfo<'a> {
         if ctx.archive_source().is_none() {
             return;
         }
+        if ctx.trace().on(pcp::debug::DebugFlag::Derive) {
+            self.fetch_each = true;
+            return;
+        }
         let mut names = Vec::new();
         let mut add = |n: &str| names.push(n.to_string());
         if operands.is_empty() {
@@ -519,10 +528,19 @@ impl<'a> Pminfo<'a> {
         }
         if p.value || p.label || p.verify {
             if let Some(&pmid) = pmids.first().filter(|_| ctx.archive_source().is_some()) {
-                let fetched = self.fetched.get(&pmid).cloned().unwrap_or(Err(PmError::PM_ERR_EOL));
-                ctx.trace_read_ahead(&fetched);
-                self.err.write_all(&ctx.take_messages())?;
-                match fetched {
+                let found = if self.fetch_each {
+                    // pmSetMode(PM_MODE_FORW, origin) before each fetch
+                    let origin = self.origin.unwrap_or_else(|| ctx.origin());
+                    let r = ctx.set_mode(pcp::context::Mode::Forw, origin, 0).and_then(|()| ctx.fetch(&[pmid]));
+                    self.err.write_all(&ctx.take_messages())?;
+                    r
+                } else {
+                    let fetched = self.fetched.get(&pmid).cloned().unwrap_or(Err(PmError::PM_ERR_EOL));
+                    ctx.trace_read_ahead(&fetched);
+                    self.err.write_all(&ctx.take_messages())?;
+                    fetched
+                };
+                match found {
                     Ok(r) => {
                         // the fetch moves the context to the record's time
                         ctx.set_origin(r.timestamp);

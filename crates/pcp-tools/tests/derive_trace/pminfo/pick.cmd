@@ -1,0 +1,11 @@
+-a
+../pcp-archive/tests/fixtures/v2
+-Dderive,appl1,appl2
+-c
+tests/derive_trace/trace.conf
+-f
+t.pick
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

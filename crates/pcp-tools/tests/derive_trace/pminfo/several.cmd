@@ -1,0 +1,13 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-Dderive,appl2
+-c
+tests/derive_trace/trace.conf
+-f
+t.delta
+t.u64
+t.scale
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/dyn
+-t
+1
+-Dderive,appl2
+d.sum
+--env
+PCP_DERIVED_CONFIG=tests/derive_trace/dyn.conf
+TZ=UTC
+LC_ALL=C

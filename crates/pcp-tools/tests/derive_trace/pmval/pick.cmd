@@ -1,0 +1,10 @@
+-a
+../pcp-archive/tests/fixtures/v3
+-t
+0.5
+-Dderive,appl2
+t.pick
+--env
+PCP_DERIVED_CONFIG=tests/derive_trace/trace.conf
+TZ=UTC
+LC_ALL=C
