@@ -47,6 +47,7 @@ mod cache;
 mod files;
 pub mod labels;
 pub mod parse;
+pub mod proc;
 mod scan;
 mod source;
 mod table;
@@ -121,8 +122,8 @@ pub struct MetricDef {
     pub pmid: PmId,
     /// The value type.
     pub ty: MetricType,
-    /// The instance domain's serial (domain 60), or `None` for a singular
-    /// metric.
+    /// The instance domain's serial (in the metric's domain), or `None`
+    /// for a singular metric.
     pub indom: Option<u32>,
     /// The semantics.
     pub sem: Semantics,
@@ -143,7 +144,7 @@ impl MetricDef {
         Desc {
             pmid: self.pmid,
             ty: self.ty,
-            indom: self.indom.map_or(InDom::NULL, |s| InDom::new(LINUX_DOMAIN, s)),
+            indom: self.indom.map_or(InDom::NULL, |s| InDom::new(self.pmid.domain(), s)),
             sem: self.sem,
             units: self.units,
         }

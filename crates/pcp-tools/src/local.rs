@@ -5,7 +5,9 @@
 //! A local context runs PCP's Linux PMDA inside the tool, and that PMDA
 //! takes its test settings from the environment: `LINUX_STATSPATH` (the
 //! root its /proc and /sys files are read under), `LINUX_HERTZ`,
-//! `LINUX_PAGESIZE` and `LINUX_NCPUS`. The tools read them here, so a
+//! `LINUX_PAGESIZE` and `LINUX_NCPUS`, as the proc PMDA takes
+//! `PROC_STATSPATH`, `PROC_HERTZ`, `PROC_PAGESIZE` and `PROC_THREADS`.
+//! The tools read them here, so a
 //! local context over a snapshot of files works as PCP's does (the golden
 //! tests use the snapshot committed in crates/pcp-linux/tests/snapshot).
 
@@ -38,6 +40,19 @@ pub fn open(env: &[(Vec<u8>, Vec<u8>)], agents: &Agents, pmns: Option<Pmns>) -> 
     }
     if let Some(n) = var("LINUX_NCPUS") {
         spec.linux.ncpus = Some(u32::try_from(atoi(n)).unwrap_or(0));
+    }
+    // and the proc PMDA its own
+    if let Some(root) = var("PROC_STATSPATH") {
+        spec.proc_files = RootFiles::new(String::from_utf8_lossy(root).into_owned());
+    }
+    if let Some(hz) = var("PROC_HERTZ") {
+        spec.proc.hz = u32::try_from(atoi(hz)).unwrap_or(1).max(1);
+    }
+    if let Some(size) = var("PROC_PAGESIZE") {
+        spec.proc.page_size = atoi(size) as u32;
+    }
+    if let Some(t) = var("PROC_THREADS") {
+        spec.proc.threads = atoi(t) != 0;
     }
     let (ctx, diagnostics) = Context::open_local_with(spec);
     (ctx.map_err(pcp::PmError::from), diagnostics)

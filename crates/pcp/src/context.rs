@@ -200,6 +200,10 @@ impl Context {
                 Err(e) => return (Err(e), diagnostics),
             },
         };
+        let mut pmns = pmns;
+        if !loaded {
+            crate::local::graft_proc_names(&mut pmns, &src);
+        }
         let mut ctx = Context::new(Some(Box::new(src)), pmns, PmnsLocation::Local, Timestamp::default());
         ctx.loaded = loaded;
         (Ok(ctx), diagnostics)

@@ -7,7 +7,8 @@
 //! - `linux` (domain 60): the Linux PMDA's metrics that `pcp_linux`
 //!   serves, under the PMDA's names, PMIDs, instance domains, help texts
 //!   and labels;
-//! - `proc` (domain 3): `proc.nprocs` alone.
+//! - `proc` (domain 3): the proc PMDA's per-process metrics that
+//!   `pcp_linux::proc` serves, with its instance names and labels.
 //!
 //! Metrics of any other domain are `PM_ERR_NOAGENT` ("No PMCD agent for
 //! domain of request"), as they are in PCP for a PMDA that is not loaded,
@@ -24,6 +25,7 @@ use crate::profile::Profile;
 use crate::source::MetricSource;
 use pcp_core::labels::{add_labels, flags, parse_label_set, LabelSet};
 use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp, ValueSet};
+use pcp_linux::proc::{ProcOptions, ProcSource};
 use pcp_linux::{Files, LinuxSource, RootFiles, LINUX_DOMAIN, PROC_DOMAIN};
 use pcp_pmns::Pmns;
 use std::path::{Path, PathBuf};
@@ -232,6 +234,11 @@ pub struct LocalSpec {
     pub sysconf_dir: Option<PathBuf>,
     /// `$PCP_PMDAS_DIR`, where agents added by a spec are looked for.
     pub pmdas_dir: String,
+    /// The files the proc agent reads processes from (its
+    /// `$PROC_STATSPATH`), apart from the Linux agent's.
+    pub proc_files: RootFiles,
+    /// The proc agent's settings.
+    pub proc: ProcOptions,
 }
 
 impl LocalSpec {
@@ -249,6 +256,8 @@ impl LocalSpec {
             names: LocalNames::Default,
             sysconf_dir: Some(crate::config::get("PCP_SYSCONF_DIR").unwrap_or_else(|| "/etc/pcp".into()).into()),
             pmdas_dir: pmdas_dir(),
+            proc_files: RootFiles::new("/"),
+            proc: ProcOptions::from_system(),
         }
     }
 
@@ -258,9 +267,12 @@ impl LocalSpec {
     /// so nothing outside `root` is read but the process's user and
     /// group.
     pub fn snapshot(root: impl Into<PathBuf>) -> LocalSpec {
+        let root = root.into();
         let mut linux = pcp_linux::Options::from_system();
         linux.pmda_cache_dir = None;
         LocalSpec {
+            proc_files: RootFiles::snapshot(&root),
+            proc: ProcOptions::from_system(),
             files: RootFiles::snapshot(root),
             linux,
             agents: Agents::default(),
@@ -277,6 +289,8 @@ pub struct LocalSource {
     /// Behind a lock: reading instance domains updates the agent's
     /// instance caches, from behind the context's shared references.
     linux: Mutex<LinuxSource<RootFiles>>,
+    /// The proc agent, behind its own lock.
+    proc: Mutex<ProcSource<RootFiles>>,
     /// The domains with an agent.
     served: Vec<u32>,
     hostname: String,
@@ -291,7 +305,22 @@ pub fn now() -> Timestamp {
 
 /// The names of every metric served, for the built-in name space.
 pub fn builtin_names() -> impl Iterator<Item = (&'static str, PmId)> {
-    pcp_linux::metrics().iter().map(|m| (m.name, m.pmid))
+    let linux = pcp_linux::metrics().iter().filter(|m| m.pmid.domain() != PROC_DOMAIN);
+    linux.chain(pcp_linux::proc::metrics()).map(|m| (m.name, m.pmid))
+}
+
+/// Put the proc agent's names in place of the dynamic subtrees the name
+/// space has for them (`proc.psinfo 3:*:*` ...), as its agent expands
+/// them in PCP: every name under `proc`, in the agent's order.
+pub fn graft_proc_names(pmns: &mut Pmns, src: &LocalSource) {
+    if !src.serves(PROC_DOMAIN) || pmns.lookup("proc.nprocs").is_err() {
+        return;
+    }
+    for name in pmns.traverse("proc").unwrap_or_default() {
+        pmns.remove_name(&name);
+    }
+    let names = pcp_linux::proc::metrics().iter().filter(|m| m.name.starts_with("proc."));
+    pmns.add_names(names.map(|m| (m.name, m.pmid)));
 }
 
 /// A file's first line, without its line end.
@@ -315,6 +344,7 @@ impl LocalSource {
         let (served, warnings) = spec.agents.connect(&spec.pmdas_dir);
         let src = LocalSource {
             linux: Mutex::new(LinuxSource::with_files(files, spec.linux.clone())),
+            proc: Mutex::new(ProcSource::with_files(spec.proc_files.clone(), spec.proc.clone())),
             served,
             hostname,
             context_labels,
@@ -326,6 +356,10 @@ impl LocalSource {
         // a panic elsewhere cannot leave the caches half updated in a way
         // that matters more than losing them: carry on with them
         self.linux.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn proc(&self) -> MutexGuard<'_, ProcSource<RootFiles>> {
+        self.proc.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The host name (`pmGetContextHostName`): the machine's, as
@@ -342,6 +376,7 @@ impl LocalSource {
     pub fn dup(&self) -> LocalSource {
         LocalSource {
             linux: Mutex::new(self.linux().clone()),
+            proc: Mutex::new(self.proc().clone()),
             served: self.served.clone(),
             hostname: self.hostname.clone(),
             context_labels: self.context_labels.clone(),
@@ -363,6 +398,9 @@ impl LocalSource {
 
     fn metric(&self, pmid: PmId) -> PmResult<&'static pcp_linux::MetricDef> {
         self.agent(pmid.domain())?;
+        if pmid.domain() == PROC_DOMAIN {
+            return pcp_linux::proc::metric_by_pmid(pmid).ok_or(PmError::PM_ERR_PMID);
+        }
         pcp_linux::metric_by_pmid(pmid).ok_or(PmError::PM_ERR_PMID)
     }
 
@@ -380,8 +418,12 @@ impl LocalSource {
 
     /// `pmLookupInDomText`.
     #[doc(alias = "pmLookupInDomText")]
-    pub fn indom_text(&self, indom: InDom, _level: TextLevel) -> PmResult<Vec<u8>> {
+    pub fn indom_text(&self, indom: InDom, level: TextLevel) -> PmResult<Vec<u8>> {
         self.agent(indom.domain())?;
+        if indom.domain() == PROC_DOMAIN {
+            let text = pcp_linux::proc::indom_text(indom, level == TextLevel::Help);
+            return text.map(|t| t.as_bytes().to_vec()).ok_or(PmError::PM_ERR_TEXT);
+        }
         pcp_linux::indom_text(indom).map(|t| t.as_bytes().to_vec()).ok_or(PmError::PM_ERR_TEXT)
     }
 
@@ -389,6 +431,9 @@ impl LocalSource {
     #[doc(alias = "pmGetInDom")]
     pub fn instances(&self, indom: InDom) -> PmResult<Instances> {
         self.agent(indom.domain())?;
+        if indom.domain() == PROC_DOMAIN {
+            return Ok(self.proc().instances(indom)?.into_iter().unzip());
+        }
         let insts = self.linux().instances(indom)?;
         Ok(insts.into_iter().map(|(i, n)| (i, n.into_bytes())).unzip())
     }
@@ -398,14 +443,19 @@ impl LocalSource {
     /// agent are `PM_ERR_NOAGENT`.
     #[doc(alias = "pmFetch")]
     pub fn fetch(&self, pmids: &[PmId], now: Timestamp, wanted: &dyn Fn(InDom, i32) -> bool) -> FetchResult {
-        let served: Vec<PmId> = pmids.iter().copied().filter(|p| self.serves(p.domain())).collect();
+        let is_proc = |p: &PmId| p.domain() == PROC_DOMAIN;
+        let served: Vec<PmId> = pmids.iter().copied().filter(|p| self.serves(p.domain()) && !is_proc(p)).collect();
         let mut got = if served.is_empty() { Vec::new() } else { self.linux().fetch(&served, now, wanted).sets };
         got.reverse();
+        let procs: Vec<PmId> = pmids.iter().copied().filter(|p| self.serves(p.domain()) && is_proc(p)).collect();
+        let mut got_proc = if procs.is_empty() { Vec::new() } else { self.proc().fetch(&procs, now, wanted).sets };
+        got_proc.reverse();
         let sets = pmids
             .iter()
-            .map(|&pmid| match self.serves(pmid.domain()) {
-                true => got.pop().unwrap_or(ValueSet { pmid, values: Err(PmError::PM_ERR_PMID) }),
-                false => ValueSet { pmid, values: Err(PmError::PM_ERR_NOAGENT) },
+            .map(|&pmid| match (self.serves(pmid.domain()), is_proc(&pmid)) {
+                (true, false) => got.pop().unwrap_or(ValueSet { pmid, values: Err(PmError::PM_ERR_PMID) }),
+                (true, true) => got_proc.pop().unwrap_or(ValueSet { pmid, values: Err(PmError::PM_ERR_PMID) }),
+                (false, _) => ValueSet { pmid, values: Err(PmError::PM_ERR_NOAGENT) },
             })
             .collect();
         FetchResult { timestamp: now, sets }
@@ -450,6 +500,9 @@ impl LocalSource {
             let name = BUILT_IN.iter().find(|(d, _)| *d == domain).map_or("", |(_, n)| n);
             return Ok(vec![parse_label_set(format!(r#"{{"agent":"{name}"}}"#).as_bytes(), flags::DOMAIN)?]);
         }
+        if domain == PROC_DOMAIN && kind & flags::INSTANCES != 0 {
+            return self.proc_instance_labels(InDom(ident));
+        }
         if domain != LINUX_DOMAIN {
             return Ok(Vec::new());
         }
@@ -476,6 +529,23 @@ impl LocalSource {
     }
 }
 
+impl LocalSource {
+    /// The proc agent's instance labels: each process's pid.
+    fn proc_instance_labels(&self, indom: InDom) -> PmResult<Vec<LabelSet>> {
+        let Ok(insts) = self.proc().instances(indom) else { return Ok(Vec::new()) };
+        let mut out = Vec::with_capacity(insts.len());
+        for (inst, _) in insts {
+            let mut set = match pcp_linux::proc::instance_label(indom, inst) {
+                Some(j) => parse_label_set(j.as_bytes(), flags::INSTANCES)?,
+                None => LabelSet::default(),
+            };
+            set.inst = inst;
+            out.push(set);
+        }
+        Ok(out)
+    }
+}
+
 /// The built-in agents' metrics, read from the machine's files now.
 impl MetricSource for LocalSource {
     fn desc(&self, pmid: PmId) -> PmResult<Desc> {
@@ -490,7 +560,8 @@ impl MetricSource for LocalSource {
     /// [`pmda_instance_by_name`]).
     fn instance_id(&self, indom: InDom, name: &[u8], _: Timestamp) -> PmResult<i32> {
         let (ids, names) = LocalSource::instances(self, indom)?;
-        pmda_instance_by_name(&names, name).map(|k| ids[k]).ok_or(PmError::PM_ERR_INST)
+        let name = ProcSource::<RootFiles>::normalise_name(indom, name);
+        pmda_instance_by_name(&names, &name).map(|k| ids[k]).ok_or(PmError::PM_ERR_INST)
     }
 
     fn text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {

@@ -479,7 +479,7 @@ fn count32(n: usize) -> u32 {
 }
 
 /// An unsigned quantity as a value of the metric's type.
-fn num(ty: MetricType, v: u64) -> AtomValue {
+pub(crate) fn num(ty: MetricType, v: u64) -> AtomValue {
     match ty {
         MetricType::U32 => AtomValue::U32(v as u32),
         MetricType::I32 => AtomValue::I32(v as i32),

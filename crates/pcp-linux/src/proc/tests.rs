@@ -1,0 +1,180 @@
+//! The proc source over the committed synthetic snapshot
+//! (tests/snapshot/procpid, see its README).
+
+use super::*;
+use crate::files::FsStats;
+use std::io;
+
+fn root() -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshot/procpid").to_string()
+}
+
+fn source(threads: bool) -> ProcSource<RootFiles> {
+    ProcSource::with_files(RootFiles::snapshot(root()), ProcOptions { hz: 100, page_size: 4096, threads })
+}
+
+/// Each instance's value (or the set's error) of a metric, rendered.
+fn values<F: Files>(s: &mut ProcSource<F>, name: &str) -> String {
+    let def = metric_by_name(name).unwrap();
+    let r = s.fetch(&[def.pmid], Timestamp::new(0, 0), &|_, _| true);
+    match &r.sets[0].values {
+        Err(e) => format!("{e:?}"),
+        Ok(v) => v
+            .iter()
+            .map(|iv| {
+                let atom = pcp_core::extract_value(&iv.value, def.ty, def.ty).unwrap();
+                let shown = match atom {
+                    AtomValue::String(b) => format!("{:?}", String::from_utf8_lossy(&b)),
+                    a => format!("{a:?}"),
+                };
+                format!("{}={shown}", iv.inst)
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+#[test]
+fn instances_are_named_and_ordered_as_the_pmda_does() {
+    let mut s = source(false);
+    let insts = s.instances(PROC_INDOM).unwrap();
+    let names: Vec<(i32, String)> = insts.into_iter().map(|(i, n)| (i, String::from_utf8(n).unwrap())).collect();
+    // one hash bucket until the eighth process: newest first
+    assert_eq!(
+        names,
+        [
+            (4000000, "4000000 sleep30".to_string()),
+            (345, "000345 /bin/prometheus".to_string()),
+            (2, "000002 (kthreadd)".to_string()),
+            (1, "000001 /sbin/init".to_string()),
+        ]
+    );
+    let mut t = source(true);
+    let names: Vec<String> =
+        t.instances(PROC_INDOM).unwrap().into_iter().map(|(_, n)| String::from_utf8(n).unwrap()).collect();
+    assert!(names.contains(&"000346 <exiting>".to_string()));
+    assert_eq!(ProcSource::<RootFiles>::normalise_name(PROC_INDOM, b"12"), b"000012");
+    assert_eq!(ProcSource::<RootFiles>::normalise_name(PROC_INDOM, b"12 x"), b"12 x");
+    assert_eq!(instance_label(PROC_INDOM, 7).as_deref(), Some("{\"pid\":7}"));
+    assert_eq!(indom_text(PROC_INDOM, true), Some("all current processes"));
+}
+
+#[test]
+fn values_follow_the_pmda() {
+    let mut s = source(false);
+    let cases = [
+        ("proc.nprocs", "-1=U32(4)"),
+        ("proc.psinfo.pid", "4000000=U32(4000000) 345=U32(345) 2=U32(2) 1=U32(1)"),
+        ("proc.psinfo.psargs", "4000000=\"sleep30\" 345=\"/bin/prometheus --config=/etc/p.yml\" 2=\"(kthreadd)\" 1=\"/sbin/init splash\""),
+        ("proc.psinfo.cmd", "4000000=\"sleep\" 2=\"kthreadd\" 1=\"systemd\""),
+        ("proc.psinfo.sname", "4000000=\"Z\" 2=\"S\" 1=\"S\""),
+        ("proc.psinfo.utime", "4000000=U64(0) 2=U64(0) 1=U64(2400)"),
+        ("proc.psinfo.rss", "4000000=U64(0) 2=U64(0) 1=U64(15004)"),
+        // the PMDA's fields after `processor` land one name early
+        ("proc.psinfo.priority", "4000000=I32(0) 2=I32(0) 1=I32(0)"),
+        ("proc.psinfo.policy", "4000000=U32(0) 2=U32(0) 1=U32(7)"),
+        ("proc.psinfo.policy_s", "4000000=\"NORMAL\" 2=\"NORMAL\" 1=\"?\""),
+        ("proc.psinfo.tty_pgrp", ""),
+        ("proc.psinfo.ttyname", "4000000=\"?\" 2=\"?\" 1=\"?\""),
+        ("proc.psinfo.wchan_s", "1=\"ep_poll\""),
+        ("proc.psinfo.environ", "4000000=\"\" 345=\"\" 2=\"\" 1=\"HOME=/ TERM=linux\""),
+        ("proc.memory.rss", "1=U32(15004)"),
+        ("proc.memory.size", "1=U32(44868)"),
+        ("proc.id.uid", "345=U32(1000) 2=U32(0) 1=U32(0)"),
+        ("proc.id.gid", "345=U32(1000) 2=U32(0) 1=U32(0)"),
+        ("proc.psinfo.cpusallowed", "1=\"0-1\""),
+        ("proc.namespaces.pid", "1=\"1\""),
+        ("proc.memory.vmreal", "345=U64(0) 2=U64(0) 1=U64(15012)"),
+        ("proc.psinfo.cgroups", "345=\"cpu,cpuacct:/system.slice/docker-0ea0c47ef0e1a90cd10059a0da0abd4da28d3bc35ce15c7beb46da1c7ab02736.scope;cpuset:/system.slice/docker-0ea0c47ef0e1a90cd10059a0da0abd4da28d3bc35ce15c7beb46da1c7ab02736.scope;:/system.slice/docker-0ea0c47ef0e1a90cd10059a0da0abd4da28d3bc35ce15c7beb46da1c7ab02736.scope\" 1=\":/init.scope\""),
+        ("proc.id.container", "345=\"0ea0c47ef0e1a90cd10059a0da0abd4da28d3bc35ce15c7beb46da1c7ab02736\" 1=\"\""),
+        ("proc.io.read_bytes", "1=U64(4096)"),
+        ("proc.schedstat.cpu_time", "1=U64(1234567)"),
+        ("proc.smaps.pss", "1=U64(6000)"),
+        ("proc.fd.count", "1=U32(3)"),
+        ("proc.psinfo.exe", "4000000=\"\" 345=\"\" 2=\"\" 1=\"/usr/lib/systemd/systemd\""),
+        ("proc.autogroup.enabled", "-1=U32(1)"),
+        ("proc.autogroup.id", "1=U32(2)"),
+        // a process gone: its files are not there
+        ("proc.io.rchar", "1=U64(1000)"),
+        ("proc.runq.sleeping", "-1=I32(1)"),
+        ("proc.runq.defunct", "-1=I32(1)"),
+        ("proc.runq.swapped", "-1=I32(1)"),
+        ("proc.runq.unknown", "-1=I32(1)"),
+        ("proc.control.all.threads", "-1=U32(0)"),
+        ("cgroup.cpuset.cpus", ""),
+    ];
+    let mut bad = Vec::new();
+    for (name, want) in cases {
+        let got = values(&mut s, name);
+        if got != want {
+            bad.push(format!("(\"{name}\", {got:?}),"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(values(&mut s, "proc.id.uid_nm").ends_with(" 2=\"root\" 1=\"root\""));
+    // only processes without values: the last one's error
+    let mut t = source(true);
+    assert_eq!(values(&mut t, "proc.psinfo.threads").matches('=').count(), 3);
+    let def = metric_by_name("proc.io.syscr").unwrap();
+    let r = t.fetch(&[def.pmid], Timestamp::new(0, 0), &|_, i| i == 346);
+    assert_eq!(r.sets[0].values, Err(PmError::PM_ERR_APPVERSION));
+}
+
+#[test]
+fn a_profile_limits_the_processes_read() {
+    let mut s = source(false);
+    let def = metric_by_name("proc.psinfo.cgroups").unwrap();
+    let r = s.fetch(&[def.pmid], Timestamp::new(0, 0), &|_, i| i == 345);
+    let v = r.sets[0].values.as_ref().unwrap();
+    assert_eq!(v.len(), 1);
+    let id = metric_by_name("proc.id.container").unwrap();
+    let r = s.fetch(&[id.pmid], Timestamp::new(0, 0), &|_, i| i == 345);
+    let atom = pcp_core::extract_value(&r.sets[0].values.as_ref().unwrap()[0].value, id.ty, id.ty).unwrap();
+    assert_eq!(atom, AtomValue::String(b"0ea0c47ef0e1a90cd10059a0da0abd4da28d3bc35ce15c7beb46da1c7ab02736".to_vec()));
+    // one process, one value; the others' files are not read
+    let io = metric_by_name("proc.io.rchar").unwrap();
+    let r = s.fetch(&[io.pmid], Timestamp::new(0, 0), &|_, i| i == 1);
+    assert_eq!(r.sets[0].values.as_ref().unwrap().len(), 1);
+}
+
+/// The snapshot, with some files unreadable as for another user's
+/// processes.
+struct Denied {
+    inner: RootFiles,
+    denied: &'static [&'static str],
+}
+
+impl Files for Denied {
+    fn read(&self, path: &str) -> io::Result<Vec<u8>> {
+        if self.denied.iter().any(|d| path.ends_with(d)) {
+            return Err(io::Error::from_raw_os_error(13));
+        }
+        self.inner.read(path)
+    }
+    fn list(&self, dir: &str) -> io::Result<Vec<String>> {
+        self.inner.list(dir)
+    }
+    fn exists(&self, path: &str) -> bool {
+        self.inner.exists(path)
+    }
+    fn realpath(&self, path: &str) -> Option<String> {
+        self.inner.realpath(path)
+    }
+    fn read_link(&self, path: &str) -> Option<String> {
+        self.inner.read_link(path)
+    }
+    fn statfs(&self, path: &str) -> io::Result<FsStats> {
+        self.inner.statfs(path)
+    }
+}
+
+#[test]
+fn unreadable_files_are_no_values() {
+    let files = Denied { inner: RootFiles::snapshot(root()), denied: &["1/io", "1/environ", "1/maps"] };
+    let mut s = ProcSource::with_files(files, ProcOptions { hz: 100, page_size: 4096, threads: false });
+    let io = metric_by_name("proc.io.rchar").unwrap();
+    let r = s.fetch(&[io.pmid], Timestamp::new(0, 0), &|_, i| i == 1);
+    assert_eq!(r.sets[0].values, Ok(Vec::new()));
+    assert_eq!(values(&mut s, "proc.psinfo.environ").matches("1=\"\"").count(), 1);
+    assert_eq!(values(&mut s, "proc.memory.maps"), "1=\"\"");
+}
