@@ -26,7 +26,7 @@
 //! let mut source = ProcSource::with_files(RootFiles::snapshot(root), opts);
 //! let names: Vec<String> =
 //!     source.instances(PROC_INDOM).unwrap().into_iter().map(|(_, n)| String::from_utf8(n).unwrap()).collect();
-//! assert_eq!(names[0], "000001 /sbin/init");
+//! assert_eq!(names, ["4000000 sleep30", "000345 /bin/prometheus", "000002 (kthreadd)", "000001 /sbin/init"]);
 //! let cmd = metric_by_name("proc.psinfo.cmd").unwrap();
 //! let result = source.fetch(&[cmd.pmid], Timestamp::new(5, 0), &|_, inst| inst == 1);
 //! assert_eq!(result.sets[0].values.as_ref().unwrap().len(), 1);
