@@ -136,7 +136,7 @@ pub(crate) fn fetch_into(
     if tracing {
         r.log.trace.write(format_args!(
             "__pmLogFetchInterp @ {} t_req={t_req:.6} curvol={} posn={} (vol={}) serial={}\n",
-            r.origin,
+            r.origin.shown(&r.log.trace),
             r.log.curvol,
             r.ac_offset,
             r.ac_vol,

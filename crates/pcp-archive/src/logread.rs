@@ -45,18 +45,31 @@ impl Ts {
     }
 }
 
+impl Ts {
+    /// This time as a trace shows it ([`Shown`]).
+    pub fn shown(self, trace: &Trace) -> Shown<'_> {
+        Shown(trace, self)
+    }
+}
+
 /// `__pmPrintTimestamp`'s form of a time in a trace: `HH:MM:SS.nnnnnnnnn`
-/// (of UTC: the reader knows no time zones).
-impl std::fmt::Display for Ts {
+/// in the trace's zone (libpcp's current zone).
+pub(crate) struct Shown<'a>(&'a Trace, Ts);
+
+impl std::fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let day = self.sec.rem_euclid(86_400);
-        write!(f, "{:02}:{:02}:{:02}.{:09}", day / 3600, day / 60 % 60, day % 60, self.nsec)
+        let Shown(trace, ts) = self;
+        let (h, m, s) = trace.hms(ts.sec).unwrap_or_else(|| {
+            let day = ts.sec.rem_euclid(86_400) as u32;
+            (day / 3600, day / 60 % 60, day % 60)
+        });
+        write!(f, "{h:02}:{m:02}:{s:02}.{:09}", ts.nsec)
     }
 }
 
 /// A time as libpcp's traces show it (`__pmPrintTimestamp`).
-pub(crate) fn trace_time(_trace: &Trace, ts: Ts) -> String {
-    ts.to_string()
+pub(crate) fn trace_time(trace: &Trace, ts: Ts) -> String {
+    ts.shown(trace).to_string()
 }
 
 /// Reading direction (`PM_MODE_FORW`, `PM_MODE_BACK`).
@@ -680,7 +693,7 @@ impl Log {
             match &record {
                 Ok(r) => self.trace.write(format_args!(
                     "@{} (t={:.6}) len=header+{rlen}+trailer\n",
-                    r.ts,
+                    r.ts.shown(&self.trace),
                     r.ts.sub(self.label_start)
                 )),
                 Err(e) => self.trace.write(format_args!(

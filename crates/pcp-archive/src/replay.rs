@@ -458,7 +458,10 @@ impl Replay {
         if self.log.tracing() {
             let sign = if self.direction < 0 { "-" } else { "" };
             let (sec, nsec) = (self.delta.sec.abs(), self.delta.nsec.abs());
-            self.log.trace.write(format_args!("__pmLogSetTime(0) {} delta={sign}{sec}.{nsec:09}", self.origin));
+            self.log.trace.write(format_args!(
+                "__pmLogSetTime(0) {} delta={sign}{sec}.{nsec:09}",
+                self.origin.shown(&self.log.trace)
+            ));
         }
         self.choose_archive(dir);
         let numti = self.log.ti.len();
@@ -545,7 +548,7 @@ impl Replay {
                     "before start" => " before start ti@".to_owned(),
                     _ => " after end ti@".to_owned(),
                 };
-                self.log.trace.write(format_args!("{at}{stamp}"));
+                self.log.trace.write(format_args!("{at}{}", stamp.shown(&self.log.trace)));
             }
             if between && self.serial && dir == Dir::Forw {
                 // the index gives the end of a record: back up over it
@@ -614,7 +617,7 @@ impl Replay {
                 }
                 self.serial = true;
                 if nskip > 0 && self.log.tracing() {
-                    let to = last.map_or_else(|| "unknown time".to_owned(), |t| t.to_string());
+                    let to = last.map_or_else(|| "unknown time".to_owned(), |t| t.shown(&self.log.trace).to_string());
                     self.log.trace.write(format_args!("__pmLogFetch: ctx=0 skip reverse {nskip} to {to}, found=0\n"));
                 }
                 nskip = 0;
@@ -635,7 +638,7 @@ impl Replay {
             }
         };
         if nskip > 0 {
-            self.log.say(format_args!("__pmLogFetch: ctx=0 skip {nskip} to {}\n", rec.ts));
+            self.log.say(format_args!("__pmLogFetch: ctx=0 skip {nskip} to {}\n", rec.ts.shown(&self.log.trace)));
         }
         self.origin = rec.ts;
         Ok(rec)

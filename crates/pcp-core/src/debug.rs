@@ -23,6 +23,7 @@
 //! assert_eq!(trace.take(), b"pmRegisterDerived: name=\"m\"\n");
 //! ```
 
+use crate::time::LocalTime;
 use crate::PmError;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -265,13 +266,24 @@ impl fmt::Debug for DebugOptions {
 #[derive(Clone, Default)]
 pub struct Trace {
     opts: DebugOptions,
-    buf: Arc<Mutex<Vec<u8>>>,
+    shared: Arc<Shared>,
 }
+
+/// What every clone of a [`Trace`] shares: the buffer, and the time zone
+/// its times are shown in.
+#[derive(Default)]
+struct Shared {
+    buf: Mutex<Vec<u8>>,
+    zone: Mutex<Option<TraceZone>>,
+}
+
+/// A time zone a trace shows times in.
+pub type TraceZone = Arc<dyn LocalTime + Send + Sync>;
 
 impl Trace {
     /// A trace of `opts`, with an empty buffer of its own.
     pub fn new(opts: DebugOptions) -> Trace {
-        Trace { opts, buf: Arc::default() }
+        Trace { opts, shared: Arc::default() }
     }
 
     /// A trace that records nothing.
@@ -281,7 +293,7 @@ impl Trace {
 
     /// A trace of `opts` writing to this one's buffer.
     pub fn with_options(&self, opts: DebugOptions) -> Trace {
-        Trace { opts, buf: Arc::clone(&self.buf) }
+        Trace { opts, shared: Arc::clone(&self.shared) }
     }
 
     /// The debug options.
@@ -319,11 +331,28 @@ impl Trace {
 
     /// Whether `other` writes to the same buffer.
     pub fn shares_buffer(&self, other: &Trace) -> bool {
-        Arc::ptr_eq(&self.buf, &other.buf)
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// Show times in `zone` from now on (in this trace and every clone),
+    /// as libpcp shows them in the current zone: the process's until a
+    /// tool picks another (`-z`, `-Z`).
+    #[doc(alias = "pmNewZone")]
+    pub fn set_zone(&self, zone: TraceZone) {
+        *self.shared.zone.lock().unwrap_or_else(PoisonError::into_inner) = Some(zone);
+    }
+
+    /// The time of day at `sec` seconds since the epoch in the trace's
+    /// zone (UTC until one is set), as `__pmPrintTimestamp` shows it.
+    pub fn hms(&self, sec: i64) -> Option<(u32, u32, u32)> {
+        match &*self.shared.zone.lock().unwrap_or_else(PoisonError::into_inner) {
+            Some(zone) => zone.hms(sec),
+            None => crate::time::Utc.hms(sec),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<u8>> {
-        self.buf.lock().unwrap_or_else(PoisonError::into_inner)
+        self.shared.buf.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -371,5 +400,21 @@ mod tests {
         assert!(t.shares_buffer(&u) && !t.shares_buffer(&Trace::off()));
         assert_eq!(u.take(), b"a1");
         assert!(t.take().is_empty());
+    }
+
+    #[test]
+    fn clones_show_times_in_the_zone_last_set() {
+        struct East(i64);
+        impl LocalTime for East {
+            fn hms(&self, sec: i64) -> Option<(u32, u32, u32)> {
+                crate::time::Utc.hms(sec + self.0)
+            }
+        }
+        let t = Trace::new(DebugOptions::parse(b"log").unwrap());
+        let u = t.clone();
+        assert_eq!(u.hms(3600), Some((1, 0, 0)));
+        t.set_zone(Arc::new(East(-5 * 3600)));
+        assert_eq!(u.hms(3600), Some((20, 0, 0)));
+        assert_eq!(Trace::off().hms(3600), Some((1, 0, 0)));
     }
 }

@@ -187,6 +187,7 @@ fn main(
     let host = String::from_utf8_lossy(&label.hostname).into_owned();
     let tz = String::from_utf8_lossy(&label.timezone).into_owned();
     reader.set_trace(&trace);
+    opts.zone_trace(&trace, Some(&tz), &options::local_zone(env));
     let end = reader.end();
     err.write_all(&trace.take())?;
     let info = ContextInfo {

@@ -299,6 +299,7 @@ impl<'a> Pminfo<'a> {
             || opts.finish_arg.is_some()
             || opts.align_arg.is_some()
             || opts.origin_arg.is_some();
+        opts.zone_trace(trace, Some(&tz), &Zone::local());
         let end = if window { ctx.archive_end().map_err(|e| e.to_string()) } else { Ok(label.start) };
         let info = ContextInfo {
             kind: ContextKind::Archive,

@@ -373,6 +373,7 @@ fn open_archive(
     let tz = String::from_utf8_lossy(&label.timezone).into_owned();
     let window =
         opts.start_arg.is_some() || opts.finish_arg.is_some() || opts.align_arg.is_some() || opts.origin_arg.is_some();
+    opts.zone_trace(trace, Some(&tz), &Zone::local());
     let end = if window { ctx.archive_end().map_err(|e| e.to_string()) } else { Ok(label.start) };
     let info =
         ContextInfo { kind: ContextKind::Archive, host_name: &host, zone: Ok(&tz), bounds: Some((label.start, end)) };

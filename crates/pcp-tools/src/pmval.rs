@@ -435,6 +435,7 @@ fn zone_and_window(
     let tz = label.as_ref().map(|l| String::from_utf8_lossy(&l.timezone).into_owned()).unwrap_or_default();
     let info = match label {
         Some(label) => {
+            opts.zone_trace(ctx.trace(), Some(&tz), &options::local_zone(env));
             let end = ctx.archive_end().map_err(|e| e.to_string());
             err.write_all(&ctx.take_messages())?;
             ContextInfo {

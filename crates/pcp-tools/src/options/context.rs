@@ -20,6 +20,16 @@ impl Options {
         }
     }
 
+    /// Show `trace`'s times from now on in the zone the tool reports in
+    /// (see [`Options::reporting_zone`]): libpcp's traces show them in
+    /// the current zone, which `pmGetContextOptions` sets before it looks
+    /// for the end of an archive.
+    pub fn zone_trace(&self, trace: &pcp::debug::Trace, context_zone: Option<&str>, local: &Zone) {
+        if trace.any() {
+            trace.set_zone(std::sync::Arc::new(self.reporting_zone(context_zone, local)));
+        }
+    }
+
     /// The time window `-S`, `-T`, `-A` and `-O` select within
     /// `first`..`last` (an archive's bounds; for a live source, now and
     /// [`PM_MAX_TIME_T`] seconds), local times read in `zone`, `now` the

@@ -188,6 +188,10 @@ impl Hooks for ContextHooks<'_> {
 
     fn set_debug(&mut self, opts: pcp::debug::DebugOptions) {
         self.trace = self.trace.with_options(opts);
+        if self.trace.any() {
+            // times in the process's zone until the tool picks its own
+            self.trace.set_zone(std::sync::Arc::new(pcp::timezone::Zone::local()));
+        }
     }
 
     fn spec_local(&mut self, spec: &[u8]) -> Result<(), String> {
