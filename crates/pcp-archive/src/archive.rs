@@ -335,7 +335,7 @@ impl ArchiveSet {
         let mut descs: HashMap<PmId, Desc> = HashMap::new();
         for (seq, name) in list.into_iter().enumerate() {
             let host = sorted.first().map(|(first, _, _)| &first.label().hostname[..]);
-            crate::opentrace::trace_log_open(&name, check_features, trace);
+            crate::opentrace::trace_log_open_in_set(&name, check_features, host, trace);
             let archive = Archive::open_in_set(&name, true, check_features, host).map_err(on_archive(&name))?;
             for rec in archive.meta() {
                 if let MetaRecord::Desc { desc, .. } = rec {

@@ -43,6 +43,7 @@ pub mod labels;
 mod logread;
 pub mod lzw;
 pub mod meta;
+mod metatrace;
 mod multi;
 pub mod opentrace;
 pub mod raw;

@@ -3,8 +3,10 @@
 //! and help text, with libpcp's rules for duplicates, conflicts and
 //! version 3 delta instance domains.
 
+use crate::logread::Ts;
 use crate::raw::{c_str, Logged, MetaRecord};
 use foldhash::{HashMap, HashMapExt};
+use pcp_core::debug::{DebugFlag, Trace};
 use pcp_core::{Desc, InDom, PmError, PmId, PmResult, Timestamp};
 use std::sync::{Arc, OnceLock};
 
@@ -231,6 +233,39 @@ impl MetaIndex {
             return Err(PmError::PM_ERR_INDOM);
         }
         self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)
+    }
+
+    /// `__pmLogSearchInDom`'s `-Dlogmeta` trace of looking for the set of
+    /// `indom` in force at `when` (the latest when `None`), as
+    /// `pmGetInDom`, `pmNameInDom` and `pmLookupInDom` look for it in an
+    /// archive context: the sets newer than `when`, then the one found.
+    /// Nothing is written unless the trace has `-Dlogmeta`.
+    #[doc(alias = "__pmLogSearchInDom")]
+    pub fn trace_search(&self, indom: InDom, when: Option<Timestamp>, trace: &Trace) {
+        if !trace.on(DebugFlag::LogMeta) {
+            return;
+        }
+        let show = |t: Timestamp| Ts::from_timestamp(t).shown(trace).to_string();
+        let mut out = format!("__pmLogSearchInDom( ..., {indom}, ");
+        out += &when.map_or_else(|| "<null timestamp>".to_owned(), show);
+        out += ")\n";
+        // libpcp's chain: newest first
+        let mut found = None;
+        for e in self.indoms.get(&indom).map_or(&[][..], |h| &h.entries[..]).iter().rev() {
+            match when {
+                Some(t) if e.when > t => {
+                    out += &format!("request @ {} is too early for indom @ {}\n", show(t), show(e.when))
+                }
+                _ => {
+                    found = Some(e.when);
+                    break;
+                }
+            }
+        }
+        if let Some(at) = found {
+            out += &format!("success for indom @ {}\n", show(at));
+        }
+        trace.write_bytes(out.as_bytes());
     }
 
     /// `pmGetInDomArchive`: every instance `indom` ever had, each once,

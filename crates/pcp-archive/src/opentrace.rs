@@ -327,15 +327,36 @@ pub fn lcp_name(base: &Path) -> String {
 /// module). Nothing is done unless `trace` has
 /// `-Dlog` on.
 pub fn trace_log_open(name: &str, check_features: bool, trace: &Trace) {
-    if !trace.on(DebugFlag::Log) || name.is_empty() {
+    trace_log_open_in_set(name, check_features, None, trace);
+}
+
+/// [`trace_log_open`] of an archive opened after others into one context
+/// whose first archive's host is `first_host`: libpcp loads no metadata
+/// of an archive of another host (`-Dlogmeta`).
+pub fn trace_log_open_in_set(name: &str, check_features: bool, first_host: Option<&[u8]>, trace: &Trace) {
+    let (log, meta) = (trace.on(DebugFlag::Log), trace.on(DebugFlag::LogMeta));
+    if !(log || meta) || name.is_empty() {
         return;
     }
     let mut out = String::new();
-    log_open(name, check_features, trace, &mut out);
+    let loading =
+        log_open(name, check_features, trace, &mut out).filter(|(_, host, _)| first_host.is_none_or(|h| h == host));
+    if !log {
+        out.clear();
+    }
+    if let Some((path, _, version)) = loading.filter(|_| meta) {
+        let mut data = Vec::new();
+        if let Ok(mut f) = crate::files::open(Path::new(&path)) {
+            let _ = f.read_to_end(&mut data);
+        }
+        crate::metatrace::load_meta_trace(&data, version, trace, &mut out);
+    }
     trace.write_bytes(out.as_bytes());
 }
 
-fn log_open(name: &str, check_features: bool, trace: &Trace, out: &mut String) {
+/// The trace of opening up to loading the metadata; the metadata file to
+/// load, the host and the label's version, if libpcp gets that far.
+fn log_open(name: &str, check_features: bool, trace: &Trace, out: &mut String) -> Option<(String, Vec<u8>, u32)> {
     let dir = dirname(name);
     let base = archive_base(name);
     let base = base.file_name().map(|b| b.to_string_lossy().into_owned()).unwrap_or_default();
@@ -346,7 +367,7 @@ fn log_open(name: &str, check_features: bool, trace: &Trace, out: &mut String) {
         Err(e) => {
             let sts = PmError::from_errno(e.raw_os_error().unwrap_or(2));
             out.push_str(&format!("__pmLogOpen: cannot scan directory \"{dir}\": {sts}\n"));
-            return;
+            return None;
         }
     };
     let (mut index, mut meta, mut minvol) = (None, None, None::<u32>);
@@ -361,7 +382,7 @@ fn log_open(name: &str, check_features: bool, trace: &Trace, out: &mut String) {
         if tail == "index" || tail == "meta" {
             out.push_str(&fopen_trace(&file));
             if std::fs::File::open(&file).is_err() {
-                return;
+                return None;
             }
             let fd = fds.open();
             if tail == "index" {
@@ -381,23 +402,24 @@ fn log_open(name: &str, check_features: bool, trace: &Trace, out: &mut String) {
         if meta.is_none() {
             out.push_str(&format!("__pmLogOpen: Not found: metadata file \"{base}.meta\"\n"));
         }
-        return;
+        return None;
     };
     // __pmLogChangeVol to the first volume
     let vol_path = format!("{dir}/{base}.{minvol}");
     out.push_str(&fopen_trace(&vol_path));
-    let Some(target) = fopen_target(&vol_path).filter(|t| std::fs::File::open(t).is_ok()) else { return };
+    let target = fopen_target(&vol_path).filter(|t| std::fs::File::open(t).is_ok())?;
     let fd = fds.open();
     let vol = minvol as i32;
-    let Ok(first) = chk_label_trace(&head_of(&target), fd, vol, check_features, trace, out) else { return };
+    let Ok(first) = chk_label_trace(&head_of(&target), fd, vol, check_features, trace, out) else { return None };
     out.push_str(&format!("__pmLogChangeVol: change to volume {vol}\n"));
     if let Some((path, fd)) = index {
         match chk_label_trace(&head_of(&path), fd, -2, check_features, trace, out) {
             Ok(ti) if ti == first => {}
-            _ => return,
+            _ => return None,
         }
     }
-    let _ = chk_label_trace(&head_of(&meta), meta_fd, -1, check_features, trace, out);
+    let md = chk_label_trace(&head_of(&meta), meta_fd, -1, check_features, trace, out).ok()?;
+    (md.version == first.version).then_some((meta, first.host, first.version))
 }
 
 #[cfg(test)]

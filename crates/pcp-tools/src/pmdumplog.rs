@@ -261,6 +261,7 @@ fn main(
         by_place: Vec::new(),
         inst_lines: HashMap::new(),
         buf: Vec::with_capacity(1 << 16),
+        meta_trace: trace.on(pcp::debug::DebugFlag::LogMeta).then(|| trace.clone()),
     };
     // results are read from the window's start (or back from its end);
     // with -S or -T the dump stops at its far end, else only at the far
@@ -425,6 +426,8 @@ struct Dumper<'a> {
     /// domain, with the set's address.
     inst_lines: HashMap<InDom, (usize, InstLines)>,
     buf: Vec<u8>,
+    /// With `-Dlogmeta`, where `pmNameInDom`'s searches are traced.
+    meta_trace: Option<Trace>,
 }
 
 /// Which results to dump, in which order, up to when.

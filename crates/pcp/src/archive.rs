@@ -367,17 +367,20 @@ impl MetricSource for ArchiveSource {
     }
 
     fn instances(&self, indom: InDom, at: Timestamp) -> PmResult<Instances> {
+        self.meta.trace_search(indom, Some(at), &self.trace);
         let set = self.meta.indom_at(indom, Some(at))?;
         Ok((set.ids.clone(), set.names.iter().map(|n| n.to_vec()).collect()))
     }
 
     fn instance_name(&self, indom: InDom, inst: i32, at: Timestamp) -> PmResult<Vec<u8>> {
+        self.meta.trace_search(indom, Some(at), &self.trace);
         let set = self.meta.indom_at(indom, Some(at))?;
         set.name_of(inst).map(<[u8]>::to_vec).ok_or(PmError::PM_ERR_INST_LOG)
     }
 
     /// An exact name, else one matching up to its first space.
     fn instance_id(&self, indom: InDom, name: &[u8], at: Timestamp) -> PmResult<i32> {
+        self.meta.trace_search(indom, Some(at), &self.trace);
         let set = self.meta.indom_at(indom, Some(at))?;
         set.lookup(name).ok_or(PmError::PM_ERR_INST_LOG)
     }

@@ -11,6 +11,9 @@ impl Dumper<'_> {
     /// `%d or "name"` (or `%d or ???`) for an instance at time `when`,
     /// then `close`.
     fn inst_name(&self, buf: &mut Vec<u8>, indom: InDom, inst: i32, when: Timestamp, close: &str) {
+        if let Some(trace) = &self.meta_trace {
+            self.src.meta.trace_search(indom, Some(when), trace);
+        }
         let name = self.src.meta.indom_at(indom, Some(when)).ok().and_then(|set| set.name_of(inst));
         match name {
             Some(n) => {

@@ -127,6 +127,7 @@ impl Dumper<'_> {
             }
             out.write_all(&buf)?;
         };
+        err.write_all(&trace.take())?;
         self.buf = buf;
         if sts != PmError::PM_ERR_EOL {
             writeln!(err, "pmdumplog: pmFetch: {sts}")?;
@@ -236,6 +237,10 @@ impl Dumper<'_> {
             });
             let mut hint = 0usize;
             for (j, (inst, value)) in vs.values().enumerate() {
+                if let (Some(trace), false) = (&self.meta_trace, indom.is_null()) {
+                    // pmdumplog's pmNameInDom of each value
+                    self.src.meta.trace_search(indom, Some(when), trace);
+                }
                 if j == 0 {
                     buf.extend_from_slice(&m.head);
                     buf.extend_from_slice(if vs.numval > 1 { b"):\n" } else { b"):" });

@@ -1,0 +1,9 @@
+-Dlogmeta
+-Z
+EST5
+-a
+tests/golden/pmdumplog/arch/v3
+-f
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
