@@ -66,6 +66,10 @@ pub struct MetaIndex {
     /// Help text by (`PM_TEXT_*` kind as logged, ident): the last text
     /// logged wins.
     text: HashMap<(u32, u32), Arc<[u8]>>,
+    /// For `-Dlogmeta`: which delta sets libpcp would have made whole by
+    /// now, with their instance counts (`None` while still a delta), by
+    /// instance domain; made when first traced.
+    undelta: Arc<std::sync::Mutex<HashMap<InDom, Vec<Option<i32>>>>>,
 }
 
 /// `PM_TEXT_ONELINE`, `PM_TEXT_HELP`, `PM_TEXT_PMID`, `PM_TEXT_INDOM`,
@@ -251,7 +255,11 @@ impl MetaIndex {
         out += ")\n";
         // libpcp's chain: newest first
         let mut found = None;
-        for e in self.indoms.get(&indom).map_or(&[][..], |h| &h.entries[..]).iter().rev() {
+        let entries = self.indoms.get(&indom).map_or(&[][..], |h| &h.entries[..]);
+        for (k, e) in entries.iter().enumerate().rev() {
+            if e.delta {
+                self.trace_undelta(indom, entries, k, &show, &mut out);
+            }
             match when {
                 Some(t) if e.when > t => {
                     out += &format!("request @ {} is too early for indom @ {}\n", show(t), show(e.when))
@@ -266,6 +274,64 @@ impl MetaIndex {
             out += &format!("success for indom @ {}\n", show(at));
         }
         trace.write_bytes(out.as_bytes());
+    }
+
+    /// `__pmLogUndeltaInDom`'s `-Dlogmeta` trace of making the `k`th set
+    /// of `indom`'s history (oldest first) whole, if it is a delta set
+    /// libpcp has not made whole yet, as pmdumplog -i does on its way
+    /// through each history.
+    pub fn trace_undelta_set(&self, indom: InDom, k: usize, trace: &Trace) {
+        let Some(entries) = self.indoms.get(&indom).map(|h| &h.entries[..]) else { return };
+        if !trace.on(DebugFlag::LogMeta) || !entries.get(k).is_some_and(|e| e.delta) {
+            return;
+        }
+        let show = |t: Timestamp| Ts::from_timestamp(t).shown(trace).to_string();
+        let mut out = String::new();
+        self.trace_undelta(indom, entries, k, &show, &mut out);
+        trace.write_bytes(out.as_bytes());
+    }
+
+    /// `__pmLogUndeltaInDom`'s `-Dlogmeta` trace of making the delta set
+    /// `entries[k]` whole (with the deltas between it and the whole set
+    /// before it), the first time libpcp is asked for it. Addresses are
+    /// made up, one for each set.
+    fn trace_undelta(
+        &self,
+        indom: InDom,
+        entries: &[Entry],
+        k: usize,
+        show: &dyn Fn(Timestamp) -> String,
+        out: &mut String,
+    ) {
+        let mut all = self.undelta.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let counts = all
+            .entry(indom)
+            .or_insert_with(|| entries.iter().map(|e| (!e.delta).then(|| e.logged.len() as i32)).collect());
+        if counts[k].is_some() {
+            return;
+        }
+        // the nearest whole set before it (libpcp gives up without one)
+        let Some(from) = (0..k).rev().find(|&j| counts[j].is_some()) else { return };
+        let addr =
+            |j: usize| format!("0x{:x}", 0x55d2_0000_0000u64 + (u64::from(indom.0 & 0xf_ffff) << 20) + j as u64 * 0xc0);
+        let near = |j: Option<usize>| j.filter(|&j| j < entries.len()).map_or_else(|| "(nil)".to_owned(), addr);
+        for d in from + 1..=k {
+            let Ok(delta) = entries[d].logged.get() else { return };
+            let mut n = counts[d - 1].unwrap_or(0);
+            for j in 0..delta.len() {
+                n += if delta.name(j).is_some() { 1 } else { -1 };
+            }
+            out.push_str(&format!(
+                "__pmLogUndeltaInDom({indom}, {}): undelta {} @{} next={} prior={} numinst={} (-> {n}) isdelta=1\n",
+                addr(k),
+                addr(d),
+                show(entries[d].when),
+                near(d.checked_sub(1)),
+                near(Some(d + 1)),
+                delta.len()
+            ));
+            counts[d] = Some(n);
+        }
     }
 
     /// `pmGetInDomArchive`: every instance `indom` ever had, each once,

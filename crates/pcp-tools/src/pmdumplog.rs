@@ -296,6 +296,7 @@ fn main(
     }
     if f.indoms {
         d.dump_indoms(out)?;
+        err.write_all(&trace.take())?;
     }
     if f.index {
         d.dump_index(out, err, &trace)?;

@@ -219,7 +219,10 @@ impl Dumper<'_> {
             let indom = meta.indom_order()[i];
             let mut buf = Vec::new();
             let _ = writeln!(buf, "InDom: {indom}");
-            for set in meta.indom_history(indom) {
+            for (k, set) in meta.indom_history(indom).enumerate() {
+                if let Some(trace) = &self.meta_trace {
+                    meta.trace_undelta_set(indom, k, trace);
+                }
                 let set = set.map_err(|e| std::io::Error::other(e.to_string()))?;
                 self.stamp(&mut buf, set.when);
                 let _ = writeln!(buf, " {} instances", set.ids.len());
