@@ -293,6 +293,40 @@ impl Replay {
         Ok(())
     }
 
+    /// Does `pmSetMode(PM_MODE_FORW, when)` put this replay where it puts
+    /// any other replay of the same archives, whatever each read before?
+    /// Then fetches that each start with it read the same records, and one
+    /// forward read can answer them all (pminfo's and pmprobe's fetches,
+    /// one metric at a time from one origin). It does not when the
+    /// positioning fails (say the temporal index's first entry names a
+    /// volume that does not open), for each fetch then reads on from where
+    /// the one before it stopped; nor where libpcp checks an index entry
+    /// of the last volume against the size of whichever volume is open.
+    pub fn forw_position_is_fixed(&self, when: Timestamp) -> bool {
+        let mut probe = self.clone();
+        probe.origin = Ts::from_timestamp(when);
+        probe.mode = Mode::Forw;
+        probe.direction = 0;
+        probe.log.trace = Trace::off();
+        if probe.set_time().is_err() {
+            return false;
+        }
+        let log = &probe.log;
+        if log.minvol == log.maxvol {
+            return true;
+        }
+        // the entries set_time looked at, up to the one it stopped at
+        for t in log.ti.iter().filter(|t| t.vol >= log.minvol) {
+            if t.vol == log.maxvol {
+                return false;
+            }
+            if t.stamp.sub(probe.origin) >= 0.0 {
+                break;
+            }
+        }
+        true
+    }
+
     /// The current time: after a `Forw`/`Back` fetch, the result's time;
     /// in `Interp` mode, the time of the next fetch.
     pub fn position(&self) -> Timestamp {

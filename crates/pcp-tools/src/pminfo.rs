@@ -39,7 +39,7 @@ use pcp_core::{
     Desc, FetchResult, InDom, InstValue, MetricType, PmError, PmId, PmResult, Timestamp, ValueSet, PM_IN_NULL,
 };
 use pcp_pmns::cpp::{Files, OsFiles};
-use std::collections::HashMap;
+use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -84,8 +84,9 @@ struct Pminfo<'a> {
     need_pmid: bool,
     batch: Vec<String>,
     batchsize: usize,
-    /// The archive's values, fetched ahead (see `ArchiveSource::first_each`).
-    fetched: HashMap<PmId, PmResult<FetchResult>>,
+    /// The archive's values, fetched ahead in the order pminfo fetches
+    /// them (see `Context::first_each`).
+    fetched: VecDeque<(PmId, PmResult<FetchResult>)>,
     /// pminfo's instance cache: the instance domain last asked for and
     /// what `pmGetInDom` said then.
     icache: Option<(InDom, PmResult<Instances>)>,
@@ -127,7 +128,7 @@ impl<'a> Pminfo<'a> {
             need_pmid: false,
             batch: Vec::new(),
             batchsize: BATCH,
-            fetched: HashMap::new(),
+            fetched: VecDeque::new(),
             icache: None,
             labels: labels::Caches::default(),
             origin: None,
@@ -358,12 +359,12 @@ impl<'a> Pminfo<'a> {
         let origin = self.origin.unwrap_or_else(|| ctx.origin());
         if self.fetch_from_origin {
             // (a failure to position is reported as each fetch's)
-            self.fetched = ctx
-                .first_each_forw(origin, &pmids, false)
-                .unwrap_or_else(|e| pmids.iter().map(|&p| (p, Err(e))).collect());
+            let fetched =
+                ctx.first_each_forw(origin, &pmids, false).unwrap_or_else(|e| pmids.iter().map(|_| Err(e)).collect());
+            self.fetched = pmids.iter().copied().zip(fetched).collect();
             ctx.set_origin(origin);
         } else {
-            self.fetched = ctx.first_each(origin, &pmids, false);
+            self.fetched = pmids.iter().copied().zip(ctx.first_each(origin, &pmids, false)).collect();
         }
     }
 
@@ -536,7 +537,10 @@ impl<'a> Pminfo<'a> {
                     self.err.write_all(&ctx.take_messages())?;
                     r
                 } else {
-                    let fetched = self.fetched.get(&pmid).cloned().unwrap_or(Err(PmError::PM_ERR_EOL));
+                    // this metric's next fetch (a metric named twice is fetched twice)
+                    let next = self.fetched.iter().position(|(p, _)| *p == pmid);
+                    let fetched =
+                        next.and_then(|i| self.fetched.remove(i)).map_or(Err(PmError::PM_ERR_EOL), |(_, r)| r);
                     ctx.trace_read_ahead(&fetched);
                     self.err.write_all(&ctx.take_messages())?;
                     fetched

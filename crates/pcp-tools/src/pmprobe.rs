@@ -214,21 +214,22 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         // the -O origin (all read in one pass), others in batches
         let (fetched, batch) = match origin {
             // (a failure to position is reported as each fetch's)
-            Some(t) => (
-                ctx.first_each_forw(t, &pmids, true).unwrap_or_else(|e| pmids.iter().map(|&p| (p, Err(e))).collect()),
-                1,
-            ),
+            Some(t) => {
+                (ctx.first_each_forw(t, &pmids, true).unwrap_or_else(|e| pmids.iter().map(|_| Err(e)).collect()), 1)
+            }
             None if ctx.archive_source().is_some() => {
                 let origin = ctx.origin();
                 (ctx.first_each(origin, &pmids, true), 1)
             }
-            None => (Default::default(), batchsize),
+            None => (Vec::new(), batchsize),
         };
         err.write_all(&ctx.take_messages())?;
+        let mut fetched = fetched.into_iter();
         for chunk in metrics.chunks(batch) {
             let sets: PmResult<Vec<ValueSet>> = match ctx.archive_source() {
                 Some(_) => {
-                    let result = fetched.get(&chunk[0].1).cloned().unwrap_or(Err(PmError::PM_ERR_EOL));
+                    // one metric a chunk, in the order they were fetched
+                    let result = fetched.next().unwrap_or(Err(PmError::PM_ERR_EOL));
                     ctx.trace_read_ahead(&result);
                     err.write_all(&ctx.take_messages())?;
                     result.map(|r| r.sets)

@@ -181,37 +181,77 @@ impl ArchiveSource {
         }
     }
 
-    /// For each of `pmids`, what `pmSetMode(PM_MODE_FORW, from)` then
-    /// `pmFetch` of that one metric answers, in one pass over the archive:
-    /// the first record at or after `from` holding the metric (mark
-    /// records and records without it are passed over), with just that
-    /// metric's value set; or the error that ends the search
-    /// (`PM_ERR_EOL` at the end). pminfo and pmprobe fetch archives this
-    /// way, one metric at a time from the same origin.
-    pub fn first_each(&self, from: Timestamp, pmids: &[PmId]) -> HashMap<PmId, PmResult<FetchResult>> {
-        let mut found = self.first_each_with(from, pmids, &|p| crate::derived::anon_by_pmid(p).map(|_| Vec::new()));
-        empty_anon_sets(&mut found);
-        found
+    /// For each of `pmids` in turn, what `pmSetMode(PM_MODE_FORW, from)`
+    /// then `pmFetch` of that one metric answers in a new context over
+    /// these archives (pminfo and pmprobe fetch archives this way, one
+    /// metric at a time from the same origin): the first record at or
+    /// after `from` holding the metric (mark records and records without
+    /// it are passed over), with just that metric's value set; or the
+    /// error that ends the search (`PM_ERR_EOL` at the end). Found in one
+    /// pass over the archive where the positioning allows (see
+    /// [`Replay::forw_position_is_fixed`]), else fetched one by one.
+    pub fn first_each(&self, from: Timestamp, pmids: &[PmId]) -> Vec<PmResult<FetchResult>> {
+        let anon = |p| crate::derived::anon_by_pmid(p).map(|_| Vec::new());
+        if let Some(mut found) = self.first_each_with(from, pmids, &anon) {
+            empty_anon_sets(&mut found);
+            return in_order(&found, pmids);
+        }
+        let mut replay = match self.new_replay() {
+            Ok(r) => r,
+            Err(e) => return pmids.iter().map(|_| Err(e)).collect(),
+        };
+        pmids
+            .iter()
+            .map(|&p| {
+                replay.set_mode(Mode::Forw, from, 0)?;
+                let mut r = replay.fetch(&[p], &|_, _| true)?;
+                if anon(p).is_some() {
+                    r.sets = vec![ValueSet { pmid: p, values: Ok(Vec::new()) }];
+                }
+                Ok(r)
+            })
+            .collect()
     }
 
-    /// [`ArchiveSource::first_each`] where `derived` gives the operands of
-    /// the PMIDs that are derived metrics: each of those is answered by the
-    /// first record that is not a mark and holds one of its operands (any
-    /// such record when it has none), with all of that record's value
-    /// sets.
+    /// [`ArchiveSource::first_each`]'s one pass, where `derived` gives the
+    /// operands of the PMIDs that are derived metrics: each of those is
+    /// answered by the first record that is not a mark and holds one of
+    /// its operands (any such record when it has none), with all of that
+    /// record's value sets. `None` where one pass would not find what
+    /// fetches one by one find (the temporal index makes where each fetch
+    /// starts depend on where the last one ended).
     pub(crate) fn first_each_with(
         &self,
         from: Timestamp,
         pmids: &[PmId],
         derived: &dyn Fn(PmId) -> Option<Vec<PmId>>,
-    ) -> HashMap<PmId, PmResult<FetchResult>> {
+    ) -> Option<HashMap<PmId, PmResult<FetchResult>>> {
         let mut search = FirstEach::new(pmids, derived);
-        let end = self.scan_forward(from, |result| search.offer(result));
+        let end = match Replay::with_index(self.archives.clone(), self.check_features, Arc::clone(&self.meta)) {
+            Ok(mut replay) => {
+                if !replay.forw_position_is_fixed(from) {
+                    return None;
+                }
+                replay.set_trace(&self.trace);
+                replay.set_mode(Mode::Forw, from, 0).and_then(|()| loop {
+                    if search.offer(replay.fetch_archive()?).is_break() {
+                        return Ok(());
+                    }
+                })
+            }
+            Err(e) => Err(e),
+        };
         if let Err(e) = end {
             search.fail(e);
         }
-        search.found
+        Some(search.found)
     }
+}
+
+/// The answers `found` holds for `pmids`, in their order (`PM_ERR_EOL` for
+/// any it lacks).
+pub(crate) fn in_order(found: &HashMap<PmId, PmResult<FetchResult>>, pmids: &[PmId]) -> Vec<PmResult<FetchResult>> {
+    pmids.iter().map(|p| found.get(p).cloned().unwrap_or(Err(PmError::PM_ERR_EOL))).collect()
 }
 
 /// What `$PCP_IGNORE_MARK_RECORDS` set to `value` (`None`: unset) asks

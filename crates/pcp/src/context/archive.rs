@@ -131,23 +131,28 @@ impl Context {
         self.view_mut().pmns = pmns;
     }
 
-    /// For each of `pmids`, what `pmSetMode(PM_MODE_FORW, when)` and then
-    /// `pmFetch` of that one metric answer in an archive context (the way
-    /// pminfo and pmprobe fetch from a `-O` origin), found in one forward
-    /// read from `when`: the first record holding the metric (marks and
-    /// records without it passed over; for a derived metric, the first
-    /// record that is not a mark), with just that metric's value set; or
-    /// the error that ends the read (`PM_ERR_EOL` at the end). The
-    /// positioning is libpcp's, so the first record read may lie a little
-    /// before `when`. `Err` is `pmSetMode`'s failure. `as_fetched`: as
-    /// for [`Context::first_each`].
+    /// For each of `pmids` in turn, what `pmSetMode(PM_MODE_FORW, when)`
+    /// and then `pmFetch` of that one metric answer in an archive context
+    /// (the way pminfo and pmprobe fetch from a `-O` origin), found in one
+    /// forward read from `when` where the positioning allows (see
+    /// [`pcp_archive::Replay::forw_position_is_fixed`]), else fetched one
+    /// by one: the first record holding the metric (marks and records
+    /// without it passed over; for a derived metric, the first record that
+    /// is not a mark), with just that metric's value set; or the error that
+    /// ends the read (`PM_ERR_EOL` at the end). The positioning is
+    /// libpcp's, so the first record read may lie a little before `when`.
+    /// `Err` is `pmSetMode`'s failure. `as_fetched`: as for
+    /// [`Context::first_each`].
     #[doc(hidden)] // tool support: pminfo's and pmprobe's way of reading
     pub fn first_each_forw(
         &mut self,
         when: Timestamp,
         pmids: &[PmId],
         as_fetched: bool,
-    ) -> PmResult<HashMap<PmId, PmResult<FetchResult>>> {
+    ) -> PmResult<Vec<PmResult<FetchResult>>> {
+        if !self.need_archive_mut()?.replay()?.forw_position_is_fixed(when) {
+            return Ok(self.fetch_each_from(when, pmids));
+        }
         self.set_mode(Mode::Forw, when, 0)?;
         let bound = |p: PmId| self.derived_operands(p, as_fetched);
         let mut search = crate::archive::FirstEach::new(pmids, &bound);
@@ -161,29 +166,40 @@ impl Context {
         }
         let mut found = search.found;
         self.evaluate_found(&mut found);
-        Ok(found)
+        Ok(crate::archive::in_order(&found, pmids))
     }
 
     /// [`ArchiveSource::first_each`] in an archive context, its derived
     /// metrics evaluated: each is answered by the first record from `from`
-    /// that is not a mark. The context's time does not move. Empty for
-    /// other contexts.
+    /// that is not a mark. Where one pass cannot answer them all (see
+    /// [`Context::first_each_forw`]) the context fetches them one by one,
+    /// and its time and position move as those fetches move them;
+    /// otherwise they do not. Empty for other contexts.
     ///
     /// With `as_fetched`, derived metrics are bound as a `pmFetch` binds
     /// them (see [`Context::take_messages`]); without, only to read ahead
     /// (a tool that looks each descriptor up before its values).
     #[doc(hidden)] // tool support: pminfo's and pmprobe's way of reading
-    pub fn first_each(
-        &mut self,
-        from: Timestamp,
-        pmids: &[PmId],
-        as_fetched: bool,
-    ) -> HashMap<PmId, PmResult<FetchResult>> {
-        let Some(src) = self.archive_source() else { return HashMap::new() };
+    pub fn first_each(&mut self, from: Timestamp, pmids: &[PmId], as_fetched: bool) -> Vec<PmResult<FetchResult>> {
+        let Some(src) = self.archive_source() else { return Vec::new() };
         let bound = |p: PmId| self.derived_operands(p, as_fetched);
-        let mut found = src.first_each_with(from, pmids, &bound);
+        let Some(mut found) = src.first_each_with(from, pmids, &bound) else {
+            return self.fetch_each_from(from, pmids);
+        };
         self.evaluate_found(&mut found);
-        found
+        crate::archive::in_order(&found, pmids)
+    }
+
+    /// `pmSetMode(PM_MODE_FORW, from)` and `pmFetch` of each of `pmids` on
+    /// its own, in turn.
+    fn fetch_each_from(&mut self, from: Timestamp, pmids: &[PmId]) -> Vec<PmResult<FetchResult>> {
+        pmids
+            .iter()
+            .map(|&p| {
+                self.set_mode(Mode::Forw, from, 0)?;
+                self.fetch(&[p])
+            })
+            .collect()
     }
 
     /// The operands of a derived metric (none for the anonymous ones and

@@ -150,3 +150,11 @@ copy('v3', 'metadesclen')
 b, (at, n) = meta_record('metadesclen', 1, 2)
 b[at:at + 4] = struct.pack('>I', n + 4); b[at + n - 4:at + n] = struct.pack('>I', n + 4)
 meta_put('metadesclen', b)
+# the temporal index's first entry names volume -1, which no volume is:
+# libpcp's pmSetMode then fails to position, and each pmFetch reads on
+# from where the one before it stopped (indexvol from v3, indexvolm from
+# multi3, whose later entries name the last volume)
+for base, new in (('v3', 'indexvol'), ('multi3', 'indexvolm')):
+    copy(base, new)
+    b = bytearray(open(os.path.join(out, new + '.index'), 'rb').read())
+    b[808 + 12:808 + 16] = struct.pack('>i', -1); open(os.path.join(out, new + '.index'), 'wb').write(b)

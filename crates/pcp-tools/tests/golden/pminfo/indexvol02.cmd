@@ -1,0 +1,13 @@
+-a
+tests/golden/pmdumplog/arch/indexvolm
+-O
++0.005
+-f
+sample.colour
+sample.colour
+sample.bin
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

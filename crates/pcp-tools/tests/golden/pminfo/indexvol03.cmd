@@ -1,0 +1,11 @@
+-a
+tests/golden/pmdumplog/arch/indexvolm
+-f
+sample.colour
+sample.colour
+sample.bin
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-a
+tests/golden/pmdumplog/arch/indexvolm
+-O
++0.005
+-v
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
