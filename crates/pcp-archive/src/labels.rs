@@ -122,7 +122,10 @@ impl LabelIndex {
                     .iter()
                     .map(|&(name, namelen, flags, value, valuelen)| Label { name, namelen, flags, value, valuelen })
                     .collect();
-                entry.sets.push(LabelSet::from_parts(s.inst, s.json.clone(), labels));
+                let mut set = LabelSet::from_parts(s.inst, s.json.clone(), labels);
+                // an error code kept, as libpcp keeps it: merges pass over the set
+                set.nlabels = s.nlabels.min(set.nlabels);
+                entry.sets.push(set);
             }
             index.add(*kind, *ident, entry);
         }
@@ -218,7 +221,7 @@ mod tests {
             .iter()
             .map(|&(inst, v)| {
                 let json = format!(r#"{{"a":{v}}}"#).into_bytes();
-                RawSet { inst, json, labels: vec![(2, 1, kind, 5, v.len() as u16)] }
+                RawSet { inst, json, labels: vec![(2, 1, kind, 5, v.len() as u16)], nlabels: 1 }
             })
             .collect();
         MetaRecord::Labels { when: t(when), kind: kind.into(), ident, sets }
@@ -292,6 +295,7 @@ mod tests {
         let mut r = rec(1, flags::ITEM, 3, &[(-1, "1")]);
         if let MetaRecord::Labels { sets, .. } = &mut r {
             sets[0].labels = vec![(2, 1, 0, 5, 1); 256];
+            sets[0].nlabels = 256;
         }
         assert_eq!(LabelIndex::build(&[r]).unwrap_err(), PmError::PM_ERR_LOGREC);
     }

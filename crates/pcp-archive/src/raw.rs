@@ -304,6 +304,9 @@ pub struct LabelSet {
     /// Each label: name offset, name length, flags, value offset, value
     /// length (offsets into `json`).
     pub labels: Vec<(u16, u8, u8, u16, u16)>,
+    /// The label count as recorded: `labels.len()`, or a negative error
+    /// code (a set without labels, which merging passes over).
+    pub nlabels: i32,
 }
 
 /// A `.meta` record.
@@ -464,7 +467,7 @@ impl MetaRecord {
                             labels.push((r.u16(LOGREC)?, r.u8(LOGREC)?, r.u8(LOGREC)?, r.u16(LOGREC)?, r.u16(LOGREC)?));
                         }
                     }
-                    sets.push(LabelSet { inst, json, labels });
+                    sets.push(LabelSet { inst, json, labels, nlabels });
                 }
                 Ok(MetaRecord::Labels { when, kind: lkind, ident, sets })
             }

@@ -158,3 +158,10 @@ for base, new in (('v3', 'indexvol'), ('multi3', 'indexvolm')):
     copy(base, new)
     b = bytearray(open(os.path.join(out, new + '.index'), 'rb').read())
     b[808 + 12:808 + 16] = struct.pack('>i', -1); open(os.path.join(out, new + '.index'), 'wb').write(b)
+# the first label record (the context's) with its set's label count -1,
+# an error code: libpcp keeps the set, and merging passes over it (pminfo
+# -l prints no labels where no other set has any)
+copy('v3', 'labelneg')
+b, (at, n) = meta_record('labelneg', 7)
+jsonlen = struct.unpack('>I', b[at + 36:at + 40])[0]   # header, time, type, ident, count, instance
+b[at + 40 + jsonlen:at + 44 + jsonlen] = struct.pack('>i', -1); meta_put('labelneg', b)

@@ -1,0 +1,10 @@
+-a
+tests/golden/pmdumplog/arch/labelneg
+-fl
+sample.colour
+pmcd.seqnum
+pmcd.pmlogger.port
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
