@@ -168,7 +168,7 @@ fn main(
         writeln!(err, "pmdumplog: Multiple archives are not supported")?;
         return Ok(1);
     }
-    let (src, mut reader) = match Source::open(&name, f.disk_indoms, &trace, err)? {
+    let (src, mut reader) = match Source::open(&name, &trace, err)? {
         Ok(x) => x,
         Err(e) => {
             writeln!(err, "pmdumplog: Cannot open archive \"{name}\": {e}")?;
@@ -292,7 +292,9 @@ fn main(
         d.dump_help(out)?;
     }
     if f.disk_indoms {
-        d.dump_disk_indoms(out)?;
+        if let Some(status) = d.dump_disk_indoms(out, err)? {
+            return Ok(status);
+        }
     }
     if f.indoms {
         d.dump_indoms(out)?;
@@ -320,16 +322,11 @@ struct Source {
 impl Source {
     /// Open the archive `name` as `pmNewContext` does, and a reader of its
     /// results. Feature bits 6.0.3 does not know make pmdumplog warn (and
-    /// open the archive without checking them). The metadata records are
-    /// kept once indexed only with `keep_records` (for `-I`).
+    /// open the archive without checking them). The metadata records go
+    /// once indexed.
     /// The opening is traced into `trace` as libpcp's (twice when feature
     /// bits make libpcp open it again), written out to `err`.
-    fn open(
-        name: &str,
-        keep_records: bool,
-        trace: &Trace,
-        err: &mut dyn Write,
-    ) -> std::io::Result<Result<(Source, Replay), PmError>> {
+    fn open(name: &str, trace: &Trace, err: &mut dyn Write) -> std::io::Result<Result<(Source, Replay), PmError>> {
         pcp_archive::opentrace::trace_log_open(name, true, trace);
         err.write_all(&trace.take())?;
         let mut archive = match Archive::open(name).map_err(PmError::from) {
@@ -356,9 +353,7 @@ impl Source {
             Ok(l) => l,
             Err(e) => return Ok(Err(e)),
         };
-        if !keep_records {
-            archive.forget_meta();
-        }
+        archive.forget_meta();
         let replay = Replay::with_index(ArchiveSet::single(archive.clone()), false, std::sync::Arc::clone(&meta));
         Ok(replay.map(|reader| (Source { archive, meta, labels }, reader)))
     }

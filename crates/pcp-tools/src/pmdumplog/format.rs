@@ -23,8 +23,9 @@ pub(super) fn hms(zone: &Zone, sec: i64) -> String {
 /// `HH:MM:SS.uuuuuu` (v2) or `HH:MM:SS.nnnnnnnnn` (v3) in `zone`.
 pub(super) fn timestamp(zone: &Zone, t: Timestamp, v: Version) -> String {
     match v {
-        Version::V2 => format!("{}.{:06}", hms(zone, t.sec), t.nsec / 1000),
-        Version::V3 => format!("{}.{:09}", hms(zone, t.sec), t.nsec),
+        // (C's int arithmetic, for nanoseconds as a record has them)
+        Version::V2 => format!("{}.{:06}", hms(zone, t.sec), t.nsec as i32 / 1000),
+        Version::V3 => format!("{}.{:09}", hms(zone, t.sec), t.nsec as i32),
     }
 }
 
@@ -52,8 +53,8 @@ impl Dumper<'_> {
             let _ = write!(buf, " {:>4.4}", c.get(20..).unwrap_or(""));
         }
         if self.xflag >= 2 {
-            let ns =
-                (t.sec as i128 - self.start.sec as i128) * 1_000_000_000 + (t.nsec as i128 - self.start.nsec as i128);
+            let ns = (t.sec as i128 - self.start.sec as i128) * 1_000_000_000
+                + (t.nsec as i32 as i128 - self.start.nsec as i128);
             let (fmt, v) = match self.version {
                 Version::V3 => ("%.9f", seconds(ns, 1_000_000_000)),
                 Version::V2 => ("%.6f", seconds(ns, 1_000_000_000)),

@@ -6,10 +6,10 @@ use super::{Dumper, LOG_FEATURE_QA};
 use pcp_archive::archive::libpcp_hash_order;
 use pcp_archive::labels::LabelEntry;
 use pcp_archive::meta::text_kind;
-use pcp_archive::raw::{Label, MetaRecord};
+use pcp_archive::raw::{Label, Version};
 use pcp_core::labels::{flags as label_type, LabelSet};
-use pcp_core::{Desc, InDom, PmId, Timestamp};
-use std::io::Write;
+use pcp_core::{Desc, InDom, PmError, PmId, Timestamp};
+use std::io::{Read, Write};
 
 impl Dumper<'_> {
     pub(super) fn dump_label(
@@ -172,41 +172,102 @@ impl Dumper<'_> {
         Ok(())
     }
 
-    /// `-I`: the instance domain records as they are in `.meta`.
-    pub(super) fn dump_disk_indoms(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+    /// `-I`: `dumpDiskInDom`, the instance domain records as a walk over
+    /// `.meta` by each record's length words finds them (not as the
+    /// archive was loaded, which reads descriptors by their contents: a
+    /// length word that disagrees sends this walk elsewhere). A problem
+    /// ends the walk with a "Botch" on stderr; a record that does not
+    /// decode ends pmdumplog (`Some` exit status).
+    pub(super) fn dump_disk_indoms(
+        &mut self,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> std::io::Result<Option<i32>> {
         writeln!(out, "\nInstance Domains on-disk ...")?;
-        let src = self.src;
-        for rec in src.archive.meta() {
-            let MetaRecord::InDom { when, indom, instances, delta, count } = rec else { continue };
-            let mut buf = Vec::new();
-            self.stamp(&mut buf, *when);
-            let _ = write!(buf, " InDom: {indom}");
-            if *delta {
-                buf.extend_from_slice(b" delta");
+        let meta = pcp_archive::files::find_file(self.src.archive.base(), ".meta")
+            .and_then(|p| pcp_archive::files::open(&p).ok())
+            .and_then(|mut f| {
+                let mut buf = Vec::new();
+                f.read_to_end(&mut buf).ok().map(|_| buf)
+            })
+            .unwrap_or_default();
+        let word = |at: usize| meta.get(at..at + 4).map(|w| i32::from_be_bytes([w[0], w[1], w[2], w[3]]));
+        let mut pos = match self.version {
+            Version::V2 => 132,
+            Version::V3 => 808,
+        };
+        loop {
+            let (Some(len), Some(ty)) = (word(pos), word(pos + 4)) else {
+                // the end of the file (a header cut short reads as it)
+                return Ok(None);
+            };
+            pos += 8;
+            if len <= 0 {
+                out.flush()?;
+                writeln!(err, "dumpDiskInDom: Botch: hdr.len < 0 ({len})")?;
+                return Ok(None);
             }
-            let _ = writeln!(buf, " {count} instances");
-            // (read with the record: pmdumplog opens archives so)
-            let instances = instances.get().map_err(|e| std::io::Error::other(e.to_string()))?;
-            for (id, name) in instances.iter() {
-                match (delta, name) {
-                    (true, None) => {
-                        let _ = writeln!(buf, "   del {id}");
+            // the body's length as C's size_t, and as the int the loader takes
+            let rlen = (len as i64 - 12) as i32;
+            if matches!(ty, 2 | 5 | 6) {
+                match disk_indom(meta.get(pos..).unwrap_or_default(), rlen, ty) {
+                    Err(e) => {
+                        out.flush()?;
+                        writeln!(err, "dumpDiskInDom: __pmLogLoadInDom failed: {e}")?;
+                        return Ok(Some(1));
                     }
-                    (true, Some(n)) => {
-                        let _ = write!(buf, "   add {id} or \"");
-                        buf.extend_from_slice(n);
-                        buf.extend_from_slice(b"\"\n");
-                    }
-                    (false, n) => {
-                        let _ = write!(buf, "   {id} or \"");
-                        buf.extend_from_slice(n.unwrap_or_default());
-                        buf.extend_from_slice(b"\"\n");
+                    Ok(lid) => {
+                        let mut buf = Vec::new();
+                        self.stamp(&mut buf, lid.when);
+                        let _ = write!(buf, " InDom: {}", lid.indom);
+                        if ty == 6 {
+                            buf.extend_from_slice(b" delta");
+                        }
+                        let _ = writeln!(buf, " {} instances", lid.numinst);
+                        for (id, name) in &lid.instances {
+                            match (ty, name) {
+                                (6, None) => {
+                                    let _ = writeln!(buf, "   del {id}");
+                                }
+                                (6, Some(n)) => {
+                                    let _ = write!(buf, "   add {id} or \"");
+                                    buf.extend_from_slice(n);
+                                    buf.extend_from_slice(b"\"\n");
+                                }
+                                (_, n) => {
+                                    let _ = write!(buf, "   {id} or \"");
+                                    buf.extend_from_slice(n.as_deref().unwrap_or_default());
+                                    buf.extend_from_slice(b"\"\n");
+                                }
+                            }
+                        }
+                        out.write_all(&buf)?;
+                        if lid.numinst > 0 {
+                            out.flush()?;
+                        }
+                        pos += rlen as usize;
                     }
                 }
+            } else {
+                // fseek(rlen, SEEK_CUR), which fails before the start
+                let to = pos as i64 + (len as i64 - 12);
+                if to >= 0 {
+                    pos = to as usize;
+                }
             }
-            out.write_all(&buf)?;
+            let Some(check) = word(pos) else {
+                let n = meta.len().saturating_sub(pos).min(4);
+                out.flush()?;
+                writeln!(err, "dumpDiskInDom: Botch: trailer __pmFread(8) -> {n}")?;
+                return Ok(None);
+            };
+            pos += 4;
+            if check != len {
+                out.flush()?;
+                writeln!(err, "dumpDiskInDom: Botch: trailer len ({check}) != hdr len ({len})")?;
+                return Ok(None);
+            }
         }
-        Ok(())
     }
 
     /// `-i`: each instance domain's history as libpcp holds it, in its
@@ -289,4 +350,69 @@ fn print_label_sets(buf: &mut Vec<u8>, ident: u32, ty: u32, sets: &[LabelSet]) {
             );
         }
     }
+}
+
+/// An instance domain record as `__pmLogLoadInDom` reads it for
+/// pmdumplog's `-I`.
+struct DiskInDom {
+    /// The time, its nanoseconds as the record has them (not carried into
+    /// the seconds, as libpcp leaves them).
+    when: Timestamp,
+    indom: InDom,
+    numinst: i32,
+    /// Each instance and its name (`None`: deleted, in a delta).
+    instances: Vec<(i32, Option<Vec<u8>>)>,
+}
+
+/// `__pmLogLoadInDom` of the `rlen` bytes at the start of `body` as a
+/// record of type `ty` (2: version 2; 5, 6: version 3, 6 a delta), the
+/// type deciding the layout. Out of memory for a negative length,
+/// `PM_ERR_LOGREC` for a body cut short, a negative instance or a name
+/// offset outside the record. (Where libpcp would read past the bytes it
+/// read, zeros are read here.)
+fn disk_indom(body: &[u8], rlen: i32, ty: i32) -> Result<DiskInDom, PmError> {
+    const ENOMEM: i32 = 12;
+    let Ok(n) = usize::try_from(rlen) else {
+        return Err(PmError::from_errno(ENOMEM));
+    };
+    let logrec = || PmError::PM_ERR_LOGREC;
+    let body = body.get(..n).ok_or_else(logrec)?;
+    let word = |i: usize| body.get(4 * i..4 * i + 4).map_or(0, |w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]));
+    let (when, fixed) = if ty == 2 {
+        let usec = word(1);
+        (Timestamp { sec: i64::from(word(0) as i32), nsec: usec.wrapping_mul(1000) }, 2)
+    } else {
+        // the seconds' two words in the order libpcp on a little-endian
+        // host reads them (see pcp_archive::raw)
+        (Timestamp { sec: ((u64::from(word(1)) << 32) | u64::from(word(0))) as i64, nsec: word(2) }, 3)
+    };
+    let indom = InDom(word(fixed));
+    let numinst = word(fixed + 1) as i32;
+    let mut instances = Vec::new();
+    if numinst > 0 {
+        let count = numinst as usize;
+        let ids_at = fixed + 2;
+        let names_at = 4 * (ids_at + 2 * count);
+        let max_idx = rlen.wrapping_sub(4 * (fixed as i32 + 2)).wrapping_sub(numinst.wrapping_mul(8));
+        for i in 0..count {
+            let id = word(ids_at + i) as i32;
+            let idx = word(ids_at + count + i) as i32;
+            if id < 0 {
+                return Err(logrec());
+            }
+            let name = if idx >= 0 {
+                if idx > max_idx {
+                    return Err(logrec());
+                }
+                let from = body.get(names_at + idx as usize..).unwrap_or_default();
+                Some(from[..from.iter().position(|&b| b == 0).unwrap_or(from.len())].to_vec())
+            } else if ty == 6 && idx == -1 {
+                None
+            } else {
+                return Err(logrec());
+            };
+            instances.push((id, name));
+        }
+    }
+    Ok(DiskInDom { when, indom, numinst, instances })
 }

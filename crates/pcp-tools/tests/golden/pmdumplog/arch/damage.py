@@ -165,3 +165,16 @@ copy('v3', 'labelneg')
 b, (at, n) = meta_record('labelneg', 7)
 jsonlen = struct.unpack('>I', b[at + 36:at + 40])[0]   # header, time, type, ident, count, instance
 b[at + 40 + jsonlen:at + 44 + jsonlen] = struct.pack('>i', -1); meta_put('labelneg', b)
+# the first instance domain record of events2 with its microseconds word
+# 0xffffffff: libpcp multiplies by 1000 in 32 bits (-1000 nanoseconds),
+# and pmdumplog -I prints the time from that (-00001 microseconds)
+copy('events2', 'indomusec')
+b = bytearray(open(os.path.join(out, 'indomusec.meta'), 'rb').read())
+at = [at for at, n in records(b, 132) if struct.unpack('>I', b[at + 4:at + 8])[0] == 2][0]
+b[at + 12:at + 16] = struct.pack('>I', 0xffffffff); meta_put('indomusec', b)
+# the eleventh descriptor of v3 with its type word 6 (a delta instance
+# domain record): libpcp loads it as one, and pmdumplog -I prints it with
+# the nanoseconds word as a negative int (-00000001)
+copy('v3', 'desctype6')
+b, (at, n) = meta_record('desctype6', 1, 10)
+b[at + 4:at + 8] = struct.pack('>I', 6); meta_put('desctype6', b)
