@@ -268,7 +268,8 @@ fn decode_meta<R: std::io::Read>(
         }
         Ok(())
     };
-    let decoded = decode();
+    // (a descriptor conflict before the record that failed comes first)
+    let decoded = decode().map_err(|e| crate::meta::first_desc_conflict(&meta).unwrap_or(e));
     if decoded.is_ok() && meta.is_empty() && records.left() == 0 {
         return Err(PmError::PM_ERR_NODATA);
     }

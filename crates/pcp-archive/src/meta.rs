@@ -391,6 +391,28 @@ impl MetaIndex {
     }
 }
 
+/// The first descriptor of `records` that disagrees with an earlier one
+/// for its PMID (`PM_ERR_LOGCHANGE*`), if any: libpcp adds each record as
+/// it reads it, so such a conflict ends its reading before any later
+/// record that does not decode.
+pub(crate) fn first_desc_conflict(records: &[MetaRecord]) -> Option<PmError> {
+    let mut first: HashMap<PmId, &Desc> = HashMap::new();
+    for rec in records {
+        let MetaRecord::Desc { desc, .. } = rec else { continue };
+        match first.get(&desc.pmid) {
+            Some(old) => {
+                if let Err(e) = desc_conflict(old, desc) {
+                    return Some(e);
+                }
+            }
+            None => {
+                first.insert(desc.pmid, desc);
+            }
+        }
+    }
+    None
+}
+
 /// `__pmLogAddDesc`'s check of a descriptor logged again for a PMID
 /// against the first: type, semantics, instance domain, then units (their
 /// pad bits do not count) must agree.

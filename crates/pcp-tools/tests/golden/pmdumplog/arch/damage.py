@@ -178,3 +178,13 @@ b[at + 12:at + 16] = struct.pack('>I', 0xffffffff); meta_put('indomusec', b)
 copy('v3', 'desctype6')
 b, (at, n) = meta_record('desctype6', 1, 10)
 b[at + 4:at + 8] = struct.pack('>I', 6); meta_put('desctype6', b)
+# the second descriptor given the first's PMID (a different type), and a
+# later label record's JSON length -1: libpcp adds each record as it reads
+# it, so the conflict (PM_ERR_LOGCHANGETYPE) ends the reading before the
+# record that does not decode (PM_ERR_LOGREC)
+copy('v3', 'descconflict')
+b, (at, n) = meta_record('descconflict', 1, 1)
+b0, (at0, n0) = meta_record('descconflict', 1, 0)
+b[at + 8:at + 12] = b0[at0 + 8:at0 + 12]
+_, (lat, ln) = meta_record('descconflict', 7)
+b[lat + 36:lat + 40] = struct.pack('>i', -1); meta_put('descconflict', b)
