@@ -92,8 +92,8 @@ struct Pminfo<'a> {
     icache: Option<(InDom, PmResult<Instances>)>,
     /// pminfo's label caches.
     labels: labels::Caches,
-    /// Where each archive fetch starts (the archive's start, or `-O`): a
-    /// failed fetch leaves the context there.
+    /// Where each archive fetch starts (the epoch, or `-O`): a failed
+    /// fetch leaves the context there.
     origin: Option<Timestamp>,
     /// The reporting time zone (`pmLocaltime`'s), for event timestamps.
     zone: Zone,
@@ -311,10 +311,12 @@ impl<'a> Pminfo<'a> {
         match opts.context_options(&info, &Zone::local(), options::now(), self.out, self.err)? {
             Ok(settings) => {
                 self.zone = settings.zone;
-                // pminfo fetches from the -O origin, else the archive's start
+                // pminfo fetches from the -O origin, else from the time
+                // its options left unset (zero, the epoch: libpcp then
+                // positions before the first index entry)
                 self.origin = Some(match (&opts.origin_arg, settings.window) {
                     (Some(_), Some(w)) => w.origin,
-                    _ => ctx.origin(),
+                    _ => Timestamp::new(0, 0),
                 });
                 self.fetch_from_origin = opts.origin_arg.is_some();
                 Ok(Ok(ctx))

@@ -217,10 +217,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
             Some(t) => {
                 (ctx.first_each_forw(t, &pmids, true).unwrap_or_else(|e| pmids.iter().map(|_| Err(e)).collect()), 1)
             }
-            None if ctx.archive_source().is_some() => {
-                let origin = ctx.origin();
-                (ctx.first_each(origin, &pmids, true), 1)
-            }
+            // (pmprobe's origin left unset is zero, the epoch)
+            None if ctx.archive_source().is_some() => (ctx.first_each(Timestamp::new(0, 0), &pmids, true), 1),
             None => (Vec::new(), batchsize),
         };
         err.write_all(&ctx.take_messages())?;
