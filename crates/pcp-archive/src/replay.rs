@@ -288,7 +288,9 @@ impl Replay {
         self.delta = Ts { sec: delta_ns / 1_000_000_000, nsec: (delta_ns % 1_000_000_000) as i32 };
         self.direction = delta_ns.signum() as i32;
         // a positioning failure shows up at the next fetch
-        let _ = self.set_time();
+        if let Err(e) = self.set_time() {
+            self.log.say(format_args!("pmSetMode: __pmLogSetTime failed: {e}\n"));
+        }
         crate::interp::reset(self);
         Ok(())
     }

@@ -6,6 +6,7 @@ use super::derived_metrics::ContextInstances;
 use super::{Context, Instances, Mode, PmnsLocation};
 use crate::archive::ArchiveSource;
 use crate::source::MetricSource;
+use pcp_core::debug::{DebugFlag, DebugOptions};
 use pcp_core::{FetchResult, InDom, PmError, PmId, PmResult, Timestamp};
 use pcp_pmns::Pmns;
 use std::collections::HashMap;
@@ -191,15 +192,22 @@ impl Context {
     }
 
     /// `pmSetMode(PM_MODE_FORW, from)` and `pmFetch` of each of `pmids` on
-    /// its own, in turn.
+    /// its own, in turn. (Their `-Dfetch` trace is left to the tool, which
+    /// traces each answer where it uses it, as for those read ahead.)
     fn fetch_each_from(&mut self, from: Timestamp, pmids: &[PmId]) -> Vec<PmResult<FetchResult>> {
-        pmids
+        let trace = self.trace().clone();
+        let quiet =
+            trace.options().iter().filter(|&f| f != DebugFlag::Fetch).fold(DebugOptions::default(), DebugOptions::with);
+        self.set_trace(trace.with_options(quiet));
+        let found = pmids
             .iter()
             .map(|&p| {
                 self.set_mode(Mode::Forw, from, 0)?;
                 self.fetch(&[p])
             })
-            .collect()
+            .collect();
+        self.set_trace(trace);
+        found
     }
 
     /// The operands of a derived metric (none for the anonymous ones and

@@ -1,0 +1,11 @@
+-Dfetch
+-a
+tests/golden/pmdumplog/arch/indexvol
+-f
+sample.colour
+sample.colour
+sample.float.ten
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
