@@ -35,6 +35,7 @@ use std::collections::HashMap;
 mod bounds;
 mod cache;
 mod metrics;
+mod trace;
 mod value;
 
 use bounds::{is_bounded, next_missing, prior_missing, search_back, search_forw, Unbound, Upd};
@@ -103,6 +104,16 @@ pub(crate) struct InterpState {
     /// Records read (not found in the cache) forwards and backwards in
     /// this fetch, for `-Dinterp`.
     nr: [u64; 2],
+    /// And found in the cache (counted under `-Dlog,desperate` only).
+    nr_cache: [u64; 2],
+}
+
+impl InterpState {
+    /// `dumpicp`: trace metric-instance `ii` of metric `pi` under `tag`.
+    fn dump(&self, trace: &pcp_core::debug::Trace, tag: &str, pi: usize, ii: usize) {
+        let pcp = &self.pmids[pi];
+        trace::dumpicp(trace, tag, self.ids[pi], pcp.ty, pcp.valfmt, &pcp.insts[ii]);
+    }
 }
 
 /// `__pmLogResetInterp`, after `pmSetMode`: forget bounds that do not
@@ -143,6 +154,7 @@ pub(crate) fn fetch_into(
             i32::from(r.serial)
         ));
         r.interp.nr = [0, 0];
+        r.interp.nr_cache = [0, 0];
     }
     let res = fetch_at(r, t_req, pmids, wanted, out);
     match res {
@@ -151,7 +163,13 @@ pub(crate) fn fetch_into(
             r.advance();
             if tracing {
                 let [forw, back] = r.interp.nr;
-                r.log.trace.write(format_args!("__pmLogFetchInterp: log reads: forward {forw} backwards {back}\n"));
+                let [cforw, cback] = r.interp.nr_cache;
+                let cached = |n: u64| if n > 0 { format!(" (+{n} cached)") } else { String::new() };
+                r.log.trace.write(format_args!(
+                    "__pmLogFetchInterp: log reads: forward {forw}{} backwards {back}{}\n",
+                    cached(cforw),
+                    cached(cback)
+                ));
             }
             v
         }
@@ -177,6 +195,7 @@ fn fetch_at(
     wanted: &dyn Fn(InDom, i32) -> bool,
     out: &mut FetchResult,
 ) -> Step {
+    let tracing = r.log.trace.on(DebugFlag::Interp);
     if t_req < -0.001 {
         return Ok(Err(PmError::PM_ERR_EOL));
     }
@@ -299,6 +318,9 @@ fn fetch_at(
             let t_first = icp.t_first;
             let pmids = &r.interp.pmids;
             unbound.insert((pi, ii), |(p, i)| t_first >= pmids[p].insts[i].t_first);
+            if tracing {
+                r.interp.dump(&r.log.trace, "search back", pi, ii);
+            }
         }
     }
 
@@ -311,8 +333,16 @@ fn fetch_at(
         while done < back {
             let logrp = match r.cache_read(Dir::Back) {
                 Ok(l) => l,
-                Err(PmError::PM_ERR_LOGREC) => return Err(Early(PmError::PM_ERR_LOGREC)),
-                Err(_) => break,
+                Err(PmError::PM_ERR_LOGREC) => {
+                    r.trace_corrupt("scanning backwards in ", "volume");
+                    return Err(Early(PmError::PM_ERR_LOGREC));
+                }
+                Err(_) => {
+                    if tracing {
+                        r.log.trace.write(format_args!("Start of Log, {} metric-inst not found\n", back - done));
+                    }
+                    break;
+                }
             };
             let t_this = logrp.since(r.start);
             if r.direction < 0 && t_this >= t_req {
@@ -341,8 +371,11 @@ fn fetch_at(
             if (is(icp.s_prior, S_UNDEFINED) || icp.t_prior > t_req) && icp.t_first < t_req {
                 icp.t_first = t_req;
                 icp.s_prior |= S_SCANNED;
+                if tracing {
+                    r.interp.dump(&r.log.trace, "no values before t_first", p, i);
+                }
             }
-            icp.search = false;
+            r.interp.pmids[p].insts[i].search = false;
         }
     }
 
@@ -373,6 +406,9 @@ fn fetch_at(
             let t_last = icp.t_last;
             let pmids = &r.interp.pmids;
             unbound.insert((pi, ii), |(p, i)| t_last <= pmids[p].insts[i].t_last);
+            if tracing {
+                r.interp.dump(&r.log.trace, "search forw", pi, ii);
+            }
         }
     }
 
@@ -385,8 +421,16 @@ fn fetch_at(
         while done < forw {
             let logrp = match r.cache_read(Dir::Forw) {
                 Ok(l) => l,
-                Err(PmError::PM_ERR_LOGREC) => return Err(Early(PmError::PM_ERR_LOGREC)),
-                Err(_) => break,
+                Err(PmError::PM_ERR_LOGREC) => {
+                    r.trace_corrupt("scanning forwards in ", "volume");
+                    return Err(Early(PmError::PM_ERR_LOGREC));
+                }
+                Err(_) => {
+                    if tracing {
+                        r.log.trace.write(format_args!("End of Log, {} metric-insts not found\n", forw - done));
+                    }
+                    break;
+                }
             };
             let t_this = logrp.since(r.start);
             if r.direction > 0 && t_this <= t_req {
@@ -414,8 +458,12 @@ fn fetch_at(
             if icp.t_next < t_req && (icp.t_last < 0.0 || t_req < icp.t_last) {
                 icp.t_last = t_req;
                 icp.s_next |= S_SCANNED;
+                if tracing {
+                    let (inst, pmid) = (icp.inst, PmId(r.interp.ids[p]));
+                    r.log.trace.write(format_args!("pmid {pmid} inst {inst} no values after t_last={t_req:.6}\n"));
+                }
             }
-            icp.search = false;
+            r.interp.pmids[p].insts[i].search = false;
         }
     }
 
@@ -481,6 +529,9 @@ fn fetch_at(
         vals.reserve(usize::try_from(pcp.numval).unwrap_or(0));
         if pcp.numval > 0 {
             for icp in pcp.insts.iter().filter(|i| i.inresult) {
+                if tracing && done_roll {
+                    trace::dump_result_inst(&r.log.trace, pmid.0, pcp.ty, pcp.valfmt, icp);
+                }
                 if let Some(value) = interpolate(pcp.ty, pcp.sem, pcp.valfmt, icp, t_req, wrap) {
                     vals.push(InstValue { inst: icp.inst, value });
                 }
@@ -496,10 +547,61 @@ fn fetch_at(
     Ok(Ok(()))
 }
 
+/// Stand-ins for the addresses of libpcp's read cache and the results in
+/// it.
+const FAKE_CACHE: u64 = 0x5600_000a_0a60;
+const FAKE_RESULT: u64 = 0x5600_000b_5950;
+
 /// How many emptied value lists interpolation keeps for the next fetch.
 const POOL_MAX: usize = 64;
 
 impl Replay {
+    /// What `__pmFreeInterpData` traces when the context is destroyed:
+    /// under `-Dinterp,desperate` the values held in blocks it releases,
+    /// under `-Dlog,interp` its read cache's entries (their addresses
+    /// stand-ins).
+    pub(crate) fn trace_free_interp(&self) {
+        let trace = &self.log.trace;
+        let st = &self.interp;
+        if trace.on(DebugFlag::Interp) && trace.on(DebugFlag::Desperate) && !st.pmids.is_empty() {
+            let mut by_pmid = pcp_core::support::hash::PmHash::new();
+            for (pi, &pmid) in st.ids.iter().enumerate() {
+                by_pmid.add(pmid, pi);
+            }
+            for (pmid, &pi) in by_pmid.iter() {
+                let pcp = &st.pmids[pi];
+                if pcp.valfmt == 0 {
+                    continue;
+                }
+                for icp in &pcp.insts {
+                    for (v, which) in [(&icp.v_prior, "prior"), (&icp.v_next, "next")] {
+                        if v.is_some() {
+                            trace.write(format_args!("release pmid {} inst {} {which}\n", PmId(pmid), icp.inst));
+                        }
+                    }
+                }
+            }
+        }
+        if trace.on(DebugFlag::Log) && trace.on(DebugFlag::Interp) && st.cache.used {
+            for (k, (name, rp)) in st.cache.traced.iter().enumerate() {
+                let entry = FAKE_CACHE + k as u64 * 0x38;
+                let name = name.as_deref().unwrap_or("(none)");
+                let rp = if *rp { format!("{:#x}", FAKE_RESULT + k as u64 * 0x5a0) } else { "(nil)".to_string() };
+                trace.write(format_args!("read cache entry {entry:#x}: c_name={name} rp={rp}\n"));
+            }
+        }
+    }
+
+    /// Trace, under `-Dinterp` or `-Dlog`, that a record read while
+    /// searching `what` (the archive's name follows) was corrupt.
+    fn trace_corrupt(&self, what: &str, vol: &str) {
+        let trace = &self.log.trace;
+        if trace.on(DebugFlag::Interp) || trace.on(DebugFlag::Log) {
+            let name = crate::opentrace::lcp_name(self.log.base());
+            trace.write(format_args!("Error: corrupted archive {what}'{name}', {vol} {}\n", self.log.curvol));
+        }
+    }
+
     fn advance(&mut self) {
         let o = &mut self.origin;
         o.sec = o.sec.wrapping_add(self.delta.sec);

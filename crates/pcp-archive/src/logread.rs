@@ -339,6 +339,11 @@ impl Log {
         }
     }
 
+    /// The archive's base name, as given.
+    pub fn base(&self) -> &Path {
+        &self.base
+    }
+
     /// Whether `-Dlog` tracing is on.
     #[inline]
     pub fn tracing(&self) -> bool {

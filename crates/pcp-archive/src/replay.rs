@@ -193,6 +193,14 @@ impl Replay {
         self.log.trace = trace.clone();
     }
 
+    /// What libpcp traces of this replay when its context is destroyed
+    /// (`__pmFreeInterpData`, under `-Dinterp,desperate` and
+    /// `-Dlog,interp`).
+    #[doc(alias = "pmDestroyContext")]
+    pub fn trace_destroy(&self) {
+        self.trace_free_interp();
+    }
+
     /// Which mark records interpolation passes over (libpcp reads
     /// `$PCP_IGNORE_MARK_RECORDS` for it).
     #[doc(alias = "PCP_IGNORE_MARK_RECORDS")]

@@ -13,9 +13,8 @@
 #[path = "common/case.rs"]
 mod case;
 
-use case::{cases_by_tool, read_case, run_ours};
+use case::compare_filtered;
 use std::path::PathBuf;
-use std::process::Command;
 
 /// The text with the addresses of trees' nodes numbered as the QA
 /// filters number them.
@@ -51,51 +50,12 @@ fn number_addresses(text: &[u8]) -> Vec<u8> {
 #[test]
 fn traces_match_the_c_tools() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/derive_trace");
-    let record = std::env::var_os("PCP_RS_RECORD").is_some();
-    let only = std::env::var("PCP_RS_ONLY").ok();
-    let mut failures = Vec::new();
-    for (tool, cases) in cases_by_tool(&root) {
-        let run = match tool.as_str() {
-            "pminfo" => pcp_tools::pminfo::run,
-            "pmval" => pcp_tools::pmval::run,
-            _ => panic!("trace cases for unknown tool {tool}"),
-        };
-        for cmd in cases {
-            if only.as_deref().is_some_and(|o| !cmd.to_string_lossy().contains(o)) {
-                continue;
-            }
-            let case = read_case(&cmd);
-            let stem = cmd.with_extension("");
-            let file = |ext: &str| stem.with_extension(ext);
-            if record {
-                let c = Command::new(&tool)
-                    .args(&case.args)
-                    .envs(case.env.iter().map(|(k, v)| (k, v)))
-                    .current_dir(env!("CARGO_MANIFEST_DIR"))
-                    .output()
-                    .unwrap_or_else(|e| panic!("cannot run the C {tool}: {e}"));
-                std::fs::write(file("out"), number_addresses(&c.stdout)).unwrap();
-                std::fs::write(file("err"), number_addresses(&c.stderr)).unwrap();
-                std::fs::write(file("status"), format!("{}\n", c.status.code().unwrap_or(-1))).unwrap();
-            }
-            let (out, err, status) = run_ours(run, &tool, &case);
-            let read = |ext: &str| std::fs::read(file(ext)).unwrap_or_default();
-            let got = (number_addresses(&out), number_addresses(&err), format!("{status}\n").into_bytes());
-            let want = (read("out"), read("err"), read("status"));
-            if got != want {
-                let name = stem.display();
-                if got.0 != want.0 {
-                    failures.push(format!("{name}: stdout differs:\n{}", String::from_utf8_lossy(&got.0)));
-                }
-                if got.1 != want.1 {
-                    failures.push(format!("{name}: stderr differs:\n{}", String::from_utf8_lossy(&got.1)));
-                }
-                if got.2 != want.2 {
-                    failures.push(format!("{name}: status {status}"));
-                }
-            }
-        }
-    }
+    let run = |tool: &str| match tool {
+        "pminfo" => pcp_tools::pminfo::run,
+        "pmval" => pcp_tools::pmval::run,
+        _ => panic!("trace cases for unknown tool {tool}"),
+    };
+    let (_, failures) = compare_filtered(&root, run, number_addresses);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

@@ -111,13 +111,16 @@ fn unaddressed((out, err, status): (Vec<u8>, Vec<u8>, i32)) -> (Vec<u8>, Vec<u8>
     (out, undelta_unaddressed(&masked), status)
 }
 
-/// The other: `-Dlogmeta`'s `__pmLogUndeltaInDom` lines print the
-/// addresses of instance sets; each reads `ADDR` on both sides.
+/// The others: `-Dlogmeta`'s `__pmLogUndeltaInDom` lines print the
+/// addresses of instance sets, and `-Dlog,interp`'s `read cache entry`
+/// lines those of its read cache; each reads `ADDR` on both sides. And
+/// `-Dinterp` shows a value held in a block as `v=??? (lval=N)`, N half
+/// the block's address: it reads `lval=N`.
 fn undelta_unaddressed(err: &[u8]) -> Vec<u8> {
     let mut masked = Vec::with_capacity(err.len());
     for line in err.split_inclusive(|&b| b == b'\n') {
-        if !line.starts_with(b"__pmLogUndeltaInDom(") {
-            masked.extend_from_slice(line);
+        if !line.starts_with(b"__pmLogUndeltaInDom(") && !line.starts_with(b"read cache entry ") {
+            masked.extend_from_slice(&unlval(line));
             continue;
         }
         let mut i = 0;
@@ -131,5 +134,20 @@ fn undelta_unaddressed(err: &[u8]) -> Vec<u8> {
             }
         }
     }
+    masked
+}
+
+/// `line` with each `v=??? (lval=` number read as `N`.
+fn unlval(line: &[u8]) -> Vec<u8> {
+    const AT: &[u8] = b"v=??? (lval=";
+    let mut masked = Vec::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(i) = rest.windows(AT.len()).position(|w| w == AT) {
+        masked.extend_from_slice(&rest[..i + AT.len()]);
+        masked.push(b'N');
+        let tail = &rest[i + AT.len()..];
+        rest = &tail[tail.iter().take_while(|b| b.is_ascii_digit() || **b == b'-').count()..];
+    }
+    masked.extend_from_slice(rest);
     masked
 }

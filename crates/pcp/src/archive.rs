@@ -128,6 +128,15 @@ impl ArchiveSource {
         Ok((outcome, replay.position()))
     }
 
+    /// What libpcp traces of the replay when the context is destroyed
+    /// ([`Replay::trace_destroy`]).
+    #[doc(alias = "pmDestroyContext")]
+    pub fn trace_destroy(&self) {
+        if let Some(r) = self.replay.as_ref() {
+            r.trace_destroy();
+        }
+    }
+
     /// Which mark records interpolation passes over (libpcp reads
     /// `$PCP_IGNORE_MARK_RECORDS` for it: see [`ignore_marks_setting`]).
     #[doc(alias = "PCP_IGNORE_MARK_RECORDS")]

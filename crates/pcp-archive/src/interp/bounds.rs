@@ -9,7 +9,7 @@ use crate::logread::Dir;
 use crate::record::ValRef;
 use crate::replay::{IgnoreMarks, Replay};
 use pcp_core::debug::DebugFlag;
-use pcp_core::{PmError, PM_IN_NULL};
+use pcp_core::{MetricType, PmError, PmId, PM_IN_NULL};
 
 /// What to do with marks while updating bounds (`UPD_MARK_*`).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -106,12 +106,16 @@ impl Replay {
             return Ok(());
         }
         let st = &mut self.interp;
+        let trace = &self.log.trace;
+        let tracing = trace.on(DebugFlag::Interp);
+        let desperate = tracing && trace.on(DebugFlag::Desperate);
         if logrp.is_mark() {
             // a mark: a gap in the recording
             if do_mark == Upd::None {
                 return Ok(());
             }
-            for &(pi, ii) in &st.want {
+            for k in 0..st.want.len() {
+                let (pi, ii) = st.want[k];
                 let pcp = &mut st.pmids[pi];
                 let pointer = pcp.valfmt != 0;
                 let icp = &mut pcp.insts[ii];
@@ -126,13 +130,22 @@ impl Replay {
                                 icp.s_prior |= S_SCANNED;
                             }
                         }
-                    } else if let Some(m) = seen_mark.as_deref_mut() {
-                        *m = true;
+                    } else {
+                        if let Some(m) = seen_mark.as_deref_mut() {
+                            *m = true;
+                        }
+                        if desperate {
+                            trace.write(format_args!("<mark> rolling forwards\n"));
+                        }
                     }
                     if pointer {
                         icp.v_prior = None;
                     }
+                    if tracing {
+                        st.dump(trace, "update_bounds: mark@prior", pi, ii);
+                    }
                 }
+                let icp = &mut st.pmids[pi].insts[ii];
                 if t_this >= t_req && ((t_this <= icp.t_next || icp.t_next < 0.0) || icp.t_next < t_req) {
                     icp.t_next = t_this;
                     icp.s_next = S_MARK;
@@ -144,25 +157,43 @@ impl Replay {
                                 icp.s_next |= S_SCANNED;
                             }
                         }
-                    } else if let Some(m) = seen_mark.as_deref_mut() {
-                        *m = true;
+                    } else {
+                        if let Some(m) = seen_mark.as_deref_mut() {
+                            *m = true;
+                        }
+                        if desperate {
+                            trace.write(format_args!("<mark> rolling backwards\n"));
+                        }
                     }
                     if pointer {
                         icp.v_next = None;
+                    }
+                    if tracing {
+                        st.dump(trace, "update_bounds: mark@next", pi, ii);
                     }
                 }
             }
             return Ok(());
         }
+        // (what changed, for the trace, as libpcp keeps it: over the
+        // whole record)
+        let mut fold = Fold {
+            t_this,
+            t_req,
+            do_mark,
+            changed: 0,
+            trace: tracing.then_some(trace),
+            log: self.log.tracing().then_some(trace),
+        };
         match logrp.sets() {
             Sets::Record(rec, hits) => {
                 for &set in hits {
-                    fold_set(st, Head::of(set), rec.values(set), t_this, t_req, do_mark, &mut done)?;
+                    fold_set(st, Head::of(set), rec.values(set), &mut fold, &mut done)?;
                 }
             }
             Sets::Kept(kept) => {
                 for (set, values) in kept.sets() {
-                    fold_set(st, set, values, t_this, t_req, do_mark, &mut done)?;
+                    fold_set(st, set, values, &mut fold, &mut done)?;
                 }
             }
         }
@@ -248,14 +279,34 @@ impl Replay {
             if (dir == Dir::Forw && t_this > t_req) || (dir == Dir::Back && t_this < t_req) {
                 return Ok(());
             }
+            if self.log.trace.on(DebugFlag::Interp) {
+                let way = if dir == Dir::Forw { "forw" } else { "back" };
+                let mark = if logrp.is_mark() { " <mark>" } else { "" };
+                self.log.trace.write(format_args!("do_roll: {way} to t={t_this:.6}{mark}\n"));
+            }
             self.remember();
             self.update_bounds(t_req, &logrp, upd, None, Some(seen_mark))?;
         };
         if err == PmError::PM_ERR_LOGREC {
+            self.trace_corrupt("", "vol");
             return Err(err);
         }
         Ok(())
     }
+}
+
+/// One record being folded into the bounds (`update_bounds`' state).
+struct Fold<'t> {
+    t_this: f64,
+    t_req: f64,
+    do_mark: Upd,
+    /// libpcp's `changed`: 1 once a bound has moved, 2 added once a
+    /// search has ended, kept from one instance to the next.
+    changed: u8,
+    /// Where `-Dinterp` traces go, when on.
+    trace: Option<&'t pcp_core::debug::Trace>,
+    /// Where `-Dlog` traces go, when on.
+    log: Option<&'t pcp_core::debug::Trace>,
 }
 
 /// Fold one value set of a record at `t_this` into the bounds of its
@@ -265,12 +316,11 @@ fn fold_set<'a>(
     st: &mut InterpState,
     set: Head,
     values: impl Iterator<Item = (i32, ValRef<'a>)>,
-    t_this: f64,
-    t_req: f64,
-    do_mark: Upd,
+    fold: &mut Fold<'_>,
     done: &mut Option<&mut i32>,
 ) -> Result<(), PmError> {
     let Some(pi) = st.pmid_index(set.pmid) else { return Ok(()) };
+    let (t_this, t_req, do_mark) = (fold.t_this, fold.t_req, fold.do_mark);
     let pcp = &mut st.pmids[pi];
     if pcp.valfmt == -1 && set.numval > 0 {
         let ok = match pcp.ty {
@@ -279,16 +329,40 @@ fn fold_set<'a>(
             _ => set.valfmt == 1 || set.valfmt == 2,
         };
         if !ok {
+            if let Some(log) = fold.log {
+                log.write(format_args!(
+                    "update_bounds: corrupted archive: PMID {}: valfmt {} unexpected for type {}\n",
+                    PmId(set.pmid),
+                    set.valfmt,
+                    MetricType(pcp.ty).name()
+                ));
+            }
             return Err(PmError::PM_ERR_LOGREC);
         }
         pcp.valfmt = set.valfmt;
     } else if pcp.valfmt != -1 && set.numval > 0 && pcp.valfmt != set.valfmt {
+        if let Some(log) = fold.log {
+            log.write(format_args!(
+                "update_bounds: corrupted archive: PMID {}: valfmt changed from {} to {}\n",
+                PmId(set.pmid),
+                pcp.valfmt,
+                set.valfmt
+            ));
+        }
         return Err(PmError::PM_ERR_LOGREC);
     }
+    let (ty, valfmt) = (pcp.ty, pcp.valfmt);
+    let desperate = fold.trace.is_some_and(|t| t.on(DebugFlag::Desperate));
     for (inst, value) in values {
         let Some(&ii) = pcp.by_inst.get(&inst).or_else(|| pcp.by_inst.get(&PM_IN_NULL)) else { continue };
         let icp = &mut pcp.insts[ii];
+        if desperate {
+            if let Some(trace) = fold.trace {
+                super::trace::dumpicp(trace, "update_bounds: match", set.pmid, ty, valfmt, icp);
+            }
+        }
         if t_this <= t_req && (icp.t_prior > t_req || t_this >= icp.t_prior) {
+            fold.changed = 1;
             if icp.t_prior < icp.t_next && icp.t_prior >= t_req {
                 // the old prior becomes the next
                 icp.t_next = icp.t_prior;
@@ -300,6 +374,7 @@ fn fold_set<'a>(
             value.store(&mut icp.v_prior);
             if do_mark == Upd::Back && icp.search {
                 if let Some(d) = done.as_deref_mut() {
+                    fold.changed |= 2;
                     icp.search = false;
                     *d += 1;
                     icp.s_prior |= S_SCANNED;
@@ -307,6 +382,7 @@ fn fold_set<'a>(
             }
         }
         if t_this >= t_req && (icp.t_next < t_req || t_this <= icp.t_next) {
+            fold.changed |= 1;
             if icp.t_prior < icp.t_next && icp.t_next <= t_req {
                 icp.t_prior = icp.t_next;
                 icp.s_prior = icp.s_next & !S_SCANNED;
@@ -317,11 +393,16 @@ fn fold_set<'a>(
             value.store(&mut icp.v_next);
             if do_mark == Upd::Forw && icp.search {
                 if let Some(d) = done.as_deref_mut() {
+                    fold.changed |= 2;
                     icp.search = false;
                     *d += 1;
                     icp.s_next |= S_SCANNED;
                 }
             }
+        }
+        if let (Some(trace), 1..) = (fold.trace, fold.changed) {
+            let tag = if fold.changed & 2 != 0 { "update_bounds: update+search" } else { "update_bounds: update" };
+            super::trace::dumpicp(trace, tag, set.pmid, ty, valfmt, icp);
         }
     }
     Ok(())

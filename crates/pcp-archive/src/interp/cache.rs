@@ -202,6 +202,12 @@ pub(super) struct Cache {
     seen: HashMap<Place, bool>,
     /// Roughly how many bytes `kept` holds.
     bytes: usize,
+    /// Whether a record has been asked for (libpcp's cache allocated).
+    pub(super) used: bool,
+    /// For `-Dlog,interp`'s trace at the end: of each slot of `recent`,
+    /// the name of the archive its last read was kept for (`None` where
+    /// it was not kept), and whether that read gave a record.
+    pub(super) traced: [(Option<String>, bool); RECENT],
 }
 
 /// How many records libpcp's cache holds.
@@ -217,18 +223,24 @@ impl Cache {
     /// A record read before, from where it starts (going forwards) or
     /// ends (going backwards); among the records kept for long too, if
     /// `kept`.
-    fn find(&self, arch: usize, vol: i32, posn: i64, dir: Dir, kept: bool) -> Option<CacheEntry> {
-        let recent = self.recent.iter().flatten().find(|(a, v, c)| {
-            *a == arch && *v == vol && if dir == Dir::Forw { c.head == posn } else { c.tail == posn }
+    /// (With the slot of [`Cache::recent`] it was found in, if there.)
+    fn find(&self, arch: usize, vol: i32, posn: i64, dir: Dir, kept: bool) -> Option<(Option<usize>, CacheEntry)> {
+        let recent = self.recent.iter().enumerate().find_map(|(k, e)| match e {
+            Some((a, v, c))
+                if *a == arch && *v == vol && if dir == Dir::Forw { c.head == posn } else { c.tail == posn } =>
+            {
+                Some((k, c))
+            }
+            _ => None,
         });
-        if let Some((_, _, c)) = recent {
-            return Some(c.clone());
+        if let Some((k, c)) = recent {
+            return Some((Some(k), c.clone()));
         }
         if !kept {
             return None;
         }
         let head = if dir == Dir::Forw { posn } else { *self.kept_by_tail.get(&(arch, vol, posn))? };
-        self.kept.get(&(arch, vol, head)).cloned()
+        self.kept.get(&(arch, vol, head)).map(|c| (None, c.clone()))
     }
 
     /// Keep `entry` for long if it has been read before (and is worth it).
@@ -258,6 +270,25 @@ impl Cache {
 }
 
 impl InterpState {
+    /// More metrics are asked for: the records read keep only the value
+    /// sets of those asked for before, so find their sets again (those
+    /// kept for long are forgotten).
+    fn refresh_cache(&mut self) {
+        let old = std::mem::take(&mut self.cache);
+        let mut cache =
+            Cache { hits_for: self.ids.len(), idx: old.idx, used: old.used, traced: old.traced, ..Cache::default() };
+        for (k, e) in old.recent.into_iter().enumerate() {
+            if let Some((arch, vol, CacheEntry { rp, head, tail })) = e {
+                if let Body::Record(rec, _) = &rp.body {
+                    let hits = self.hits(rec);
+                    let rp = Read { body: Body::Record(rec.clone(), hits), ..rp };
+                    cache.recent[k] = Some((arch, vol, CacheEntry { rp, head, tail }));
+                }
+            }
+        }
+        self.cache = cache;
+    }
+
     /// The value sets of `rec` that belong to metrics asked for, in record
     /// order.
     fn hits(&self, rec: &Record) -> Arc<[SetRef]> {
@@ -288,26 +319,53 @@ impl Replay {
         // records read again are kept for long only when no trace counts
         // the reads
         let tracing = self.log.tracing() || self.log.trace.on(DebugFlag::Interp);
+        // -Dlog,desperate: every read, and what the cache did
+        let desperate = self.log.tracing() && self.log.trace.on(DebugFlag::Desperate);
+        if self.interp.cache.hits_for != nids {
+            self.interp.refresh_cache();
+        }
         let cache = &mut self.interp.cache;
-        if cache.hits_for != nids {
-            *cache = Cache { hits_for: nids, ..Cache::default() };
+        cache.used = true;
+        if desperate {
+            let (fd, curvol) = (self.log.fd(crate::logread::Which::Mfp), self.log.curvol);
+            let (way, end) = if dir == Dir::Forw { ("forw", "head") } else { ("back", "tail") };
+            self.log.trace.write(format_args!(
+                "cache_read: fd={fd} mode={way} vol={ac_vol} (curvol={curvol}) {end}_posn={posn} "
+            ));
         }
         cache.idx = (cache.idx + 1) % RECENT;
-        if let Some(c) = cache.find(cur, ac_vol, posn, dir, !tracing) {
+        if let Some((slot, c)) = cache.find(cur, ac_vol, posn, dir, !tracing) {
             self.log.seek(if dir == Dir::Forw { c.tail } else { c.head });
             self.log.mark_done = false;
+            if desperate {
+                let t_this = c.rp.since(self.start);
+                self.log.trace.write(format_args!("hit cache[{}] t={t_this:.6}\n", slot.unwrap_or(0)));
+                self.interp.nr_cache[usize::from(dir == Dir::Back)] += 1;
+            }
             return Ok(c.rp);
+        }
+        if desperate {
+            self.log.trace.write(format_args!("miss\n"));
         }
         self.interp.nr[usize::from(dir == Dir::Back)] += 1;
         let slot = cache.idx;
         cache.recent[slot] = None;
         let (save_cur, save_curvol) = (self.cur, self.log.curvol);
-        let rec = self.read_rec(dir)?;
+        let read = self.read_rec(dir);
+        // not after a volume or archive switch, or a boundary mark
+        let cached = posn != 0 && save_curvol == self.log.curvol && save_cur == self.cur && !self.log.mark_done;
+        if desperate {
+            self.trace_reload(slot, cached, posn, dir, read.as_ref().err());
+        }
+        if self.log.tracing() && self.log.trace.on(DebugFlag::Interp) {
+            let name = cached.then(|| crate::opentrace::lcp_name(self.log.base()));
+            self.interp.cache.traced[slot] = (name, read.is_ok());
+        }
+        let rec = read?;
         let since = (self.start, rec.ts.sub(self.start));
         let hits = self.interp.hits(&rec);
         let rp = Read { ts: rec.ts, mark: rec.is_mark(), body: Body::Record(Arc::new(rec), hits), since };
-        // not after a volume or archive switch, or a boundary mark
-        if posn != 0 && save_curvol == self.log.curvol && save_cur == self.cur && !self.log.mark_done {
+        if cached {
             let now = self.log.tell();
             let (head, tail) = if dir == Dir::Forw { (posn, now) } else { (now, posn) };
             let entry = CacheEntry { rp: rp.clone(), head, tail };
@@ -318,6 +376,26 @@ impl Replay {
             cache.recent[slot] = Some((self.cur, self.ac_vol, entry));
         }
         Ok(rp)
+    }
+
+    /// `-Dlog,desperate`: what became of cache slot `slot` after a read
+    /// from `posn` (`err` if it failed).
+    fn trace_reload(&self, slot: usize, cached: bool, posn: i64, dir: Dir, err: Option<&PmError>) {
+        let trace = &self.log.trace;
+        if !cached {
+            trace.write(format_args!("cache_read: reload vol switch, mark cache[{slot}] unused\n"));
+            return;
+        }
+        let now = self.log.tell();
+        let (head, tail) = if dir == Dir::Forw { (posn, now) } else { (now, posn) };
+        let (vol, curvol) = (self.ac_vol, self.log.curvol);
+        trace.write(format_args!(
+            "cache_read: reload cache[{slot}] vol={vol} (curvol={curvol}) head={head} tail={tail} "
+        ));
+        match err {
+            None => trace.write(format_args!("sts=0\n")),
+            Some(e) => trace.write(format_args!("sts={e}\n")),
+        }
     }
 }
 

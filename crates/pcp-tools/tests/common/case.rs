@@ -65,3 +65,58 @@ pub fn run_ours(tool: pcp_tools::ToolFn, name: &str, case: &Case) -> (Vec<u8>, V
     }
     (out, err, status)
 }
+
+/// Compare our tools with the C tools on every case under `root` (those
+/// whose path holds `$PCP_RS_ONLY`, if set), each output passed through
+/// `filter` first: recorded filtered beside each case (`NAME.out`,
+/// `NAME.err`, `NAME.status`), by running the C tool in the crate's
+/// directory, when `$PCP_RS_RECORD` is set. `run` gives our tool of a
+/// name. Returns how many cases were compared, and what differed.
+#[allow(dead_code)] // not every test compares filtered traces
+pub fn compare_filtered(
+    root: &Path,
+    run: impl Fn(&str) -> pcp_tools::ToolFn,
+    filter: impl Fn(&[u8]) -> Vec<u8>,
+) -> (usize, Vec<String>) {
+    let record = std::env::var_os("PCP_RS_RECORD").is_some();
+    let only = std::env::var("PCP_RS_ONLY").ok();
+    let (mut checked, mut failures) = (0, Vec::new());
+    for (tool, cases) in cases_by_tool(root) {
+        let ours = run(&tool);
+        for cmd in cases {
+            if only.as_deref().is_some_and(|o| !cmd.to_string_lossy().contains(o)) {
+                continue;
+            }
+            let case = read_case(&cmd);
+            let stem = cmd.with_extension("");
+            let file = |ext: &str| stem.with_extension(ext);
+            if record {
+                let c = std::process::Command::new(&tool)
+                    .args(&case.args)
+                    .envs(case.env.iter().map(|(k, v)| (k, v)))
+                    .current_dir(env!("CARGO_MANIFEST_DIR"))
+                    .output()
+                    .unwrap_or_else(|e| panic!("cannot run the C {tool}: {e}"));
+                std::fs::write(file("out"), filter(&c.stdout)).unwrap();
+                std::fs::write(file("err"), filter(&c.stderr)).unwrap();
+                std::fs::write(file("status"), format!("{}\n", c.status.code().unwrap_or(-1))).unwrap();
+            }
+            let (out, err, status) = run_ours(ours, &tool, &case);
+            let read = |ext: &str| std::fs::read(file(ext)).unwrap_or_default();
+            let got = (filter(&out), filter(&err), format!("{status}\n").into_bytes());
+            let want = (read("out"), read("err"), read("status"));
+            checked += 1;
+            let name = stem.display();
+            if got.0 != want.0 {
+                failures.push(format!("{name}: stdout differs:\n{}", String::from_utf8_lossy(&got.0)));
+            }
+            if got.1 != want.1 {
+                failures.push(format!("{name}: stderr differs:\n{}", String::from_utf8_lossy(&got.1)));
+            }
+            if got.2 != want.2 {
+                failures.push(format!("{name}: status {status}"));
+            }
+        }
+    }
+    (checked, failures)
+}

@@ -288,6 +288,10 @@ impl Context {
     /// its table of them is a stand-in).
     #[doc(alias = "__dmclosecontext")]
     pub fn trace_destroy(&self) {
+        // (the archive's interpolation state goes first)
+        if let Some(a) = self.archive_source() {
+            a.trace_destroy();
+        }
         if self.trace().on(DebugFlag::Derive) {
             // (the anonymous metrics are libpcp's too)
             let n = self.view().derived.iter().count() + crate::derived::ANON.len();

@@ -1,0 +1,11 @@
+-Dinterp
+-t
+0.25
+-r
+-a
+../pcp-archive/tests/fixtures/dyn
+sample.dynamic.counter
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

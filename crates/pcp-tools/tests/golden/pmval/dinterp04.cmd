@@ -1,0 +1,10 @@
+-Dinterp,desperate
+-t
+0.5
+-a
+../pcp-archive/tests/fixtures/v3
+sample.double.hundred
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-Dinterp
+-t
+0.7
+-a
+../pcp-archive/tests/fixtures/v3
+sample.string.hullo
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,14 @@
+-Dinterp
+-t
+0.5
+-S
+@18:25:15.3
+-T
++2
+-a
+../pcp-archive/tests/fixtures/v3
+sample.bin
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-Dinterp
+-t
+0.5
+-O
+@18:25:16
+-a
+../pcp-archive/tests/fixtures/v2
+sample.bin
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

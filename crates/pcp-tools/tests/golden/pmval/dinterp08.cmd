@@ -1,0 +1,12 @@
+-Dinterp
+-t
+0.5
+-Z
+Australia/Sydney
+-a
+../pcp-archive/tests/fixtures/v3
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-Dinterp
+-t
+0.3
+-a
+../pcp-archive/tests/fixtures/wrap
+sample.wrap.ulong
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-Dinterp
+-t
+0.4
+-z
+-a
+../pcp-archive/tests/fixtures/dyn
+sample.dynamic.discrete
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

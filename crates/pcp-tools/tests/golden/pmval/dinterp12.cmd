@@ -1,0 +1,11 @@
+-Dinterp
+-t
+0.6
+-a
+../pcp-archive/tests/fixtures/marks
+-r
+sample.wrap.ulong
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-Dinterp,desperate
+-t
+0.6
+-a
+../pcp-archive/tests/fixtures/marks
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

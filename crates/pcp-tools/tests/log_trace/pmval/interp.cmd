@@ -1,0 +1,12 @@
+-Dinterp,log
+-t
+0.5
+-s
+4
+-a
+../pcp-archive/tests/fixtures/v2
+sample.bin
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-Dinterp,log,desperate
+-t
+0.5
+-a
+../pcp-archive/tests/fixtures/marks
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

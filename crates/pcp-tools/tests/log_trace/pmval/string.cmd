@@ -1,0 +1,12 @@
+-Dinterp,log,desperate
+-t
+0.5
+-s
+3
+-a
+../pcp-archive/tests/fixtures/v3
+sample.string.hullo
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

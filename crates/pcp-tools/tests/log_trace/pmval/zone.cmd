@@ -1,0 +1,13 @@
+-Dinterp,log
+-t
+0.25
+-s
+6
+-z
+-a
+../pcp-archive/tests/fixtures/dyn
+sample.dynamic.counter
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
