@@ -685,10 +685,12 @@ impl Log {
         // a record of a compressed volume (whose decompressed bytes, in a
         // file of ours, do not change) is checked once: read again, as the
         // interpolation reads records again and again, it is taken as it is
+        // (the trace says why the record could not be decoded; the
+        // caller is told it is corrupt)
         let record = if let Some(index) = data.layout(at, rlen) {
-            Record::checked(body, version, index).map_err(|_| LOGREC)
+            Record::checked(body, version, index)
         } else {
-            let record = decode_record(body, version).map_err(|_| LOGREC);
+            let record = decode_record(body, version);
             if let Some(index) = record.as_ref().ok().and_then(Record::plain_index) {
                 data.keep_layout(at, rlen, index);
             }
@@ -706,7 +708,7 @@ impl Log {
                 )),
             }
         }
-        record
+        record.map_err(|_| LOGREC)
     }
 
     /// `__pmGetArchiveEnd`: the time of the last record that reads cleanly,

@@ -1,0 +1,10 @@
+-Dinterp,log
+-t
+0.5
+-a
+tests/golden/pmdumplog/arch/badfmt
+sample.bin
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
