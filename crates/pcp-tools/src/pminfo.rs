@@ -335,7 +335,9 @@ impl<'a> Pminfo<'a> {
         if ctx.archive_source().is_none() {
             return;
         }
-        if ctx.trace().on(pcp::debug::DebugFlag::Derive) {
+        // (what libpcp traces of each fetch is traced by fetching each)
+        let trace = ctx.trace();
+        if trace.on(pcp::debug::DebugFlag::Derive) || trace.on(pcp::debug::DebugFlag::Log) {
             self.fetch_each = true;
             return;
         }

@@ -212,7 +212,10 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         let pmids: Vec<PmId> = metrics.iter().map(|m| m.1).collect();
         // an archive's metrics are fetched one at a time from its start or
         // the -O origin (all read in one pass), others in batches
+        // (what libpcp traces of each fetch is traced by fetching each)
+        let one_by_one = ctx.archive_source().is_some() && ctx.trace().on(pcp_core::debug::DebugFlag::Log);
         let (fetched, batch) = match origin {
+            _ if one_by_one => (Vec::new(), 1),
             // (a failure to position is reported as each fetch's)
             Some(t) => {
                 (ctx.first_each_forw(t, &pmids, true).unwrap_or_else(|e| pmids.iter().map(|_| Err(e)).collect()), 1)
@@ -225,6 +228,19 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         let mut fetched = fetched.into_iter();
         for chunk in metrics.chunks(batch) {
             let sets: PmResult<Vec<ValueSet>> = match ctx.archive_source() {
+                Some(_) if one_by_one => {
+                    // pmSetMode(PM_MODE_FORW, origin), then this one's fetch
+                    let t = origin.unwrap_or(Timestamp::new(0, 0));
+                    let set = ctx.set_mode(pcp::context::Mode::Forw, t, 0);
+                    err.write_all(&ctx.take_messages())?;
+                    if let Err(e) = set {
+                        writeln!(out, "{} {e} (pmSetMode)", e.code())?;
+                        continue;
+                    }
+                    let fetched = ctx.fetch(&[chunk[0].1]).map(|r| r.sets);
+                    err.write_all(&ctx.take_messages())?;
+                    fetched
+                }
                 Some(_) => {
                     // one metric a chunk, in the order they were fetched
                     let result = fetched.next().unwrap_or(Err(PmError::PM_ERR_EOL));

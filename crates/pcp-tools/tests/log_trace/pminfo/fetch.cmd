@@ -1,0 +1,10 @@
+-f
+-Dlog,fetch
+-a
+../pcp-archive/tests/fixtures/v2
+sample.long.one
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-f
+-Dlog
+-O
+@18:25:15.123456789
+-a
+../pcp-archive/tests/fixtures/dyn
+sample.dynamic
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

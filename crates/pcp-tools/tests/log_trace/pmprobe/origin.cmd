@@ -1,0 +1,11 @@
+-v
+-Dlog,fetch
+-O
++1.5
+-a
+../pcp-archive/tests/fixtures/dyn
+sample.dynamic
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

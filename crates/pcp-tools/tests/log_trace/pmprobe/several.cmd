@@ -1,0 +1,11 @@
+-v
+-Dlog
+-a
+../pcp-archive/tests/fixtures/v3
+sample.long.one
+sample.bin
+sample.string.hullo
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
