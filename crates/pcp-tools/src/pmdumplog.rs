@@ -195,6 +195,7 @@ fn main(
         host_name: &host,
         zone: Ok(&tz),
         bounds: Some((label.start, end.map_err(|e| e.to_string()))),
+        end_trace: Vec::new(),
     };
     let settings = match opts.context_options(&info, &options::local_zone(env), options::now(), out, err)? {
         Ok(s) => s,

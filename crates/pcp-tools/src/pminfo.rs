@@ -307,6 +307,7 @@ impl<'a> Pminfo<'a> {
             host_name: &host,
             zone: Ok(&tz),
             bounds: Some((label.start, end)),
+            end_trace: Vec::new(),
         };
         match opts.context_options(&info, &Zone::local(), options::now(), self.out, self.err)? {
             Ok(settings) => {

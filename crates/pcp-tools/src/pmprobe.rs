@@ -390,8 +390,13 @@ fn open_archive(
         opts.start_arg.is_some() || opts.finish_arg.is_some() || opts.align_arg.is_some() || opts.origin_arg.is_some();
     opts.zone_trace(trace, Some(&tz), &Zone::local());
     let end = if window { ctx.archive_end().map_err(|e| e.to_string()) } else { Ok(label.start) };
-    let info =
-        ContextInfo { kind: ContextKind::Archive, host_name: &host, zone: Ok(&tz), bounds: Some((label.start, end)) };
+    let info = ContextInfo {
+        kind: ContextKind::Archive,
+        host_name: &host,
+        zone: Ok(&tz),
+        bounds: Some((label.start, end)),
+        end_trace: Vec::new(),
+    };
     match opts.context_options(&info, &Zone::local(), options::now(), out, err)? {
         Ok(settings) => {
             let origin = settings.window.filter(|_| opts.origin_arg.is_some()).map(|w| w.origin);

@@ -436,13 +436,14 @@ fn zone_and_window(
     let info = match label {
         Some(label) => {
             opts.zone_trace(ctx.trace(), Some(&tz), &options::local_zone(env));
+            // (traced after the zone's note, as libpcp finds the end then)
             let end = ctx.archive_end().map_err(|e| e.to_string());
-            err.write_all(&ctx.take_messages())?;
             ContextInfo {
                 kind: ContextKind::Archive,
                 host_name: hostname,
                 zone: Ok(&tz),
                 bounds: Some((label.start, end)),
+                end_trace: ctx.take_messages(),
             }
         }
         None if ctx.host_source().is_some() => ContextInfo {
@@ -450,12 +451,14 @@ fn zone_and_window(
             host_name: hostname,
             zone: host_zone.as_deref().map_err(Clone::clone),
             bounds: None,
+            end_trace: Vec::new(),
         },
         None => ContextInfo {
             kind: ContextKind::Local,
             host_name: hostname,
             zone: Err(PmError::PM_ERR_NOTHOST.to_string()),
             bounds: None,
+            end_trace: Vec::new(),
         },
     };
     let now = options::now();

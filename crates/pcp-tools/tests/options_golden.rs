@@ -62,9 +62,16 @@ fn context(run: &mut Run, opts: &mut Options, kind: ContextKind) -> bool {
                 host_name: ARCHIVE.host,
                 zone: Ok(ARCHIVE.tz),
                 bounds: Some((ARCHIVE.start, Ok(ARCHIVE.end))),
+                end_trace: Vec::new(),
             }
         }
-        _ => ContextInfo { kind, host_name: "localhost", zone: Err("not tested".into()), bounds: None },
+        _ => ContextInfo {
+            kind,
+            host_name: "localhost",
+            zone: Err("not tested".into()),
+            bounds: None,
+            end_trace: Vec::new(),
+        },
     };
     let now = Timestamp { sec: 1_700_000_000, nsec: 0 };
     match opts.context_options(&info, &Zone::utc(), now, &mut run.out, &mut run.err) {
@@ -269,6 +276,7 @@ fn archive_window(spec: ToolSpec, args: &[&str], out: &mut Vec<u8>) -> (Zone, pc
         host_name: ARCHIVE.host,
         zone: Ok(ARCHIVE.tz),
         bounds: Some((ARCHIVE.start, Ok(ARCHIVE.end))),
+        end_trace: Vec::new(),
     };
     let now = Timestamp { sec: 1_700_000_000, nsec: 0 };
     let mut err = Vec::new();

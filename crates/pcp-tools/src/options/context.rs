@@ -99,6 +99,8 @@ impl Options {
             }
         }
 
+        err.write_all(&ctx.end_trace)?;
+
         let wanted = self.start_arg.is_some()
             || self.finish_arg.is_some()
             || self.align_arg.is_some()
@@ -158,6 +160,9 @@ pub struct ContextInfo<'a> {
     /// An archive's bounds: the label's start and the end of its data (or
     /// `pmErrStr` of why the end could not be found).
     pub bounds: Option<(Timestamp, Result<Timestamp, String>)>,
+    /// What libpcp traced finding the archive's end, which it does after
+    /// the zone's "Note:": written to the error stream there.
+    pub end_trace: Vec<u8>,
 }
 
 /// What [`Options::context_options`] settles.
@@ -197,7 +202,13 @@ mod tests {
     fn live_windows_run_from_now_without_end() {
         let mut o = run(tools::PMVAL, &["pmval", "-T", "+90s", "-h", "h", "m"], &[]);
         o.end_options(&mut DefaultHooks);
-        let info = ContextInfo { kind: ContextKind::Host, host_name: "h", zone: Ok("UTC"), bounds: None };
+        let info = ContextInfo {
+            kind: ContextKind::Host,
+            host_name: "h",
+            zone: Ok("UTC"),
+            bounds: None,
+            end_trace: Vec::new(),
+        };
         let now = Timestamp { sec: 1000, nsec: 5 };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let Ok(Ok(s)) = o.context_options(&info, &Zone::utc(), now, &mut out, &mut err) else {
