@@ -275,6 +275,8 @@ pub struct Trace {
 struct Shared {
     buf: Mutex<Vec<u8>>,
     zone: Mutex<Option<TraceZone>>,
+    /// What [`Trace::changed`] last saw, by key.
+    marks: Mutex<Vec<(&'static str, i64)>>,
 }
 
 /// A time zone a trace shows times in.
@@ -351,6 +353,25 @@ impl Trace {
         }
     }
 
+    /// Whether `value` differs from the one last noted for `key` (in this
+    /// trace or any clone; none noted at first), noting it: what libpcp
+    /// keeps in a static to trace a state only when it changes (the name
+    /// space's location) or once (the default name space's load).
+    pub fn changed(&self, key: &'static str, value: i64) -> bool {
+        let mut marks = self.shared.marks.lock().unwrap_or_else(PoisonError::into_inner);
+        match marks.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) if *v == value => false,
+            Some((_, v)) => {
+                *v = value;
+                true
+            }
+            None => {
+                marks.push((key, value));
+                true
+            }
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<u8>> {
         self.shared.buf.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -389,6 +410,17 @@ mod tests {
         o.set(b"fetch").unwrap();
         assert!(o.set(b"log,bogus").is_err());
         assert_eq!(o.to_string(), "pdu,fetch");
+    }
+
+    #[test]
+    fn changes_are_noted_across_clones() {
+        let t = Trace::new(DebugOptions::parse(b"pmns").unwrap());
+        let u = t.clone();
+        assert!(t.changed("loc", 1));
+        assert!(!u.changed("loc", 1));
+        assert!(u.changed("loc", 2));
+        assert!(t.changed("other", 2));
+        assert!(!t.changed("loc", 2));
     }
 
     #[test]

@@ -230,20 +230,27 @@ fn main(
                             out.write_all(b"PMNS appears to be empty!\n")?;
                             continue;
                         }
-                        match names.lookup_names(&[leaf.as_str()]).map_err(PmError::from) {
+                        let looked_up = names.lookup_names(&[leaf.as_str()]).map_err(PmError::from);
+                        err.write_all(&names.take_messages())?;
+                        match looked_up {
                             Ok((ids, _)) => pmids.extend(ids),
                             Err(e) => writeln!(err, "pmdumplog: pmLookupName({leaf}): {e}")?,
                         }
                     }
+                    err.write_all(&names.take_messages())?;
                     if let Err(e) = sts {
                         writeln!(err, "pmdumplog: pmTraversePMNS({m}): {e}")?;
                         // libpcp drops one more (the last found) here
                         pmids.pop();
                     }
                 }
-                Err(e) => writeln!(err, "pmdumplog: pmLookupName({m}): {e}")?,
+                Err(e) => {
+                    err.write_all(&names.take_messages())?;
+                    writeln!(err, "pmdumplog: pmLookupName({m}): {e}")?
+                }
             }
         }
+        err.write_all(&names.take_messages())?;
         if pmids.is_empty() {
             writeln!(err, "No metric names can be translated, dump abandoned")?;
             return Ok(1);
@@ -367,7 +374,7 @@ impl Source {
         pmns.add_names_front(
             self.meta.names().iter().map(|(n, id)| (std::str::from_utf8(n).unwrap_or("\u{fffd}"), *id)),
         );
-        Context::with_namespace(pmns)
+        Context::with_archive_namespace(pmns)
     }
 
     /// `pmLookupDesc`.
@@ -386,11 +393,7 @@ impl Source {
 fn lookup_name(names: &Context, name: &str) -> Result<(Vec<PmId>, usize), PmError> {
     match names.lookup_names(&[name]).map_err(PmError::from) {
         Err(PmError::PM_ERR_NONLEAF) => {
-            let mut real = false;
-            let _ = names.traverse_with(name, |leaf| {
-                real |= !names.lookup_names(&[leaf]).is_ok_and(|(ids, _)| pcp::derived::is_derived(ids[0]));
-            });
-            if name.is_empty() || !real {
+            if name.is_empty() || names.only_derived_below(name) {
                 Err(PmError::PM_ERR_NAME)
             } else {
                 Err(PmError::PM_ERR_NONLEAF)

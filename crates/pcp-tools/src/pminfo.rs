@@ -28,6 +28,7 @@
 mod labels;
 mod series;
 
+use pcp::debug::DebugFlag;
 use crate::evrec;
 use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, Parser};
 use pcp::context::{Instances, TextLevel};
@@ -100,8 +101,8 @@ struct Pminfo<'a> {
     /// Fetch with libpcp's positioning at the `-O` origin.
     fetch_from_origin: bool,
     /// Fetch each archive metric when it is reported rather than ahead
-    /// (under `-Dderive`, whose trace of the fetches then comes where
-    /// libpcp's does).
+    /// (under `-Dderive` and `-Dpmns`, whose traces then come where
+    /// libpcp's do).
     fetch_each: bool,
     /// For a host context, pminfo's running guess at the size of the
     /// `PDU_PMNS_NAMES` request for the batch.
@@ -336,9 +337,10 @@ impl<'a> Pminfo<'a> {
         if ctx.archive_source().is_none() {
             return;
         }
-        // (what libpcp traces of each fetch is traced by fetching each)
+        // (the walks, lookups and reads of fetching ahead are not libpcp's:
+        // where they would be traced, fetch each metric as it is reported)
         let trace = ctx.trace();
-        if trace.on(pcp::debug::DebugFlag::Derive) || trace.on(pcp::debug::DebugFlag::Log) {
+        if [DebugFlag::Derive, DebugFlag::Log, DebugFlag::Pmns].into_iter().any(|f| trace.on(f)) {
             self.fetch_each = true;
             return;
         }

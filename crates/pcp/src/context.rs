@@ -16,7 +16,7 @@ mod archive;
 mod builder;
 mod derived_metrics;
 mod dump;
-mod names;
+pub(crate) mod names;
 #[cfg(test)]
 mod tests;
 mod typed;
@@ -623,6 +623,23 @@ fn default_local_pmns(diagnostics: &mut Vec<u8>) -> Result<Pmns, Error> {
             Err(Error::new(PmError::PM_ERR_NOPMNS, Subject::Namespace(file)))
         }
     }
+}
+
+/// libpcp's `-Dpmns` trace of loading the default name space (as
+/// [`default_local_pmns`] does), written to `trace`: the file is read
+/// again for it, only when traced.
+fn trace_default_pmns_load(trace: &Trace) {
+    let file = crate::config::default_pmns().into_os_string().into_encoded_bytes();
+    let var_dir = crate::config::var_dir().into_os_string().into_encoded_bytes();
+    let opts = LoadOptions { dupok: true, use_cpp: false, var_dir, trace: true };
+    let loaded = pcp_pmns::load(&file, &opts, &mut pcp_pmns::cpp::OsFiles);
+    // libpcp names no file (PM_NS_DEFAULT, a null pointer) in its first line
+    let d = &loaded.diagnostics;
+    let rest = d.iter().position(|&b| b == b'\n').map_or(&d[..0], |i| &d[i + 1..]);
+    trace.write_bytes(b"load(name=(null), dupok=1, use_cpp=0) lic case=0 fname=");
+    trace.write_bytes(&file);
+    trace.write_bytes(b"\n");
+    trace.write_bytes(rest);
 }
 
 /// An archive's names, as libpcp adds them: each in turn to the front of

@@ -53,6 +53,7 @@ const ETIMEDOUT: PmError = PmError::from_errno(110);
 const NAMES_PDU_LIMIT: usize = 63 * 1024;
 
 mod context;
+mod names_trace;
 mod spec;
 #[cfg(test)]
 mod tests;
@@ -417,18 +418,43 @@ impl HostSource {
             return Err(PmError::PM_ERR_TOOSMALL);
         }
         let n = names.len();
+        let t = self.current_trace();
+        let traced = t.on(DebugFlag::Pmns);
+        if traced {
+            let mut line = String::from("pmLookupName: request_names ->");
+            for (i, name) in names.iter().enumerate() {
+                line.push_str(&format!(" [{i}] {name}"));
+            }
+            line.push('\n');
+            t.write_bytes(line.as_bytes());
+        }
         let mut ids = vec![PmId::NULL; n];
         let mut sts: PmResult<usize> = Ok(0);
         let mut found = 0usize;
         let mut base = 0;
         while base < n {
             let num = if n < 500 { n } else { names_batch(&names[base..]).min(n - base) };
+            if traced && n >= 500 {
+                let last = base + num.max(1) - 1;
+                t.write(format_args!(
+                    "pmNameLookup: do sublist [{base}] {} ... [{}] {}\n",
+                    names[base],
+                    base + num - 1,
+                    names[last]
+                ));
+            }
+            if traced {
+                names_trace::names(&t, "__pmSendNameList", &names[base..base + num], None);
+            }
             let req = NameList {
                 names: names[base..base + num].iter().map(|s| s.as_bytes().to_vec()).collect(),
                 status: None,
             };
             match self.request(&Pdu::PmnsNames(req), PduType::PMNS_IDS) {
                 Ok(Pdu::PmnsIds(l)) if l.ids.len() == num => {
+                    if traced {
+                        names_trace::ids(&t, "__pmDecodeIDList", &l.ids);
+                    }
                     ids[base..base + num].copy_from_slice(&l.ids);
                     found += usize::try_from(l.status).unwrap_or(0);
                     sts = Ok(found);
@@ -443,6 +469,19 @@ impl HostSource {
                 }
             }
             base += num;
+        }
+        if traced {
+            let mut line = String::from("pmLookupName: receive_names <-");
+            match sts {
+                Ok(_) => {
+                    for (i, id) in ids.iter().enumerate() {
+                        line.push_str(&format!(" [{i}] {id}"));
+                    }
+                }
+                Err(e) => line.push_str(&format!(" {e}")),
+            }
+            line.push('\n');
+            t.write_bytes(line.as_bytes());
         }
         let nfail = if sts.is_ok() { n - found.min(n) } else { 0 };
         if sts.is_err() || nfail > 0 {
@@ -467,9 +506,19 @@ impl HostSource {
     }
 
     fn names_by_id(&self, pmid: PmId) -> PmResult<Vec<Vec<u8>>> {
+        let t = self.current_trace();
+        let traced = t.on(DebugFlag::Pmns);
+        if traced {
+            names_trace::ids(&t, "__pmSendIDList", &[pmid]);
+        }
         let req = Pdu::PmnsIds(pcp_pdu::IdList { status: 0, ids: vec![pmid] });
         match self.request(&req, PduType::PMNS_NAMES)? {
-            Pdu::PmnsNames(l) => Ok(l.names),
+            Pdu::PmnsNames(l) => {
+                if traced {
+                    names_trace::names(&t, "__pmDecodeNameList", &l.names, None);
+                }
+                Ok(l.names)
+            }
             _ => Err(PmError::PM_ERR_IPC),
         }
     }
@@ -506,17 +555,26 @@ impl HostSource {
     #[doc(alias = "pmGetChildren")]
     #[doc(alias = "pmGetChildrenStatus")]
     pub fn children(&self, name: &str) -> PmResult<Vec<Child>> {
+        let t = self.current_trace();
+        let traced = t.on(DebugFlag::Pmns);
+        if traced {
+            names_trace::name_req(&t, HANDLE, name, PduType::PMNS_CHILD, 1);
+        }
         let req = Pdu::PmnsChild(NameReq { subtype: 1, name: name.as_bytes().to_vec() });
         let remote = match self.request(&req, PduType::PMNS_NAMES) {
-            Ok(Pdu::PmnsNames(l)) => Ok(l
-                .names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| Child {
-                    name: c_string(n),
-                    leaf: l.status.as_ref().and_then(|s| s.get(i)).is_none_or(|&s| s == PMNS_LEAF_STATUS),
-                })
-                .collect::<Vec<_>>()),
+            Ok(Pdu::PmnsNames(l)) => Ok({
+                if traced {
+                    names_trace::names(&t, "__pmDecodeNameList", &l.names, l.status.as_deref());
+                }
+                l.names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| Child {
+                        name: c_string(n),
+                        leaf: l.status.as_ref().and_then(|s| s.get(i)).is_none_or(|&s| s == PMNS_LEAF_STATUS),
+                    })
+                    .collect::<Vec<_>>()
+            }),
             Ok(_) => Err(PmError::PM_ERR_IPC),
             Err(e) => Err(e),
         };
@@ -528,10 +586,18 @@ impl HostSource {
     /// `PM_ERR_NAME` unless a derived metric is below it).
     #[doc(alias = "pmTraversePMNS")]
     pub fn traverse_with(&self, name: &str, mut f: impl FnMut(&str)) -> PmResult<()> {
+        let t = self.current_trace();
+        let traced = t.on(DebugFlag::Pmns);
+        if traced {
+            names_trace::name_req(&t, HANDLE, name, PduType::PMNS_TRAVERSE, 0);
+        }
         let req = Pdu::PmnsTraverse(NameReq { subtype: 0, name: name.as_bytes().to_vec() });
         let mut sts = Ok(());
         match self.request(&req, PduType::PMNS_NAMES) {
             Ok(Pdu::PmnsNames(l)) => {
+                if traced {
+                    names_trace::names(&t, "__pmDecodeNameList", &l.names, None);
+                }
                 if l.names.is_empty() {
                     // libpcp stops here, without the derived metrics
                     return Ok(());
@@ -850,7 +916,16 @@ impl HostSource {
         profile: &Profile,
         fetched: &mut dyn FnMut(Result<&FetchResult, PmError>, i32),
     ) -> String {
-        if let Ok((ids, _)) = self.lookup_names(&["pmcd.hostname"]) {
+        let t = self.current_trace();
+        let traced = t.on(DebugFlag::Pmns);
+        if traced {
+            crate::context::names::trace_location_line(&t, crate::context::PmnsLocation::Remote);
+        }
+        let looked_up = self.lookup_names(&["pmcd.hostname"]);
+        if traced {
+            crate::context::names::trace_lookup_end(&t, 1, &looked_up, |p| anon_by_pmid(p).is_some());
+        }
+        if let Ok((ids, _)) = looked_up {
             let answer = self.fetch(&ids, profile);
             match &answer {
                 Ok((r, changed)) => fetched(Ok(r), *changed),

@@ -75,7 +75,10 @@ impl Report {
     ) -> Result<(PmId, Report), Stop> {
         let metric = &cmd.metric;
         let own = &cmd.own;
-        let pmid = match ctx.lookup_names(&[metric.as_str()]).map_err(PmError::from) {
+        let looked_up = ctx.lookup_names(&[metric.as_str()]).map_err(PmError::from);
+        // (what the lookup traced)
+        err.write_all(&ctx.take_messages())?;
+        let pmid = match looked_up {
             Ok((ids, _)) => ids[0],
             Err(e) => {
                 writeln!(err, "pmval: pmLookupName({metric}): {e}")?;

@@ -2,7 +2,7 @@
 //! (pmcd's), with the derived metrics' names joined to either.
 
 use super::{Context, PmnsLocation};
-use pcp_core::debug::{DebugFlag, DebugOptions};
+use pcp_core::debug::{DebugFlag, DebugOptions, Trace};
 use pcp_core::error::Subject;
 use pcp_core::{Error, PmError, PmId, PmResult};
 use pcp_pmns::cpp::Files;
@@ -116,6 +116,30 @@ impl Context {
         (pmns.map(Context::with_namespace), diagnostics, kept)
     }
 
+    /// A context of an archive's names alone, read apart from a context
+    /// over the archive (as pmdumplog reads the archive itself): as
+    /// [`Context::with_namespace`], but its names are an archive's
+    /// (`PMNS_ARCHIVE`), not loaded from a file.
+    pub fn with_archive_namespace(pmns: Pmns) -> Context {
+        let mut ctx = Context::with_namespace(pmns);
+        ctx.location = PmnsLocation::Archive;
+        ctx.loaded = false;
+        ctx
+    }
+
+    /// Whether every metric name at or below `name` is a derived
+    /// metric's (none is in a name space of libpcp's own), asked without
+    /// a trace.
+    #[doc(hidden)] // tool support: pmdumplog's lookups
+    pub fn only_derived_below(&self, name: &str) -> bool {
+        let v = self.view();
+        let mut real = false;
+        let _ = v.pmns.traverse_with(name, |leaf| {
+            real |= !v.pmns.lookup(leaf).is_ok_and(pcp_derived::check::is_derived);
+        });
+        !real
+    }
+
     /// The context's name space, taken out of it (to open another context
     /// over a name space loaded once, as `pminfo -n -L` does).
     pub fn into_namespace(self) -> Pmns {
@@ -145,6 +169,18 @@ impl Context {
 
     /// [`Context::lookup_names`], its error the bare code.
     fn lookup_ids(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
+        if !self.trace().on(DebugFlag::Pmns) {
+            return self.lookup_ids_untraced(names);
+        }
+        self.trace_location();
+        let r = self.lookup_ids_untraced(names);
+        let v = self.view();
+        trace_lookup_end(self.trace(), names.len(), &r, |p| is_derived_in(&v, p));
+        r
+    }
+
+    /// [`Context::lookup_ids`] but for `-Dpmns`'s first and last lines.
+    fn lookup_ids_untraced(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
         if let Some(h) = self.remote_names() {
             // names pmcd does not know may be derived metrics'
             let v = self.view();
@@ -182,49 +218,140 @@ impl Context {
         // with a name space loaded; a local context's agents are asked
         let as_root = self.source().is_none() || self.host_source().is_some();
         let traced = self.trace().on(DebugFlag::Derive);
-        v.pmns.lookup_names_with(names, |name, found| match v.pmns.dynamic_root_above(name) {
+        // libpcp traces the derived metrics' lookups after its own name
+        // space's
+        let mut derive_trace = Vec::new();
+        let r = v.pmns.lookup_names_with(names, |name, found| match v.pmns.dynamic_root_above(name) {
             Some(root) if as_root => Ok(root),
             _ => {
                 if traced {
-                    self.trace_local_lookup(&v, name, &found);
+                    derive_trace.push((name.to_string(), found));
                 }
                 found.and_then(|pmid| self.resolve(pmid))
             }
-        })
+        });
+        // libpcp's name space has no node of the derived metrics' alone:
+        // one such is no name at all
+        let r = match r {
+            Err(PmError::PM_ERR_NONLEAF) if !names[0].is_empty() && self.only_derived_below(names[0]) => {
+                Err(PmError::PM_ERR_NAME)
+            }
+            r => r,
+        };
+        if self.trace().on(DebugFlag::Pmns) {
+            self.trace_own_lookup(&v, names, &r);
+        }
+        for (name, found) in &derive_trace {
+            self.trace_local_lookup(&v, name, found);
+        }
+        r
+    }
+
+    /// libpcp's `-Dpmns` list of what a name space of its own gave for
+    /// `names` (the derived metrics' names are not in it): the count
+    /// found (or the error of one name), and each PMID.
+    fn trace_own_lookup(&self, v: &super::View, names: &[&str], r: &PmResult<(Vec<PmId>, usize)>) {
+        let n = names.len();
+        let ids: Vec<PmId> = match r {
+            Ok((ids, _)) => ids.iter().map(|&p| if is_derived_in(v, p) { PmId::NULL } else { p }).collect(),
+            Err(_) => vec![PmId::NULL; n],
+        };
+        let sts = match r {
+            Err(e) if n == 1 && (*e == PmError::PM_ERR_NONLEAF || *e == PmError::PM_ERR_NOAGENT) => e.code(),
+            _ => ids.iter().filter(|p| !p.is_null()).count() as i32,
+        };
+        let mut out = format!("pmLookupName({n}, ...) using local PMNS returns {sts} and ...\n");
+        for (i, (name, id)) in names.iter().zip(&ids).enumerate() {
+            out.push_str(&format!("  name[{i}]: \"{name}\""));
+            if sts >= 0 {
+                let raw = u32::from_be_bytes(id.to_be_bytes());
+                out.push_str(&format!(" PMID: 0x{raw:x} {id}"));
+            }
+            out.push('\n');
+        }
+        self.trace().write_bytes(out.as_bytes());
+    }
+
+    /// libpcp's `-Dpmns` line of `pmGetPMNSLocation`, written when the
+    /// location is not the one last written; before it, the first time,
+    /// the load of the default name space that a local context's first
+    /// name service makes.
+    fn trace_location(&self) {
+        let t = self.trace();
+        let local_default = self.location == PmnsLocation::Local
+            && !self.loaded
+            && self.source().is_some_and(|s| s.as_local().is_some());
+        if local_default && t.changed("default pmns loaded", 1) {
+            t.write_bytes(b"pmGetPMNSLocation: Loading local PMNS for local PMAPI context\n");
+            super::trace_default_pmns_load(t);
+        }
+        trace_location_line(t, self.location);
     }
 
     /// libpcp's trace of walking a name space of its own from `name`
-    /// down (`pmGetChildren` of each node, depth first), which counts the
-    /// children the name space has apart from the derived metrics' and
-    /// those the derived metrics add.
-    fn trace_children_walk(&self, v: &super::View, name: &str) {
-        let derived_leaf = |n: &str| {
-            v.pmns.lookup(n).is_ok_and(|p| crate::derived::anon_by_pmid(p).is_some() || v.derived.get(p).is_some())
-        };
+    /// down (`pmGetChildren` of each node, depth first, until one fails):
+    /// under `-Dpmns` each node's children (or that it is a leaf), under
+    /// `-Dderive` the count of children the name space has apart from the
+    /// derived metrics' and of those the derived metrics add.
+    fn trace_children_walk(&self, v: &super::View, name: &str, pmns: bool, derive: bool) {
+        let derived_leaf = |n: &str| v.pmns.lookup(n).is_ok_and(|p| is_derived_in(v, p));
         let regular_below = |n: &str| {
             let mut any = false;
             let _ = v.pmns.traverse_with(n, |leaf| any |= !derived_leaf(leaf));
             any
         };
+        let local = self.source().is_some_and(|s| s.as_local().is_some());
         let mut todo = vec![name.to_string()];
         while let Some(n) = todo.pop() {
+            if pmns {
+                self.trace().write(format_args!("pmGetChildren(name=\"{n}\") [local]\n"));
+            }
             let prefix = if n.is_empty() { String::new() } else { format!("{n}.") };
-            let kids: Vec<String> =
-                self.children(&n).unwrap_or_default().into_iter().map(|c| format!("{prefix}{}", c.name)).collect();
-            let mut line = format!("pmGetChildren(name=\"{n}\") ");
-            if n.is_empty() || regular_below(&n) {
-                let regular = kids.iter().filter(|k| regular_below(k)).count();
-                line.push_str(&format!("{regular} regular children"));
-            } else {
-                line.push_str(&format!("no regular children ({})", PmError::PM_ERR_NAME));
+            let mut kids = self.children(&n);
+            // the root of a dynamic subtree is its agent's to expand
+            if let (true, Ok([])) = (local, kids.as_deref()) {
+                if let Ok(pmid) = v.pmns.lookup(&n) {
+                    if let Err(e) = self.dynamic_names(pmid) {
+                        kids = Err(e);
+                    }
+                }
             }
-            match self.derived_children(v, &n) {
-                None => line.push_str(&format!(", no derived children ({})\n", PmError::PM_ERR_NAME)),
-                Some(0) => line.push_str(", derived leaf\n"),
-                Some(k) => line.push_str(&format!(", {k} derived children\n")),
+            if derive {
+                let mut line = format!("pmGetChildren(name=\"{n}\") ");
+                if n.is_empty() || regular_below(&n) {
+                    let regular = kids.as_deref().unwrap_or_default();
+                    let regular = regular.iter().filter(|k| regular_below(&format!("{prefix}{}", k.name))).count();
+                    line.push_str(&format!("{regular} regular children"));
+                } else {
+                    line.push_str(&format!("no regular children ({})", PmError::PM_ERR_NAME));
+                }
+                match self.derived_children(v, &n) {
+                    None => line.push_str(&format!(", no derived children ({})\n", PmError::PM_ERR_NAME)),
+                    Some(0) => line.push_str(", derived leaf\n"),
+                    Some(k) => line.push_str(&format!(", {k} derived children\n")),
+                }
+                self.trace().write_bytes(line.as_bytes());
             }
-            self.trace().write_bytes(line.as_bytes());
-            todo.extend(kids.into_iter().rev());
+            if pmns {
+                let mut line = format!("pmGetChildren(name=\"{n}\") -> ");
+                match &kids {
+                    Ok(k) if k.is_empty() => line.push_str("leaf\n"),
+                    Ok(k) => {
+                        line.push_str(&format!("namelist dump: numnames = {}\n", k.len()));
+                        for (i, c) in k.iter().enumerate() {
+                            line.push_str(&format!("  name[{i}]: \"{}\"\n", c.name));
+                        }
+                    }
+                    Err(e) => line.push_str(&format!("{e}\n")),
+                }
+                self.trace().write_bytes(line.as_bytes());
+            }
+            match kids {
+                Ok(k) => todo.extend(k.into_iter().rev().map(|c| format!("{prefix}{}", c.name))),
+                // libpcp's walk ends at the first failure
+                Err(_) if pmns => return,
+                Err(_) => {}
+            }
         }
     }
 
@@ -307,6 +434,9 @@ impl Context {
     /// `pmNameID`: a name of a PMID.
     #[doc(alias = "pmNameID")]
     pub fn name_of(&self, pmid: PmId) -> PmResult<String> {
+        if self.trace().on(DebugFlag::Pmns) {
+            self.trace_location();
+        }
         if let Some(h) = self.remote_names() {
             return match self.view().derived.get(pmid) {
                 Some(m) => Ok(m.name.clone()),
@@ -322,6 +452,9 @@ impl Context {
     /// `pmNameAll`: every name of a PMID.
     #[doc(alias = "pmNameAll")]
     pub fn names_of(&self, pmid: PmId) -> PmResult<Vec<String>> {
+        if self.trace().on(DebugFlag::Pmns) {
+            self.trace_location();
+        }
         if let Some(h) = self.remote_names() {
             return match self.view().derived.get(pmid) {
                 Some(m) => Ok(vec![m.name.clone()]),
@@ -381,6 +514,10 @@ impl Context {
     /// agents have no dynamic names, so with one the subtree is empty.
     #[doc(alias = "pmTraversePMNS")]
     pub fn traverse_with(&self, name: &str, mut f: impl FnMut(&str)) -> PmResult<()> {
+        let traced_pmns = self.trace().on(DebugFlag::Pmns);
+        if traced_pmns {
+            self.trace_location();
+        }
         let v = self.view();
         if let Some(h) = self.remote_names() {
             let mut any = false;
@@ -422,8 +559,9 @@ impl Context {
             }
             return if extra { Ok(()) } else { r };
         }
-        if self.trace().on(DebugFlag::Derive) {
-            self.trace_children_walk(&v, name);
+        let traced_derive = self.trace().on(DebugFlag::Derive);
+        if traced_pmns || traced_derive {
+            self.trace_children_walk(&v, name, traced_pmns, traced_derive);
         }
         // derived metrics that failed to bind are left out (libpcp's
         // __dmchildren)
@@ -454,6 +592,40 @@ impl Context {
             },
             Err(e) => Err(e),
             Ok(()) => end,
+        }
+    }
+}
+
+/// Whether `pmid` is a derived metric's (an anonymous one's or one of the
+/// context's): a name libpcp's name space does not hold.
+fn is_derived_in(v: &super::View, pmid: PmId) -> bool {
+    crate::derived::anon_by_pmid(pmid).is_some() || v.derived.get(pmid).is_some()
+}
+
+/// libpcp's `-Dpmns` line of `pmGetPMNSLocation`: `location`, written
+/// when it is not the one last written to `t`.
+pub(crate) fn trace_location_line(t: &Trace, location: PmnsLocation) {
+    let (code, text) = match location {
+        PmnsLocation::Local => (1, "Local"),
+        PmnsLocation::Remote => (2, "Remote"),
+        PmnsLocation::Archive => (3, "Archive"),
+    };
+    if t.changed("pmns location", code) {
+        t.write(format_args!("pmGetPMNSLocation() -> {text}\n"));
+    }
+}
+
+/// libpcp's `-Dpmns` last line of `pmLookupName` of `n` names: its error,
+/// or `n` when every name was found, else the count that the name space
+/// (or pmcd) found before the derived metrics (`derived` says which
+/// PMIDs are theirs) were tried.
+pub(crate) fn trace_lookup_end(t: &Trace, n: usize, r: &PmResult<(Vec<PmId>, usize)>, derived: impl Fn(PmId) -> bool) {
+    match r {
+        Err(e) => t.write(format_args!("pmLookupName({n}, ...) -> {e}\n")),
+        Ok((ids, _)) if ids.iter().all(|p| !p.is_null()) => t.write(format_args!("pmLookupName({n}, ...) -> {n}\n")),
+        Ok((ids, _)) => {
+            let own = ids.iter().filter(|&&p| !p.is_null() && !derived(p)).count();
+            t.write(format_args!("pmLookupName({n}, ...) -> {own}\n"))
         }
     }
 }

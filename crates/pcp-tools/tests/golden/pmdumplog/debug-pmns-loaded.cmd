@@ -1,0 +1,10 @@
+-Dpmns
+-n
+tests/golden/pminfo/ns/deep.pmns
+../pcp-archive/tests/fixtures/v3
+a
+event
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

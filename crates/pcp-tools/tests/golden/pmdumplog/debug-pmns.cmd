@@ -1,0 +1,9 @@
+-Dpmns
+-m
+../pcp-archive/tests/fixtures/v3
+sample.long
+sample.nosuch
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-Dpmns,derive
+-a
+../pcp-archive/tests/fixtures/v3
+-m
+sample.long
+event
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-Dpmns
+-a
+../pcp-archive/tests/fixtures/v3
+-fm
+sample.long
+sample.nosuch
+29.0.10
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-Dpmns
+-n
+tests/golden/pminfo/ns/deep.pmns
+-m
+a.b.c.d
+nosuch
+a.b
+event.flags
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-Dpmns
+-a
+../pcp-archive/tests/fixtures/v3
+-M
+sample.dupnames
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-Dpmns
+-a
+../pcp-archive/tests/fixtures/v3
+-v
+sample.long
+sample.nosuch
+event
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

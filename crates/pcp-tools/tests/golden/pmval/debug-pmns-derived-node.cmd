@@ -1,0 +1,10 @@
+-Dpmns
+-n
+tests/golden/pminfo/ns/deep.pmns
+-a
+../pcp-archive/tests/fixtures/v3
+event
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
