@@ -445,7 +445,7 @@ impl Log {
             return Ok(None);
         }
         f.seek_set(0);
-        if self.tracing() {
+        if self.tracing() || self.trace.on(DebugFlag::Context) {
             self.trace_chk_label(w, vol);
         }
         let Some(f) = self.cursor(w) else { return Err(PmError::from_errno(9)) };
@@ -504,6 +504,9 @@ impl Log {
         f.seek_set(0);
         let mut out = String::new();
         let _ = crate::opentrace::chk_label_trace(&head, fd, vol, check_features, &self.trace, &mut out);
+        if !self.tracing() {
+            out = crate::opentrace::ipc_part(&out);
+        }
         self.trace.write_bytes(out.as_bytes());
     }
 

@@ -239,6 +239,9 @@ pub(crate) fn chk_label_trace(
         out.push_str(&format!(" features 0x{:x} [unknown: {}]", l.features, features_str(l.features & !0x8000_0000)));
         Err(PmError::PM_ERR_FEATURE)
     } else {
+        if trace.on(DebugFlag::Context) {
+            out.push_str(&set_version_ipc(fd, trace));
+        }
         out.push_str(&label_summary(&l, version, trace));
         if data.len() == size {
             out.push_str(" file is empty");
@@ -249,6 +252,37 @@ pub(crate) fn chk_label_trace(
     };
     out.push('\n');
     result
+}
+
+/// The key of libpcp's IPC table in a trace's notes.
+const IPC_TABLE: &str = "ipc table";
+
+/// `__pmSetVersionIPC`'s `-Dcontext` trace of marking descriptor `fd`
+/// (an archive file's) as speaking PDU version 2, with the table of
+/// every descriptor so marked in the process.
+fn set_version_ipc(fd: i32, trace: &Trace) -> String {
+    let table = trace.update_bits(IPC_TABLE, 0, 1u64.checked_shl(fd as u32).unwrap_or(0));
+    let mut s = format!("__pmSetVersionIPC: fd={fd} version=2\nIPC table fd(PDU version):");
+    for i in (0..64).filter(|i| table & (1 << i) != 0) {
+        s.push_str(&format!(" {i}(2,0)"));
+    }
+    s.push('\n');
+    s
+}
+
+/// The `-Dcontext` part of a trace of label checks made with it on
+/// (`__pmSetVersionIPC` and its table), for when `-Dlog` is off.
+pub(crate) fn ipc_part(out: &str) -> String {
+    let mut kept = String::new();
+    let mut rest = out;
+    while let Some(at) = rest.find("__pmSetVersionIPC: ") {
+        let from = &rest[at..];
+        // its line and the table's
+        let end = from.match_indices('\n').nth(1).map_or(from.len(), |(i, _)| i + 1);
+        kept.push_str(&from[..end]);
+        rest = &from[end..];
+    }
+    kept
 }
 
 /// The first bytes of `path` (decompressed): a label's worth and one more.
@@ -335,14 +369,16 @@ pub fn trace_log_open(name: &str, check_features: bool, trace: &Trace) {
 /// of an archive of another host (`-Dlogmeta`).
 pub fn trace_log_open_in_set(name: &str, check_features: bool, first_host: Option<&[u8]>, trace: &Trace) {
     let (log, meta) = (trace.on(DebugFlag::Log), trace.on(DebugFlag::LogMeta));
-    if !(log || meta) || name.is_empty() {
+    if !(log || meta || trace.on(DebugFlag::Context)) || name.is_empty() {
         return;
     }
     let mut out = String::new();
+    // (the files of an archive opened before are closed by now)
+    trace.update_bits(IPC_TABLE, !0, 0);
     let loading =
         log_open(name, check_features, trace, &mut out).filter(|(_, host, _)| first_host.is_none_or(|h| h == host));
     if !log {
-        out.clear();
+        out = ipc_part(&out);
     }
     if let Some((path, _, version)) = loading.filter(|_| meta) {
         let mut data = Vec::new();
@@ -357,6 +393,24 @@ pub fn trace_log_open_in_set(name: &str, check_features: bool, first_host: Optio
 /// The trace of opening up to loading the metadata; the metadata file to
 /// load, the host and the label's version, if libpcp gets that far.
 fn log_open(name: &str, check_features: bool, trace: &Trace, out: &mut String) -> Option<(String, Vec<u8>, u32)> {
+    log_open_fds(name, check_features, trace, out).map(|(path, host, version, _)| (path, host, version))
+}
+
+/// The descriptors an archive context holds once `__pmLogOpen` has
+/// opened it: the temporal index's (-1 for none), the metadata's and the
+/// first volume's (libpcp's `tifd`, `mdfd`, `mfd`), and the label's
+/// size (where reading starts); `None` where libpcp's opening fails.
+pub fn open_fds(name: &str, check_features: bool) -> Option<(i32, i32, i32, usize)> {
+    let (_, _, version, (ti, md, m)) = log_open_fds(name, check_features, &Trace::off(), &mut String::new())?;
+    Some((ti, md, m, label_size(version)))
+}
+
+/// What [`log_open_fds`] gets to: the metadata file to load, the host,
+/// the label's version, and the descriptors of [`open_fds`].
+type Opened = (String, Vec<u8>, u32, (i32, i32, i32));
+
+/// [`log_open`], with the descriptors of [`open_fds`].
+fn log_open_fds(name: &str, check_features: bool, trace: &Trace, out: &mut String) -> Option<Opened> {
     let dir = dirname(name);
     let base = archive_base(name);
     let base = base.file_name().map(|b| b.to_string_lossy().into_owned()).unwrap_or_default();
@@ -412,14 +466,15 @@ fn log_open(name: &str, check_features: bool, trace: &Trace, out: &mut String) -
     let vol = minvol as i32;
     let Ok(first) = chk_label_trace(&head_of(&target), fd, vol, check_features, trace, out) else { return None };
     out.push_str(&format!("__pmLogChangeVol: change to volume {vol}\n"));
+    let mut ti_fd = -1;
     if let Some((path, fd)) = index {
         match chk_label_trace(&head_of(&path), fd, -2, check_features, trace, out) {
-            Ok(ti) if ti == first => {}
+            Ok(ti) if ti == first => ti_fd = fd,
             _ => return None,
         }
     }
     let md = chk_label_trace(&head_of(&meta), meta_fd, -1, check_features, trace, out).ok()?;
-    (md.version == first.version).then_some((meta, first.host, first.version))
+    (md.version == first.version).then_some((meta, first.host, first.version, (ti_fd, meta_fd, fd)))
 }
 
 #[cfg(test)]

@@ -372,6 +372,24 @@ impl Trace {
         }
     }
 
+    /// Clear `clear` then set `set` in the bits noted for `key` (in this
+    /// trace or any clone; none at first) and return them all: a small
+    /// set libpcp keeps for the process (the descriptors in its IPC
+    /// table).
+    pub fn update_bits(&self, key: &'static str, clear: u64, set: u64) -> u64 {
+        let mut marks = self.shared.marks.lock().unwrap_or_else(PoisonError::into_inner);
+        let slot = match marks.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                marks.push((key, 0));
+                marks.len() - 1
+            }
+        };
+        let bits = (marks[slot].1 as u64 & !clear) | set;
+        marks[slot].1 = bits as i64;
+        bits
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<u8>> {
         self.shared.buf.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -421,6 +439,9 @@ mod tests {
         assert!(u.changed("loc", 2));
         assert!(t.changed("other", 2));
         assert!(!t.changed("loc", 2));
+        assert_eq!(t.update_bits("fds", 0, 8), 8);
+        assert_eq!(u.update_bits("fds", 0, 32), 40);
+        assert_eq!(u.update_bits("fds", 8, 2), 34);
     }
 
     #[test]

@@ -205,7 +205,9 @@ impl<'a> Pminfo<'a> {
         }
         let (registry, report) = hooks.take_registry();
         let trace = hooks.trace.clone();
-        self.err.write_all(&report)?;
+        if opts.context.is_none() && opts.namespace_loaded {
+            self.err.write_all(&report)?;
+        }
         if opts.errors > 0 || opts.exit {
             let status = i32::from(!opts.exit);
             opts.usage_message(self.err)?;
@@ -239,6 +241,12 @@ impl<'a> Pminfo<'a> {
                 None => return Ok(1),
             },
         };
+        if opts.context.is_some() || !opts.namespace_loaded {
+            // libpcp sets the derived metrics up once pmNewContext has
+            // made the context, after what opening it traced (and not
+            // when that fails)
+            self.err.write_all(&report)?;
+        }
         let mut status = 0;
         let mut ctx = ctx;
         ctx.set_trace(trace);

@@ -237,6 +237,9 @@ impl Context {
         let origin = source.label().start;
         let mut ctx = Context::new(Some(Box::new(source)), pmns, PmnsLocation::Archive, origin);
         ctx.set_trace(trace.clone());
+        if trace.on(DebugFlag::Context) {
+            trace_new_archive_context(trace, name, origin);
+        }
         Ok(ctx)
     }
 
@@ -493,6 +496,7 @@ impl Context {
     /// `pmLookupDesc`: the descriptor of `pmid`.
     #[doc(alias = "pmLookupDesc")]
     pub fn lookup_desc(&self, pmid: PmId) -> PmResult<Desc> {
+        self.trace_which(1);
         let v = self.view();
         if let Some(m) = v.derived.get(pmid) {
             self.bind(pmid, true);
@@ -623,6 +627,30 @@ fn default_local_pmns(diagnostics: &mut Vec<u8>) -> Result<Pmns, Error> {
             Err(Error::new(PmError::PM_ERR_NOPMNS, Subject::Namespace(file)))
         }
     }
+}
+
+/// libpcp's `-Dcontext` trace of `pmNewContext` making an archive
+/// context (a tool's first: handle 0) over `name`, and its dump of the
+/// new context (`__pmDumpContext`): each archive of the list named, not
+/// open yet, the current time at `origin`, an empty instance profile.
+fn trace_new_archive_context(trace: &Trace, name: &str, origin: Timestamp) {
+    let mut s =
+        format!("pmNewContext(2, {name}) -> 0\nDump Contexts: current -> contexts[0] handle 0\ncontexts[0] handle 0:");
+    // the first archive is open, but libpcp knows it by its own name
+    // for it, "./" before a name with no directory
+    for (i, log) in name.split(',').enumerate() {
+        s.push_str(&format!(" log {log}:"));
+        let open = if i == 0 && log.contains('/') { pcp_archive::opentrace::open_fds(log, true) } else { None };
+        match open {
+            Some((ti, md, m, offset)) => s.push_str(&format!(
+                " mode=FORW profile=NOT_SENT tifd={ti} mdfd={md} mfd={m}\nrefcnt=1 vol=0 offset={offset} (vol=0) serial=0"
+            )),
+            None => s.push_str(" not open\n"),
+        }
+    }
+    s.push_str(&format!(" origin={}.{:09} delta=0.000000000\n", origin.sec, origin.nsec));
+    s.push_str("Dump Instance Profile state=INCLUDE, 0 profiles\n");
+    trace.write_bytes(s.as_bytes());
 }
 
 /// libpcp's `-Dpmns` trace of loading the default name space (as

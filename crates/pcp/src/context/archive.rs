@@ -105,6 +105,10 @@ impl Context {
     /// the loaded names). Other contexts are left as they are.
     #[doc(alias = "pmTrimNameSpace")]
     pub fn trim_namespace(&mut self) {
+        self.trace_which(2);
+        if self.trace().on(pcp_core::debug::DebugFlag::Pmns) {
+            self.trace_location();
+        }
         let Some(src) = self.archive_source() else { return };
         if self.location != PmnsLocation::Local {
             return;

@@ -112,7 +112,12 @@ impl Context {
     ) -> (Result<Context, Error>, Vec<u8>, bool) {
         let var_dir = crate::config::var_dir().into_os_string().into_encoded_bytes();
         let opts = LoadOptions { dupok, use_cpp: true, var_dir, trace: debug.contains(DebugFlag::Pmns) };
-        let Loaded { pmns, diagnostics, kept } = pcp_pmns::load(path, &opts, files);
+        let Loaded { pmns, mut diagnostics, kept } = pcp_pmns::load(path, &opts, files);
+        if debug.contains(DebugFlag::Context) {
+            // (libpcp asks for the current context first: there is none)
+            let which = format!("pmWhichContext() -> {}, cur=-1\n", PmError::PM_ERR_NOCONTEXT.code());
+            diagnostics.splice(0..0, which.into_bytes());
+        }
         (pmns.map(Context::with_namespace), diagnostics, kept)
     }
 
@@ -169,14 +174,35 @@ impl Context {
 
     /// [`Context::lookup_names`], its error the bare code.
     fn lookup_ids(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
-        if !self.trace().on(DebugFlag::Pmns) {
+        let t = self.trace();
+        let (pmns, context) = (t.on(DebugFlag::Pmns), t.on(DebugFlag::Context));
+        if !(pmns || context) {
             return self.lookup_ids_untraced(names);
         }
-        self.trace_location();
+        self.trace_which(2);
+        if pmns {
+            self.trace_location();
+        }
+        self.trace_which(1);
         let r = self.lookup_ids_untraced(names);
-        let v = self.view();
-        trace_lookup_end(self.trace(), names.len(), &r, |p| is_derived_in(&v, p));
+        if pmns {
+            let v = self.view();
+            trace_lookup_end(self.trace(), names.len(), &r, |p| is_derived_in(&v, p));
+        }
         r
+    }
+
+    /// libpcp's `-Dcontext` line of `pmWhichContext`, `n` times: this
+    /// context's handle (a tool's first, 0), or `PM_ERR_NOCONTEXT` when
+    /// libpcp would have no context (names loaded from a file alone).
+    pub(crate) fn trace_which(&self, n: usize) {
+        let t = self.trace();
+        if !t.on(DebugFlag::Context) {
+            return;
+        }
+        let has_context = self.source().is_some() || self.location == PmnsLocation::Archive;
+        let (sts, cur) = if has_context { (0, 0) } else { (PmError::PM_ERR_NOCONTEXT.code(), -1) };
+        t.write_bytes(format!("pmWhichContext() -> {sts}, cur={cur}\n").repeat(n).as_bytes());
     }
 
     /// [`Context::lookup_ids`] but for `-Dpmns`'s first and last lines.
@@ -276,7 +302,7 @@ impl Context {
     /// location is not the one last written; before it, the first time,
     /// the load of the default name space that a local context's first
     /// name service makes.
-    fn trace_location(&self) {
+    pub(super) fn trace_location(&self) {
         let t = self.trace();
         let local_default = self.location == PmnsLocation::Local
             && !self.loaded
@@ -292,7 +318,8 @@ impl Context {
     /// down (`pmGetChildren` of each node, depth first, until one fails):
     /// under `-Dpmns` each node's children (or that it is a leaf), under
     /// `-Dderive` the count of children the name space has apart from the
-    /// derived metrics' and of those the derived metrics add.
+    /// derived metrics' and of those the derived metrics add; under
+    /// `-Dcontext` the `pmWhichContext` calls of each.
     fn trace_children_walk(&self, v: &super::View, name: &str, pmns: bool, derive: bool) {
         let derived_leaf = |n: &str| v.pmns.lookup(n).is_ok_and(|p| is_derived_in(v, p));
         let regular_below = |n: &str| {
@@ -303,6 +330,7 @@ impl Context {
         let local = self.source().is_some_and(|s| s.as_local().is_some());
         let mut todo = vec![name.to_string()];
         while let Some(n) = todo.pop() {
+            self.trace_which(2);
             if pmns {
                 self.trace().write(format_args!("pmGetChildren(name=\"{n}\") [local]\n"));
             }
@@ -434,6 +462,7 @@ impl Context {
     /// `pmNameID`: a name of a PMID.
     #[doc(alias = "pmNameID")]
     pub fn name_of(&self, pmid: PmId) -> PmResult<String> {
+        self.trace_which(3);
         if self.trace().on(DebugFlag::Pmns) {
             self.trace_location();
         }
@@ -452,9 +481,11 @@ impl Context {
     /// `pmNameAll`: every name of a PMID.
     #[doc(alias = "pmNameAll")]
     pub fn names_of(&self, pmid: PmId) -> PmResult<Vec<String>> {
+        self.trace_which(2);
         if self.trace().on(DebugFlag::Pmns) {
             self.trace_location();
         }
+        self.trace_which(1);
         if let Some(h) = self.remote_names() {
             return match self.view().derived.get(pmid) {
                 Some(m) => Ok(vec![m.name.clone()]),
@@ -515,6 +546,8 @@ impl Context {
     #[doc(alias = "pmTraversePMNS")]
     pub fn traverse_with(&self, name: &str, mut f: impl FnMut(&str)) -> PmResult<()> {
         let traced_pmns = self.trace().on(DebugFlag::Pmns);
+        let traced_context = self.trace().on(DebugFlag::Context);
+        self.trace_which(2);
         if traced_pmns {
             self.trace_location();
         }
@@ -560,7 +593,7 @@ impl Context {
             return if extra { Ok(()) } else { r };
         }
         let traced_derive = self.trace().on(DebugFlag::Derive);
-        if traced_pmns || traced_derive {
+        if traced_pmns || traced_derive || traced_context {
             self.trace_children_walk(&v, name, traced_pmns, traced_derive);
         }
         // derived metrics that failed to bind are left out (libpcp's

@@ -1,0 +1,10 @@
+-Dcontext
+-a
+../pcp-archive/tests/fixtures/v3
+-m
+sample.long
+nosuch
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

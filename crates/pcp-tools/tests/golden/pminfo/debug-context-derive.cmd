@@ -1,0 +1,10 @@
+-Dcontext,derive
+-a
+../pcp-archive/tests/fixtures/v3
+-d
+sample.long.one
+event
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-Dcontext,pmns
+-a
+../pcp-archive/tests/fixtures/dyn
+-dM
+sample.long
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-Dcontext
+-a
+../pcp-archive/tests/fixtures/v2,../pcp-archive/tests/fixtures/v3
+-m
+sample.long
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

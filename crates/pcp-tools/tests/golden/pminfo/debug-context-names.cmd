@@ -1,0 +1,10 @@
+-Dcontext
+-n
+tests/golden/pminfo/ns/deep.pmns
+-m
+a.b
+nosuch
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-Dcontext,pmns
+-n
+tests/golden/pminfo/ns/deep.pmns
+-a
+../pcp-archive/tests/fixtures/v3
+-m
+a.b
+sample
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
