@@ -77,7 +77,10 @@ impl<W: Write> Write for StdioBlocks<W> {
         let len = data.len();
         while !data.is_empty() {
             if self.buf.len() == self.size {
+                // (whole: Rust's standard output would hold back what
+                // follows the block's last newline)
                 self.inner.write_all(&self.buf)?;
+                self.inner.flush()?;
                 self.buf.clear();
             }
             let n = (self.size - self.buf.len()).min(data.len());
