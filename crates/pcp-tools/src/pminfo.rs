@@ -32,6 +32,7 @@ use pcp::debug::DebugFlag;
 use crate::evrec;
 use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, Parser};
 use pcp::context::{Instances, TextLevel};
+use pcp::debug::DebugFlag;
 use pcp::timezone::Zone;
 use pcp::Context;
 use pcp_core::debug::Trace;
@@ -101,8 +102,8 @@ struct Pminfo<'a> {
     /// Fetch with libpcp's positioning at the `-O` origin.
     fetch_from_origin: bool,
     /// Fetch each archive metric when it is reported rather than ahead
-    /// (under `-Dderive` and `-Dpmns`, whose traces then come where
-    /// libpcp's do).
+    /// (under `-Dderive`, `-Dpmns` and `-Dcontext`, whose traces then come
+    /// where libpcp's do).
     fetch_each: bool,
     /// For a host context, pminfo's running guess at the size of the
     /// `PDU_PMNS_NAMES` request for the batch.
@@ -348,7 +349,7 @@ impl<'a> Pminfo<'a> {
         // (the walks, lookups and reads of fetching ahead are not libpcp's:
         // where they would be traced, fetch each metric as it is reported)
         let trace = ctx.trace();
-        if [DebugFlag::Derive, DebugFlag::Log, DebugFlag::Pmns].into_iter().any(|f| trace.on(f)) {
+        if [DebugFlag::Derive, DebugFlag::Log, DebugFlag::Pmns, DebugFlag::Context].into_iter().any(|f| trace.on(f)) {
             self.fetch_each = true;
             return;
         }
@@ -460,14 +461,20 @@ impl<'a> Pminfo<'a> {
         }
         write!(self.out, " 0x{:x}", indom.0)?;
         if self.p.oneline {
-            self.oneline(ctx.lookup_indom_text(indom, TextLevel::OneLine), self.p.fulliid)?;
+            let text = ctx.lookup_indom_text(indom, TextLevel::OneLine);
+            // (what the lookup traced)
+            self.err.write_all(&ctx.take_messages())?;
+            self.oneline(text, self.p.fulliid)?;
         }
         writeln!(self.out)?;
         if self.p.label {
             self.indom_labels(ctx, indom)?;
         }
         if self.p.help {
-            self.helptext(ctx.lookup_indom_text(indom, TextLevel::Help))?;
+            let text = ctx.lookup_indom_text(indom, TextLevel::Help);
+            // (what the lookup traced)
+            self.err.write_all(&ctx.take_messages())?;
+            self.helptext(text)?;
         }
         Ok(())
     }
@@ -653,7 +660,10 @@ impl<'a> Pminfo<'a> {
                 write!(self.out, " = {} = 0x{:x}", pmid.0, pmid.0)?;
             }
             if p.oneline {
-                self.oneline(ctx.lookup_text(pmid, TextLevel::OneLine), p.fullmid)?;
+                let text = ctx.lookup_text(pmid, TextLevel::OneLine);
+                // (what the lookup traced)
+                self.err.write_all(&ctx.take_messages())?;
+                self.oneline(text, p.fullmid)?;
             }
             writeln!(self.out)?;
             if let (true, Some(d)) = (p.desc, &desc) {
@@ -666,7 +676,10 @@ impl<'a> Pminfo<'a> {
                 self.metric_labels(ctx, d)?;
             }
             if p.help {
-                self.helptext(ctx.lookup_text(pmid, TextLevel::Help))?;
+                let text = ctx.lookup_text(pmid, TextLevel::Help);
+                // (what the lookup traced)
+                self.err.write_all(&ctx.take_messages())?;
+                self.helptext(text)?;
             }
             if let (true, Some(d), Some(vs)) = (p.value, &desc, vset) {
                 self.dump(ctx, d, vs, b"", evrec::VAL_SPTR)?;
@@ -737,6 +750,8 @@ impl<'a> Pminfo<'a> {
     fn instances(&mut self, ctx: &Context, indom: InDom) -> &PmResult<Instances> {
         if self.icache.as_ref().is_none_or(|(i, _)| *i != indom) {
             self.icache = Some((indom, ctx.get_indom(indom)));
+            // (what the lookup traced)
+            let _ = self.err.write_all(&ctx.take_messages());
         }
         match &self.icache {
             Some((_, r)) => r,
@@ -755,6 +770,8 @@ impl<'a> Pminfo<'a> {
         self.labels.context(ctx);
         self.labels.domain(ctx, indom.domain());
         self.labels.indom(ctx, indom);
+        // (what the lookups traced)
+        self.err.write_all(&ctx.take_messages())?;
         let h = self.labels.held();
         let sets = [h.context, h.domain, h.indom];
         print_merged(&mut *self.out, &mut *self.err, &sets, b"    ", || format!("indom {indom}"))
@@ -770,6 +787,8 @@ impl<'a> Pminfo<'a> {
         }
         c.cluster(ctx, d.pmid);
         c.item(ctx, d.pmid);
+        // (what the lookups traced)
+        self.err.write_all(&ctx.take_messages())?;
         let h = self.labels.held();
         let mut sets = vec![h.context, h.domain];
         if !d.indom.is_null() {
@@ -856,6 +875,8 @@ impl<'a> Pminfo<'a> {
             c.cluster(ctx, pmid);
             c.item(ctx, pmid);
         }
+        // (what the lookups traced)
+        self.err.write_all(&ctx.take_messages())?;
         let h = self.labels.held();
         let isets: &[LabelSet] = h.instances.as_deref().unwrap_or(&[]);
         let n = if isets.is_empty() { numinst } else { isets.len() };

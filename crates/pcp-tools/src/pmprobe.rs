@@ -277,6 +277,8 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
             writeln!(out, "\nTotal: {}", c.iter().sum::<u32>())?;
         }
     }
+    ctx.trace_destroy();
+    err.write_all(&ctx.take_messages())?;
     Ok(0)
 }
 

@@ -232,7 +232,12 @@ impl Context {
     /// ([`Context::set_trace`]).
     #[doc(alias = "pmNewContext")]
     pub fn open_archive_traced(name: &str, check_features: bool, trace: &Trace) -> Result<Context, Error> {
-        let source = ArchiveSource::open_traced(name, check_features, trace)?;
+        let source = ArchiveSource::open_traced(name, check_features, trace).inspect_err(|e| {
+            if trace.on(DebugFlag::Context) {
+                let code = e.code().code();
+                trace.write(format_args!("pmNewContext(2, {name}) -> {code}, curr_handle=-1\n"));
+            }
+        })?;
         let pmns = archive_pmns(&source);
         let origin = source.label().start;
         let mut ctx = Context::new(Some(Box::new(source)), pmns, PmnsLocation::Archive, origin);
@@ -376,6 +381,7 @@ impl Context {
     /// error, what `out` holds is unspecified.
     #[doc(alias = "pmFetch")]
     pub fn fetch_into(&mut self, pmids: &[PmId], out: &mut FetchResult) -> PmResult<()> {
+        self.trace_which(1);
         let r = self.fetch_derived_into(pmids, out);
         if self.trace().any() {
             self.trace_fetched(r.map(|()| &*out));
@@ -497,6 +503,12 @@ impl Context {
     #[doc(alias = "pmLookupDesc")]
     pub fn lookup_desc(&self, pmid: PmId) -> PmResult<Desc> {
         self.trace_which(1);
+        self.lookup_desc_untraced(pmid)
+    }
+
+    /// [`Context::lookup_desc`] with no `-Dcontext` line (libpcp turns
+    /// its tracing off while it dumps a result).
+    pub(crate) fn lookup_desc_untraced(&self, pmid: PmId) -> PmResult<Desc> {
         let v = self.view();
         if let Some(m) = v.derived.get(pmid) {
             self.bind(pmid, true);
@@ -539,6 +551,10 @@ impl Context {
     /// its agent's order.
     #[doc(alias = "pmGetInDom")]
     pub fn get_indom(&self, indom: InDom) -> PmResult<Instances> {
+        // (libpcp refuses PM_INDOM_NULL before it asks for the context)
+        if !indom.is_null() {
+            self.trace_which(1);
+        }
         self.indom_source(indom)?.instances(indom, self.origin)
     }
 
@@ -554,6 +570,15 @@ impl Context {
     /// `pmNameInDom`: an instance's name at the current time.
     #[doc(alias = "pmNameInDom")]
     pub fn name_indom(&self, indom: InDom, inst: i32) -> PmResult<Vec<u8>> {
+        // (libpcp refuses PM_INDOM_NULL before it asks for the context)
+        if !indom.is_null() {
+            self.trace_which(1);
+        }
+        self.name_indom_untraced(indom, inst)
+    }
+
+    /// [`Context::name_indom`] with no `-Dcontext` line.
+    pub(crate) fn name_indom_untraced(&self, indom: InDom, inst: i32) -> PmResult<Vec<u8>> {
         self.indom_source(indom)?.instance_name(indom, inst, self.origin)
     }
 
@@ -562,12 +587,17 @@ impl Context {
     /// [`crate::local::pmda_instance_by_name`]).
     #[doc(alias = "pmLookupInDom")]
     pub fn lookup_indom(&self, indom: InDom, name: &[u8]) -> PmResult<i32> {
+        // (libpcp refuses PM_INDOM_NULL before it asks for the context)
+        if !indom.is_null() {
+            self.trace_which(1);
+        }
         self.indom_source(indom)?.instance_id(indom, name, self.origin)
     }
 
     /// `pmLookupText`: a metric's help text.
     #[doc(alias = "pmLookupText")]
     pub fn lookup_text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
+        self.trace_which(1);
         // libpcp looks in the global table alone (masked metrics included)
         if let Some(m) = self.view().derived.iter().find(|m| m.pmid == pmid) {
             if m.local {
@@ -589,6 +619,7 @@ impl Context {
     /// `pmLookupInDomText`: an instance domain's help text.
     #[doc(alias = "pmLookupInDomText")]
     pub fn lookup_indom_text(&self, indom: InDom, level: TextLevel) -> PmResult<Vec<u8>> {
+        self.trace_which(1);
         self.need_source()?.indom_text(indom, level)
     }
 }
@@ -636,11 +667,13 @@ fn default_local_pmns(diagnostics: &mut Vec<u8>) -> Result<Pmns, Error> {
 fn trace_new_archive_context(trace: &Trace, name: &str, origin: Timestamp) {
     let mut s =
         format!("pmNewContext(2, {name}) -> 0\nDump Contexts: current -> contexts[0] handle 0\ncontexts[0] handle 0:");
-    // the first archive is open, but libpcp knows it by its own name
-    // for it, "./" before a name with no directory
+    // the first archive is open, but libpcp knows it by its own name for
+    // it (its base name, "./" before one with no directory): a name
+    // given otherwise is "not open"
     for (i, log) in name.split(',').enumerate() {
         s.push_str(&format!(" log {log}:"));
-        let open = if i == 0 && log.contains('/') { pcp_archive::opentrace::open_fds(log, true) } else { None };
+        let own = pcp_archive::opentrace::lcp_name(&pcp_archive::files::archive_base(log));
+        let open = if i == 0 && own == log { pcp_archive::opentrace::open_fds(log, true) } else { None };
         match open {
             Some((ti, md, m, offset)) => s.push_str(&format!(
                 " mode=FORW profile=NOT_SENT tifd={ti} mdfd={md} mfd={m}\nrefcnt=1 vol=0 offset={offset} (vol=0) serial=0"

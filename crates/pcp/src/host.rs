@@ -293,14 +293,16 @@ impl HostSource {
     /// finding names, descriptors and instances for the dump costs are
     /// not traced).
     pub(crate) fn quietly<R>(&self, f: impl FnOnce() -> R) -> R {
+        let t = self.current_trace();
+        *self.trace.lock().unwrap_or_else(|e| e.into_inner()) = Trace::off();
         if let Some(c) = self.lock().conn.as_mut() {
             c.set_trace(&Trace::off());
         }
         let r = f();
-        let t = self.current_trace();
         if let Some(c) = self.lock().conn.as_mut() {
             c.set_trace(&t);
         }
+        *self.trace.lock().unwrap_or_else(|e| e.into_inner()) = t;
         r
     }
 

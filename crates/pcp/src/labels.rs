@@ -16,6 +16,7 @@ impl Context {
     /// libpcp's `getlabels`: the sets of `kind` for `ident` (in an
     /// archive, at the current time).
     fn labels_of(&self, kind: u8, ident: u32) -> PmResult<Vec<LabelSet>> {
+        self.trace_which(1);
         self.need_source()?.labels(kind, ident, self.origin(), self.profile())
     }
 

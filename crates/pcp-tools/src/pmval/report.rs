@@ -75,6 +75,8 @@ impl Report {
     ) -> Result<(PmId, Report), Stop> {
         let metric = &cmd.metric;
         let own = &cmd.own;
+        // (pmval notes the current context first)
+        ctx.trace_which(1);
         let looked_up = ctx.lookup_names(&[metric.as_str()]).map_err(PmError::from);
         // (what the lookup traced)
         err.write_all(&ctx.take_messages())?;

@@ -26,6 +26,13 @@ impl Context {
     #[doc(alias = "pmSetMode")]
     #[doc(alias = "pmSetModeHighRes")]
     pub fn set_mode(&mut self, mode: Mode, when: Timestamp, delta_ns: i64) -> PmResult<()> {
+        self.trace_which(1);
+        self.set_mode_untraced(mode, when, delta_ns)
+    }
+
+    /// [`Context::set_mode`] with no `-Dcontext` line (for positioning
+    /// libpcp does not do).
+    fn set_mode_untraced(&mut self, mode: Mode, when: Timestamp, delta_ns: i64) -> PmResult<()> {
         if self.source().is_some_and(|s| s.as_archive().is_none()) {
             return Err(PmError::PM_ERR_MODE);
         }
@@ -48,6 +55,13 @@ impl Context {
     #[doc(alias = "pmFetchArchive")]
     #[doc(alias = "pmFetchHighResArchive")]
     pub fn fetch_archive(&mut self) -> PmResult<FetchResult> {
+        self.trace_which(1);
+        self.fetch_archive_untraced()
+    }
+
+    /// [`Context::fetch_archive`] with no `-Dcontext` line (for reading
+    /// ahead).
+    fn fetch_archive_untraced(&mut self) -> PmResult<FetchResult> {
         let src = self.need_archive_mut()?;
         let replay = src.replay()?;
         let r = replay.fetch_archive();
@@ -62,6 +76,7 @@ impl Context {
     #[doc(alias = "pmGetArchiveEnd")]
     #[doc(alias = "pmGetHighResArchiveEnd")]
     pub fn archive_end(&mut self) -> PmResult<Timestamp> {
+        self.trace_which(2);
         let replay = self.need_archive_mut()?.replay()?;
         let before = replay.position();
         let end = replay.end();
@@ -76,6 +91,9 @@ impl Context {
     /// instance sets, newest first.
     #[doc(alias = "pmLookupInDomArchive")]
     pub fn lookup_indom_archive(&self, indom: InDom, name: &[u8]) -> PmResult<i32> {
+        if !indom.is_null() {
+            self.trace_which(1);
+        }
         self.need_archive()?.meta().lookup_inst_any(indom, name)
     }
 
@@ -90,12 +108,16 @@ impl Context {
         if indom.is_null() {
             return Err(PmError::PM_ERR_INDOM);
         }
+        self.trace_which(1);
         self.need_archive()?.meta().name_inst_any(indom, inst).map(<[u8]>::to_vec)
     }
 
     /// `pmGetInDomArchive`: every instance `indom` had in the archive.
     #[doc(alias = "pmGetInDomArchive")]
     pub fn get_indom_archive(&self, indom: InDom) -> PmResult<Instances> {
+        if !indom.is_null() {
+            self.trace_which(1);
+        }
         self.need_archive()?.meta().indom_union(indom)
     }
 
@@ -158,11 +180,11 @@ impl Context {
         if !self.need_archive_mut()?.replay()?.forw_position_is_fixed(when) {
             return Ok(self.fetch_each_from(when, pmids));
         }
-        self.set_mode(Mode::Forw, when, 0)?;
+        self.set_mode_untraced(Mode::Forw, when, 0)?;
         let bound = |p: PmId| self.derived_operands(p, as_fetched);
         let mut search = crate::archive::FirstEach::new(pmids, &bound);
         while !search.done() {
-            match self.fetch_archive() {
+            match self.fetch_archive_untraced() {
                 Ok(result) => {
                     let _ = search.offer(result);
                 }
@@ -200,8 +222,11 @@ impl Context {
     /// traces each answer where it uses it, as for those read ahead.)
     fn fetch_each_from(&mut self, from: Timestamp, pmids: &[PmId]) -> Vec<PmResult<FetchResult>> {
         let trace = self.trace().clone();
-        let quiet =
-            trace.options().iter().filter(|&f| f != DebugFlag::Fetch).fold(DebugOptions::default(), DebugOptions::with);
+        let quiet = trace
+            .options()
+            .iter()
+            .filter(|&f| f != DebugFlag::Fetch && f != DebugFlag::Context)
+            .fold(DebugOptions::default(), DebugOptions::with);
         self.set_trace(trace.with_options(quiet));
         let found = pmids
             .iter()

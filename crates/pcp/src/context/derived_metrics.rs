@@ -283,10 +283,12 @@ impl Context {
         }
     }
 
-    /// What libpcp traces under `-Dderive` when the context is destroyed
-    /// (`__dmclosecontext`): its count of derived metrics (the address of
-    /// its table of them is a stand-in).
+    /// What libpcp traces when the context is destroyed: under `-Dderive`
+    /// (`__dmclosecontext`) its count of derived metrics (the address of
+    /// its table of them is a stand-in), then under `-Dcontext`
+    /// `pmDestroyContext`'s result.
     #[doc(alias = "__dmclosecontext")]
+    #[doc(alias = "pmDestroyContext")]
     pub fn trace_destroy(&self) {
         // (the archive's interpolation state goes first)
         if let Some(a) = self.archive_source() {
@@ -297,6 +299,10 @@ impl Context {
             let n = self.view().derived.iter().count() + crate::derived::ANON.len();
             let addr = self.derived.addresses.reserve(1);
             self.trace().write(format_args!("__dmclosecontext(->ctx 0) called dm->{addr:#x} {n} metrics\n"));
+        }
+        if self.trace().on(DebugFlag::Context) {
+            // (a tool's first and only context: none is current after it)
+            self.trace().write_bytes(b"pmDestroyContext(0) -> 0, curr_handle=-1\n");
         }
     }
 

@@ -87,9 +87,12 @@ impl Context {
     /// with the context at the result's time while instances are named
     /// (as a fetch would have put it); the context's time does not move.
     /// For a tool that read ahead (see [`Context::first_each`]) and now
-    /// uses one answer where its C original called `pmFetch`.
+    /// uses one answer where its C original called `pmSetMode` and
+    /// `pmFetch` (whose `-Dcontext` lines come first).
     #[doc(hidden)] // tool support
     pub fn trace_read_ahead(&mut self, fetched: &pcp_core::PmResult<FetchResult>) {
+        // (pmSetMode, then pmFetch)
+        self.trace_which(2);
         if !self.trace().on(DebugFlag::Fetch) {
             return;
         }
@@ -136,7 +139,7 @@ impl Context {
 
     /// One value set as `__pmPrintResult` shows it.
     fn dump_value_set(&self, set: &ValueSet, sptr: bool, zone: &crate::timezone::Zone, out: &mut Vec<u8>) {
-        let _ = match self.names_of(set.pmid) {
+        let _ = match self.names_of_untraced(set.pmid) {
             Ok(names) => write!(out, "  {} ({}):", set.pmid, names.join(", ")),
             Err(_) => write!(out, "  {} (<noname>):", set.pmid),
         };
@@ -151,13 +154,13 @@ impl Context {
             }
             Ok(v) => v,
         };
-        let desc = self.lookup_desc(set.pmid).ok();
+        let desc = self.lookup_desc_untraced(set.pmid).ok();
         let valfmt = if sptr { ValueFormat::Sptr } else { set.valfmt() };
         let _ = writeln!(out, " numval: {} valfmt: {} vlist[]:", values.len(), valfmt as i32);
         for v in values {
             if values.len() > 1 || v.inst != PM_IN_NULL {
                 let _ = write!(out, "    inst [{}", v.inst);
-                match desc.and_then(|d| self.name_indom(d.indom, v.inst).ok()) {
+                match desc.and_then(|d| self.name_indom_untraced(d.indom, v.inst).ok()) {
                     Some(name) => {
                         out.extend_from_slice(b" or \"");
                         out.extend_from_slice(&name);

@@ -195,7 +195,9 @@ impl Context {
     /// libpcp's `-Dcontext` line of `pmWhichContext`, `n` times: this
     /// context's handle (a tool's first, 0), or `PM_ERR_NOCONTEXT` when
     /// libpcp would have no context (names loaded from a file alone).
-    pub(crate) fn trace_which(&self, n: usize) {
+    #[doc(alias = "pmWhichContext")]
+    #[doc(hidden)] // tool support: the tools' own calls
+    pub fn trace_which(&self, n: usize) {
         let t = self.trace();
         if !t.on(DebugFlag::Context) {
             return;
@@ -486,6 +488,12 @@ impl Context {
             self.trace_location();
         }
         self.trace_which(1);
+        self.names_of_untraced(pmid)
+    }
+
+    /// [`Context::names_of`] with no `-Dpmns` or `-Dcontext` lines of its
+    /// own (libpcp turns its tracing off while it dumps a result).
+    pub(super) fn names_of_untraced(&self, pmid: PmId) -> PmResult<Vec<String>> {
         if let Some(h) = self.remote_names() {
             return match self.view().derived.get(pmid) {
                 Some(m) => Ok(vec![m.name.clone()]),

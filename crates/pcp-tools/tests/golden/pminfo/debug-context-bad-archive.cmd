@@ -1,0 +1,9 @@
+-Dcontext
+-a
+../pcp-archive/tests/fixtures/
+-m
+sample.long
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

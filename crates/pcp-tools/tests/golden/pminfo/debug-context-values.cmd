@@ -1,0 +1,9 @@
+-Dcontext
+-a
+../pcp-archive/tests/fixtures/v3
+-fdtTmMl
+sample
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,11 @@
+-Dcontext
+-v
+-a
+../pcp-archive/tests/fixtures/v3
+sample.long
+sample.colour
+sample.nosuch
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-Dcontext
+-s
+1
+-a
+../pcp-archive/tests/fixtures/v3
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
