@@ -503,6 +503,9 @@ impl LocalSource {
         if domain == PROC_DOMAIN && kind & flags::INSTANCES != 0 {
             return self.proc_instance_labels(InDom(ident));
         }
+        if domain == PROC_DOMAIN && kind & flags::INDOM != 0 {
+            return one(pcp_linux::proc::indom_label(InDom(ident)), flags::INDOM);
+        }
         if domain != LINUX_DOMAIN {
             return Ok(Vec::new());
         }
@@ -532,13 +535,11 @@ impl LocalSource {
 impl LocalSource {
     /// The proc agent's instance labels: each process's pid.
     fn proc_instance_labels(&self, indom: InDom) -> PmResult<Vec<LabelSet>> {
-        let Ok(insts) = self.proc().instances(indom) else { return Ok(Vec::new()) };
+        let Ok(insts) = self.proc().instance_labels(indom) else { return Ok(Vec::new()) };
         let mut out = Vec::with_capacity(insts.len());
-        for (inst, _) in insts {
-            let mut set = match pcp_linux::proc::instance_label(indom, inst) {
-                Some(j) => parse_label_set(j.as_bytes(), flags::INSTANCES)?,
-                None => LabelSet::default(),
-            };
+        for (inst, json) in insts {
+            // (a name that does not make JSON is an instance without labels)
+            let mut set = json.and_then(|j| parse_label_set(j.as_bytes(), flags::INSTANCES).ok()).unwrap_or_default();
             set.inst = inst;
             out.push(set);
         }

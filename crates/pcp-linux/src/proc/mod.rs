@@ -3,8 +3,8 @@
 //! `proc.schedstat.*`, `proc.fd.*`, `proc.namespaces.*`, `proc.smaps.*`,
 //! `proc.autogroup.*`), the run queue counts (`proc.runq.*`) and
 //! `proc.nprocs`, computed as PCP 6.0.3's proc PMDA computes them, with
-//! its instance names and error codes. The `cgroup.*` metrics are named
-//! and described, and have no values yet.
+//! its instance names and error codes, and the `cgroup.*` metrics (see
+//! the `cgroup` module for the PMDA's ways with them).
 //!
 //! Each fetch lists the processes once and reads, for the processes the
 //! profile asks for, only the files its metrics need, each at most once.
@@ -32,6 +32,7 @@
 //! assert_eq!(result.sets[0].values.as_ref().unwrap().len(), 1);
 //! ```
 
+mod cgroup;
 mod parse;
 mod pids;
 mod table;
@@ -83,6 +84,12 @@ pub fn indom_text(indom: InDom, full: bool) -> Option<&'static str> {
 /// a process's pid.
 pub fn instance_label(indom: InDom, inst: i32) -> Option<String> {
     (indom == PROC_INDOM).then(|| format!("{{\"pid\":{}}}", inst as u32))
+}
+
+/// The labels of an instance domain (`pmGetInDomLabels`), as JSON: the
+/// device type of the cgroup domains.
+pub fn indom_label(indom: InDom) -> Option<&'static str> {
+    (indom.domain() == DOMAIN).then(|| cgroup::indom_label(indom.serial())).flatten()
 }
 
 /// Settings the PMDA takes from the machine (or, for tests, from
@@ -216,6 +223,7 @@ pub struct ProcSource<F: Files = RootFiles> {
     runq: Runq,
     autogroup: Option<bool>,
     scratch: Vec<u8>,
+    cgroups: cgroup::Cgroups,
 }
 
 impl<F: Files> ProcSource<F> {
@@ -234,21 +242,40 @@ impl<F: Files> ProcSource<F> {
             runq: Runq::default(),
             autogroup: None,
             scratch: Vec::new(),
+            cgroups: cgroup::Cgroups::default(),
         }
     }
 
-    /// `pmGetInDom`: the processes now (the PMDA's order), or the empty
-    /// cgroup domains.
+    /// `pmGetInDom`: the processes now (the PMDA's order), or a cgroup
+    /// domain's instances (refreshed first, as the PMDA does for all but
+    /// the v2 domains, whose instances are those the last fetch found).
     #[doc(alias = "pmGetInDom")]
     pub fn instances(&mut self, indom: InDom) -> PmResult<Vec<(i32, Vec<u8>)>> {
         if indom.domain() != DOMAIN || indom_text(indom, false).is_none() {
             return Err(PmError::PM_ERR_INDOM);
         }
         if indom != PROC_INDOM {
-            return Ok(Vec::new());
+            let need = cgroup::Need::for_indom(indom.serial());
+            self.cgroups.refresh(&self.files, need, &mut self.strings);
+            return Ok(self.cgroups.instances(indom.serial()));
         }
         self.refresh_pids(false);
         Ok(self.order.iter().filter_map(|p| Some((p, self.entries.get(&p)?.inst_name.clone()))).collect())
+    }
+
+    /// The instances of `indom` with their labels' JSON
+    /// (`pmGetInstancesLabels`): the processes now, or a cgroup domain's
+    /// instances as the last refresh left them.
+    #[doc(alias = "pmGetInstancesLabels")]
+    pub fn instance_labels(&mut self, indom: InDom) -> PmResult<Vec<(i32, Option<String>)>> {
+        if indom == PROC_INDOM {
+            let insts = self.instances(indom)?;
+            return Ok(insts.into_iter().map(|(i, _)| (i, instance_label(indom, i))).collect());
+        }
+        if indom.domain() != DOMAIN || indom_text(indom, false).is_none() {
+            return Err(PmError::PM_ERR_INDOM);
+        }
+        Ok(self.cgroups.labelled(indom.serial()))
     }
 
     /// The instance a name picks (`pmLookupInDom`): a name of digits
@@ -269,6 +296,11 @@ impl<F: Files> ProcSource<F> {
         let list = pmids.iter().any(|p| p.domain() == DOMAIN && lists_processes(p.cluster()));
         let runq = pmids.iter().any(|p| p.domain() == DOMAIN && p.cluster() == C_RUNQ);
         self.autogroup = None;
+        let mut need = cgroup::Need::default();
+        for p in pmids.iter().filter(|p| p.domain() == DOMAIN) {
+            need.add(p.cluster());
+        }
+        self.cgroups.refresh(&self.files, need, &mut self.strings);
         if list {
             self.refresh_pids(runq);
         }
@@ -295,7 +327,8 @@ impl<F: Files> ProcSource<F> {
             });
         };
         if serial != PROC_INDOM.serial() {
-            return Ok(Vec::new());
+            let indom = InDom::new(DOMAIN, serial);
+            return Ok(self.cgroups.values(def, self.opts.hz, &|inst| wanted(indom, inst)));
         }
         let pids: Vec<i32> = self.order.iter().filter(|&p| wanted(PROC_INDOM, p)).collect();
         let mut out = Vec::with_capacity(pids.len());
@@ -324,7 +357,7 @@ impl<F: Files> ProcSource<F> {
             (C_CONTROL, 1) | (C_CONTROL, 2) => Some(AtomValue::U32(u32::from(self.opts.threads))),
             (C_CONTROL, 3) => Some(AtomValue::String(Vec::new())),
             (C_AUTOGROUP, 0) => Some(AtomValue::U32(u32::from(self.autogroup_enabled()))),
-            _ => None,
+            _ => self.cgroups.singular(cluster, item),
         }
     }
 

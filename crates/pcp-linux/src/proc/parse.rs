@@ -362,7 +362,7 @@ const CONTAINER_ID_LEN: usize = 64;
 /// The container a cpuset cgroup path names, as the PMDA guesses it: the
 /// last path component's `libpod-ID.` or `docker-ID.` form, or a last
 /// component of the identifier's length.
-fn container_of(path: &[u8]) -> Option<&[u8]> {
+pub(crate) fn container_of(path: &[u8]) -> Option<&[u8]> {
     let end = path.iter().rposition(|&c| c != b'\n').map_or(0, |i| i + 1);
     // the PMDA's backward search starts at the end itself
     let slash = (1..=end).rev().find(|&i| path.get(i) == Some(&b'/'))?;
