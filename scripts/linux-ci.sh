@@ -11,7 +11,8 @@
 #    (instance identifiers and names) byte for byte against PCP's, which
 #    run the Linux PMDA in-process;
 # 3. values by semantics against pmcd's, in sandwiches (ours, pmcd's,
-#    ours) that retry what moved: scripts/linux-values.py says how.
+#    ours) that retry what moved: scripts/linux-values.py says how;
+# 4. the same for the proc PMDA's metrics: scripts/proc-ci.sh.
 #
 # No step depends on how fast the machine is. Needs the debug builds of
 # the tools (cargo test --workspace builds them; built here otherwise).
@@ -74,4 +75,7 @@ same "pmprobe -L -i -I ($lcount metrics)" pmprobe -L -i -I $(cat "$tmp/lnames")
 
 # 3. values
 python3 scripts/linux-values.py --attempts 5 "$ours" "$tmp/names" "$tmp/table" | sed 's/^/linux: /' || fail=1
+
+# 4. the proc PMDA's metrics (proc.*, cgroup.*)
+bash scripts/proc-ci.sh || fail=1
 exit $fail

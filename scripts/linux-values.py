@@ -23,11 +23,14 @@ the check fails only for a value that no attempt settles. A wrong field,
 unit or computation fails every attempt; a value that merely moved
 between the fetches settles in one of them.
 
-  linux-values.py [--attempts N] [--report] OURS NAMES TABLE
+  linux-values.py [--attempts N] [--report] [--insts I,J...] OURS NAMES TABLE
 
 OURS is the linux_metrics example, NAMES its `names` output, TABLE its
 `table` output. --report prints every unsettled value's distance outside
-its bracket after each attempt (to calibrate the tolerances).
+its bracket after each attempt (to calibrate the tolerances). --insts
+compares only the instances with those identifiers (and values without
+an instance): scripts/proc-ci.sh checks the processes that outlive the
+check this way.
 """
 import re
 import subprocess
@@ -54,6 +57,12 @@ def tolerance(name, sem, lo, hi, ctx):
     # by pmcd alone. 2 was the farthest seen at a load of 11; 64.
     if name in ("kernel.all.nprocs", "proc.nprocs"):
         return 64
+    # The processor a process last ran on, and the run queue's counts of
+    # processes in each state: samples of one instant, as above.
+    if name == "proc.psinfo.processor":
+        return ctx["threads"]
+    if name.startswith("proc.runq."):
+        return ctx["threads"]
     # Memory and file systems: other jobs allocate and free memory, and
     # write and delete files, between the fetches; what came and went
     # inside the bracket is seen by pmcd alone. Measured at a load of 11
@@ -138,10 +147,13 @@ def check(name, sem, ty, pv, a, b, ctx):
 
 def main():
     args = sys.argv[1:]
-    attempts, report = 5, False
+    attempts, report, insts = 5, False, None
     while args and args[0].startswith("--"):
         if args[0] == "--attempts":
             attempts = int(args[1])
+            args = args[2:]
+        elif args[0] == "--insts":
+            insts = {int(i) for i in args[1].split(",")}
             args = args[2:]
         elif args[0] == "--report":
             report = True
@@ -163,6 +175,9 @@ def main():
         o1 = load(run([ours, "fetch"] + wanted))
         p = load(run(["pminfo", "-f", "-h", "local:"] + wanted))
         o2 = load(run([ours, "fetch"] + wanted))
+        if insts is not None:
+            keep = lambda vals: {k: v for k, v in vals.items() if not isinstance(k, tuple) or k[0] in insts}
+            o1, p, o2 = ({n: keep(v) for n, v in d.items()} for d in (o1, p, o2))
         if ctx is None:
             fixed = load(run([ours, "fetch", "kernel.all.nprocs", "kernel.all.hz"]))
             single = lambda m: num(fixed.get(m, {}).get(None)) or 0
