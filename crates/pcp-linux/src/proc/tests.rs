@@ -137,11 +137,14 @@ fn a_profile_limits_the_processes_read() {
     assert_eq!(r.sets[0].values.as_ref().unwrap().len(), 1);
 }
 
-/// The snapshot, with some files unreadable as for another user's
-/// processes.
+/// A snapshot with some files unreadable as for another user's
+/// processes, and maybe its cgroup2 mounts left out of /proc/mounts;
+/// directories list sorted (instance numbers then do not depend on the
+/// file system).
 struct Denied {
     inner: RootFiles,
     denied: &'static [&'static str],
+    v1_only: bool,
 }
 
 impl Files for Denied {
@@ -149,10 +152,17 @@ impl Files for Denied {
         if self.denied.iter().any(|d| path.ends_with(d)) {
             return Err(io::Error::from_raw_os_error(13));
         }
-        self.inner.read(path)
+        let text = self.inner.read(path)?;
+        if path != "/proc/mounts" || !self.v1_only {
+            return Ok(text);
+        }
+        let keep = text.split_inclusive(|c| *c == b'\n').filter(|l| !l.starts_with(b"cgroup2 "));
+        Ok(keep.flatten().copied().collect())
     }
     fn list(&self, dir: &str) -> io::Result<Vec<String>> {
-        self.inner.list(dir)
+        let mut names = self.inner.list(dir)?;
+        names.sort();
+        Ok(names)
     }
     fn exists(&self, path: &str) -> bool {
         self.inner.exists(path)
@@ -170,11 +180,75 @@ impl Files for Denied {
 
 #[test]
 fn unreadable_files_are_no_values() {
-    let files = Denied { inner: RootFiles::snapshot(root()), denied: &["1/io", "1/environ", "1/maps"] };
+    let files = Denied { inner: RootFiles::snapshot(root()), denied: &["1/io", "1/environ", "1/maps"], v1_only: false };
     let mut s = ProcSource::with_files(files, ProcOptions { hz: 100, page_size: 4096, threads: false });
     let io = metric_by_name("proc.io.rchar").unwrap();
     let r = s.fetch(&[io.pmid], Timestamp::new(0, 0), &|_, i| i == 1);
     assert_eq!(r.sets[0].values, Ok(Vec::new()));
     assert_eq!(values(&mut s, "proc.psinfo.environ").matches("1=\"\"").count(), 1);
     assert_eq!(values(&mut s, "proc.memory.maps"), "1=\"\"");
+}
+
+/// Each metric fetched alone by a new source, as `pminfo -f` in a local
+/// context fetches it, against what PCP 6.0.3's `pminfo -L` with the proc
+/// PMDA's DSO printed over the same tree (see the snapshot's README).
+fn check_cgroups(v2: bool, cases: &[(&str, &str)]) {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshot/cgroup");
+    let mut bad = Vec::new();
+    for (name, want) in cases {
+        let files = Denied { inner: RootFiles::snapshot(root), denied: &[], v1_only: !v2 };
+        let mut s = ProcSource::with_files(files, ProcOptions { hz: 100, page_size: 4096, threads: false });
+        let got = values(&mut s, name);
+        if got != *want {
+            bad.push(format!("(\"{name}\", {got:?}),"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn cgroups_of_a_hybrid_machine_are_the_v2_trees() {
+    // the v1 refresh walks the v2 mount last, inactivating first: its
+    // cgroups are the instances, and what they cannot read again stays
+    check_cgroups(
+        true,
+        &[
+            ("cgroup.subsys.count", "-1=U32(4)"),
+            ("cgroup.mounts.subsys", "0=\"cpuacct\" 1=\"memory\" 2=\"blkio\" 3=\"?\""),
+            ("cgroup.mounts.count", "-1=U32(4)"),
+            ("cgroup.cpuset.cpus", "0=\"\" 1=\"\""),
+            ("cgroup.cpuacct.stat.user", "0=U64(500) 2=U64(0)"),
+            ("cgroup.cpuacct.usage", ""),
+            ("cgroup.cpuacct.usage_percpu", ""),
+            ("cgroup.cpusched.cfs_quota", "0=I64(-2) 1=I64(-2)"),
+            ("cgroup.memory.stat.cache", ""),
+            ("cgroup.blkio.all.time", "0=U64(0) 1=U64(0)"),
+            ("cgroup.blkio.dev.io_serviced.total", ""),
+            ("cgroup.netclass.id.container", "0=\"\" 1=\"\""),
+            ("cgroup.cpu.stat.user", ""),
+            ("cgroup.pressure.cpu.some.total", ""),
+        ],
+    );
+}
+
+#[test]
+fn cgroups_of_v1_mounts_are_read_as_the_pmda_reads_them() {
+    check_cgroups(
+        false,
+        &[
+            ("cgroup.mounts.count", "-1=U32(3)"),
+            ("cgroup.cpuacct.usage", "0=U64(123456789) 1=U64(16)"),
+            ("cgroup.cpuacct.usage_percpu", "0=U64(100) 1=U64(200) 2=U64(7) 3=U64(8)"),
+            // /a's cpuacct.stat has no system line: the last one read stays
+            ("cgroup.cpuacct.stat.system", "0=U64(300) 1=U64(300)"),
+            ("cgroup.memory.limit", "0=U64(9223372036854771712)"),
+            ("cgroup.memory.stat.cache", "0=U64(4096) 1=U64(1)"),
+            ("cgroup.memory.stat.rss", "0=U64(8192)"),
+            ("cgroup.blkio.dev.io_serviced.total", "0=U64(30)"),
+            ("cgroup.blkio.dev.time", "0=U64(2500)"),
+            ("cgroup.blkio.all.sectors", "0=U64(32)"),
+            ("cgroup.blkio.all.io_serviced.async", "0=U64(25)"),
+            ("cgroup.netclass.classid", ""),
+        ],
+    );
 }
