@@ -22,7 +22,13 @@ for f in /proc/stat /proc/meminfo /proc/loadavg /proc/uptime /proc/vmstat /proc/
          /proc/diskstats /proc/partitions /proc/net/dev /proc/zoneinfo \
          /sys/devices/system/cpu/possible \
          /proc/sys/kernel/hostname /proc/sys/kernel/domainname \
-         /proc/sys/kernel/osrelease /proc/sys/kernel/version /proc/sys/kernel/ostype /proc/sys/kernel/arch; do
+         /proc/sys/kernel/osrelease /proc/sys/kernel/version /proc/sys/kernel/ostype /proc/sys/kernel/arch \
+         /proc/net/netstat /proc/net/snmp6 /proc/pressure/cpu /proc/pressure/memory /proc/pressure/io \
+         /proc/pressure/irq /proc/sys/kernel/random/entropy_avail /proc/sys/kernel/random/poolsize \
+         /proc/sys/kernel/pid_max /proc/sys/kernel/pty/nr /proc/sys/fs/file-nr /proc/sys/fs/inode-state \
+         /proc/sys/fs/dentry-state /proc/sys/fs/aio-nr /proc/sys/fs/aio-max-nr \
+         /proc/net/sockstat /proc/net/sockstat6 /proc/net/softnet_stat /proc/interrupts /proc/softirqs \
+         /proc/cpuinfo /sys/devices/system/cpu/online /proc/locks; do
     copy "$f"
 done
 mkdir -p "$dir/proc/self"

@@ -1,8 +1,14 @@
 #include <pcp/pmapi.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 static void esc(const char *s){ for(;*s;s++){ if(*s=='\n')fputs("\\n",stdout); else if(*s=='\\')fputs("\\\\",stdout); else if(*s=='\t')fputs("\\t",stdout); else putchar(*s);} }
 int main(int argc,char**argv){ char line[1024]; int ctx=pmNewContext(PM_CONTEXT_HOST,"local:"); if(ctx<0){fprintf(stderr,"ctx %s\n",pmErrStr(ctx));return 1;}
+ if(argc>1&&strcmp(argv[1],"-i")==0){ /* instance domains: one serial of domain 60 a line in, serial and both texts out */
+  while(fgets(line,sizeof line,stdin)){ int serial=atoi(line); char*one=NULL,*help=NULL; pmInDom in=pmInDom_build(60,serial);
+   if(pmLookupInDomText(in,PM_TEXT_ONELINE,&one)<0||pmLookupInDomText(in,PM_TEXT_HELP,&help)<0)continue;
+   printf("%d\t",serial); esc(one); putchar('\t'); esc(help); putchar('\n'); }
+  return 0; }
  while(fgets(line,sizeof line,stdin)){ line[strcspn(line,"\n")]=0; char*n=line; pmID id; int s=pmLookupName(1,(const char**)&n,&id); if(s<0){fprintf(stderr,"%s: %s\n",n,pmErrStr(s));continue;}
   pmDesc d; pmLookupDesc(id,&d); char*one=NULL,*help=NULL; int s1=pmLookupText(id,PM_TEXT_ONELINE,&one); int s2=pmLookupText(id,PM_TEXT_HELP,&help);
   unsigned u; memcpy(&u,&d.units,4);

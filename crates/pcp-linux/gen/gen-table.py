@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Turn the descriptor dump of dump-descs.c (one metric a line, tab
-separated, in PMNS order) into src/table.rs. See gen/README.md."""
+separated, in PMNS order) and its dump of the instance domains' help
+texts (`dump-descs -i`: serial, one-line and full text) into
+src/table.rs. See gen/README.md."""
 import sys
 
 TYPES = {0: "I32", 1: "U32", 2: "I64", 3: "U64", 4: "FLOAT", 5: "DOUBLE", 6: "STRING"}
@@ -70,4 +72,18 @@ print("/// Every metric this crate serves, in the PMDA's name-space order.")
 print("#[rustfmt::skip]")
 print("pub(crate) static METRICS: &[MetricDef] = &[")
 sys.stdout.write("".join(rows))
+print("];")
+
+indoms = []
+for line in open(sys.argv[2], encoding="utf-8"):
+    serial, one, help_ = line.rstrip("\n").split("\t")
+    one, help_ = unescape(one), unescape(help_)
+    help_ = "None" if help_ == one else "Some(" + rust_str(help_) + ")"
+    indoms.append(f"    ({serial}, {rust_str(one)}, {help_}),\n")
+print()
+print("/// The help texts of the Linux PMDA's instance domains: serial, one-line")
+print("/// text and full text (`None` when it is the one-line text).")
+print("#[rustfmt::skip]")
+print("pub(crate) static INDOM_TEXTS: &[(u32, &str, Option<&str>)] = &[")
+sys.stdout.write("".join(indoms))
 print("];")

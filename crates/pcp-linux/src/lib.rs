@@ -175,23 +175,22 @@ pub fn metric_by_name(name: &str) -> Option<&'static MetricDef> {
     table::METRICS.iter().find(|m| m.name == name)
 }
 
-/// The help text of an instance domain served (`pmLookupInDomText`): the
-/// PMDA has one line for each, served for both levels of help.
+/// Does this crate compute the values of the metric `pmid` yet? The
+/// table names every metric of the PMDA; those not computed yet have no
+/// values (as a metric whose files the kernel lacks).
+pub fn computes(pmid: PmId) -> bool {
+    source::area::computes(pmid)
+}
+
+/// The help text of one of the Linux PMDA's instance domains
+/// (`pmLookupInDomText`): the PMDA has one line for each, served for both
+/// levels of help.
 #[doc(alias = "pmLookupInDomText")]
 pub fn indom_text(indom: InDom) -> Option<&'static str> {
-    Some(match indom {
-        CPU_INDOM => "set of all processors",
-        DISK_INDOM => "set of all disks",
-        LOADAVG_INDOM => "load averages for 1, 5, and 15 minutes",
-        NET_DEV_INDOM => "set of network interfaces",
-        FILESYS_INDOM => "mounted block-device-backed filesystem",
-        PARTITIONS_INDOM => "set of all disk partitions",
-        ICMPMSG_INDOM => "internet control message protocol (ICMP) message types",
-        DM_INDOM => "device mapper driver devices",
-        MD_INDOM => "multi-device driver devices",
-        WWID_INDOM => "scsi devices identified by unique WWID",
-        _ => return None,
-    })
+    if indom.domain() != LINUX_DOMAIN {
+        return None;
+    }
+    table::INDOM_TEXTS.iter().find(|t| t.0 == indom.serial()).map(|t| t.2.unwrap_or(t.1))
 }
 
 #[cfg(test)]
@@ -201,14 +200,14 @@ mod tests {
     #[test]
     fn table_is_consistent() {
         let all = metrics();
-        assert_eq!(all.len(), 571);
+        assert_eq!(all.len(), 1341);
         for (i, m) in all.iter().enumerate() {
             assert!(all[..i].iter().all(|o| o.pmid != m.pmid && o.name != m.name), "{} repeated", m.name);
             let d = m.desc();
             let domain = if m.name == "proc.nprocs" { PROC_DOMAIN } else { LINUX_DOMAIN };
             assert_eq!(d.pmid.domain(), domain, "{}", m.name);
             if let Some(s) = m.indom {
-                assert!(INDOMS.iter().any(|i| i.serial() == s), "{}", m.name);
+                assert!(indom_text(InDom::new(LINUX_DOMAIN, s)).is_some(), "{}", m.name);
             }
             assert_eq!(metric_by_pmid(m.pmid), Some(m));
             assert_eq!(metric_by_name(m.name), Some(m));
@@ -220,6 +219,8 @@ mod tests {
         );
         assert_eq!(load.text(true), "1, 5 and 15 minute load average");
         assert!(INDOMS.iter().all(|i| indom_text(*i).is_some()));
-        assert_eq!(indom_text(InDom::new(LINUX_DOMAIN, 4)), None);
+        assert_eq!(indom_text(InDom::new(LINUX_DOMAIN, 4)), Some("set of interrupt lines"));
+        assert_eq!(indom_text(InDom::new(LINUX_DOMAIN, 9)), None);
+        assert_eq!(indom_text(InDom::new(PROC_DOMAIN, 0)), None);
     }
 }

@@ -4,12 +4,18 @@
 //! Here are what every fetch goes through (which files it needs, the
 //! instance domains, the dispatch of a PMID to its values); each area of
 //! /proc has a module of its own, reading its files and computing its
-//! metrics' values.
+//! metrics' values. The areas added since the first ones are registered
+//! in one table, by cluster and instance domain (see [`area`]); a metric
+//! of the PMDA that no area serves yet has no values, as a metric of the
+//! PMDA whose files this kernel lacks.
 
+pub(crate) mod area;
 mod disks;
 mod filesys;
 mod kernel;
+mod kernel_misc;
 mod memory;
+mod netstat;
 mod network;
 mod snmp;
 mod stat;
@@ -23,6 +29,7 @@ use crate::{
     MetricDef, CPU_INDOM, DISK_INDOM, DM_INDOM, FILESYS_INDOM, ICMPMSG_INDOM, LOADAVG_INDOM, MD_INDOM, PARTITIONS_INDOM,
 };
 use crate::{NET_DEV_INDOM, WWID_INDOM};
+use area::{Area, AreaIndex, Reader};
 use disks::{is_disk_item, DiskEntry, PARTITIONS_CLUSTER};
 use filesys::FsEntry;
 use kernel::{loadavg_value, uptime_value, ProcsSeen, Uname};
@@ -157,6 +164,9 @@ pub struct LinuxSource<F: Files = RootFiles> {
     snmp: parse::SnmpReader,
     /// Where /proc/vmstat's swap counters ended when last read alone.
     vmstat_swap_end: Option<usize>,
+    /// The registered areas (see [`area::AREAS`]), and which serves what.
+    areas: Vec<Box<dyn Area>>,
+    area_index: AreaIndex,
 }
 
 /// The metric table by PMID: the Linux metrics by cluster and item, the
@@ -240,6 +250,8 @@ impl<F: Files> LinuxSource<F> {
             vmstat_lines: Vec::new(),
             snmp: snmp_reader(),
             vmstat_items: vmstat_items(),
+            areas: area::new_areas(),
+            area_index: AreaIndex::new(),
         };
         s.load_saved_caches();
         s
@@ -289,6 +301,16 @@ impl<F: Files> LinuxSource<F> {
         if let Some(fixed) = fixed_instances(indom) {
             return Ok(fixed);
         }
+        if indom.domain() == crate::LINUX_DOMAIN {
+            if let Some(a) = self.area_index.indom(indom.serial()) {
+                self.refresh_area(a, area::AREAS[a].clusters);
+                return Ok(self.areas[a]
+                    .instances(indom.serial())
+                    .into_iter()
+                    .map(|(i, n)| (i, n.to_owned()))
+                    .collect());
+            }
+        }
         let mut need = Need::default();
         match indom {
             CPU_INDOM => need.stat = true,
@@ -299,6 +321,8 @@ impl<F: Files> LinuxSource<F> {
                 need.diskstats = true;
                 need.wwid = true;
             }
+            // an instance domain of the PMDA that no area keeps yet
+            _ if crate::indom_text(indom).is_some() => return Ok(Vec::new()),
             _ => return Err(PmError::PM_ERR_INDOM),
         }
         self.refresh(&need);
@@ -312,6 +336,11 @@ impl<F: Files> LinuxSource<F> {
     /// an instance without labels), in the order the PMDA walks them.
     #[doc(alias = "pmGetInstancesLabels")]
     pub fn instance_labels(&self, indom: InDom) -> PmResult<Vec<(i32, Option<String>)>> {
+        if let Some(a) = self.area_index.indom(indom.serial()).filter(|_| indom.domain() == crate::LINUX_DOMAIN) {
+            let area = &self.areas[a];
+            let insts = area.instances(indom.serial());
+            return Ok(insts.into_iter().map(|(i, n)| (i, area.instance_label(indom.serial(), i, n))).collect());
+        }
         let fixed = fixed_instances(indom);
         let insts: Vec<(i32, Option<&str>)> = if let Some(fixed) = &fixed {
             fixed.iter().map(|(i, n)| (*i, (indom != LOADAVG_INDOM).then_some(n.as_str()))).collect()
@@ -329,6 +358,7 @@ impl<F: Files> LinuxSource<F> {
     pub fn fetch(&mut self, pmids: &[PmId], now: Timestamp, wanted: &dyn Fn(InDom, i32) -> bool) -> FetchResult {
         let need = needs(pmids);
         let snap = self.refresh(&need);
+        self.refresh_areas(pmids);
         let mut sets = Vec::with_capacity(pmids.len());
         for &pmid in pmids {
             let def = self.by_pmid.get(pmid);
@@ -348,6 +378,11 @@ impl<F: Files> LinuxSource<F> {
         wanted: &dyn Fn(InDom, i32) -> bool,
     ) -> Result<Vec<InstValue>, PmError> {
         let indom = def.indom.map_or(InDom::NULL, |s| InDom::new(crate::LINUX_DOMAIN, s));
+        if def.pmid.domain() == crate::LINUX_DOMAIN {
+            if let Some(a) = self.area_index.cluster(def.pmid.cluster()) {
+                return self.area_values(&*self.areas[a], def, indom, wanted);
+            }
+        }
         // (none for the singular, load average and ICMP type domains)
         let cache = self.cache(indom);
         // room for a value an instance at once
@@ -387,8 +422,72 @@ impl<F: Files> LinuxSource<F> {
         }
     }
 
+    /// The values of a metric an area serves, over the instances of its
+    /// instance domain (kept by an area, or by this module).
+    fn area_values(
+        &self,
+        area: &dyn Area,
+        def: &MetricDef,
+        indom: InDom,
+        wanted: &dyn Fn(InDom, i32) -> bool,
+    ) -> Result<Vec<InstValue>, PmError> {
+        let insts: Vec<i32> = if indom.is_null() {
+            vec![PM_IN_NULL]
+        } else if let Some(a) = self.area_index.indom(indom.serial()) {
+            self.areas[a].instances(indom.serial()).into_iter().map(|(i, _)| i).collect()
+        } else if let Some(c) = self.cache(indom) {
+            c.active().map(|(i, _)| i).collect()
+        } else {
+            Vec::new()
+        };
+        let (mut out, mut last) = (Vec::with_capacity(insts.len()), Ok(()));
+        for inst in insts {
+            if !indom.is_null() && !wanted(indom, inst) {
+                continue;
+            }
+            match area.value(def, inst) {
+                Ok(Some(atom)) => {
+                    out.push(InstValue { inst, value: Value::from_atom(&atom) });
+                    last = Ok(());
+                }
+                Ok(None) => last = Ok(()),
+                Err(e) => last = Err(e),
+            }
+        }
+        match (out.is_empty(), last) {
+            (true, Err(e)) => Err(e),
+            _ => Ok(out),
+        }
+    }
+
     // ---------------------------------------------------------------
     // refresh: read what the fetch needs, update the instance domains
+
+    /// Refresh the areas serving `pmids`, each once, for the clusters
+    /// asked for.
+    fn refresh_areas(&mut self, pmids: &[PmId]) {
+        let mut wanted: Vec<Vec<u32>> = Vec::new();
+        for p in pmids.iter().filter(|p| p.domain() == crate::LINUX_DOMAIN) {
+            if let Some(a) = self.area_index.cluster(p.cluster()) {
+                if wanted.len() <= a {
+                    wanted.resize(a + 1, Vec::new());
+                }
+                if !wanted[a].contains(&p.cluster()) {
+                    wanted[a].push(p.cluster());
+                }
+            }
+        }
+        for (a, clusters) in wanted.iter().enumerate() {
+            if !clusters.is_empty() {
+                self.refresh_area(a, clusters);
+            }
+        }
+    }
+
+    fn refresh_area(&mut self, a: usize, clusters: &[u32]) {
+        let mut rd = Reader { files: &self.files, buf: &mut self.scratch };
+        self.areas[a].refresh(&mut rd, clusters);
+    }
 
     fn read(&self, path: &str) -> Option<Vec<u8>> {
         self.files.read(path).ok()
@@ -468,7 +567,8 @@ impl<F: Files> LinuxSource<F> {
             SNMP_CLUSTER => snmp_value(snap, def, item, inst),
             VMSTAT_CLUSTER => vmstat_value(snap, item),
             12 => self.uname_value(item),
-            _ => Err(PmError::PM_ERR_PMID),
+            // a metric of the PMDA no area serves yet: no values
+            _ => Ok(None),
         }
     }
 }

@@ -1,0 +1,151 @@
+//! The registry of /proc and /sys areas: each area is a module of its own
+//! that reads its files once per fetch and computes its metrics' values,
+//! registered here by the PMIDs' clusters it serves and the instance
+//! domains it keeps. One table ([`AREAS`]) says which area a cluster or
+//! an instance domain belongs to; an area is added by writing its module
+//! and adding its row.
+//!
+//! (The first areas served, /proc/stat, /proc/meminfo, the disks, the
+//! network interfaces, the file systems, /proc/net/snmp and /proc/vmstat,
+//! share the source's own state and are dispatched by `source/mod.rs`
+//! itself; their clusters are listed in [`LEGACY_CLUSTERS`].)
+
+use crate::files::Files;
+use crate::MetricDef;
+use pcp_core::{AtomValue, PmError};
+use std::fmt::Debug;
+
+/// What an area reads its files with in a refresh: the files, and a
+/// buffer kept between fetches.
+pub(super) struct Reader<'a> {
+    pub(super) files: &'a dyn Files,
+    pub(super) buf: &'a mut Vec<u8>,
+}
+
+impl Reader<'_> {
+    /// `f` of a file's contents; `None` when it cannot be read.
+    pub(super) fn with<T>(&mut self, path: &str, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
+        self.files.read_into(path, self.buf).ok().map(|()| f(self.buf))
+    }
+}
+
+/// One area of /proc or /sys.
+pub(super) trait Area: Debug + Send {
+    /// Read the area's files for a fetch of metrics of `clusters` (some
+    /// of the area's), or, with all of its clusters, to list the
+    /// instances of its instance domains.
+    fn refresh(&mut self, rd: &mut Reader, clusters: &[u32]);
+
+    /// The value of `def` for instance `inst` (`PM_IN_NULL` for a
+    /// singular metric) from what the last refresh read: `Ok(None)` for
+    /// no value, `Err` for the PMDA's error.
+    fn value(&self, def: &MetricDef, inst: i32) -> Result<Option<AtomValue>, PmError>;
+
+    /// The instances of one of the area's instance domains (by serial)
+    /// as of the last refresh, in the PMDA's order.
+    fn instances(&self, _serial: u32) -> Vec<(i32, &str)> {
+        Vec::new()
+    }
+
+    /// The JSON label set of one instance of one of the area's instance
+    /// domains, where the PMDA gives it one.
+    fn instance_label(&self, _serial: u32, _inst: i32, _name: &str) -> Option<String> {
+        None
+    }
+
+    /// A copy (a duplicated context keeps the area's state).
+    fn clone_box(&self) -> Box<dyn Area>;
+}
+
+impl Clone for Box<dyn Area> {
+    fn clone(&self) -> Box<dyn Area> {
+        self.clone_box()
+    }
+}
+
+/// A row of the registry.
+pub(super) struct AreaDef {
+    /// The clusters of the PMIDs the area serves.
+    pub(super) clusters: &'static [u32],
+    /// The serials of the instance domains it keeps.
+    pub(super) indoms: &'static [u32],
+    /// A new area, with nothing read yet.
+    pub(super) new: fn() -> Box<dyn Area>,
+}
+
+/// The clusters served by `source/mod.rs` itself.
+pub(super) const LEGACY_CLUSTERS: &[u32] = &[0, 1, 2, 3, 5, 10, 12, 14, 26, 28, 54, 59, 92];
+
+/// The metrics of [`LEGACY_CLUSTERS`] whose values are not computed yet:
+/// (cluster, first item, last item).
+const LEGACY_UNSERVED: &[(u32, u32, u32)] =
+    &[(0, 19, 19), (0, 62, 71), (0, 77, 77), (0, 85, 86), (0, 103, 103), (12, 5, 6), (54, 13, 13), (59, 13, 13)];
+
+/// Does this crate compute the values of `pmid` (a metric of the table)?
+/// The others have none yet.
+pub(crate) fn computes(pmid: pcp_core::PmId) -> bool {
+    if pmid.domain() != crate::LINUX_DOMAIN {
+        return pmid.domain() == crate::PROC_DOMAIN;
+    }
+    let (c, i) = (pmid.cluster(), pmid.item());
+    if LEGACY_CLUSTERS.contains(&c) {
+        return !LEGACY_UNSERVED.iter().any(|&(lc, a, b)| lc == c && (a..=b).contains(&i));
+    }
+    AREAS.iter().any(|d| d.clusters.contains(&c))
+}
+
+/// Every area, by the clusters and instance domains it serves.
+pub(super) static AREAS: &[AreaDef] = &[
+    AreaDef { clusters: &super::netstat::CLUSTERS, indoms: &[], new: super::netstat::new },
+    AreaDef {
+        clusters: &super::kernel_misc::CLUSTERS,
+        indoms: &super::kernel_misc::INDOMS,
+        new: super::kernel_misc::new,
+    },
+];
+
+/// Which area serves each cluster and each instance domain.
+#[derive(Clone, Debug, Default)]
+pub(super) struct AreaIndex {
+    by_cluster: Vec<Option<u8>>,
+    by_indom: Vec<Option<u8>>,
+}
+
+impl AreaIndex {
+    pub(super) fn new() -> AreaIndex {
+        let mut idx = AreaIndex::default();
+        let put = |v: &mut Vec<Option<u8>>, at: u32, area: usize| {
+            let at = at as usize;
+            if v.len() <= at {
+                v.resize(at + 1, None);
+            }
+            assert!(v[at].is_none(), "two areas serve {at}");
+            v[at] = Some(area as u8);
+        };
+        for (a, def) in AREAS.iter().enumerate() {
+            for &c in def.clusters {
+                assert!(!LEGACY_CLUSTERS.contains(&c), "cluster {c} served twice");
+                put(&mut idx.by_cluster, c, a);
+            }
+            for &i in def.indoms {
+                put(&mut idx.by_indom, i, a);
+            }
+        }
+        idx
+    }
+
+    /// The area serving `cluster`.
+    pub(super) fn cluster(&self, cluster: u32) -> Option<usize> {
+        self.by_cluster.get(cluster as usize).copied().flatten().map(usize::from)
+    }
+
+    /// The area keeping the instance domain of serial `serial`.
+    pub(super) fn indom(&self, serial: u32) -> Option<usize> {
+        self.by_indom.get(serial as usize).copied().flatten().map(usize::from)
+    }
+}
+
+/// A new instance of every area, in the registry's order.
+pub(super) fn new_areas() -> Vec<Box<dyn Area>> {
+    AREAS.iter().map(|d| (d.new)()).collect()
+}

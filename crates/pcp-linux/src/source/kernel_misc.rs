@@ -1,0 +1,226 @@
+//! Small kernel files: /proc/sys/kernel's entropy, `pid_max` and pty
+//! count (`kernel.all.entropy.*`, `kernel.all.pid_max`,
+//! `kernel.all.nptys`), /proc/sys/fs's file, inode, dentry and AIO counts
+//! (`vfs.files.*`, `vfs.inodes.*`, `vfs.dentry.*`, `vfs.aio.*`) and
+//! /proc/pressure (`kernel.all.pressure.*`).
+
+use super::area::{Area, Reader};
+use crate::scan::{lines, Scan};
+use crate::MetricDef;
+use pcp_core::{AtomValue, PmError};
+
+/// /proc/sys/kernel (`CLUSTER_SYS_KERNEL`).
+const SYS_KERNEL: u32 = 72;
+/// /proc/sys/fs (`CLUSTER_VFS`).
+const VFS: u32 = 27;
+/// /proc/pressure/cpu, memory, io and irq.
+const PRESSURE_CPU: u32 = 83;
+const PRESSURE_MEM: u32 = 84;
+const PRESSURE_IO: u32 = 85;
+const PRESSURE_IRQ: u32 = 93;
+
+/// The clusters served here.
+pub(super) const CLUSTERS: [u32; 6] = [SYS_KERNEL, VFS, PRESSURE_CPU, PRESSURE_MEM, PRESSURE_IO, PRESSURE_IRQ];
+/// The pressure averages' instance domain (10, 60 and 300 seconds).
+const PRESSURE_INDOM: u32 = 37;
+/// The instance domains kept here.
+pub(super) const INDOMS: [u32; 1] = [PRESSURE_INDOM];
+
+/// `pid_max` when the kernel does not say (`PID_MAX_LIMIT`).
+const PID_MAX_LIMIT: u32 = 1 << 22;
+
+/// One line of a /proc/pressure file: the 10 s, 60 s and 300 s averages
+/// and the total stall time (microseconds).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Pressure {
+    avg: [f32; 3],
+    total: u64,
+}
+
+/// The line of `kind` (`some` or `full`) as the PMDA's format
+/// `KIND avg10=%f avg60=%f avg300=%f total=%llu` reads it.
+pub(super) fn pressure_line(line: &[u8], kind: &[u8]) -> Option<Pressure> {
+    let rest = line.strip_prefix(kind)?;
+    let mut s = Scan::new(rest);
+    let mut p = Pressure::default();
+    for (k, label) in [&b"avg10="[..], b"avg60=", b"avg300="].iter().enumerate() {
+        let r = trim_start(s.rest()).strip_prefix(*label)?;
+        s = Scan::new(r);
+        p.avg[k] = s.f32()?;
+    }
+    let r = trim_start(s.rest()).strip_prefix(&b"total="[..])?;
+    p.total = Scan::new(r).u64()?;
+    Some(p)
+}
+
+fn trim_start(s: &[u8]) -> &[u8] {
+    let n = s.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    &s[n..]
+}
+
+/// A file's `some` line, then (when `full`) its `full` line after it.
+pub(super) fn pressure(text: &[u8], some: bool, full: bool) -> (Option<Pressure>, Option<Pressure>) {
+    let mut ls = lines(text);
+    let s = if some { ls.next().and_then(|l| pressure_line(l, b"some")) } else { None };
+    // the PMDA reads on where the first line left off: after a first line
+    // it could not read, nothing more
+    let f = match (some, s.is_some(), full) {
+        (_, _, false) | (true, false, _) => None,
+        _ => ls.next().and_then(|l| pressure_line(l, b"full")),
+    };
+    (s, f)
+}
+
+/// What the files said.
+#[derive(Clone, Debug, Default)]
+struct KernelMisc {
+    entropy_avail: u32,
+    poolsize: u32,
+    pid_max: u32,
+    nptys: u32,
+    /// file-nr (count, free, max), inode-state (count, free),
+    /// dentry-state (count, free), aio-nr, aio-max-nr.
+    vfs: [i32; 9],
+    /// cpu some; memory some, full; io some, full; irq full.
+    pressure: [Option<Pressure>; 6],
+}
+
+/// The area, new.
+pub(super) fn new() -> Box<dyn Area> {
+    Box::new(KernelMisc::default())
+}
+
+/// `fscanf(f, "%d %d ...")` into `out`, as far as it reads.
+fn ints(text: &[u8], out: &mut [i32]) {
+    let mut s = Scan::new(text);
+    for v in out {
+        match s.i32() {
+            Some(x) => *v = x,
+            None => return,
+        }
+    }
+}
+
+fn first_u32(text: &[u8]) -> Option<u32> {
+    Scan::new(text).u32()
+}
+
+impl Area for KernelMisc {
+    fn refresh(&mut self, rd: &mut Reader, clusters: &[u32]) {
+        for &c in clusters {
+            match c {
+                SYS_KERNEL => {
+                    self.pid_max = rd.with("/proc/sys/kernel/pid_max", first_u32).flatten().unwrap_or(PID_MAX_LIMIT);
+                    self.nptys = rd.with("/proc/sys/kernel/pty/nr", first_u32).flatten().unwrap_or(0);
+                    self.entropy_avail =
+                        rd.with("/proc/sys/kernel/random/entropy_avail", first_u32).flatten().unwrap_or(0);
+                    self.poolsize = rd.with("/proc/sys/kernel/random/poolsize", first_u32).flatten().unwrap_or(0);
+                }
+                VFS => {
+                    let mut v = [0; 9];
+                    for (path, range) in [
+                        ("/proc/sys/fs/file-nr", 0..3),
+                        ("/proc/sys/fs/inode-state", 3..5),
+                        ("/proc/sys/fs/dentry-state", 5..7),
+                        ("/proc/sys/fs/aio-nr", 7..8),
+                        ("/proc/sys/fs/aio-max-nr", 8..9),
+                    ] {
+                        rd.with(path, |t| ints(t, &mut v[range]));
+                    }
+                    self.vfs = v;
+                }
+                PRESSURE_CPU => {
+                    self.pressure[0] = rd.with("/proc/pressure/cpu", |t| pressure(t, true, false).0).flatten();
+                }
+                PRESSURE_MEM => {
+                    let (s, f) = rd.with("/proc/pressure/memory", |t| pressure(t, true, true)).unwrap_or_default();
+                    (self.pressure[1], self.pressure[2]) = (s, f);
+                }
+                PRESSURE_IO => {
+                    let (s, f) = rd.with("/proc/pressure/io", |t| pressure(t, true, true)).unwrap_or_default();
+                    (self.pressure[3], self.pressure[4]) = (s, f);
+                }
+                PRESSURE_IRQ => {
+                    self.pressure[5] = rd.with("/proc/pressure/irq", |t| pressure(t, false, true).1).flatten();
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn value(&self, def: &MetricDef, inst: i32) -> Result<Option<AtomValue>, PmError> {
+        let (cluster, item) = (def.pmid.cluster(), def.pmid.item());
+        Ok(Some(match cluster {
+            SYS_KERNEL => AtomValue::U32(match item {
+                0 => self.entropy_avail,
+                1 => self.poolsize,
+                2 => self.pid_max,
+                3 => self.nptys,
+                _ => return Err(PmError::PM_ERR_PMID),
+            }),
+            VFS => AtomValue::I32(*self.vfs.get(item as usize).ok_or(PmError::PM_ERR_PMID)?),
+            _ => {
+                // the pressure clusters: (average, total) pairs
+                let slot = match (cluster, item / 2) {
+                    (PRESSURE_CPU, 0) => 0,
+                    (PRESSURE_MEM, k @ 0..=1) => 1 + k,
+                    (PRESSURE_IO, k @ 0..=1) => 3 + k,
+                    (PRESSURE_IRQ, 0) => 5,
+                    _ => return Err(PmError::PM_ERR_PMID),
+                };
+                let Some(p) = self.pressure[slot as usize] else { return Ok(None) };
+                if item % 2 == 1 {
+                    AtomValue::U64(p.total)
+                } else {
+                    AtomValue::Float(match inst {
+                        10 => p.avg[0],
+                        60 => p.avg[1],
+                        300 => p.avg[2],
+                        _ => return Err(PmError::PM_ERR_INST),
+                    })
+                }
+            }
+        }))
+    }
+
+    fn instances(&self, serial: u32) -> Vec<(i32, &str)> {
+        match serial {
+            PRESSURE_INDOM => vec![(10, "10 second"), (60, "1 minute"), (300, "5 minute")],
+            _ => Vec::new(),
+        }
+    }
+
+    fn clone_box(&self) -> Box<dyn Area> {
+        Box::new(self.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pressure_lines_read_as_the_pmda_reads_them() {
+        let text = b"some avg10=0.44 avg60=1.36 avg300=1.41 total=35812283\n\
+                     full avg10=0.03 avg60=0.24 avg300=0.37 total=10374247\n";
+        let (s, f) = pressure(text, true, true);
+        assert_eq!(s, Some(Pressure { avg: [0.44, 1.36, 1.41], total: 35812283 }));
+        assert_eq!(f, Some(Pressure { avg: [0.03, 0.24, 0.37], total: 10374247 }));
+        // irq: a full line alone
+        assert_eq!(pressure(b"full avg10=1 avg60=2 avg300=3 total=4\n", false, true).1.unwrap().total, 4);
+        // damaged: no value, no panic
+        assert_eq!(pressure(b"some avg10=x", true, true), (None, None));
+        assert_eq!(pressure(b"", true, true), (None, None));
+        assert_eq!(pressure(b"some avg10=1 avg60=2 avg300=3\n", true, false).0, None);
+    }
+
+    #[test]
+    fn vfs_counts_read_as_fscanf_reads_them() {
+        let mut v = [0; 3];
+        ints(b"2790\t0\t9223372036854775807\n", &mut v);
+        assert_eq!(v, [2790, 0, -1]);
+        let mut v = [7; 2];
+        ints(b"12 x", &mut v);
+        assert_eq!(v, [12, 7]);
+    }
+}
