@@ -18,7 +18,22 @@ pub fn indom(indom: InDom) -> Option<&'static str> {
         DISK_INDOM => r#"{"device_type":"block","indom_name":"per disk"}"#,
         PARTITIONS_INDOM => r#"{"device_type":"block","indom_name":"per partition"}"#,
         NET_DEV_INDOM => r#"{"device_type":"interface","indom_name":"per interface"}"#,
-        _ => return None,
+        _ if indom.domain() != LINUX_DOMAIN => return None,
+        // the PMDA's other instance domains, by serial
+        _ => match indom.serial() {
+            11 => r#"{"device_type":"block","indom_name":"per disk"}"#,
+            19 => r#"{"device_type":"numa_node","indom_name":"per numa_node"}"#,
+            17 => r#"{"device_type":"interface","indom_name":"per interface"}"#,
+            6 => r#"{"device_type":["block","memory"],"indom_name":"per swap device"}"#,
+            12 => r#"{"device_type":"memory","indom_name":"per slab"}"#,
+            32 => r#"{"device_type":["memory","numa_node"],"indom_name":"per zone per numa_node"}"#,
+            31 => r#"{"device_type":["memory","numa_node"],"indom_name":"per buddy per numa_node"}"#,
+            4 => r#"{"device_type":"irq","indom_name":"per irq"}"#,
+            40 => r#"{"device_type":["irq","cpu"],"indom_name":"per cpu, per irq"}"#,
+            36 => r#"{"indom_name":"per softirq"}"#,
+            41 => r#"{"device_type":"cpu","indom_name":"per cpu, per softirq"}"#,
+            _ => return None,
+        },
     })
 }
 

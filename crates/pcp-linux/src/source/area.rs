@@ -10,16 +10,20 @@
 //! share the source's own state and are dispatched by `source/mod.rs`
 //! itself; their clusters are listed in [`LEGACY_CLUSTERS`].)
 
+use super::Options;
+use crate::cache::InstCache;
 use crate::files::Files;
 use crate::MetricDef;
-use pcp_core::{AtomValue, PmError};
+use pcp_core::{AtomValue, InDom, PmError};
 use std::fmt::Debug;
 
-/// What an area reads its files with in a refresh: the files, and a
-/// buffer kept between fetches.
+/// What an area reads its files with in a refresh: the files, a buffer
+/// kept between fetches, and the number of configured CPUs (the PMDA's
+/// `_pm_ncpus`).
 pub(super) struct Reader<'a> {
     pub(super) files: &'a dyn Files,
     pub(super) buf: &'a mut Vec<u8>,
+    pub(super) ncpus: u32,
 }
 
 impl Reader<'_> {
@@ -69,8 +73,9 @@ pub(super) struct AreaDef {
     pub(super) clusters: &'static [u32],
     /// The serials of the instance domains it keeps.
     pub(super) indoms: &'static [u32],
-    /// A new area, with nothing read yet.
-    pub(super) new: fn() -> Box<dyn Area>,
+    /// A new area, with nothing read yet (`Options` says where the PMDA
+    /// saved its instance numbering).
+    pub(super) new: fn(&Options) -> Box<dyn Area>,
 }
 
 /// The clusters served by `source/mod.rs` itself.
@@ -94,15 +99,15 @@ pub(crate) fn computes(pmid: pcp_core::PmId) -> bool {
     AREAS.iter().any(|d| d.clusters.contains(&c))
 }
 
+/// The row of an area module: its `CLUSTERS`, `INDOMS` and `new`.
+macro_rules! area {
+    ($m:ident) => {
+        AreaDef { clusters: &super::$m::CLUSTERS, indoms: &super::$m::INDOMS, new: super::$m::new }
+    };
+}
+
 /// Every area, by the clusters and instance domains it serves.
-pub(super) static AREAS: &[AreaDef] = &[
-    AreaDef { clusters: &super::netstat::CLUSTERS, indoms: &[], new: super::netstat::new },
-    AreaDef {
-        clusters: &super::kernel_misc::CLUSTERS,
-        indoms: &super::kernel_misc::INDOMS,
-        new: super::kernel_misc::new,
-    },
-];
+pub(super) static AREAS: &[AreaDef] = &[area!(netstat), area!(kernel_misc), area!(interrupts)];
 
 /// Which area serves each cluster and each instance domain.
 #[derive(Clone, Debug, Default)]
@@ -146,6 +151,18 @@ impl AreaIndex {
 }
 
 /// A new instance of every area, in the registry's order.
-pub(super) fn new_areas() -> Vec<Box<dyn Area>> {
-    AREAS.iter().map(|d| (d.new)()).collect()
+pub(super) fn new_areas(opts: &Options) -> Vec<Box<dyn Area>> {
+    AREAS.iter().map(|d| (d.new)(opts)).collect()
+}
+
+/// An instance domain's numbering as the PMDA saved it, when it did.
+pub(super) fn saved_cache(opts: &Options, serial: u32) -> InstCache {
+    let mut cache = InstCache::new();
+    let Some(dir) = &opts.pmda_cache_dir else { return cache };
+    if let Ok(text) = std::fs::read(dir.join(InDom::new(crate::LINUX_DOMAIN, serial).to_string())) {
+        if let Some(entries) = crate::parse::pmda_cache(&text) {
+            cache.load(entries.into_iter().map(|e| (e.inst, e.name)));
+        }
+    }
+    cache
 }

@@ -86,7 +86,7 @@ struct KernelMisc {
 }
 
 /// The area, new.
-pub(super) fn new() -> Box<dyn Area> {
+pub(super) fn new(_: &super::Options) -> Box<dyn Area> {
     Box::new(KernelMisc::default())
 }
 

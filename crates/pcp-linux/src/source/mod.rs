@@ -12,6 +12,7 @@
 pub(crate) mod area;
 mod disks;
 mod filesys;
+mod interrupts;
 mod kernel;
 mod kernel_misc;
 mod memory;
@@ -250,10 +251,11 @@ impl<F: Files> LinuxSource<F> {
             vmstat_lines: Vec::new(),
             snmp: snmp_reader(),
             vmstat_items: vmstat_items(),
-            areas: area::new_areas(),
+            areas: Vec::new(),
             area_index: AreaIndex::new(),
         };
         s.load_saved_caches();
+        s.areas = area::new_areas(&s.opts);
         s
     }
 
@@ -356,7 +358,14 @@ impl<F: Files> LinuxSource<F> {
     /// the error (if any) its last instance gave.
     #[doc(alias = "pmFetch")]
     pub fn fetch(&mut self, pmids: &[PmId], now: Timestamp, wanted: &dyn Fn(InDom, i32) -> bool) -> FetchResult {
-        let need = needs(pmids);
+        let mut need = needs(pmids);
+        // the CPUs /proc/stat lists online are the instances of the
+        // areas' per-CPU metrics too
+        need.stat |= pmids.iter().any(|&p| {
+            p.domain() == crate::LINUX_DOMAIN
+                && self.area_index.cluster(p.cluster()).is_some()
+                && self.by_pmid.get(p).is_some_and(|d| d.indom == Some(CPU_INDOM.serial()))
+        });
         let snap = self.refresh(&need);
         self.refresh_areas(pmids);
         let mut sets = Vec::with_capacity(pmids.len());
@@ -485,7 +494,8 @@ impl<F: Files> LinuxSource<F> {
     }
 
     fn refresh_area(&mut self, a: usize, clusters: &[u32]) {
-        let mut rd = Reader { files: &self.files, buf: &mut self.scratch };
+        let ncpus = if self.cpus_ready { count32(self.cpus.len()) } else { self.ncpus_conf() };
+        let mut rd = Reader { files: &self.files, buf: &mut self.scratch, ncpus };
         self.areas[a].refresh(&mut rd, clusters);
     }
 

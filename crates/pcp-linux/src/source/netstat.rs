@@ -14,6 +14,8 @@ const NETSTAT: u32 = 53;
 const SNMP6: u32 = 58;
 /// The clusters served here.
 pub(super) const CLUSTERS: [u32; 2] = [NETSTAT, SNMP6];
+/// No instance domains.
+pub(super) const INDOMS: [u32; 0] = [];
 
 /// The netstat rows the PMDA reads, by their prefix.
 const GROUPS: [&[u8]; 3] = [b"IpExt:", b"TcpExt:", b"MPTcpExt:"];
@@ -178,7 +180,7 @@ struct Net {
 }
 
 /// The area, new.
-pub(super) fn new() -> Box<dyn Area> {
+pub(super) fn new(_: &super::Options) -> Box<dyn Area> {
     Box::new(Net { netstat: Vec::new(), snmp6: Snmp6::new() })
 }
 

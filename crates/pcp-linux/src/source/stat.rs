@@ -10,7 +10,7 @@ use pcp_core::{AtomValue, MetricType, PmError};
 const WAITIO_SLOP: u64 = 100;
 
 impl<F: Files> LinuxSource<F> {
-    fn ncpus_conf(&self) -> u32 {
+    pub(super) fn ncpus_conf(&self) -> u32 {
         if let Some(n) = self.opts.ncpus {
             return n.max(1);
         }
