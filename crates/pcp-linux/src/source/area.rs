@@ -24,6 +24,9 @@ pub(super) struct Reader<'a> {
     pub(super) files: &'a dyn Files,
     pub(super) buf: &'a mut Vec<u8>,
     pub(super) ncpus: u32,
+    /// The CPUs online as /proc/stat last listed them (instances of the
+    /// CPU instance domain).
+    pub(super) cpus: &'a [i32],
 }
 
 impl Reader<'_> {
@@ -107,7 +110,12 @@ macro_rules! area {
 }
 
 /// Every area, by the clusters and instance domains it serves.
-pub(super) static AREAS: &[AreaDef] = &[area!(netstat), area!(kernel_misc), area!(interrupts)];
+pub(super) static AREAS: &[AreaDef] =
+    &[area!(netstat), area!(kernel_misc), area!(interrupts), area!(sockets), area!(conns)];
+
+/// The clusters whose refresh needs the CPUs /proc/stat lists online
+/// first (the PMDA refreshes /proc/stat along with them).
+pub(super) const NEED_CPUS: [u32; 6] = [4, 18, 55, 57, 63, 82];
 
 /// Which area serves each cluster and each instance domain.
 #[derive(Clone, Debug, Default)]

@@ -10,6 +10,7 @@
 //! PMDA whose files this kernel lacks.
 
 pub(crate) mod area;
+mod conns;
 mod disks;
 mod filesys;
 mod interrupts;
@@ -19,6 +20,7 @@ mod memory;
 mod netstat;
 mod network;
 mod snmp;
+mod sockets;
 mod stat;
 #[cfg(test)]
 mod testkit;
@@ -364,7 +366,8 @@ impl<F: Files> LinuxSource<F> {
         need.stat |= pmids.iter().any(|&p| {
             p.domain() == crate::LINUX_DOMAIN
                 && self.area_index.cluster(p.cluster()).is_some()
-                && self.by_pmid.get(p).is_some_and(|d| d.indom == Some(CPU_INDOM.serial()))
+                && (area::NEED_CPUS.contains(&p.cluster())
+                    || self.by_pmid.get(p).is_some_and(|d| d.indom == Some(CPU_INDOM.serial())))
         });
         let snap = self.refresh(&need);
         self.refresh_areas(pmids);
@@ -495,7 +498,8 @@ impl<F: Files> LinuxSource<F> {
 
     fn refresh_area(&mut self, a: usize, clusters: &[u32]) {
         let ncpus = if self.cpus_ready { count32(self.cpus.len()) } else { self.ncpus_conf() };
-        let mut rd = Reader { files: &self.files, buf: &mut self.scratch, ncpus };
+        let cpus: Vec<i32> = self.cpus.active().map(|(i, _)| i).collect();
+        let mut rd = Reader { files: &self.files, buf: &mut self.scratch, ncpus, cpus: &cpus };
         self.areas[a].refresh(&mut rd, clusters);
     }
 
