@@ -89,6 +89,10 @@ pub(super) const LEGACY_CLUSTERS: &[u32] = &[0, 1, 2, 3, 5, 10, 12, 14, 26, 28, 
 const LEGACY_UNSERVED: &[(u32, u32, u32)] =
     &[(0, 19, 19), (0, 62, 71), (0, 77, 77), (0, 85, 86), (0, 103, 103), (12, 5, 6), (54, 13, 13), (59, 13, 13)];
 
+/// Metrics of [`LEGACY_CLUSTERS`] an area computes: (cluster, item, the
+/// cluster whose area computes it). `hinv.nnode` counts the NUMA nodes.
+const LEGACY_ROUTED: &[(u32, u32, u32)] = &[(0, 19, 55)];
+
 /// Does this crate compute the values of `pmid` (a metric of the table)?
 /// The others have none yet.
 pub(crate) fn computes(pmid: pcp_core::PmId) -> bool {
@@ -111,7 +115,7 @@ macro_rules! area {
 
 /// Every area, by the clusters and instance domains it serves.
 pub(super) static AREAS: &[AreaDef] =
-    &[area!(netstat), area!(kernel_misc), area!(interrupts), area!(sockets), area!(conns)];
+    &[area!(netstat), area!(kernel_misc), area!(interrupts), area!(sockets), area!(conns), area!(cpuinfo)];
 
 /// The clusters whose refresh needs the CPUs /proc/stat lists online
 /// first (the PMDA refreshes /proc/stat along with them).
@@ -150,6 +154,17 @@ impl AreaIndex {
     /// The area serving `cluster`.
     pub(super) fn cluster(&self, cluster: u32) -> Option<usize> {
         self.by_cluster.get(cluster as usize).copied().flatten().map(usize::from)
+    }
+
+    /// The area serving `pmid` (of domain 60): its cluster's, or for the
+    /// metrics of the first clusters an area computes, that area's
+    /// ([`LEGACY_ROUTED`]).
+    pub(super) fn pmid(&self, pmid: pcp_core::PmId) -> Option<usize> {
+        let (c, i) = (pmid.cluster(), pmid.item());
+        match LEGACY_ROUTED.iter().find(|r| r.0 == c && r.1 == i) {
+            Some(r) => self.cluster(r.2),
+            None => self.cluster(c),
+        }
     }
 
     /// The area keeping the instance domain of serial `serial`.

@@ -11,6 +11,7 @@
 
 pub(crate) mod area;
 mod conns;
+mod cpuinfo;
 mod disks;
 mod filesys;
 mod interrupts;
@@ -365,7 +366,7 @@ impl<F: Files> LinuxSource<F> {
         // areas' per-CPU metrics too
         need.stat |= pmids.iter().any(|&p| {
             p.domain() == crate::LINUX_DOMAIN
-                && self.area_index.cluster(p.cluster()).is_some()
+                && self.area_index.pmid(p).is_some()
                 && (area::NEED_CPUS.contains(&p.cluster())
                     || self.by_pmid.get(p).is_some_and(|d| d.indom == Some(CPU_INDOM.serial())))
         });
@@ -391,7 +392,7 @@ impl<F: Files> LinuxSource<F> {
     ) -> Result<Vec<InstValue>, PmError> {
         let indom = def.indom.map_or(InDom::NULL, |s| InDom::new(crate::LINUX_DOMAIN, s));
         if def.pmid.domain() == crate::LINUX_DOMAIN {
-            if let Some(a) = self.area_index.cluster(def.pmid.cluster()) {
+            if let Some(a) = self.area_index.pmid(def.pmid) {
                 return self.area_values(&*self.areas[a], def, indom, wanted);
             }
         }
@@ -480,7 +481,7 @@ impl<F: Files> LinuxSource<F> {
     fn refresh_areas(&mut self, pmids: &[PmId]) {
         let mut wanted: Vec<Vec<u32>> = Vec::new();
         for p in pmids.iter().filter(|p| p.domain() == crate::LINUX_DOMAIN) {
-            if let Some(a) = self.area_index.cluster(p.cluster()) {
+            if let Some(a) = self.area_index.pmid(*p) {
                 if wanted.len() <= a {
                     wanted.resize(a + 1, Vec::new());
                 }
