@@ -28,8 +28,26 @@ for f in /proc/stat /proc/meminfo /proc/loadavg /proc/uptime /proc/vmstat /proc/
          /proc/sys/kernel/pid_max /proc/sys/kernel/pty/nr /proc/sys/fs/file-nr /proc/sys/fs/inode-state \
          /proc/sys/fs/dentry-state /proc/sys/fs/aio-nr /proc/sys/fs/aio-max-nr \
          /proc/net/sockstat /proc/net/sockstat6 /proc/net/softnet_stat /proc/interrupts /proc/softirqs \
-         /proc/cpuinfo /sys/devices/system/cpu/online /proc/locks; do
+         /proc/cpuinfo /sys/devices/system/cpu/online /proc/locks \
+         /proc/net/tcp /proc/net/tcp6 /proc/net/udp /proc/net/udp6 /proc/net/raw /proc/net/raw6 /proc/net/unix; do
     copy "$f"
+done
+# the NUMA nodes and their CPUs (directories that the PMDA lists), and the
+# CPUs' sysfs attributes
+for n in /sys/devices/system/node/node*; do
+    [ -d "$n" ] || continue
+    for c in "$n"/cpu[0-9]*; do
+        [ -e "$c" ] && mkdir -p "$dir$c" && : > "$dir$c/.keep"
+    done
+    copy "$n/meminfo"
+    copy "$n/numastat"
+done
+for c in /sys/devices/system/cpu/cpu[0-9]*; do
+    for a in online thermal_throttle/core_throttle_count thermal_throttle/core_throttle_total_time_ms \
+             thermal_throttle/package_throttle_count thermal_throttle/package_throttle_total_time_ms \
+             cpufreq/stats/time_in_state cpufreq/cpuinfo_max_freq cpufreq/cpuinfo_min_freq cpufreq/scaling_cur_freq; do
+        copy "$c/$a"
+    done
 done
 mkdir -p "$dir/proc/self"
 cat /proc/self/mounts > "$dir/proc/self/mounts"
