@@ -57,7 +57,7 @@ impl Files for MemFiles {
 }
 
 /// The files the fuzzed bytes become, in order.
-pub const FILES: [&str; 20] = [
+pub const FILES: [&str; 36] = [
     "/proc/stat",
     "/proc/meminfo",
     "/proc/loadavg",
@@ -78,6 +78,22 @@ pub const FILES: [&str; 20] = [
     "/etc/debian_version",
     "/etc/lsb-release",
     "/proc/net/snmp",
+    "/proc/net/netstat",
+    "/proc/net/snmp6",
+    "/proc/pressure/cpu",
+    "/proc/pressure/memory",
+    "/proc/sys/fs/file-nr",
+    "/proc/interrupts",
+    "/proc/softirqs",
+    "/proc/net/sockstat",
+    "/proc/net/sockstat6",
+    "/proc/net/softnet_stat",
+    "/proc/net/tcp",
+    "/proc/net/udp",
+    "/proc/net/unix",
+    "/proc/net/raw",
+    "/proc/cpuinfo",
+    "/proc/sys/kernel/pid_max",
 ];
 
 /// Split at 0xff bytes into file contents, parse each with every parser,
@@ -131,5 +147,13 @@ pub fn linux_proc_target(data: &[u8]) {
     }
     for indom in pcp_linux::INDOMS {
         let _ = src.instances(indom);
+    }
+    // every instance domain of the PMDA's (those of the areas too)
+    for serial in 0..64 {
+        let indom = pcp_core::InDom::new(pcp_linux::LINUX_DOMAIN, serial);
+        if pcp_linux::indom_text(indom).is_some() {
+            let _ = src.instances(indom);
+            let _ = src.instance_labels(indom);
+        }
     }
 }
