@@ -5,6 +5,10 @@
 //! - `linux_metrics fetch [--root DIR] [NAME...]`: one fetch of the
 //!   metrics, `pminfo -f` style
 //! - `linux_metrics names`: every metric name, one a line
+//! - `linux_metrics computed`: the names of the metrics whose values
+//!   pcp-linux computes (`pcp_linux::computes`), one a line
+//! - `linux_metrics indoms`: the instance domains of the metrics
+//!   pcp-linux computes, `60.N`
 //! - `linux_metrics table`: name, semantics and type, tab separated
 //! - `linux_metrics bench N [NAME...]`: N fetches; the seconds they took
 //!   and the CPU seconds (user and system) this process used, on stdout
@@ -75,6 +79,21 @@ fn main() -> ExitCode {
             for d in &defs {
                 out.extend_from_slice(d.name.as_bytes());
                 out.push(b'\n');
+            }
+        }
+        "computed" => {
+            for d in defs.iter().filter(|d| pcp_linux::computes(d.pmid)) {
+                out.extend_from_slice(d.name.as_bytes());
+                out.push(b'\n');
+            }
+        }
+        "indoms" => {
+            let mut serials: Vec<u32> =
+                defs.iter().filter(|d| pcp_linux::computes(d.pmid)).filter_map(|d| d.indom).collect();
+            serials.sort_unstable();
+            serials.dedup();
+            for serial in serials {
+                let _ = writeln!(out, "{}", pcp_core::InDom::new(pcp_linux::LINUX_DOMAIN, serial));
             }
         }
         "fetch" => fetch(&mut out, &mut src, &defs),
