@@ -17,6 +17,7 @@ mod filesys;
 mod interrupts;
 mod kernel;
 mod kernel_misc;
+mod ksm;
 mod memory;
 mod netstat;
 mod network;
