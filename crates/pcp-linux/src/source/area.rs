@@ -114,8 +114,16 @@ macro_rules! area {
 }
 
 /// Every area, by the clusters and instance domains it serves.
-pub(super) static AREAS: &[AreaDef] =
-    &[area!(netstat), area!(kernel_misc), area!(interrupts), area!(sockets), area!(conns), area!(cpuinfo), area!(ksm)];
+pub(super) static AREAS: &[AreaDef] = &[
+    area!(netstat),
+    area!(kernel_misc),
+    area!(interrupts),
+    area!(sockets),
+    area!(conns),
+    area!(cpuinfo),
+    area!(ksm),
+    area!(sysfs_stats),
+];
 
 /// The clusters whose refresh needs the CPUs /proc/stat lists online
 /// first (the PMDA refreshes /proc/stat along with them).

@@ -24,6 +24,7 @@ mod network;
 mod snmp;
 mod sockets;
 mod stat;
+mod sysfs_stats;
 #[cfg(test)]
 mod testkit;
 
