@@ -2,7 +2,8 @@
 //! count (`kernel.all.entropy.*`, `kernel.all.pid_max`,
 //! `kernel.all.nptys`), /proc/sys/fs's file, inode, dentry and AIO counts
 //! (`vfs.files.*`, `vfs.inodes.*`, `vfs.dentry.*`, `vfs.aio.*`) and
-//! /proc/pressure (`kernel.all.pressure.*`).
+//! /proc/pressure (`kernel.all.pressure.*`) and /proc/locks
+//! (`vfs.locks.*`).
 
 use super::area::{Area, Reader};
 use crate::scan::{lines, Scan};
@@ -18,9 +19,11 @@ const PRESSURE_CPU: u32 = 83;
 const PRESSURE_MEM: u32 = 84;
 const PRESSURE_IO: u32 = 85;
 const PRESSURE_IRQ: u32 = 93;
+/// /proc/locks (`CLUSTER_LOCKS`).
+const LOCKS: u32 = 75;
 
 /// The clusters served here.
-pub(super) const CLUSTERS: [u32; 6] = [SYS_KERNEL, VFS, PRESSURE_CPU, PRESSURE_MEM, PRESSURE_IO, PRESSURE_IRQ];
+pub(super) const CLUSTERS: [u32; 7] = [SYS_KERNEL, VFS, PRESSURE_CPU, PRESSURE_MEM, PRESSURE_IO, PRESSURE_IRQ, LOCKS];
 /// The pressure averages' instance domain (10, 60 and 300 seconds).
 const PRESSURE_INDOM: u32 = 37;
 /// The instance domains kept here.
@@ -71,6 +74,39 @@ pub(super) fn pressure(text: &[u8], some: bool, full: bool) -> (Option<Pressure>
     (s, f)
 }
 
+/// /proc/locks' locks by kind (POSIX, flock, lease) and access: for each
+/// kind, read, write and all. A lock line is `ID: KIND KIND2 ACCESS ...`.
+pub(super) fn locks(text: &[u8]) -> [u32; 9] {
+    let mut out = [0u32; 9];
+    for line in lines(text) {
+        let mut s = Scan::new(line);
+        if s.i32().is_none() || !s.lit(b':') {
+            continue;
+        }
+        let (Some(kind), Some(_), Some(access)) = (s.word(), s.word(), s.word()) else { continue };
+        let (kind, access) = (&kind[..kind.len().min(15)], &access[..access.len().min(15)]);
+        let at = if [&b"POSIX"[..], b"ACCESS", b"OFDLCK"].iter().any(|k| kind.starts_with(k)) {
+            0
+        } else if kind.starts_with(b"FLOCK") {
+            3
+        } else if kind.starts_with(b"DELEG") || kind.starts_with(b"LEASE") {
+            6
+        } else {
+            continue;
+        };
+        out[at + 2] += 1;
+        if access.starts_with(b"READ") {
+            out[at] += 1;
+        } else if access.starts_with(b"WRITE") {
+            out[at + 1] += 1;
+        } else if access.starts_with(b"RW") {
+            out[at] += 1;
+            out[at + 1] += 1;
+        }
+    }
+    out
+}
+
 /// What the files said.
 #[derive(Clone, Debug, Default)]
 struct KernelMisc {
@@ -83,6 +119,7 @@ struct KernelMisc {
     vfs: [i32; 9],
     /// cpu some; memory some, full; io some, full; irq full.
     pressure: [Option<Pressure>; 6],
+    locks: [u32; 9],
 }
 
 /// The area, new.
@@ -140,6 +177,7 @@ impl Area for KernelMisc {
                     let (s, f) = rd.with("/proc/pressure/io", |t| pressure(t, true, true)).unwrap_or_default();
                     (self.pressure[3], self.pressure[4]) = (s, f);
                 }
+                LOCKS => self.locks = rd.with("/proc/locks", locks).unwrap_or_default(),
                 PRESSURE_IRQ => {
                     self.pressure[5] = rd.with("/proc/pressure/irq", |t| pressure(t, false, true).1).flatten();
                 }
@@ -159,6 +197,7 @@ impl Area for KernelMisc {
                 _ => return Err(PmError::PM_ERR_PMID),
             }),
             VFS => AtomValue::I32(*self.vfs.get(item as usize).ok_or(PmError::PM_ERR_PMID)?),
+            LOCKS => AtomValue::U32(*self.locks.get(item as usize).ok_or(PmError::PM_ERR_PMID)?),
             _ => {
                 // the pressure clusters: (average, total) pairs
                 let slot = match (cluster, item / 2) {
@@ -212,6 +251,15 @@ mod tests {
         assert_eq!(pressure(b"some avg10=x", true, true), (None, None));
         assert_eq!(pressure(b"", true, true), (None, None));
         assert_eq!(pressure(b"some avg10=1 avg60=2 avg300=3\n", true, false).0, None);
+    }
+
+    #[test]
+    fn locks_count_by_kind_and_access() {
+        let text = b"1: POSIX  ADVISORY  WRITE 1 00:1a:2 0 EOF\n1: -> POSIX ADVISORY WRITE 2 0:0:0 0 EOF\n\
+                     2: FLOCK  ADVISORY  READ 3 00:1a:3 0 EOF\n3: OFDLCK ADVISORY RW -1 0:0:0 0 EOF\n\
+                     4: LEASE ACTIVE READ 5 0:0:0 0 EOF\nx: POSIX ADVISORY WRITE\n";
+        assert_eq!(locks(text), [1, 2, 2, 1, 0, 1, 1, 0, 1]);
+        assert_eq!(locks(b"\xff\n1:\n"), [0; 9]);
     }
 
     #[test]
