@@ -99,7 +99,8 @@ pub(super) fn cpuinfo(text: &[u8], ncpus: usize) -> Vec<CpuInfo> {
             info.clock = atof(val);
         } else if info.clock == 0.0 && key(line, "cycle frequency") {
             let v = val.split(|&b| b == b' ').next().unwrap_or_default();
-            info.clock = atof(v) / 1_000_000.0;
+            // (divided in double precision, then stored)
+            info.clock = (Scan::new(v).f64().unwrap_or(0.0) / 1_000_000.0) as f32;
         }
     }
     if dups {
