@@ -60,6 +60,11 @@ pub(super) trait Area: Debug + Send {
         None
     }
 
+    /// Each CPU's NUMA node, by CPU number, where the area knows them.
+    fn cpu_nodes(&self) -> Option<&[u32]> {
+        None
+    }
+
     /// A copy (a duplicated context keeps the area's state).
     fn clone_box(&self) -> Box<dyn Area>;
 }
@@ -86,12 +91,17 @@ pub(super) const LEGACY_CLUSTERS: &[u32] = &[0, 1, 2, 3, 5, 10, 12, 14, 26, 28, 
 
 /// The metrics of [`LEGACY_CLUSTERS`] whose values are not computed yet:
 /// (cluster, first item, last item).
-const LEGACY_UNSERVED: &[(u32, u32, u32)] =
-    &[(0, 19, 19), (0, 62, 71), (0, 77, 77), (0, 85, 86), (0, 103, 103), (12, 5, 6), (54, 13, 13), (59, 13, 13)];
+const LEGACY_UNSERVED: &[(u32, u32, u32)] = &[(0, 103, 103), (54, 13, 13), (59, 13, 13)];
 
 /// Metrics of [`LEGACY_CLUSTERS`] an area computes: (cluster, item, the
 /// cluster whose area computes it). `hinv.nnode` counts the NUMA nodes.
 const LEGACY_ROUTED: &[(u32, u32, u32)] = &[(0, 19, 55)];
+
+/// Metrics of [`LEGACY_CLUSTERS`] that need an area refreshed (for what
+/// it knows) though `source/mod.rs` computes them: (cluster, first item,
+/// last item, the cluster of the area). The per-node CPU times need the
+/// NUMA nodes.
+pub(super) const LEGACY_NEEDS: &[(u32, u32, u32, u32)] = &[(0, 62, 71, 55), (0, 77, 77, 55), (0, 85, 86, 55)];
 
 /// Does this crate compute the values of `pmid` (a metric of the table)?
 /// The others have none yet.

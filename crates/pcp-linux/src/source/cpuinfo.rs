@@ -283,6 +283,10 @@ impl Area for Cpus {
         (serial == NODE_INDOM).then(|| format!(r#"{{"numa_node":{}}}"#, inst as u32))
     }
 
+    fn cpu_nodes(&self) -> Option<&[u32]> {
+        self.nodes.as_ref().map(|(_, m)| m.as_slice())
+    }
+
     fn clone_box(&self) -> Box<dyn Area> {
         Box::new(self.clone())
     }

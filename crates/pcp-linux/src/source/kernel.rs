@@ -132,6 +132,15 @@ impl<F: Files> LinuxSource<F> {
             3 => &u.machine,
             4 => &u.nodename,
             7 => return Ok(Some(AtomValue::String(u.distro.clone()))),
+            // pmda.uname: the five fields as uname(1) -a prints them (a
+            // missing one as "(null)", as printf has it)
+            5 => {
+                let fields = [&u.sysname, &u.nodename, &u.release, &u.version, &u.machine];
+                let parts: Vec<&[u8]> = fields.iter().map(|f| f.as_deref().unwrap_or(b"(null)")).collect();
+                return Ok(Some(AtomValue::String(parts.join(&b' '))));
+            }
+            // pmda.version: the PCP release whose PMDA this is
+            6 => return Ok(Some(AtomValue::String(b"6.0.3".to_vec()))),
             _ => return Err(PmError::PM_ERR_PMID),
         };
         Ok(field.clone().map(AtomValue::String))

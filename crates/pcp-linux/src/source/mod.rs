@@ -428,6 +428,8 @@ impl<F: Files> LinuxSource<F> {
             [1, 5, 15].into_iter().for_each(&mut one);
         } else if indom == ICMPMSG_INDOM {
             (0..ICMPMSG_TYPES).for_each(&mut one);
+        } else if let Some(a) = self.area_index.indom(indom.serial()) {
+            self.areas[a].instances(indom.serial()).into_iter().for_each(|(i, _)| one(i));
         } else if let Some(c) = cache {
             c.active().for_each(|(i, _)| one(i));
         }
@@ -483,12 +485,17 @@ impl<F: Files> LinuxSource<F> {
     fn refresh_areas(&mut self, pmids: &[PmId]) {
         let mut wanted: Vec<Vec<u32>> = Vec::new();
         for p in pmids.iter().filter(|p| p.domain() == crate::LINUX_DOMAIN) {
-            if let Some(a) = self.area_index.pmid(*p) {
+            let (c, i) = (p.cluster(), p.item());
+            let needs = area::LEGACY_NEEDS.iter().find(|n| n.0 == c && (n.1..=n.2).contains(&i));
+            // (an area refreshed for what it knows only is asked for
+            // cluster 0, none of its own)
+            let routed = needs.and_then(|n| self.area_index.cluster(n.3)).map(|a| (a, 0));
+            if let Some((a, c)) = routed.or_else(|| self.area_index.pmid(*p).map(|a| (a, c))) {
                 if wanted.len() <= a {
                     wanted.resize(a + 1, Vec::new());
                 }
-                if !wanted[a].contains(&p.cluster()) {
-                    wanted[a].push(p.cluster());
+                if !wanted[a].contains(&c) {
+                    wanted[a].push(c);
                 }
             }
         }
@@ -567,6 +574,10 @@ impl<F: Files> LinuxSource<F> {
 
     fn value(&self, snap: &Snap, def: &MetricDef, inst: i32) -> Result<Option<AtomValue>, PmError> {
         let (cluster, item) = (def.pmid.cluster(), def.pmid.item());
+        if !area::computes(def.pmid) {
+            // a metric of the PMDA not computed yet: no values
+            return Ok(None);
+        }
         if def.pmid.domain() == crate::PROC_DOMAIN {
             return Ok(snap.nprocs.map(AtomValue::U32));
         }

@@ -67,6 +67,33 @@ impl<F: Files> LinuxSource<F> {
         snap.stat = Some(st);
     }
 
+    /// The CPU times of NUMA node instance `inst`: each time summed over
+    /// the node's CPUs that /proc/stat lists.
+    fn node_times(&self, snap: &Snap, inst: i32) -> Result<parse::CpuTimes, PmError> {
+        let area = self.area_index.indom(19).map(|a| &self.areas[a]).ok_or(PmError::PM_ERR_INST)?;
+        let name = area.instances(19).into_iter().find(|(i, _)| *i == inst).ok_or(PmError::PM_ERR_INST)?.1;
+        let node: u32 = name.strip_prefix("node").and_then(|n| n.parse().ok()).ok_or(PmError::PM_ERR_INST)?;
+        let nodes = area.cpu_nodes().unwrap_or_default();
+        let mut sum = parse::CpuTimes::default();
+        let add = |a: &mut Option<u64>, b: Option<u64>| *a = Some(a.unwrap_or(0).wrapping_add(b.unwrap_or(0)));
+        for (cpu, t) in &snap.cpu {
+            if usize::try_from(*cpu).ok().and_then(|c| nodes.get(c)).copied().unwrap_or(0) != node {
+                continue;
+            }
+            add(&mut sum.user, t.user);
+            add(&mut sum.nice, t.nice);
+            add(&mut sum.sys, t.sys);
+            add(&mut sum.idle, t.idle);
+            add(&mut sum.wait, t.wait);
+            add(&mut sum.irq, t.irq);
+            add(&mut sum.sirq, t.sirq);
+            add(&mut sum.steal, t.steal);
+            add(&mut sum.guest, t.guest);
+            add(&mut sum.guest_nice, t.guest_nice);
+        }
+        Ok(sum)
+    }
+
     pub(super) fn stat_value(
         &self,
         snap: &Snap,
@@ -77,10 +104,31 @@ impl<F: Files> LinuxSource<F> {
         if is_disk_item(item) {
             return self.disk_value(snap, ty, item, inst);
         }
+        // kernel.pernode.cpu.*: the per-CPU metric of the same time, over
+        // the sums of the times of the node's CPUs
+        let pernode = match item {
+            62 => Some(0),
+            63 => Some(1),
+            64 => Some(2),
+            65 => Some(3),
+            66 => Some(31),
+            67 => Some(58),
+            68 => Some(61),
+            69 => Some(30),
+            70 => Some(56),
+            71 => Some(57),
+            77 => Some(76),
+            85 => Some(83),
+            86 => Some(84),
+            _ => None,
+        };
+        let item = pernode.unwrap_or(item);
         let percpu = matches!(item, 0..=3 | 30 | 31 | 56..=58 | 61 | 76 | 83 | 84);
         let allcpu = matches!(item, 20..=23 | 34 | 35 | 53..=55 | 60 | 78 | 81 | 82);
         if percpu || allcpu {
-            let t = if percpu {
+            let t = if pernode.is_some() {
+                self.node_times(snap, inst)?
+            } else if percpu {
                 *snap.cpu.get(&inst).ok_or(PmError::PM_ERR_INST)?
             } else {
                 match snap.stat.as_ref().and_then(|s| s.all) {
