@@ -29,7 +29,8 @@ for f in /proc/stat /proc/meminfo /proc/loadavg /proc/uptime /proc/vmstat /proc/
          /proc/sys/fs/dentry-state /proc/sys/fs/aio-nr /proc/sys/fs/aio-max-nr \
          /proc/net/sockstat /proc/net/sockstat6 /proc/net/softnet_stat /proc/interrupts /proc/softirqs \
          /proc/cpuinfo /sys/devices/system/cpu/online /proc/locks \
-         /proc/net/tcp /proc/net/tcp6 /proc/net/udp /proc/net/udp6 /proc/net/raw /proc/net/raw6 /proc/net/unix; do
+         /proc/net/tcp /proc/net/tcp6 /proc/net/udp /proc/net/udp6 /proc/net/raw /proc/net/raw6 /proc/net/unix \
+         /proc/tty/driver/serial /sys/kernel/mm/ksm/*; do
     copy "$f"
 done
 # the NUMA nodes and their CPUs (directories that the PMDA lists), and the

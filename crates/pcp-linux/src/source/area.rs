@@ -133,6 +133,7 @@ pub(super) static AREAS: &[AreaDef] = &[
     area!(cpuinfo),
     area!(ksm),
     area!(sysfs_stats),
+    area!(tty),
 ];
 
 /// The clusters whose refresh needs the CPUs /proc/stat lists online

@@ -27,6 +27,7 @@ mod stat;
 mod sysfs_stats;
 #[cfg(test)]
 mod testkit;
+mod tty;
 
 use crate::cache::InstCache;
 use crate::files::{Files, FsStats, RootFiles};
