@@ -24,9 +24,9 @@ pub(super) struct Reader<'a> {
     pub(super) files: &'a dyn Files,
     pub(super) buf: &'a mut Vec<u8>,
     pub(super) ncpus: u32,
-    /// The CPUs online as /proc/stat last listed them (instances of the
-    /// CPU instance domain).
-    pub(super) cpus: &'a [i32],
+    /// The CPUs online as /proc/stat last listed them: (instance of the
+    /// CPU instance domain, CPU number).
+    pub(super) cpus: &'a [(i32, u32)],
 }
 
 impl Reader<'_> {
@@ -61,7 +61,7 @@ pub(super) trait Area: Debug + Send {
     }
 
     /// Each CPU's NUMA node, by CPU number, where the area knows them.
-    fn cpu_nodes(&self) -> Option<&[u32]> {
+    fn cpu_nodes(&self) -> Option<&[Option<u32>]> {
         None
     }
 

@@ -116,9 +116,11 @@ type Freq = (Option<u64>, Option<u64>, Option<u32>, Option<u32>);
 #[derive(Clone, Debug, Default)]
 struct Cpus {
     /// The nodes, and each CPU's node (by CPU number), once found.
-    nodes: Option<(InstCache, Vec<u32>)>,
+    nodes: Option<(InstCache, Vec<Option<u32>>)>,
     info: Vec<CpuInfo>,
     machine: Option<String>,
+    /// The CPU number of each CPU instance online.
+    numbers: Vec<(i32, u32)>,
     /// Per CPU instance: online, throttle counts and times, scaling.
     online: Vec<(i32, u32)>,
     throttle: Vec<(i32, [u64; 4])>,
@@ -137,42 +139,61 @@ fn first_u64(rd: &mut Reader, path: &str) -> Option<u64> {
 }
 
 impl Cpus {
-    /// The nodes of /sys/devices/system/node, in version order, with
-    /// their CPUs; one node 0 of every CPU where there are none.
     fn setup_nodes(&mut self, rd: &mut Reader) {
-        if self.nodes.is_some() {
-            return;
+        if self.nodes.is_none() {
+            let (nodes, cpus) = topology(rd.files, rd.ncpus);
+            self.nodes = Some((nodes, node_map(&cpus)));
         }
-        let mut nodes = InstCache::new();
-        let mut cpu_node = vec![0u32; rd.ncpus as usize];
-        let mut found: Vec<u32> = rd
-            .files
-            .list("/sys/devices/system/node")
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|n| n.strip_prefix("node").and_then(|d| Scan::new(d.as_bytes()).u32()))
-            .collect();
-        found.sort_unstable();
-        if found.is_empty() {
-            nodes.add("node0");
-        }
-        for node in found {
-            nodes.add(&format!("node{node}"));
-            for entry in rd.files.list(&format!("/sys/devices/system/node/node{node}")).unwrap_or_default() {
-                if let Some(cpu) = entry.strip_prefix("cpu").and_then(|d| Scan::new(d.as_bytes()).u32()) {
-                    if let Some(slot) = cpu_node.get_mut(cpu as usize) {
-                        *slot = node;
-                    }
-                }
+    }
+}
+
+/// The NUMA nodes of /sys/devices/system/node, in version order, and the
+/// CPUs their directories list, as (CPU, node) in the order found (each
+/// node's directory as the system lists it); where there are no nodes,
+/// one node 0 of CPUs 0 to `ncpus`. (The PMDA counts a CPU no node
+/// lists as never online, and numbers the CPUs beyond `ncpus` in the
+/// order it finds them.)
+pub(super) fn topology(files: &dyn crate::files::Files, ncpus: u32) -> (InstCache, Vec<(u32, u32)>) {
+    let mut nodes = InstCache::new();
+    let mut found: Vec<u32> = files
+        .list("/sys/devices/system/node")
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|n| n.strip_prefix("node").and_then(|d| Scan::new(d.as_bytes()).u32()))
+        .collect();
+    found.sort_unstable();
+    if found.is_empty() {
+        nodes.add("node0");
+        return (nodes, (0..ncpus).map(|c| (c, 0)).collect());
+    }
+    let mut cpus = Vec::new();
+    for node in found {
+        nodes.add(&format!("node{node}"));
+        for entry in files.list(&format!("/sys/devices/system/node/node{node}")).unwrap_or_default() {
+            if let Some(cpu) = entry.strip_prefix("cpu").and_then(|d| Scan::new(d.as_bytes()).u32()) {
+                cpus.push((cpu, node));
             }
         }
-        self.nodes = Some((nodes, cpu_node));
     }
+    (nodes, cpus)
+}
+
+/// Each CPU's node, by CPU number.
+fn node_map(cpus: &[(u32, u32)]) -> Vec<Option<u32>> {
+    let len = cpus.iter().map(|c| c.0 as usize + 1).max().unwrap_or(0).min(1 << 16);
+    let mut map = vec![None; len];
+    for &(cpu, node) in cpus {
+        if let Some(slot) = map.get_mut(cpu as usize) {
+            *slot = Some(node);
+        }
+    }
+    map
 }
 
 impl Area for Cpus {
     fn refresh(&mut self, rd: &mut Reader, clusters: &[u32]) {
         self.setup_nodes(rd);
+        self.numbers = rd.cpus.to_vec();
         if clusters.contains(&CPUINFO) {
             let n = rd.ncpus as usize;
             self.info = rd.with("/proc/cpuinfo", |t| cpuinfo(t, n)).unwrap_or_default();
@@ -189,11 +210,11 @@ impl Area for Cpus {
             let cpus = rd.cpus.to_vec();
             self.online = cpus
                 .iter()
-                .map(|&c| (c, first_u64(rd, &format!("{base}/cpu/cpu{c}/online")).map_or(1, |v| v as u32)))
+                .map(|&(i, c)| (i, first_u64(rd, &format!("{base}/cpu/cpu{c}/online")).map_or(1, |v| v as u32)))
                 .collect();
             self.throttle = cpus
                 .iter()
-                .map(|&c| {
+                .map(|&(i, c)| {
                     let mut v = [0u64; 4];
                     for (k, (what, stat)) in [
                         ("core", "count"),
@@ -207,10 +228,10 @@ impl Area for Cpus {
                         let p = format!("{base}/cpu/cpu{c}/thermal_throttle/{what}_throttle_{stat}");
                         v[k] = first_u64(rd, &p).unwrap_or(0);
                     }
-                    (c, v)
+                    (i, v)
                 })
                 .collect();
-            self.freq = cpus.iter().map(|&c| (c, freq(rd, c))).collect();
+            self.freq = cpus.iter().map(|&(i, c)| (i, freq(rd, c))).collect();
             let nodes: Vec<(i32, String)> = self
                 .nodes
                 .as_ref()
@@ -253,7 +274,9 @@ impl Area for Cpus {
         if item == 7 {
             return Ok(self.machine.clone().map(|m| AtomValue::String(m.into_bytes())));
         }
+        // (cpuinfo's Nth processor is instance N, as in the PMDA)
         let cpu = usize::try_from(inst).map_err(|_| PmError::PM_ERR_INST)?;
+        let number = self.numbers.iter().find(|n| n.0 == inst).map_or(inst as u32, |n| n.1);
         let info = self.info.get(cpu).cloned().unwrap_or_default();
         let text = |s: Option<&String>| AtomValue::String(s.map_or(b"unknown".to_vec(), |s| s.clone().into_bytes()));
         Ok(match item {
@@ -263,8 +286,10 @@ impl Area for Cpus {
             3 => Some(text(info.stepping.as_ref())),
             4 => (info.cache != 0).then_some(AtomValue::U32(info.cache as u32)),
             5 => (info.bogomips != 0.0).then_some(AtomValue::Float(info.bogomips)),
-            6 => Some(AtomValue::U32(cpu as u32)),
-            8 => Some(AtomValue::U32(self.nodes.as_ref().and_then(|(_, m)| m.get(cpu).copied()).unwrap_or(0))),
+            6 => Some(AtomValue::U32(number)),
+            8 => Some(AtomValue::U32(
+                self.nodes.as_ref().and_then(|(_, m)| m.get(number as usize).copied().flatten()).unwrap_or(0),
+            )),
             9 => Some(text(info.model_name.as_ref().or(info.model.as_ref()))),
             10 => Some(text(info.flags.as_ref())),
             11 => (info.cache_align != 0).then_some(AtomValue::U32(info.cache_align as u32)),
@@ -283,7 +308,7 @@ impl Area for Cpus {
         (serial == NODE_INDOM).then(|| format!(r#"{{"numa_node":{}}}"#, inst as u32))
     }
 
-    fn cpu_nodes(&self) -> Option<&[u32]> {
+    fn cpu_nodes(&self) -> Option<&[Option<u32>]> {
         self.nodes.as_ref().map(|(_, m)| m.as_slice())
     }
 
@@ -295,7 +320,7 @@ impl Area for Cpus {
 /// A CPU's frequency scaling: from cpufreq/stats/time_in_state (MHz
 /// times counts, counts, the highest and lowest frequency), else from
 /// cpuinfo_max_freq, cpuinfo_min_freq and scaling_cur_freq.
-fn freq(rd: &mut Reader, cpu: i32) -> Freq {
+fn freq(rd: &mut Reader, cpu: u32) -> Freq {
     let dir = format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq");
     if let Ok(text) = rd.files.read(&format!("{dir}/stats/time_in_state")) {
         let (mut total, mut hits, mut max, mut min) = (0u64, 0u64, 0u64, 0u64);

@@ -58,7 +58,9 @@ pub struct Options {
     /// The memory page size (`getpagesize()`).
     pub page_size: u32,
     /// The number of configured CPUs (`sysconf(_SC_NPROCESSORS_CONF)`);
-    /// `None` counts them in /sys/devices/system/cpu.
+    /// `None` counts the running system's in /sys/devices/system/cpu
+    /// (the live one even when the files are a snapshot's, as the PMDA
+    /// asks the C library).
     pub ncpus: Option<u32>,
     /// The directory the PMDAs save their instance numbering in
     /// (`$PCP_VAR_DIR/config/pmda`); when its files are there, disks and
@@ -136,6 +138,8 @@ pub struct LinuxSource<F: Files = RootFiles> {
     opts: Options,
     cpus: InstCache,
     cpus_ready: bool,
+    /// Which CPUs (by number) a NUMA node lists.
+    cpus_listed: Vec<bool>,
     prev_wait_all: u64,
     prev_wait: HashMap<i32, u64>,
     disks: InstCache,
@@ -238,6 +242,7 @@ impl<F: Files> LinuxSource<F> {
             opts,
             cpus: InstCache::new(),
             cpus_ready: false,
+            cpus_listed: Vec::new(),
             prev_wait_all: 0,
             prev_wait: HashMap::new(),
             disks: InstCache::new(),
@@ -509,7 +514,8 @@ impl<F: Files> LinuxSource<F> {
 
     fn refresh_area(&mut self, a: usize, clusters: &[u32]) {
         let ncpus = if self.cpus_ready { count32(self.cpus.len()) } else { self.ncpus_conf() };
-        let cpus: Vec<i32> = self.cpus.active().map(|(i, _)| i).collect();
+        let cpu_number = |n: &str| n.strip_prefix("cpu").and_then(|d| d.parse().ok()).unwrap_or(0);
+        let cpus: Vec<(i32, u32)> = self.cpus.active().map(|(i, n)| (i, cpu_number(n))).collect();
         let mut rd = Reader { files: &self.files, buf: &mut self.scratch, ncpus, cpus: &cpus };
         self.areas[a].refresh(&mut rd, clusters);
     }

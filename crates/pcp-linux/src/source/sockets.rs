@@ -116,7 +116,7 @@ impl Area for Sockets {
                     rd.with("/proc/net/softnet_stat", |t| {
                         // a line for each online CPU, in order
                         let mut ls = lines(t);
-                        for &cpu in cpus {
+                        for &(cpu, _) in cpus {
                             let Some(line) = ls.next() else { break };
                             let s = softnet_line(line);
                             for (a, v) in all.counts.iter_mut().zip(s.counts) {

@@ -10,13 +10,17 @@ use pcp_core::{AtomValue, MetricType, PmError};
 const WAITIO_SLOP: u64 = 100;
 
 impl<F: Files> LinuxSource<F> {
+    /// The configured CPUs: the option, else the running system's (the
+    /// PMDA's `sysconf(_SC_NPROCESSORS_CONF)`, of the live system even
+    /// over a snapshot's files).
     pub(super) fn ncpus_conf(&self) -> u32 {
         if let Some(n) = self.opts.ncpus {
             return n.max(1);
         }
-        let from_possible = self.read("/sys/devices/system/cpu/possible").and_then(|t| parse::cpu_list_count(&t));
+        let live = crate::files::RootFiles::new("/");
+        let from_possible = live.read("/sys/devices/system/cpu/possible").ok().and_then(|t| parse::cpu_list_count(&t));
         let n = from_possible.or_else(|| {
-            let names = self.files.list("/sys/devices/system/cpu").ok()?;
+            let names = live.list("/sys/devices/system/cpu").ok()?;
             let n = names
                 .iter()
                 .filter(|n| {
@@ -31,8 +35,24 @@ impl<F: Files> LinuxSource<F> {
     pub(super) fn refresh_stat(&mut self, snap: &mut Snap) {
         if !self.cpus_ready {
             self.cpus_ready = true;
-            for i in 0..self.ncpus_conf() {
+            let n = self.ncpus_conf();
+            for i in 0..n {
                 self.cpus.add(&format!("cpu{i}"));
+            }
+            // the CPUs a NUMA node lists (all, without nodes): no other
+            // is ever online for the PMDA; those beyond the configured
+            // ones numbered in the order found
+            let files: &dyn Files = &self.files;
+            let listed = super::cpuinfo::topology(files, n).1;
+            for &(cpu, _) in &listed {
+                self.cpus.add(&format!("cpu{cpu}"));
+                let at = cpu as usize;
+                if at < 1 << 16 {
+                    if self.cpus_listed.len() <= at {
+                        self.cpus_listed.resize(at + 1, false);
+                    }
+                    self.cpus_listed[at] = true;
+                }
             }
         }
         let size = self.cpus.len();
@@ -51,8 +71,10 @@ impl<F: Files> LinuxSource<F> {
         } else {
             for (id, times) in &st.cpus {
                 let name = format!("cpu{id}");
-                // only CPUs the indom was set up with count
-                if !self.cpus.contains(&name) {
+                // only CPUs the indom was set up with, and a node lists,
+                // count
+                let listed = usize::try_from(*id).ok().and_then(|i| self.cpus_listed.get(i)).copied();
+                if !self.cpus.contains(&name) || listed != Some(true) {
                     continue;
                 }
                 let Some(inst) = self.cpus.add(&name) else { continue };
@@ -76,8 +98,9 @@ impl<F: Files> LinuxSource<F> {
         let nodes = area.cpu_nodes().unwrap_or_default();
         let mut sum = parse::CpuTimes::default();
         let add = |a: &mut Option<u64>, b: Option<u64>| *a = Some(a.unwrap_or(0).wrapping_add(b.unwrap_or(0)));
-        for (cpu, t) in &snap.cpu {
-            if usize::try_from(*cpu).ok().and_then(|c| nodes.get(c)).copied().unwrap_or(0) != node {
+        for (inst, t) in &snap.cpu {
+            let number = self.cpus.name(*inst).and_then(|n| n.strip_prefix("cpu")?.parse::<usize>().ok());
+            if number.and_then(|c| nodes.get(c)).copied().flatten() != Some(node) {
                 continue;
             }
             add(&mut sum.user, t.user);
