@@ -208,3 +208,40 @@ pub(super) fn saved_cache(opts: &Options, serial: u32) -> InstCache {
     }
     cache
 }
+
+/// The PMDA's `linux_table_scan`: each line's value goes to the first of
+/// `fields` (in order) the line contains, as the first number after it;
+/// `found[k]` is set for each field a line gave.
+pub(super) fn table_scan(text: &[u8], fields: &[&str], values: &mut [u64], found: &mut [bool]) {
+    for line in crate::scan::lines(text) {
+        for (k, f) in fields.iter().enumerate() {
+            let Some(at) = memchr::memmem::find(line, f.as_bytes()) else { continue };
+            let after = &line[at + f.len()..];
+            if let Some(d) = after.iter().position(u8::is_ascii_digit) {
+                values[k] = pcp_core::support::strtod::strtoull_prefix(&after[d..], 10).0;
+                found[k] = true;
+            }
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_scan_takes_the_first_field_a_line_contains() {
+        let fields = ["Active:", "Inactive:", "Active(anon):"];
+        let (mut v, mut seen) = ([0u64; 3], [false; 3]);
+        table_scan(
+            b"Node 0 Active:  12 kB\nNode 0 Active(anon): 7 kB\nNode 0 Inactive: x\n",
+            &fields,
+            &mut v,
+            &mut seen,
+        );
+        assert_eq!((v, seen), ([12, 0, 7], [true, false, true]));
+        table_scan(b"\xff\n", &fields, &mut v, &mut seen);
+        assert_eq!(v, [12, 0, 7]);
+    }
+}

@@ -14,8 +14,60 @@ use pcp_core::{AtomValue, PmError};
 const CPUINFO: u32 = 18;
 /// /sys/devices/system (`CLUSTER_SYSFS_DEVICES`).
 const SYSFS_DEVICES: u32 = 55;
+/// The nodes' meminfo and numastat (`CLUSTER_NUMA_MEMINFO`).
+const NUMA: u32 = 36;
 /// The clusters served here.
-pub(super) const CLUSTERS: [u32; 2] = [CPUINFO, SYSFS_DEVICES];
+pub(super) const CLUSTERS: [u32; 3] = [CPUINFO, SYSFS_DEVICES, NUMA];
+
+/// A node's meminfo fields, by item (`mem.numa.util.*`, 0 to 31).
+const NUMA_MEMINFO: [&str; 32] = [
+    "MemTotal:",
+    "MemFree:",
+    "MemUsed:",
+    "Active:",
+    "Inactive:",
+    "Active(anon):",
+    "Inactive(anon):",
+    "Active(file):",
+    "Inactive(file):",
+    "HighTotal:",
+    "HighFree:",
+    "LowTotal:",
+    "LowFree:",
+    "Unevictable:",
+    "Mlocked:",
+    "Dirty:",
+    "Writeback:",
+    "FilePages:",
+    "Mapped:",
+    "AnonPages:",
+    "Shmem:",
+    "KernelStack:",
+    "PageTables:",
+    "NFS_Unstable:",
+    "Bounce:",
+    "WritebackTmp:",
+    "Slab:",
+    "SReclaimable:",
+    "SUnreclaim:",
+    "HugePages_Total:",
+    "HugePages_Free:",
+    "HugePages_Surp:",
+];
+/// A node's numastat counters, by item less 32 (`mem.numa.alloc.*`).
+const NUMA_STAT: [&str; 6] = ["numa_hit", "numa_miss", "numa_foreign", "interleave_hit", "local_node", "other_node"];
+
+/// One node's tables as last read: each field's value and whether a read
+/// ever gave it (the PMDA never forgets a field once seen); numastat's
+/// counters accumulated across wraps, with their last readings.
+#[derive(Clone, Debug, Default)]
+struct NodeMem {
+    meminfo: [u64; 32],
+    meminfo_seen: [bool; 32],
+    stat: [u64; 6],
+    stat_seen: [bool; 6],
+    stat_prev: [u64; 6],
+}
 /// The NUMA nodes (`NODE_INDOM`).
 const NODE_INDOM: u32 = 19;
 /// The instance domains kept here.
@@ -126,6 +178,10 @@ struct Cpus {
     throttle: Vec<(i32, [u64; 4])>,
     freq: Vec<(i32, Freq)>,
     node_online: Vec<(i32, u32)>,
+    /// Per node instance, its memory.
+    numa: std::collections::HashMap<i32, NodeMem>,
+    /// /proc/meminfo's Hugepagesize (kB), read once.
+    hugepagesize: Option<Option<u64>>,
 }
 
 /// The area, new.
@@ -205,6 +261,46 @@ impl Area for Cpus {
                     .filter(|m| !m.is_empty());
             }
         }
+        if clusters.contains(&NUMA) {
+            if self.hugepagesize.is_none() {
+                self.hugepagesize = Some(
+                    rd.with("/proc/meminfo", |t| {
+                        let mut v = [0u64];
+                        let mut seen = [false];
+                        super::area::table_scan(t, &["Hugepagesize:"], &mut v, &mut seen);
+                        seen[0].then_some(v[0])
+                    })
+                    .flatten(),
+                );
+            }
+            let nodes: Vec<(i32, String)> = self
+                .nodes
+                .as_ref()
+                .map(|(n, _)| n.active().map(|(i, s)| (i, s.to_owned())).collect())
+                .unwrap_or_default();
+            for (inst, name) in nodes {
+                let mem = self.numa.entry(inst).or_default();
+                let base = format!("/sys/devices/system/node/{name}");
+                rd.with(&format!("{base}/meminfo"), |t| {
+                    super::area::table_scan(t, &NUMA_MEMINFO, &mut mem.meminfo, &mut mem.meminfo_seen);
+                });
+                let mut now = [0u64; 6];
+                let mut seen = [false; 6];
+                rd.with(&format!("{base}/numastat"), |t| super::area::table_scan(t, &NUMA_STAT, &mut now, &mut seen));
+                for k in 0..6 {
+                    if !seen[k] {
+                        continue;
+                    }
+                    // a counter: what it grew by since the last reading,
+                    // across a wrap of 64 bits
+                    let grew = now[k].wrapping_sub(mem.stat_prev[k]);
+                    let grew = if now[k] >= mem.stat_prev[k] { grew } else { grew.wrapping_sub(1) };
+                    mem.stat[k] = mem.stat[k].wrapping_add(grew);
+                    mem.stat_prev[k] = now[k];
+                    mem.stat_seen[k] = true;
+                }
+            }
+        }
         if clusters.contains(&SYSFS_DEVICES) {
             let base = "/sys/devices/system";
             let cpus = rd.cpus.to_vec();
@@ -252,6 +348,21 @@ impl Area for Cpus {
         }
         fn find<T>(v: &[(i32, T)], inst: i32) -> Result<usize, PmError> {
             v.iter().position(|(i, _)| *i == inst).ok_or(PmError::PM_ERR_INST)
+        }
+        if cluster == NUMA {
+            self.instances(NODE_INDOM).iter().find(|n| n.0 == inst).ok_or(PmError::PM_ERR_INST)?;
+            let mem = self.numa.get(&inst).cloned().unwrap_or_default();
+            let k = item as usize;
+            return Ok(match item {
+                0..=31 => mem.meminfo_seen[k].then_some(AtomValue::U64(mem.meminfo[k])),
+                32..=37 => mem.stat_seen[k - 32].then_some(AtomValue::U64(mem.stat[k - 32])),
+                // the memory bandwidth, from bandwidth.conf: not read
+                38 => None,
+                39..=41 => {
+                    self.hugepagesize.flatten().map(|size| AtomValue::U64(mem.meminfo[k - 10].wrapping_mul(size << 10)))
+                }
+                _ => return Err(PmError::PM_ERR_PMID),
+            });
         }
         if cluster == SYSFS_DEVICES {
             return Ok(Some(match item {
