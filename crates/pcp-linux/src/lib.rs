@@ -182,15 +182,24 @@ pub fn computes(pmid: PmId) -> bool {
     source::area::computes(pmid)
 }
 
-/// The help text of one of the Linux PMDA's instance domains
-/// (`pmLookupInDomText`): the PMDA has one line for each, served for both
-/// levels of help.
+/// The one-line help text of one of the Linux PMDA's instance domains
+/// (`pmLookupInDomText`, `PM_TEXT_ONELINE`).
 #[doc(alias = "pmLookupInDomText")]
 pub fn indom_text(indom: InDom) -> Option<&'static str> {
+    indom_texts(indom).map(|t| t.0)
+}
+
+/// The full help text of one of the Linux PMDA's instance domains
+/// (`PM_TEXT_HELP`): the one-line text where the PMDA has no other.
+pub fn indom_help(indom: InDom) -> Option<&'static str> {
+    indom_texts(indom).map(|t| t.1.unwrap_or(t.0))
+}
+
+fn indom_texts(indom: InDom) -> Option<(&'static str, Option<&'static str>)> {
     if indom.domain() != LINUX_DOMAIN {
         return None;
     }
-    table::INDOM_TEXTS.iter().find(|t| t.0 == indom.serial()).map(|t| t.2.unwrap_or(t.1))
+    table::INDOM_TEXTS.iter().find(|t| t.0 == indom.serial()).map(|t| (t.1, t.2))
 }
 
 #[cfg(test)]
@@ -222,5 +231,8 @@ mod tests {
         assert_eq!(indom_text(InDom::new(LINUX_DOMAIN, 4)), Some("set of interrupt lines"));
         assert_eq!(indom_text(InDom::new(LINUX_DOMAIN, 9)), None);
         assert_eq!(indom_text(InDom::new(PROC_DOMAIN, 0)), None);
+        let tape = InDom::new(LINUX_DOMAIN, 34);
+        assert_eq!(indom_text(tape), Some("scsi tape devices, per scsi tape device"));
+        assert!(indom_help(tape).unwrap().starts_with("The scsi tape instance domain includes"));
     }
 }

@@ -424,7 +424,11 @@ impl LocalSource {
             let text = pcp_linux::proc::indom_text(indom, level == TextLevel::Help);
             return text.map(|t| t.as_bytes().to_vec()).ok_or(PmError::PM_ERR_TEXT);
         }
-        pcp_linux::indom_text(indom).map(|t| t.as_bytes().to_vec()).ok_or(PmError::PM_ERR_TEXT)
+        let text = match level {
+            TextLevel::Help => pcp_linux::indom_help(indom),
+            _ => pcp_linux::indom_text(indom),
+        };
+        text.map(|t| t.as_bytes().to_vec()).ok_or(PmError::PM_ERR_TEXT)
     }
 
     /// `pmGetInDom`: the instances of `indom` now, in the agent's order.
