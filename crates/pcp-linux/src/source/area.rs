@@ -30,6 +30,12 @@ pub(super) struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// A file's contents in a buffer of its own; `None` when it cannot be
+    /// read.
+    pub(super) fn read_file(&self, path: &str) -> Option<Vec<u8>> {
+        self.files.read(path).ok()
+    }
+
     /// `f` of a file's contents; `None` when it cannot be read.
     pub(super) fn with<T>(&mut self, path: &str, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
         self.files.read_into(path, self.buf).ok().map(|()| f(self.buf))
@@ -134,6 +140,7 @@ pub(super) static AREAS: &[AreaDef] = &[
     area!(ksm),
     area!(sysfs_stats),
     area!(tty),
+    area!(nfs),
 ];
 
 /// The clusters whose refresh needs the CPUs /proc/stat lists online

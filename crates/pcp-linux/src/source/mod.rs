@@ -21,6 +21,7 @@ mod ksm;
 mod memory;
 mod netstat;
 mod network;
+mod nfs;
 mod snmp;
 mod sockets;
 mod stat;
