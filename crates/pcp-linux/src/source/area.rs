@@ -141,6 +141,7 @@ pub(super) static AREAS: &[AreaDef] = &[
     area!(sysfs_stats),
     area!(tty),
     area!(nfs),
+    area!(zoneinfo),
 ];
 
 /// The clusters whose refresh needs the CPUs /proc/stat lists online

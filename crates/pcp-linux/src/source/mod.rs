@@ -29,6 +29,7 @@ mod sysfs_stats;
 #[cfg(test)]
 mod testkit;
 mod tty;
+mod zoneinfo;
 
 use crate::cache::InstCache;
 use crate::files::{Files, FsStats, RootFiles};
