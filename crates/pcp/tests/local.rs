@@ -80,9 +80,10 @@ fn descriptors_and_help_are_the_pmdas() {
         b"The memory page size of the running kernel in bytes."
     );
     assert_eq!(ctx.lookup_indom_text(InDom::new(60, 0), TextLevel::Help).unwrap(), b"set of all processors");
-    // the PMDA's metric and instance domain that pcp-rs does not serve
+    // every instance domain of the PMDA has its text; no other has
+    assert_eq!(ctx.lookup_indom_text(InDom::new(60, 4), TextLevel::OneLine).unwrap(), b"set of interrupt lines");
     assert_eq!(ctx.lookup_desc(PmId::new(60, 99, 99)), Err(PmError::PM_ERR_PMID));
-    assert_eq!(ctx.lookup_indom_text(InDom::new(60, 4), TextLevel::OneLine), Err(PmError::PM_ERR_TEXT));
+    assert_eq!(ctx.lookup_indom_text(InDom::new(60, 9), TextLevel::OneLine), Err(PmError::PM_ERR_TEXT));
     // another PMDA's metric: no agent
     assert_eq!(ctx.lookup_desc(PmId::new(29, 0, 1)), Err(PmError::PM_ERR_NOAGENT));
     assert_eq!(ctx.lookup_text(PmId::new(29, 0, 1), TextLevel::OneLine), Err(PmError::PM_ERR_NOAGENT));
