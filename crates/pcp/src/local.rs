@@ -283,14 +283,144 @@ impl LocalSpec {
     }
 }
 
+/// One agent pcp-rs has built in: the metrics of the PMDA domains it
+/// serves, as that PMDA serves them. The local context consults the agent
+/// of a metric's (or instance domain's) domain; an agent is added by
+/// implementing this and giving it a row in [`LocalSource::open`]'s table
+/// of agents (`agents_over`).
+pub trait LocalAgent: Send + std::fmt::Debug {
+    /// The domains it serves.
+    fn domains(&self) -> &'static [u32];
+    /// `pmLookupDesc`.
+    fn desc(&self, pmid: PmId) -> PmResult<Desc>;
+    /// `pmLookupText` of a metric.
+    fn text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>>;
+    /// `pmLookupInDomText`.
+    fn indom_text(&self, indom: InDom, level: TextLevel) -> PmResult<Vec<u8>>;
+    /// `pmGetInDom`: the instances now, in the agent's order.
+    fn instances(&mut self, indom: InDom) -> PmResult<Vec<(i32, Vec<u8>)>>;
+    /// The instances as of the last refresh with each one's label set
+    /// (JSON), for `pmGetInstancesLabels`.
+    fn instance_labels(&mut self, indom: InDom) -> PmResult<Vec<(i32, Option<String>)>>;
+    /// An instance domain's label set (JSON), if it has one.
+    fn indom_labels(&self, indom: InDom) -> Option<String>;
+    /// A metric's label set (JSON), if it has one.
+    fn item_labels(&self, pmid: PmId) -> Option<String>;
+    /// `pmFetch` of metrics of its domains at time `now`.
+    fn fetch(&mut self, pmids: &[PmId], now: Timestamp, wanted: &dyn Fn(InDom, i32) -> bool) -> FetchResult;
+    /// A copy with the same state (instance numbering included).
+    fn dup(&self) -> Box<dyn LocalAgent>;
+}
+
+/// The Linux PMDA's metrics (domain 60).
+impl LocalAgent for LinuxSource<RootFiles> {
+    fn domains(&self) -> &'static [u32] {
+        &[LINUX_DOMAIN]
+    }
+
+    fn desc(&self, pmid: PmId) -> PmResult<Desc> {
+        Ok(pcp_linux::metric_by_pmid(pmid).ok_or(PmError::PM_ERR_PMID)?.desc())
+    }
+
+    fn text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
+        let m = pcp_linux::metric_by_pmid(pmid).ok_or(PmError::PM_ERR_PMID)?;
+        Ok(m.text(level == TextLevel::Help).as_bytes().to_vec())
+    }
+
+    fn indom_text(&self, indom: InDom, level: TextLevel) -> PmResult<Vec<u8>> {
+        let text = match level {
+            TextLevel::Help => pcp_linux::indom_help(indom),
+            _ => pcp_linux::indom_text(indom),
+        };
+        text.map(|t| t.as_bytes().to_vec()).ok_or(PmError::PM_ERR_TEXT)
+    }
+
+    fn instances(&mut self, indom: InDom) -> PmResult<Vec<(i32, Vec<u8>)>> {
+        Ok(LinuxSource::instances(self, indom)?.into_iter().map(|(i, n)| (i, n.into_bytes())).collect())
+    }
+
+    fn instance_labels(&mut self, indom: InDom) -> PmResult<Vec<(i32, Option<String>)>> {
+        LinuxSource::instance_labels(self, indom)
+    }
+
+    fn indom_labels(&self, indom: InDom) -> Option<String> {
+        pcp_linux::labels::indom(indom).map(str::to_owned)
+    }
+
+    fn item_labels(&self, pmid: PmId) -> Option<String> {
+        pcp_linux::labels::item(pmid).map(str::to_owned)
+    }
+
+    fn fetch(&mut self, pmids: &[PmId], now: Timestamp, wanted: &dyn Fn(InDom, i32) -> bool) -> FetchResult {
+        LinuxSource::fetch(self, pmids, now, wanted)
+    }
+
+    fn dup(&self) -> Box<dyn LocalAgent> {
+        Box::new(self.clone())
+    }
+}
+
+/// The built-in agents over `spec`'s files, each with the domains it
+/// serves. (The proc agent, when it has its own, is a row here.)
+fn agents_over(spec: &LocalSpec) -> Vec<Box<dyn LocalAgent>> {
+    vec![
+        Box::new(LinuxSource::with_files(spec.files.clone(), spec.linux.clone())),
+        Box::new(ProcSource::with_files(spec.proc_files.clone(), spec.proc.clone())),
+    ]
+}
+
+/// The proc PMDA's metrics (domain 3): processes and control groups.
+impl LocalAgent for ProcSource<RootFiles> {
+    fn domains(&self) -> &'static [u32] {
+        &[PROC_DOMAIN]
+    }
+
+    fn desc(&self, pmid: PmId) -> PmResult<Desc> {
+        Ok(pcp_linux::proc::metric_by_pmid(pmid).ok_or(PmError::PM_ERR_PMID)?.desc())
+    }
+
+    fn text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
+        let m = pcp_linux::proc::metric_by_pmid(pmid).ok_or(PmError::PM_ERR_PMID)?;
+        Ok(m.text(level == TextLevel::Help).as_bytes().to_vec())
+    }
+
+    fn indom_text(&self, indom: InDom, level: TextLevel) -> PmResult<Vec<u8>> {
+        let text = pcp_linux::proc::indom_text(indom, level == TextLevel::Help);
+        text.map(|t| t.as_bytes().to_vec()).ok_or(PmError::PM_ERR_TEXT)
+    }
+
+    fn instances(&mut self, indom: InDom) -> PmResult<Vec<(i32, Vec<u8>)>> {
+        ProcSource::instances(self, indom)
+    }
+
+    fn instance_labels(&mut self, indom: InDom) -> PmResult<Vec<(i32, Option<String>)>> {
+        ProcSource::instance_labels(self, indom)
+    }
+
+    fn indom_labels(&self, indom: InDom) -> Option<String> {
+        pcp_linux::proc::indom_label(indom).map(str::to_owned)
+    }
+
+    fn item_labels(&self, _: PmId) -> Option<String> {
+        None
+    }
+
+    fn fetch(&mut self, pmids: &[PmId], now: Timestamp, wanted: &dyn Fn(InDom, i32) -> bool) -> FetchResult {
+        ProcSource::fetch(self, pmids, now, wanted)
+    }
+
+    fn dup(&self) -> Box<dyn LocalAgent> {
+        Box::new(self.clone())
+    }
+}
+
 /// The metrics source of a local context.
 #[derive(Debug)]
 pub struct LocalSource {
-    /// Behind a lock: reading instance domains updates the agent's
-    /// instance caches, from behind the context's shared references.
-    linux: Mutex<LinuxSource<RootFiles>>,
-    /// The proc agent, behind its own lock.
-    proc: Mutex<ProcSource<RootFiles>>,
+    /// The built-in agents, each behind a lock: reading instance domains
+    /// updates an agent's instance caches, from behind the context's
+    /// shared references.
+    agents: Vec<Mutex<Box<dyn LocalAgent>>>,
     /// The domains with an agent.
     served: Vec<u32>,
     hostname: String,
@@ -323,6 +453,12 @@ pub fn graft_proc_names(pmns: &mut Pmns, src: &LocalSource) {
     pmns.add_names(names.map(|m| (m.name, m.pmid)));
 }
 
+/// An agent's lock: a panic elsewhere cannot leave its caches half
+/// updated in a way that matters more than losing them, so carry on.
+fn lock(agent: &Mutex<Box<dyn LocalAgent>>) -> MutexGuard<'_, Box<dyn LocalAgent>> {
+    agent.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A file's first line, without its line end.
 fn first_line(files: &RootFiles, path: &str) -> Option<String> {
     let text = files.read(path).ok()?;
@@ -343,8 +479,7 @@ impl LocalSource {
         let context_labels = context_labels(&files, &hostname, spec.sysconf_dir.as_deref());
         let (served, warnings) = spec.agents.connect(&spec.pmdas_dir);
         let src = LocalSource {
-            linux: Mutex::new(LinuxSource::with_files(files, spec.linux.clone())),
-            proc: Mutex::new(ProcSource::with_files(spec.proc_files.clone(), spec.proc.clone())),
+            agents: agents_over(spec).into_iter().map(Mutex::new).collect(),
             served,
             hostname,
             context_labels,
@@ -352,14 +487,17 @@ impl LocalSource {
         (src, warnings)
     }
 
-    fn linux(&self) -> MutexGuard<'_, LinuxSource<RootFiles>> {
-        // a panic elsewhere cannot leave the caches half updated in a way
-        // that matters more than losing them: carry on with them
-        self.linux.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// The agent serving `domain` (whether the table has it served or
+    /// not).
+    fn agent_of(&self, domain: u32) -> Option<MutexGuard<'_, Box<dyn LocalAgent>>> {
+        self.agents.iter().map(lock).find(|a| a.domains().contains(&domain))
     }
 
-    fn proc(&self) -> MutexGuard<'_, ProcSource<RootFiles>> {
-        self.proc.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// The agent serving `domain` if the agent table has it served, else
+    /// `PM_ERR_NOAGENT`.
+    fn served_agent(&self, domain: u32) -> PmResult<MutexGuard<'_, Box<dyn LocalAgent>>> {
+        self.agent(domain)?;
+        self.agent_of(domain).ok_or(PmError::PM_ERR_NOAGENT)
     }
 
     /// The host name (`pmGetContextHostName`): the machine's, as
@@ -375,8 +513,7 @@ impl LocalSource {
     #[doc(alias = "pmDupContext")]
     pub fn dup(&self) -> LocalSource {
         LocalSource {
-            linux: Mutex::new(self.linux().clone()),
-            proc: Mutex::new(self.proc().clone()),
+            agents: self.agents.iter().map(|a| Mutex::new(lock(a).dup())).collect(),
             served: self.served.clone(),
             hostname: self.hostname.clone(),
             context_labels: self.context_labels.clone(),
@@ -396,50 +533,29 @@ impl LocalSource {
         }
     }
 
-    fn metric(&self, pmid: PmId) -> PmResult<&'static pcp_linux::MetricDef> {
-        self.agent(pmid.domain())?;
-        if pmid.domain() == PROC_DOMAIN {
-            return pcp_linux::proc::metric_by_pmid(pmid).ok_or(PmError::PM_ERR_PMID);
-        }
-        pcp_linux::metric_by_pmid(pmid).ok_or(PmError::PM_ERR_PMID)
-    }
-
     /// `pmLookupDesc`.
     #[doc(alias = "pmLookupDesc")]
     pub fn desc(&self, pmid: PmId) -> PmResult<Desc> {
-        Ok(self.metric(pmid)?.desc())
+        self.served_agent(pmid.domain())?.desc(pmid)
     }
 
     /// `pmLookupText`.
     #[doc(alias = "pmLookupText")]
     pub fn text(&self, pmid: PmId, level: TextLevel) -> PmResult<Vec<u8>> {
-        Ok(self.metric(pmid)?.text(level == TextLevel::Help).as_bytes().to_vec())
+        self.served_agent(pmid.domain())?.text(pmid, level)
     }
 
     /// `pmLookupInDomText`.
     #[doc(alias = "pmLookupInDomText")]
     pub fn indom_text(&self, indom: InDom, level: TextLevel) -> PmResult<Vec<u8>> {
-        self.agent(indom.domain())?;
-        if indom.domain() == PROC_DOMAIN {
-            let text = pcp_linux::proc::indom_text(indom, level == TextLevel::Help);
-            return text.map(|t| t.as_bytes().to_vec()).ok_or(PmError::PM_ERR_TEXT);
-        }
-        let text = match level {
-            TextLevel::Help => pcp_linux::indom_help(indom),
-            _ => pcp_linux::indom_text(indom),
-        };
-        text.map(|t| t.as_bytes().to_vec()).ok_or(PmError::PM_ERR_TEXT)
+        self.served_agent(indom.domain())?.indom_text(indom, level)
     }
 
     /// `pmGetInDom`: the instances of `indom` now, in the agent's order.
     #[doc(alias = "pmGetInDom")]
     pub fn instances(&self, indom: InDom) -> PmResult<Instances> {
-        self.agent(indom.domain())?;
-        if indom.domain() == PROC_DOMAIN {
-            return Ok(self.proc().instances(indom)?.into_iter().unzip());
-        }
-        let insts = self.linux().instances(indom)?;
-        Ok(insts.into_iter().map(|(i, n)| (i, n.into_bytes())).unzip())
+        let insts = self.served_agent(indom.domain())?.instances(indom)?;
+        Ok(insts.into_iter().unzip())
     }
 
     /// `pmFetch` at time `now`: each metric's values (the instances
@@ -447,20 +563,28 @@ impl LocalSource {
     /// agent are `PM_ERR_NOAGENT`.
     #[doc(alias = "pmFetch")]
     pub fn fetch(&self, pmids: &[PmId], now: Timestamp, wanted: &dyn Fn(InDom, i32) -> bool) -> FetchResult {
-        let is_proc = |p: &PmId| p.domain() == PROC_DOMAIN;
-        let served: Vec<PmId> = pmids.iter().copied().filter(|p| self.serves(p.domain()) && !is_proc(p)).collect();
-        let mut got = if served.is_empty() { Vec::new() } else { self.linux().fetch(&served, now, wanted).sets };
-        got.reverse();
-        let procs: Vec<PmId> = pmids.iter().copied().filter(|p| self.serves(p.domain()) && is_proc(p)).collect();
-        let mut got_proc = if procs.is_empty() { Vec::new() } else { self.proc().fetch(&procs, now, wanted).sets };
-        got_proc.reverse();
+        // each agent fetches its metrics at once; the sets go back in
+        // the order asked
+        let mut sets: Vec<Option<ValueSet>> = vec![None; pmids.len()];
+        for agent in &self.agents {
+            let mut agent = lock(agent);
+            let (at, mine): (Vec<usize>, Vec<PmId>) = pmids
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| self.serves(p.domain()) && agent.domains().contains(&p.domain()))
+                .map(|(k, p)| (k, *p))
+                .unzip();
+            if mine.is_empty() {
+                continue;
+            }
+            for (k, set) in at.into_iter().zip(agent.fetch(&mine, now, wanted).sets) {
+                sets[k] = Some(set);
+            }
+        }
         let sets = pmids
             .iter()
-            .map(|&pmid| match (self.serves(pmid.domain()), is_proc(&pmid)) {
-                (true, false) => got.pop().unwrap_or(ValueSet { pmid, values: Err(PmError::PM_ERR_PMID) }),
-                (true, true) => got_proc.pop().unwrap_or(ValueSet { pmid, values: Err(PmError::PM_ERR_PMID) }),
-                (false, _) => ValueSet { pmid, values: Err(PmError::PM_ERR_NOAGENT) },
-            })
+            .zip(sets)
+            .map(|(&pmid, set)| set.unwrap_or(ValueSet { pmid, values: Err(PmError::PM_ERR_NOAGENT) }))
             .collect();
         FetchResult { timestamp: now, sets }
     }
@@ -493,8 +617,8 @@ impl LocalSource {
         } else {
             PmId(ident).domain()
         };
-        self.agent(domain)?;
-        let one = |json: Option<&str>, level: u8| -> PmResult<Vec<LabelSet>> {
+        let mut agent = self.served_agent(domain)?;
+        let one = |json: Option<String>, level: u8| -> PmResult<Vec<LabelSet>> {
             let Some(json) = json else { return Ok(Vec::new()) };
             let mut set = None;
             add_labels(&mut set, json.as_bytes(), level)?;
@@ -504,28 +628,18 @@ impl LocalSource {
             let name = BUILT_IN.iter().find(|(d, _)| *d == domain).map_or("", |(_, n)| n);
             return Ok(vec![parse_label_set(format!(r#"{{"agent":"{name}"}}"#).as_bytes(), flags::DOMAIN)?]);
         }
-        if domain == PROC_DOMAIN && kind & flags::INSTANCES != 0 {
-            return self.proc_instance_labels(InDom(ident));
-        }
-        if domain == PROC_DOMAIN && kind & flags::INDOM != 0 {
-            return one(pcp_linux::proc::indom_label(InDom(ident)), flags::INDOM);
-        }
-        if domain != LINUX_DOMAIN {
-            return Ok(Vec::new());
-        }
         if kind & flags::INDOM != 0 {
-            one(pcp_linux::labels::indom(InDom(ident)), flags::INDOM)
+            one(agent.indom_labels(InDom(ident)), flags::INDOM)
         } else if kind & flags::ITEM != 0 {
-            one(pcp_linux::labels::item(PmId(ident)), flags::ITEM)
+            one(agent.item_labels(PmId(ident)), flags::ITEM)
         } else if kind & flags::INSTANCES != 0 {
             // one set an instance, without labels where the agent has none
-            let Ok(insts) = self.linux().instance_labels(InDom(ident)) else { return Ok(Vec::new()) };
+            // (or where a name does not make JSON)
+            let Ok(insts) = agent.instance_labels(InDom(ident)) else { return Ok(Vec::new()) };
             let mut out = Vec::with_capacity(insts.len());
             for (inst, json) in insts {
-                let mut set = match json {
-                    Some(j) => parse_label_set(j.as_bytes(), flags::INSTANCES)?,
-                    None => LabelSet::default(),
-                };
+                let mut set =
+                    json.and_then(|j| parse_label_set(j.as_bytes(), flags::INSTANCES).ok()).unwrap_or_default();
                 set.inst = inst;
                 out.push(set);
             }
@@ -536,20 +650,6 @@ impl LocalSource {
     }
 }
 
-impl LocalSource {
-    /// The proc agent's instance labels: each process's pid.
-    fn proc_instance_labels(&self, indom: InDom) -> PmResult<Vec<LabelSet>> {
-        let Ok(insts) = self.proc().instance_labels(indom) else { return Ok(Vec::new()) };
-        let mut out = Vec::with_capacity(insts.len());
-        for (inst, json) in insts {
-            // (a name that does not make JSON is an instance without labels)
-            let mut set = json.and_then(|j| parse_label_set(j.as_bytes(), flags::INSTANCES).ok()).unwrap_or_default();
-            set.inst = inst;
-            out.push(set);
-        }
-        Ok(out)
-    }
-}
 
 /// The built-in agents' metrics, read from the machine's files now.
 impl MetricSource for LocalSource {
