@@ -1,5 +1,6 @@
 //! The mounted block-device file systems (/proc/self/mounts and
-//! statfs(2)): `filesys.*` and `hinv.nfilesys`.
+//! statfs(2)): `filesys.*` and `hinv.nfilesys`; and the mounted memory
+//! file systems, `tmpfs.*`.
 
 use super::{count32, LinuxSource, Snap};
 use crate::files::Files;
@@ -13,24 +14,34 @@ pub(super) struct FsEntry {
 }
 
 impl<F: Files> LinuxSource<F> {
-    pub(super) fn refresh_filesys(&mut self, snap: &mut Snap) {
+    /// The mount table, and `statfs` of the file systems of the kinds
+    /// asked for (block devices', `filesys`; memory ones, `tmpfs`).
+    pub(super) fn refresh_filesys(&mut self, snap: &mut Snap, filesys: bool, tmpfs: bool) {
         match &self.mounted {
             // the kernel says the mount table is as it was when read: the
             // file systems (and their instances) are the ones found then
-            Some(fs) if self.files.mounts_unchanged() => snap.fs = fs.clone(),
+            Some((fs, tmp)) if self.files.mounts_unchanged() => (snap.fs, snap.tmpfs) = (fs.clone(), tmp.clone()),
             _ => {
                 self.filesys.deactivate_all();
+                self.tmpfs.deactivate_all();
                 let mut text = std::mem::take(&mut self.scratch);
                 let read = self.files.read_into("/proc/self/mounts", &mut text).is_ok();
                 if read {
                     self.filesys_mounts(&text, snap);
                 }
                 self.scratch = text;
-                self.mounted = read.then(|| snap.fs.clone());
+                self.mounted = read.then(|| (snap.fs.clone(), snap.tmpfs.clone()));
             }
         }
-        for (inst, e) in &snap.fs {
-            snap.statfs.insert(*inst, self.files.statfs(&e.path).ok());
+        if filesys {
+            for (inst, e) in &snap.fs {
+                snap.statfs.insert(*inst, self.files.statfs(&e.path).ok());
+            }
+        }
+        if tmpfs {
+            for (inst, e) in &snap.tmpfs {
+                snap.tmpfs_statfs.insert(*inst, self.files.statfs(&e.path).ok());
+            }
         }
     }
 
@@ -51,13 +62,27 @@ impl<F: Files> LinuxSource<F> {
                 b"cgroup",
                 b"sysfs",
             ];
-            if SKIP.contains(&fstype) || fstype.starts_with(b"auto") || fstype == b"tmpfs" {
+            if SKIP.contains(&fstype) || fstype.starts_with(b"auto") {
+                continue;
+            }
+            let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            if fstype == b"tmpfs" {
+                // a memory file system, known by where it is mounted
+                let mut dir = lossy(path);
+                if let Some(real) = self.files.realpath(&dir) {
+                    dir = real;
+                }
+                if self.tmpfs.lookup(&dir).is_some() {
+                    continue;
+                }
+                if let Some(inst) = self.tmpfs.add(&dir) {
+                    snap.tmpfs.insert(inst, FsEntry { path: lossy(path), options: lossy(options) });
+                }
                 continue;
             }
             if !dev.starts_with(b"/dev") && path != b"/" {
                 continue;
             }
-            let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
             let mut device = lossy(dev);
             if !device.starts_with("/dev/mapper") && !device.starts_with("/dev/md") {
                 if let Some(real) = self.files.realpath(&device) {
@@ -99,6 +124,25 @@ impl<F: Files> LinuxSource<F> {
                 let opts = &opts[..opts.len().min(127)];
                 AtomValue::U32(u32::from(opts.split(|&b| b == b',').any(|o| o == b"ro")))
             }
+            _ => return Err(PmError::PM_ERR_PMID),
+        }))
+    }
+}
+
+impl<F: Files> LinuxSource<F> {
+    /// A `tmpfs.*` value (cluster 34).
+    pub(super) fn tmpfs_value(&self, snap: &Snap, item: u32, inst: i32) -> Result<Option<AtomValue>, PmError> {
+        let Some(Some(s)) = snap.tmpfs_statfs.get(&inst) else { return Err(PmError::PM_ERR_INST) };
+        let kb = |blocks: u64| blocks.wrapping_mul(s.bsize) / 1024;
+        let used = s.blocks.wrapping_sub(s.bfree);
+        Ok(Some(match item {
+            1 => AtomValue::U64(kb(s.blocks)),
+            2 => AtomValue::U64(kb(used)),
+            3 => AtomValue::U64(kb(s.bfree)),
+            4 => AtomValue::U32(s.files as u32),
+            5 => AtomValue::U32(s.files.wrapping_sub(s.ffree) as u32),
+            6 => AtomValue::U32(s.ffree as u32),
+            7 => AtomValue::Double(100.0 * used as f64 / used.wrapping_add(s.bavail) as f64),
             _ => return Err(PmError::PM_ERR_PMID),
         }))
     }

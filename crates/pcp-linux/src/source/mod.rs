@@ -10,6 +10,7 @@
 //! PMDA whose files this kernel lacks.
 
 pub(crate) mod area;
+mod buddyinfo;
 mod conns;
 mod cpuinfo;
 mod disks;
@@ -104,6 +105,7 @@ struct Need {
     net_type: bool,
     net_virtual: bool,
     filesys: bool,
+    tmpfs: bool,
     procs: bool,
     uname: bool,
     vmstat_all: bool,
@@ -125,6 +127,9 @@ struct Snap {
     nets: BTreeMap<i32, ([Option<u64>; parse::NET_DEV_COUNTERS], Ioc)>,
     fs: BTreeMap<i32, FsEntry>,
     statfs: BTreeMap<i32, Option<FsStats>>,
+    /// The memory file systems, and their statfs(2).
+    tmpfs: BTreeMap<i32, FsEntry>,
+    tmpfs_statfs: BTreeMap<i32, Option<FsStats>>,
     nprocs: Option<u32>,
     /// `mem.vmstat.*` by item (`u64::MAX`: no value, as in the PMDA).
     vmstat_all: Option<Vec<u64>>,
@@ -151,9 +156,11 @@ pub struct LinuxSource<F: Files = RootFiles> {
     wwid: InstCache,
     nets: InstCache,
     filesys: InstCache,
-    /// The file systems as /proc/self/mounts last gave them (with their
-    /// devices' real paths), while the mount table has not changed.
-    mounted: Option<BTreeMap<i32, FsEntry>>,
+    tmpfs: InstCache,
+    /// The file systems (block devices', then memory ones) as
+    /// /proc/self/mounts last gave them (with their devices' real paths),
+    /// while the mount table has not changed.
+    mounted: Option<(BTreeMap<i32, FsEntry>, BTreeMap<i32, FsEntry>)>,
     /// Interfaces known to be wireless or not: (kernel index, name, is).
     wireless_known: Vec<(i32, String, bool)>,
     /// The last listing of /proc's processes and what the kernel's task
@@ -254,6 +261,7 @@ impl<F: Files> LinuxSource<F> {
             wwid: InstCache::new(),
             nets: InstCache::new(),
             filesys: InstCache::new(),
+            tmpfs: InstCache::new(),
             mounted: None,
             wireless_known: Vec::new(),
             procs_seen: None,
@@ -305,6 +313,7 @@ impl<F: Files> LinuxSource<F> {
             PARTITIONS_INDOM => &self.parts,
             NET_DEV_INDOM => &self.nets,
             FILESYS_INDOM => &self.filesys,
+            TMPFS_INDOM => &self.tmpfs,
             _ => return None,
         })
     }
@@ -332,6 +341,7 @@ impl<F: Files> LinuxSource<F> {
             DISK_INDOM | DM_INDOM | MD_INDOM | PARTITIONS_INDOM => need.diskstats = true,
             NET_DEV_INDOM => need.netdev = true,
             FILESYS_INDOM => need.filesys = true,
+            TMPFS_INDOM => need.tmpfs = true,
             WWID_INDOM => {
                 need.diskstats = true;
                 need.wwid = true;
@@ -558,8 +568,8 @@ impl<F: Files> LinuxSource<F> {
         if need.netdev {
             self.refresh_net(need, &mut snap);
         }
-        if need.filesys {
-            self.refresh_filesys(&mut snap);
+        if need.filesys || need.tmpfs {
+            self.refresh_filesys(&mut snap, need.filesys, need.tmpfs);
         }
         if need.uptime {
             snap.uptime = self.with_file("/proc/uptime", |_, t| parse::uptime(t));
@@ -597,6 +607,7 @@ impl<F: Files> LinuxSource<F> {
             2 => loadavg_value(snap, item, inst),
             3 => self.net_value(snap, ty, item, inst),
             5 => self.fs_value(snap, item, inst),
+            TMPFS_CLUSTER => self.tmpfs_value(snap, item, inst),
             26 => uptime_value(snap, item),
             54 | 59 => self.dmmd_value(snap, ty, cluster, item, inst),
             PARTITIONS_CLUSTER => self.partitions_value(snap, ty, item, inst),
@@ -609,6 +620,11 @@ impl<F: Files> LinuxSource<F> {
         }
     }
 }
+
+/// `tmpfs.*` (`CLUSTER_TMPFS`).
+const TMPFS_CLUSTER: u32 = 34;
+/// `TMPFS_INDOM` (60.18): memory file systems by mount point.
+const TMPFS_INDOM: InDom = InDom::new(crate::LINUX_DOMAIN, 18);
 
 /// A count as the 32-bit value the PMDA reports it in.
 fn count32(n: usize) -> u32 {
@@ -682,6 +698,7 @@ fn needs(pmids: &[PmId]) -> Need {
                 }
             }
             5 => n.filesys = true,
+            TMPFS_CLUSTER => n.tmpfs = true,
             12 => n.uname = true,
             SNMP_CLUSTER => n.snmp = true,
             VMSTAT_CLUSTER => n.vmstat_all = true,
