@@ -2,7 +2,7 @@
 # Copy the /proc and /sys files the pcp-linux metrics read into DIR, laid
 # out as under / (the snapshot a LinuxSource or the PCP Linux PMDA, with
 # LINUX_STATSPATH=DIR, can read), plus DIR/statfs with statfs(2) of each
-# mounted block-device file system (`stat -f`: path bsize blocks bfree
+# mounted block-device and memory (tmpfs) file system (`stat -f`: path bsize blocks bfree
 # bavail files ffree). The process list is cut to the first NPIDS pids
 # (default 5): proc.nprocs counts only directories. The host and domain
 # names are there for a local context's host name and labels.
@@ -30,7 +30,7 @@ for f in /proc/stat /proc/meminfo /proc/loadavg /proc/uptime /proc/vmstat /proc/
          /proc/net/sockstat /proc/net/sockstat6 /proc/net/softnet_stat /proc/interrupts /proc/softirqs \
          /proc/cpuinfo /sys/devices/system/cpu/online /proc/locks \
          /proc/net/tcp /proc/net/tcp6 /proc/net/udp /proc/net/udp6 /proc/net/raw /proc/net/raw6 /proc/net/unix \
-         /proc/tty/driver/serial /sys/kernel/mm/ksm/*; do
+         /proc/tty/driver/serial /sys/kernel/mm/ksm/* /proc/buddyinfo; do
     copy "$f"
 done
 # the NUMA nodes and their CPUs (directories that the PMDA lists), and the
@@ -76,6 +76,6 @@ for p in $(ls /proc | grep '^[0-9]' | sort -n | head -n "$npids"); do
     mkdir -p "$dir/proc/$p" && : > "$dir/proc/$p/.keep"
 done
 : > "$dir/statfs"
-awk '$1 ~ "^/dev" || $2 == "/" {print $2}' /proc/self/mounts | sort -u | while read -r m; do
+awk '$1 ~ "^/dev" || $2 == "/" || $3 == "tmpfs" {print $2}' /proc/self/mounts | sort -u | while read -r m; do
     stat -f -c '%n %s %b %f %a %c %d' "$m" >> "$dir/statfs"
 done

@@ -45,8 +45,21 @@ fn one(src: &mut LinuxSource<RootFiles>, name: &str) -> Vec<(i32, AtomValue)> {
 /// These take statfs(2) of the live root file system, which the PMDA did
 /// when the golden output was recorded and the snapshot's `statfs` file
 /// records at another moment: their values are checked by hand below.
-const LIVE_STATFS: [&str; 6] =
-    ["filesys.used", "filesys.free", "filesys.usedfiles", "filesys.freefiles", "filesys.full", "filesys.avail"];
+const LIVE_STATFS: [&str; 13] = [
+    "filesys.used",
+    "filesys.free",
+    "filesys.usedfiles",
+    "filesys.freefiles",
+    "filesys.full",
+    "filesys.avail",
+    "tmpfs.capacity",
+    "tmpfs.used",
+    "tmpfs.free",
+    "tmpfs.maxfiles",
+    "tmpfs.usedfiles",
+    "tmpfs.freefiles",
+    "tmpfs.full",
+];
 
 #[test]
 fn every_value_matches_the_pmda_reading_the_same_snapshot() {
@@ -86,7 +99,7 @@ fn every_value_matches_the_pmda_reading_the_same_snapshot() {
         compared += 1;
     }
     assert_eq!(want.next(), None, "golden has more lines in {current}");
-    assert_eq!(skipped, 6);
+    assert_eq!(skipped, 6 + 7 * 3);
     assert!(compared >= 1223, "{compared} lines compared");
 }
 
@@ -194,7 +207,7 @@ fn disks_and_their_rawactive_times() {
 fn filesys_values_come_from_statfs() {
     // / 4096 blocks bfree bavail files ffree, as recorded
     let t = std::fs::read_to_string(dir().join("vm1/statfs")).unwrap();
-    let f: Vec<u64> = t.split_whitespace().skip(1).map(|x| x.parse().unwrap()).collect();
+    let f: Vec<u64> = t.lines().next().unwrap().split_whitespace().skip(1).map(|x| x.parse().unwrap()).collect();
     let (bsize, blocks, bfree, bavail, files, ffree) = (f[0], f[1], f[2], f[3], f[4], f[5]);
     let mut src = source();
     let kb = |b: u64| b * bsize / 1024;
@@ -209,6 +222,10 @@ fn filesys_values_come_from_statfs() {
     assert_eq!(one(&mut src, "filesys.mountdir"), vec![(0, AtomValue::String(b"/".to_vec()))]);
     assert_eq!(one(&mut src, "filesys.readonly"), vec![(0, AtomValue::U32(0))]);
     assert_eq!(one(&mut src, "hinv.nfilesys"), vec![(-1, AtomValue::U32(1))]);
+    // the memory file systems: /dev/shm 4096 6171021 6171021 6171021 3085510 3085509
+    assert_eq!(one(&mut src, "tmpfs.capacity")[0], (0, AtomValue::U64(6171021 * 4)));
+    assert_eq!(one(&mut src, "tmpfs.usedfiles")[0], (0, AtomValue::U32(1)));
+    assert_eq!(one(&mut src, "tmpfs.full")[0], (0, AtomValue::Double(0.0)));
 }
 
 #[test]
