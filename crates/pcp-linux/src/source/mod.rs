@@ -184,6 +184,8 @@ pub struct LinuxSource<F: Files = RootFiles> {
     snmp: parse::SnmpReader,
     /// Where /proc/vmstat's swap counters ended when last read alone.
     vmstat_swap_end: Option<usize>,
+    /// The interfaces `network.all.*` leaves out, once known.
+    virtual_interfaces: Option<regex::bytes::Regex>,
     /// The registered areas (see [`area::AREAS`]), and which serves what.
     areas: Vec<Box<dyn Area>>,
     area_index: AreaIndex,
@@ -273,6 +275,7 @@ impl<F: Files> LinuxSource<F> {
             snmp: snmp_reader(),
             vmstat_items: vmstat_items(),
             areas: Vec::new(),
+            virtual_interfaces: None,
             area_index: AreaIndex::new(),
         };
         s.load_saved_caches();
@@ -567,6 +570,9 @@ impl<F: Files> LinuxSource<F> {
         }
         if need.netdev {
             self.refresh_net(need, &mut snap);
+            if self.virtual_interfaces.is_none() {
+                self.virtual_interfaces = Some(network::virtual_interfaces());
+            }
         }
         if need.filesys || need.tmpfs {
             self.refresh_filesys(&mut snap, need.filesys, need.tmpfs);
@@ -607,6 +613,7 @@ impl<F: Files> LinuxSource<F> {
             2 => loadavg_value(snap, item, inst),
             3 => self.net_value(snap, ty, item, inst),
             5 => self.fs_value(snap, item, inst),
+            90 => self.net_all_value(snap, item),
             TMPFS_CLUSTER => self.tmpfs_value(snap, item, inst),
             26 => uptime_value(snap, item),
             54 | 59 => self.dmmd_value(snap, ty, cluster, item, inst),
@@ -698,6 +705,7 @@ fn needs(pmids: &[PmId]) -> Need {
                 }
             }
             5 => n.filesys = true,
+            90 => n.netdev = true,
             TMPFS_CLUSTER => n.tmpfs = true,
             12 => n.uname = true,
             SNMP_CLUSTER => n.snmp = true,

@@ -120,6 +120,65 @@ impl<F: Files> LinuxSource<F> {
     }
 }
 
+/// The pattern of the interfaces `network.all.*` leaves out when the
+/// configuration file has none that compiles.
+const DEFAULT_VIRTUAL: &str = "^(lo|bond[0-9]+|team[0-9]+|face)$";
+
+/// The pattern of interfaces.conf as the PMDA takes it: everything but
+/// comments (`#` to the line's end) and white space, run together.
+pub(super) fn interfaces_pattern(conf: &[u8]) -> Option<String> {
+    let mut out = Vec::new();
+    let mut comment = false;
+    for &b in conf {
+        match b {
+            b'#' => comment = true,
+            b'\n' => comment = false,
+            _ if !comment && !b.is_ascii_whitespace() => out.push(b),
+            _ => {}
+        }
+    }
+    (!out.is_empty()).then(|| String::from_utf8_lossy(&out).into_owned())
+}
+
+/// The interfaces `network.all.*` leaves out: $PCP_SYSCONF_DIR's
+/// linux/interfaces.conf pattern (read from the running system, as the
+/// PMDA reads it), else the default.
+pub(super) fn virtual_interfaces() -> regex::bytes::Regex {
+    let dir = std::env::var("PCP_SYSCONF_DIR").unwrap_or_else(|_| "/etc/pcp".into());
+    let conf = std::fs::read(format!("{dir}/linux/interfaces.conf")).ok();
+    conf.and_then(|c| interfaces_pattern(&c))
+        .and_then(|p| regex::bytes::Regex::new(&p).ok())
+        .or_else(|| regex::bytes::Regex::new(DEFAULT_VIRTUAL).ok())
+        .unwrap_or_else(|| regex::bytes::Regex::new("^$").expect("a valid pattern"))
+}
+
+impl<F: Files> LinuxSource<F> {
+    /// `network.all.*` (cluster 90): the interfaces' counters summed over
+    /// those the pattern does not leave out (in, out, total: bytes,
+    /// packets, errors, drops).
+    pub(super) fn net_all_value(&self, snap: &Snap, item: u32) -> Result<Option<AtomValue>, PmError> {
+        let Some(re) = &self.virtual_interfaces else { return Ok(None) };
+        let (mut inn, mut out) = ([0u64; 4], [0u64; 4]);
+        for (inst, (c, _)) in &snap.nets {
+            let Some(name) = self.nets.name(*inst) else { continue };
+            if re.is_match(name.as_bytes()) {
+                continue;
+            }
+            for k in 0..4 {
+                inn[k] = inn[k].wrapping_add(c[k].unwrap_or(0));
+                out[k] = out[k].wrapping_add(c[k + 8].unwrap_or(0));
+            }
+        }
+        let k = (item % 4) as usize;
+        Ok(Some(AtomValue::U64(match item {
+            0..=3 => inn[k],
+            4..=7 => out[k],
+            8..=11 => inn[k].wrapping_add(out[k]),
+            _ => return Err(PmError::PM_ERR_PMID),
+        })))
+    }
+}
+
 /// One interface's sysfs attributes, each read at most once.
 struct Memo<'a, F: Files> {
     files: &'a F,
@@ -271,6 +330,20 @@ fn ethtool_ioc<F: Files>(m: &mut Memo<'_, F>, ethtool: Option<(u32, u32)>, ioc: 
         ioc.ty = 0;
         ioc.duplex = 1;
         ioc.wireless = true;
+    }
+}
+
+#[cfg(test)]
+mod net_all_tests {
+    use super::*;
+
+    #[test]
+    fn interfaces_conf_pattern_runs_together() {
+        let conf = b"# comment (lo)\n^(lo |\n  bond[0-9]+ | # trailing\n  face)$\n";
+        assert_eq!(interfaces_pattern(conf).as_deref(), Some("^(lo|bond[0-9]+|face)$"));
+        assert_eq!(interfaces_pattern(b"# all comment\n"), None);
+        let re = regex::bytes::Regex::new(DEFAULT_VIRTUAL).unwrap();
+        assert!(re.is_match(b"bond0") && re.is_match(b"lo") && !re.is_match(b"eth0") && !re.is_match(b"lo0"));
     }
 }
 
