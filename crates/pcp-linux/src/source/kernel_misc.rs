@@ -21,9 +21,12 @@ const PRESSURE_IO: u32 = 85;
 const PRESSURE_IRQ: u32 = 93;
 /// /proc/locks (`CLUSTER_LOCKS`).
 const LOCKS: u32 = 75;
+/// /sys/kernel (`CLUSTER_SYSFS_KERNEL`): `sysfs.kernel.*`.
+const SYSFS_KERNEL: u32 = 35;
 
 /// The clusters served here.
-pub(super) const CLUSTERS: [u32; 7] = [SYS_KERNEL, VFS, PRESSURE_CPU, PRESSURE_MEM, PRESSURE_IO, PRESSURE_IRQ, LOCKS];
+pub(super) const CLUSTERS: [u32; 8] =
+    [SYS_KERNEL, VFS, PRESSURE_CPU, PRESSURE_MEM, PRESSURE_IO, PRESSURE_IRQ, LOCKS, SYSFS_KERNEL];
 /// The pressure averages' instance domain (10, 60 and 300 seconds).
 const PRESSURE_INDOM: u32 = 37;
 /// The instance domains kept here.
@@ -120,6 +123,8 @@ struct KernelMisc {
     /// cpu some; memory some, full; io some, full; irq full.
     pressure: [Option<Pressure>; 6],
     locks: [u32; 9],
+    /// /sys/kernel/uevent_seqnum, where it could be read.
+    uevent_seqnum: Option<u64>,
 }
 
 /// The area, new.
@@ -178,6 +183,14 @@ impl Area for KernelMisc {
                     (self.pressure[3], self.pressure[4]) = (s, f);
                 }
                 LOCKS => self.locks = rd.with("/proc/locks", locks).unwrap_or_default(),
+                SYSFS_KERNEL => {
+                    // (all but the last byte, its line end, as %llu reads it)
+                    self.uevent_seqnum = rd
+                        .with("/sys/kernel/uevent_seqnum", |t| {
+                            (!t.is_empty()).then(|| Scan::new(&t[..t.len() - 1]).u64().unwrap_or(0))
+                        })
+                        .flatten();
+                }
                 PRESSURE_IRQ => {
                     self.pressure[5] = rd.with("/proc/pressure/irq", |t| pressure(t, false, true).1).flatten();
                 }
@@ -198,6 +211,13 @@ impl Area for KernelMisc {
             }),
             VFS => AtomValue::I32(*self.vfs.get(item as usize).ok_or(PmError::PM_ERR_PMID)?),
             LOCKS => AtomValue::U32(*self.locks.get(item as usize).ok_or(PmError::PM_ERR_PMID)?),
+            SYSFS_KERNEL => match item {
+                0 => return Ok(self.uevent_seqnum.map(AtomValue::U64)),
+                // the nodes' fragmentation, from debugfs: not read (no
+                // values, as where debugfs cannot be read)
+                1 => return Ok(None),
+                _ => return Err(PmError::PM_ERR_PMID),
+            },
             _ => {
                 // the pressure clusters: (average, total) pairs
                 let slot = match (cluster, item / 2) {
