@@ -30,7 +30,7 @@ for f in /proc/stat /proc/meminfo /proc/loadavg /proc/uptime /proc/vmstat /proc/
          /proc/net/sockstat /proc/net/sockstat6 /proc/net/softnet_stat /proc/interrupts /proc/softirqs \
          /proc/cpuinfo /sys/devices/system/cpu/online /proc/locks \
          /proc/net/tcp /proc/net/tcp6 /proc/net/udp /proc/net/udp6 /proc/net/raw /proc/net/raw6 /proc/net/unix \
-         /proc/tty/driver/serial /sys/kernel/mm/ksm/* /proc/buddyinfo /sys/kernel/uevent_seqnum; do
+         /proc/tty/driver/serial /sys/kernel/mm/ksm/* /proc/buddyinfo /sys/kernel/uevent_seqnum /proc/slabinfo; do
     copy "$f"
 done
 # the NUMA nodes and their CPUs (directories that the PMDA lists), and the

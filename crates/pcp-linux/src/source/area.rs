@@ -143,6 +143,7 @@ pub(super) static AREAS: &[AreaDef] = &[
     area!(nfs),
     area!(zoneinfo),
     area!(buddyinfo),
+    area!(slabinfo),
 ];
 
 /// The clusters whose refresh needs the CPUs /proc/stat lists online

@@ -23,6 +23,7 @@ mod memory;
 mod netstat;
 mod network;
 mod nfs;
+mod slabinfo;
 mod snmp;
 mod sockets;
 mod stat;
