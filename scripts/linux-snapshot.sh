@@ -58,6 +58,9 @@ for b in /sys/block/*; do
     copy "/sys/block/$n/dm/name"
     copy "/sys/block/$n/device/wwid"
     copy "/sys/block/$n/wwid"
+    for a in io_stat mm_stat bd_stat disksize; do
+        copy "/sys/block/$n/$a"
+    done
 done
 for i in /sys/class/net/*; do
     n=${i##*/}

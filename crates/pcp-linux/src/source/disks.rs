@@ -24,7 +24,7 @@ pub(super) const PARTITIONS_CLUSTER: u32 = 10;
 
 impl<F: Files> LinuxSource<F> {
     pub(super) fn refresh_disks(&mut self, need: &Need, snap: &mut Snap) {
-        for c in [&mut self.disks, &mut self.parts, &mut self.dm, &mut self.md] {
+        for c in [&mut self.disks, &mut self.parts, &mut self.dm, &mut self.md, &mut self.zram] {
             c.deactivate_all();
         }
         // a disk's WWID is a file or two of its own to look for, only
@@ -46,6 +46,21 @@ impl<F: Files> LinuxSource<F> {
                 }
             });
             need_partitions |= read.is_none();
+        }
+        // the zram devices' stat files asked for, each read once
+        for (k, file) in ["io_stat", "mm_stat", "bd_stat"].iter().enumerate() {
+            if !need.zram_stat[k] {
+                continue;
+            }
+            let names: Vec<(i32, String)> = self.zram.active().map(|(i, n)| (i, n.to_owned())).collect();
+            for (inst, name) in names {
+                let want = [4, 8, 3][k];
+                let nums = self.read(&format!("/sys/block/{name}/{file}")).and_then(|t| {
+                    let mut s = crate::scan::Scan::new(&t);
+                    (0..want).map(|_| s.u64()).collect::<Option<Vec<u64>>>()
+                });
+                snap.zram_stats.entry(inst).or_default()[k] = nums;
+            }
         }
         if need_partitions {
             self.with_file("/proc/partitions", |s, text| {
@@ -89,8 +104,7 @@ impl<F: Files> LinuxSource<F> {
             DeviceClass::Disk => (DISK_INDOM.serial(), self.disks.add(&name)?),
             DeviceClass::Wwid => (WWID_INDOM.serial(), self.wwid.add(&name)?),
             DeviceClass::Partition => (PARTITIONS_INDOM.serial(), self.parts.add(&name)?),
-            // zram devices are not served here
-            DeviceClass::Zram => return None,
+            DeviceClass::Zram => (super::ZRAM_INDOM.serial(), self.zram.add(&name)?),
         };
         let key = (serial, inst);
         if let Some(e) = snap.disks.get_mut(&key) {
@@ -327,6 +341,49 @@ impl<F: Files> LinuxSource<F> {
     ) -> Result<Option<AtomValue>, PmError> {
         let e = self.disk_entry(snap, PARTITIONS_INDOM.serial(), inst)?;
         self.block_value(e, ty, if item < 13 { item } else { item + 1 })
+    }
+}
+
+impl<F: Files> LinuxSource<F> {
+    /// A `zram.*` value (cluster 86): disk.partitions' twin, the capacity
+    /// from the device's `disksize` (kilobytes).
+    pub(super) fn zram_value(
+        &self,
+        snap: &Snap,
+        ty: MetricType,
+        item: u32,
+        inst: i32,
+    ) -> Result<Option<AtomValue>, PmError> {
+        let e = self.disk_entry(snap, super::ZRAM_INDOM.serial(), inst)?;
+        if item == 16 {
+            let size = self
+                .read(&format!("/sys/block/{}/disksize", e.name))
+                .and_then(|t| crate::scan::Scan::new(&t).u64())
+                .map_or(e.nr_blocks, |b| b >> 10);
+            return Ok(Some(AtomValue::U64(size)));
+        }
+        self.block_value(e, ty, if item < 13 { item } else { item + 1 })
+    }
+
+    /// A `zram.{io_stat,mm_stat,bd_stat}.*` value (clusters 87 to 89): no
+    /// values where the device's file is missing or short; sizes in
+    /// kilobytes (bytes shifted, 4 KB pages scaled), as the PMDA has them.
+    pub(super) fn zram_stat_value(
+        &self,
+        snap: &Snap,
+        cluster: u32,
+        item: u32,
+        inst: i32,
+    ) -> Result<Option<AtomValue>, PmError> {
+        self.disk_entry(snap, super::ZRAM_INDOM.serial(), inst)?;
+        let k = (cluster - 87) as usize;
+        let Some(Some(nums)) = snap.zram_stats.get(&inst).map(|s| &s[k]) else { return Ok(None) };
+        let v = *nums.get(item as usize).ok_or(PmError::PM_ERR_PMID)?;
+        Ok(Some(AtomValue::U64(match (cluster, item) {
+            (88, 0..=4) => v >> 10,
+            (88, _) | (89, _) => v << 2,
+            _ => v,
+        })))
     }
 }
 

@@ -93,6 +93,8 @@ struct Need {
     partitions: bool,
     /// The disks' WWIDs (`disk.wwid.*`).
     wwid: bool,
+    /// The zram devices' io_stat, mm_stat and bd_stat files.
+    zram_stat: [bool; 3],
     meminfo: bool,
     loadavg: bool,
     uptime: bool,
@@ -131,6 +133,9 @@ struct Snap {
     /// The memory file systems, and their statfs(2).
     tmpfs: BTreeMap<i32, FsEntry>,
     tmpfs_statfs: BTreeMap<i32, Option<FsStats>>,
+    /// Per zram device instance: its io_stat, mm_stat and bd_stat
+    /// numbers, where read and complete.
+    zram_stats: BTreeMap<i32, [Option<Vec<u64>>; 3]>,
     nprocs: Option<u32>,
     /// `mem.vmstat.*` by item (`u64::MAX`: no value, as in the PMDA).
     vmstat_all: Option<Vec<u64>>,
@@ -155,6 +160,7 @@ pub struct LinuxSource<F: Files = RootFiles> {
     dm: InstCache,
     md: InstCache,
     wwid: InstCache,
+    zram: InstCache,
     nets: InstCache,
     filesys: InstCache,
     tmpfs: InstCache,
@@ -262,6 +268,7 @@ impl<F: Files> LinuxSource<F> {
             dm: InstCache::new(),
             md: InstCache::new(),
             wwid: InstCache::new(),
+            zram: InstCache::new(),
             nets: InstCache::new(),
             filesys: InstCache::new(),
             tmpfs: InstCache::new(),
@@ -296,6 +303,7 @@ impl<F: Files> LinuxSource<F> {
             (DM_INDOM, &mut self.dm),
             (MD_INDOM, &mut self.md),
             (WWID_INDOM, &mut self.wwid),
+            (ZRAM_INDOM, &mut self.zram),
             (NET_DEV_INDOM, &mut self.nets),
         ] {
             let path = dir.join(indom.to_string());
@@ -314,6 +322,7 @@ impl<F: Files> LinuxSource<F> {
             DM_INDOM => &self.dm,
             MD_INDOM => &self.md,
             WWID_INDOM => &self.wwid,
+            ZRAM_INDOM => &self.zram,
             PARTITIONS_INDOM => &self.parts,
             NET_DEV_INDOM => &self.nets,
             FILESYS_INDOM => &self.filesys,
@@ -342,7 +351,7 @@ impl<F: Files> LinuxSource<F> {
         let mut need = Need::default();
         match indom {
             CPU_INDOM => need.stat = true,
-            DISK_INDOM | DM_INDOM | MD_INDOM | PARTITIONS_INDOM => need.diskstats = true,
+            DISK_INDOM | DM_INDOM | MD_INDOM | PARTITIONS_INDOM | ZRAM_INDOM => need.diskstats = true,
             NET_DEV_INDOM => need.netdev = true,
             FILESYS_INDOM => need.filesys = true,
             TMPFS_INDOM => need.tmpfs = true,
@@ -619,6 +628,8 @@ impl<F: Files> LinuxSource<F> {
             26 => uptime_value(snap, item),
             54 | 59 => self.dmmd_value(snap, ty, cluster, item, inst),
             PARTITIONS_CLUSTER => self.partitions_value(snap, ty, item, inst),
+            ZRAM_CLUSTER => self.zram_value(snap, ty, item, inst),
+            87..=89 => self.zram_stat_value(snap, cluster, item, inst),
             92 => self.wwid_value(snap, ty, item, inst),
             SNMP_CLUSTER => snmp_value(snap, def, item, inst),
             VMSTAT_CLUSTER => vmstat_value(snap, item),
@@ -628,6 +639,11 @@ impl<F: Files> LinuxSource<F> {
         }
     }
 }
+
+/// `zram.*` (`CLUSTER_ZRAM_DEVICES`; 87 to 89 are its sysfs stat files).
+const ZRAM_CLUSTER: u32 = 86;
+/// `ZRAM_INDOM` (60.38): compressed memory devices.
+const ZRAM_INDOM: InDom = InDom::new(crate::LINUX_DOMAIN, 38);
 
 /// `tmpfs.*` (`CLUSTER_TMPFS`).
 const TMPFS_CLUSTER: u32 = 34;
@@ -683,6 +699,11 @@ fn needs(pmids: &[PmId]) -> Need {
             PARTITIONS_CLUSTER => {
                 n.diskstats = true;
                 n.partitions |= item == 16;
+            }
+            ZRAM_CLUSTER => n.diskstats = true,
+            87..=89 => {
+                n.diskstats = true;
+                n.zram_stat[(cluster - 87) as usize] = true;
             }
             92 => {
                 n.diskstats = true;
