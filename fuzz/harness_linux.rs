@@ -57,7 +57,7 @@ impl Files for MemFiles {
 }
 
 /// The files the fuzzed bytes become, in order.
-pub const FILES: [&str; 36] = [
+pub const FILES: [&str; 51] = [
     "/proc/stat",
     "/proc/meminfo",
     "/proc/loadavg",
@@ -94,6 +94,21 @@ pub const FILES: [&str; 36] = [
     "/proc/net/raw",
     "/proc/cpuinfo",
     "/proc/sys/kernel/pid_max",
+    "/proc/buddyinfo",
+    "/proc/slabinfo",
+    "/proc/tty/driver/serial",
+    "/proc/locks",
+    "/proc/net/rpc/nfs",
+    "/proc/net/rpc/nfsd",
+    "/proc/fs/nfsd/pool_threads",
+    "/proc/fs/nfsd/pool_stats",
+    "/sys/block/zram0/mm_stat",
+    "/sys/devices/system/node/node0/meminfo",
+    "/sys/devices/system/node/node0/numastat",
+    "/sys/kernel/mm/ksm/run",
+    "/sys/class/scsi_tape/st0/stats/read_cnt",
+    "/proc/pressure/io",
+    "/sys/kernel/uevent_seqnum",
 ];
 
 /// Split at 0xff bytes into file contents, parse each with every parser,
