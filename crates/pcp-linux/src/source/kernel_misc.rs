@@ -23,10 +23,41 @@ const PRESSURE_IRQ: u32 = 93;
 const LOCKS: u32 = 75;
 /// /sys/kernel (`CLUSTER_SYSFS_KERNEL`): `sysfs.kernel.*`.
 const SYSFS_KERNEL: u32 = 35;
+/// The login records (`CLUSTER_UTMP`): `kernel.all.nusers`, `nroots`,
+/// `nsessions`.
+const UTMP: u32 = 25;
 
 /// The clusters served here.
-pub(super) const CLUSTERS: [u32; 8] =
-    [SYS_KERNEL, VFS, PRESSURE_CPU, PRESSURE_MEM, PRESSURE_IO, PRESSURE_IRQ, LOCKS, SYSFS_KERNEL];
+pub(super) const CLUSTERS: [u32; 9] =
+    [SYS_KERNEL, VFS, PRESSURE_CPU, PRESSURE_MEM, PRESSURE_IO, PRESSURE_IRQ, LOCKS, SYSFS_KERNEL, UTMP];
+
+/// Where the C library keeps the login records (`_PATH_UTMP`): the
+/// PMDA reads the running system's, whatever its files' root.
+const UTMP_PATH: &str = "/var/run/utmp";
+/// A login record's size and fields (glibc's `struct utmp` on 64-bit
+/// Linux): `ut_type` at 0 (a short), `ut_user` at 44 (32 bytes).
+const UTMP_SIZE: usize = 384;
+const USER_PROCESS: i16 = 7;
+
+/// The login records' (users logged in, of them root, all records).
+pub(super) fn logins(utmp: &[u8]) -> [u32; 3] {
+    let mut out = [0u32; 3];
+    for rec in utmp.chunks_exact(UTMP_SIZE) {
+        if i16::from_ne_bytes([rec[0], rec[1]]) == USER_PROCESS {
+            let user = &rec[44..76];
+            let user = &user[..user.iter().position(|&b| b == 0).unwrap_or(user.len())];
+            if user.is_empty() {
+                continue;
+            }
+            if user == b"root" {
+                out[1] += 1;
+            }
+            out[0] += 1;
+        }
+        out[2] += 1;
+    }
+    out
+}
 /// The pressure averages' instance domain (10, 60 and 300 seconds).
 const PRESSURE_INDOM: u32 = 37;
 /// The instance domains kept here.
@@ -125,6 +156,7 @@ struct KernelMisc {
     locks: [u32; 9],
     /// /sys/kernel/uevent_seqnum, where it could be read.
     uevent_seqnum: Option<u64>,
+    logins: [u32; 3],
 }
 
 /// The area, new.
@@ -183,6 +215,7 @@ impl Area for KernelMisc {
                     (self.pressure[3], self.pressure[4]) = (s, f);
                 }
                 LOCKS => self.locks = rd.with("/proc/locks", locks).unwrap_or_default(),
+                UTMP => self.logins = std::fs::read(UTMP_PATH).map(|t| logins(&t)).unwrap_or_default(),
                 SYSFS_KERNEL => {
                     // (all but the last byte, its line end, as %llu reads it)
                     self.uevent_seqnum = rd
@@ -211,6 +244,7 @@ impl Area for KernelMisc {
             }),
             VFS => AtomValue::I32(*self.vfs.get(item as usize).ok_or(PmError::PM_ERR_PMID)?),
             LOCKS => AtomValue::U32(*self.locks.get(item as usize).ok_or(PmError::PM_ERR_PMID)?),
+            UTMP => AtomValue::U32(*self.logins.get(item as usize).ok_or(PmError::PM_ERR_PMID)?),
             SYSFS_KERNEL => match item {
                 0 => return Ok(self.uevent_seqnum.map(AtomValue::U64)),
                 // the nodes' fragmentation, from debugfs: not read (no
@@ -271,6 +305,20 @@ mod tests {
         assert_eq!(pressure(b"some avg10=x", true, true), (None, None));
         assert_eq!(pressure(b"", true, true), (None, None));
         assert_eq!(pressure(b"some avg10=1 avg60=2 avg300=3\n", true, false).0, None);
+    }
+
+    #[test]
+    fn login_records_count_users_and_sessions() {
+        let rec = |ty: i16, user: &[u8]| {
+            let mut r = vec![0u8; UTMP_SIZE];
+            r[..2].copy_from_slice(&ty.to_ne_bytes());
+            r[44..44 + user.len()].copy_from_slice(user);
+            r
+        };
+        let t = [rec(7, b"root"), rec(7, b"fred"), rec(7, b""), rec(8, b"gone"), vec![1, 2, 3]].concat();
+        // (a user record without a user is not a session either)
+        assert_eq!(logins(&t), [2, 1, 3]);
+        assert_eq!(logins(b""), [0; 3]);
     }
 
     #[test]
