@@ -97,7 +97,7 @@ pub(super) const LEGACY_CLUSTERS: &[u32] = &[0, 1, 2, 3, 5, 10, 12, 14, 26, 28, 
 
 /// The metrics of [`LEGACY_CLUSTERS`] whose values are not computed yet:
 /// (cluster, first item, last item).
-const LEGACY_UNSERVED: &[(u32, u32, u32)] = &[(0, 103, 103), (54, 13, 13), (59, 13, 13)];
+const LEGACY_UNSERVED: &[(u32, u32, u32)] = &[];
 
 /// Metrics of [`LEGACY_CLUSTERS`] an area computes: (cluster, item, the
 /// cluster whose area computes it). `hinv.nnode` counts the NUMA nodes.

@@ -172,6 +172,13 @@ impl<F: Files> LinuxSource<F> {
             return Ok(self.disk_all(snap, ty, item));
         }
         let e = self.disk_entry(snap, DISK_INDOM.serial(), inst)?;
+        if item == 103 {
+            // hinv.map.scsi_id: the device's WWID, "unknown" without one
+            let first = format!("/sys/block/{}/device/wwid", e.name);
+            let path = if self.files.exists(&first) { first } else { format!("/sys/block/{}/wwid", e.name) };
+            let id = self.read(&path).and_then(|t| parse::scsi_id(&t)).unwrap_or_else(|| "unknown".into());
+            return Ok(Some(AtomValue::String(id.into_bytes())));
+        }
         if item == 59 {
             let sched = self.read(&format!("/sys/block/{}/queue/scheduler", e.name));
             return Ok(Some(AtomValue::String(scheduler_name(&self.files, &e.name, sched.as_deref()))));
@@ -393,7 +400,7 @@ const DISK_ALL: [u32; 24] =
 
 /// Is cluster-0 `item` one of the disk metrics (read from /proc/diskstats)?
 pub(super) fn is_disk_item(item: u32) -> bool {
-    matches!(item, 4..=7 | 28 | 33 | 36 | 38..=40 | 46 | 47 | 49 | 50 | 59 | 72 | 73 | 79 | 87..=95)
+    matches!(item, 4..=7 | 28 | 33 | 36 | 38..=40 | 46 | 47 | 49 | 50 | 59 | 72 | 73 | 79 | 87..=95 | 103)
         || DISK_ALL.contains(&item)
 }
 
