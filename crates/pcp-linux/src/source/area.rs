@@ -144,6 +144,7 @@ pub(super) static AREAS: &[AreaDef] = &[
     area!(zoneinfo),
     area!(buddyinfo),
     area!(slabinfo),
+    area!(swaps),
 ];
 
 /// The clusters whose refresh needs the CPUs /proc/stat lists online

@@ -27,6 +27,7 @@ mod slabinfo;
 mod snmp;
 mod sockets;
 mod stat;
+mod swaps;
 mod sysfs_stats;
 #[cfg(test)]
 mod testkit;
