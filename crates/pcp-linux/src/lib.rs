@@ -4,12 +4,16 @@
 //!
 //! - [`parse`]: pure parsers, bytes in and structs out, a missing or
 //!   damaged field being "no value".
-//! - [`metrics`]: one table of every metric served, with the names,
-//!   PMIDs, types, instance domains, semantics, units and help texts the
-//!   PCP 6.0.3 PMDAs serve.
+//! - [`metrics`]: one table of every metric of the Linux PMDA (all 1340
+//!   PCP 6.0.3's has on the machine the table was taken from), with the
+//!   names, PMIDs, types, instance domains, semantics, units and help
+//!   texts it serves; [`computes`] says which have values here (the
+//!   others answer no values, as for files the kernel lacks).
 //! - [`LinuxSource`]: the instance domains (numbered as the PMDA numbers
 //!   them) and fetches, over a [`Files`] root that tests point at a
-//!   committed snapshot.
+//!   committed snapshot. Each area of /proc and /sys is a module of its
+//!   own, registered by the PMIDs' clusters it serves, reading its files
+//!   once a fetch.
 //!
 //! It sits on `pcp-core` (PMIDs, descriptors, values); the `pcp` facade's
 //! local contexts (`PM_CONTEXT_LOCAL`) serve their metrics from it, and
@@ -85,7 +89,8 @@ pub const MD_INDOM: InDom = InDom::new(LINUX_DOMAIN, 25);
 /// `WWID_INDOM` (60.42): multipath devices by WWID.
 pub const WWID_INDOM: InDom = InDom::new(LINUX_DOMAIN, 42);
 
-/// The instance domains served, with their serials.
+/// The instance domains with constants of their own (every instance
+/// domain of the PMDA has its help text: [`indom_text`]).
 pub const INDOMS: [InDom; 10] = [
     CPU_INDOM,
     DISK_INDOM,

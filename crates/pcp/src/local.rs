@@ -2,13 +2,14 @@
 //! this machine's /proc and /sys by the process itself, with no pmcd.
 //!
 //! PCP runs the DSO PMDAs named in pmcd's configuration inside the client
-//! for a local context. pcp-rs has its own agents instead, built in:
+//! for a local context. pcp-rs has its own agents instead, built in (each
+//! a [`LocalAgent`], consulted by a metric's domain):
 //!
-//! - `linux` (domain 60): the Linux PMDA's metrics that `pcp_linux`
-//!   serves, under the PMDA's names, PMIDs, instance domains, help texts
-//!   and labels;
-//! - `proc` (domain 3): the proc PMDA's per-process metrics that
-//!   `pcp_linux::proc` serves, with its instance names and labels.
+//! - `linux` (domain 60): every metric of the Linux PMDA, from
+//!   `pcp_linux`, under the PMDA's names, PMIDs, instance domains, help
+//!   texts and labels;
+//! - `proc` (domain 3): the proc PMDA's per-process and control group
+//!   metrics, from `pcp_linux::proc`, with its instance names and labels.
 //!
 //! Metrics of any other domain are `PM_ERR_NOAGENT` ("No PMCD agent for
 //! domain of request"), as they are in PCP for a PMDA that is not loaded,
