@@ -145,6 +145,7 @@ pub(super) static AREAS: &[AreaDef] = &[
     area!(buddyinfo),
     area!(slabinfo),
     area!(swaps),
+    area!(ipc),
 ];
 
 /// The clusters whose refresh needs the CPUs /proc/stat lists online

@@ -16,6 +16,7 @@ mod cpuinfo;
 mod disks;
 mod filesys;
 mod interrupts;
+mod ipc;
 mod kernel;
 mod kernel_misc;
 mod ksm;
