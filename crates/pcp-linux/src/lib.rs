@@ -25,7 +25,7 @@
 //!
 //! // a committed snapshot of a two-CPU machine's /proc and /sys
 //! let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshot/vm1");
-//! let opts = Options { hz: 100, page_size: 4096, ncpus: Some(2), pmda_cache_dir: None };
+//! let opts = Options { hz: 100, page_size: 4096, ncpus: Some(2), pmda_cache_dir: None, single_node: false };
 //! let mut source = LinuxSource::with_files(RootFiles::snapshot(root), opts);
 //! assert_eq!(source.instances(CPU_INDOM).unwrap(), [(0, "cpu0".to_string()), (1, "cpu1".to_string())]);
 //!

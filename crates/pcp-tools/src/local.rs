@@ -5,7 +5,7 @@
 //! A local context runs PCP's Linux PMDA inside the tool, and that PMDA
 //! takes its test settings from the environment: `LINUX_STATSPATH` (the
 //! root its /proc and /sys files are read under), `LINUX_HERTZ`,
-//! `LINUX_PAGESIZE` and `LINUX_NCPUS`, as the proc PMDA takes
+//! `LINUX_PAGESIZE`, `LINUX_NCPUS` and `LINUX_NNODES`, as the proc PMDA takes
 //! `PROC_STATSPATH`, `PROC_HERTZ`, `PROC_PAGESIZE` and `PROC_THREADS`.
 //! The tools read them here, so a
 //! local context over a snapshot of files works as PCP's does (the golden
@@ -41,6 +41,8 @@ pub fn open(env: &[(Vec<u8>, Vec<u8>)], agents: &Agents, pmns: Option<Pmns>) -> 
     if let Some(n) = var("LINUX_NCPUS") {
         spec.linux.ncpus = Some(u32::try_from(atoi(n)).unwrap_or(0));
     }
+    // (its value is not used)
+    spec.linux.single_node = var("LINUX_NNODES").is_some();
     // and the proc PMDA its own
     if let Some(root) = var("PROC_STATSPATH") {
         spec.proc_files = RootFiles::new(String::from_utf8_lossy(root).into_owned());

@@ -28,10 +28,10 @@
 mod labels;
 mod series;
 
-use pcp::debug::DebugFlag;
 use crate::evrec;
 use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, Parser};
 use pcp::context::{Instances, TextLevel};
+use pcp::debug::DebugFlag;
 use pcp::timezone::Zone;
 use pcp::Context;
 use pcp_core::debug::Trace;

@@ -651,7 +651,6 @@ impl LocalSource {
     }
 }
 
-
 /// The built-in agents' metrics, read from the machine's files now.
 impl MetricSource for LocalSource {
     fn desc(&self, pmid: PmId) -> PmResult<Desc> {

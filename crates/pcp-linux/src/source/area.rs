@@ -24,6 +24,8 @@ pub(super) struct Reader<'a> {
     pub(super) files: &'a dyn Files,
     pub(super) buf: &'a mut Vec<u8>,
     pub(super) ncpus: u32,
+    /// Every CPU in node 0 ([`super::Options::single_node`]).
+    pub(super) single_node: bool,
     /// The CPUs online as /proc/stat last listed them: (instance of the
     /// CPU instance domain, CPU number).
     pub(super) cpus: &'a [(i32, u32)],

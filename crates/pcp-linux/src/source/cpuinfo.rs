@@ -197,7 +197,7 @@ fn first_u64(rd: &mut Reader, path: &str) -> Option<u64> {
 impl Cpus {
     fn setup_nodes(&mut self, rd: &mut Reader) {
         if self.nodes.is_none() {
-            let (nodes, cpus) = topology(rd.files, rd.ncpus);
+            let (nodes, cpus) = topology(rd.files, rd.ncpus, rd.single_node);
             self.nodes = Some((nodes, node_map(&cpus)));
         }
     }
@@ -209,19 +209,17 @@ impl Cpus {
 /// one node 0 of CPUs 0 to `ncpus`. (The PMDA counts a CPU no node
 /// lists as never online, and numbers the CPUs beyond `ncpus` in the
 /// order it finds them.)
-pub(super) fn topology(files: &dyn crate::files::Files, ncpus: u32) -> (InstCache, Vec<(u32, u32)>) {
+pub(super) fn topology(files: &dyn crate::files::Files, ncpus: u32, single_node: bool) -> (InstCache, Vec<(u32, u32)>) {
     let mut nodes = InstCache::new();
-    let mut found: Vec<u32> = files
-        .list("/sys/devices/system/node")
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|n| n.strip_prefix("node").and_then(|d| Scan::new(d.as_bytes()).u32()))
-        .collect();
-    found.sort_unstable();
-    if found.is_empty() {
+    // (no node directory, or the QA mode: one node 0 of every CPU)
+    let listed = files.list("/sys/devices/system/node").ok().filter(|_| !single_node);
+    let Some(listed) = listed else {
         nodes.add("node0");
         return (nodes, (0..ncpus).map(|c| (c, 0)).collect());
-    }
+    };
+    let mut found: Vec<u32> =
+        listed.iter().filter_map(|n| n.strip_prefix("node").and_then(|d| Scan::new(d.as_bytes()).u32())).collect();
+    found.sort_unstable();
     let mut cpus = Vec::new();
     for node in found {
         nodes.add(&format!("node{node}"));
@@ -456,6 +454,24 @@ fn freq(rd: &mut Reader, cpu: u32) -> Freq {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpus_are_those_the_nodes_list_unless_one_node_is_forced() {
+        use super::super::testkit::Mem;
+        let listing = |entries: &[&str]| entries.iter().map(|e| e.to_string()).collect::<Vec<_>>();
+        let mut files = Mem::default();
+        // no node directory: one node 0 of every configured CPU
+        let (nodes, cpus) = topology(&files, 2, false);
+        assert_eq!((nodes.len(), cpus), (1, vec![(0, 0), (1, 0)]));
+        // a node listing no CPU (a QA tarball's): no CPU, as the PMDA
+        // finds, unless $LINUX_NNODES puts them all in node 0
+        files.dirs.insert("/sys/devices/system/node".into(), listing(&["node0", "possible"]));
+        files.dirs.insert("/sys/devices/system/node/node0".into(), listing(&["meminfo", "numastat"]));
+        assert_eq!(topology(&files, 2, false).1, vec![]);
+        assert_eq!(topology(&files, 2, true).1, vec![(0, 0), (1, 0)]);
+        files.dirs.insert("/sys/devices/system/node/node0".into(), listing(&["cpu1", "meminfo"]));
+        assert_eq!(topology(&files, 2, false).1, vec![(1, 0)]);
+    }
 
     #[test]
     fn cpuinfo_fields_as_the_pmda_takes_them() {

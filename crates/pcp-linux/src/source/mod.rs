@@ -72,6 +72,10 @@ pub struct Options {
     /// (`$PCP_VAR_DIR/config/pmda`); when its files are there, disks and
     /// network interfaces keep the identifiers the PMDA gave them.
     pub pmda_cache_dir: Option<PathBuf>,
+    /// Put every configured CPU in NUMA node 0, whatever
+    /// /sys/devices/system/node says (the PMDA's QA mode for
+    /// `$LINUX_NNODES`).
+    pub single_node: bool,
 }
 
 impl Options {
@@ -82,6 +86,7 @@ impl Options {
             page_size: u32::try_from(rustix::param::page_size()).unwrap_or(4096),
             ncpus: None,
             pmda_cache_dir: Some(PathBuf::from("/var/lib/pcp/config/pmda")),
+            single_node: false,
         }
     }
 }
@@ -543,7 +548,8 @@ impl<F: Files> LinuxSource<F> {
         let ncpus = if self.cpus_ready { count32(self.cpus.len()) } else { self.ncpus_conf() };
         let cpu_number = |n: &str| n.strip_prefix("cpu").and_then(|d| d.parse().ok()).unwrap_or(0);
         let cpus: Vec<(i32, u32)> = self.cpus.active().map(|(i, n)| (i, cpu_number(n))).collect();
-        let mut rd = Reader { files: &self.files, buf: &mut self.scratch, ncpus, cpus: &cpus };
+        let single_node = self.opts.single_node;
+        let mut rd = Reader { files: &self.files, buf: &mut self.scratch, ncpus, single_node, cpus: &cpus };
         self.areas[a].refresh(&mut rd, clusters);
     }
 

@@ -43,7 +43,7 @@ impl<F: Files> LinuxSource<F> {
             // is ever online for the PMDA; those beyond the configured
             // ones numbered in the order found
             let files: &dyn Files = &self.files;
-            let listed = super::cpuinfo::topology(files, n).1;
+            let listed = super::cpuinfo::topology(files, n, self.opts.single_node).1;
             for &(cpu, _) in &listed {
                 self.cpus.add(&format!("cpu{cpu}"));
                 let at = cpu as usize;

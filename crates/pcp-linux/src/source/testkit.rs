@@ -18,6 +18,8 @@ pub(super) struct Mem {
     pub(super) live: bool,
     /// Every path read, in order.
     pub(super) reads: std::cell::RefCell<Vec<String>>,
+    /// Directories other than /proc, and their entries.
+    pub(super) dirs: HashMap<String, Vec<String>>,
 }
 
 impl Files for Mem {
@@ -26,6 +28,9 @@ impl Files for Mem {
         self.files.get(path).cloned().ok_or_else(|| io::ErrorKind::NotFound.into())
     }
     fn list(&self, dir: &str) -> io::Result<Vec<String>> {
+        if let Some(entries) = self.dirs.get(dir) {
+            return Ok(entries.clone());
+        }
         if dir != "/proc" {
             return Err(io::ErrorKind::NotFound.into());
         }
@@ -76,7 +81,7 @@ pub(super) fn source(links: Option<NetLinks>) -> LinuxSource<Mem> {
             put(&format!("/sys/class/net/{name}/duplex"), &format!("{d}\n"));
         }
     }
-    let opts = Options { hz: 100, page_size: 4096, ncpus: Some(1), pmda_cache_dir: None };
+    let opts = Options { hz: 100, page_size: 4096, ncpus: Some(1), pmda_cache_dir: None, single_node: false };
     LinuxSource::with_files(Mem { files, links, ..Mem::default() }, opts)
 }
 
