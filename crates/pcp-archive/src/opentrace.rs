@@ -254,20 +254,11 @@ pub(crate) fn chk_label_trace(
     result
 }
 
-/// The key of libpcp's IPC table in a trace's notes.
-const IPC_TABLE: &str = "ipc table";
-
 /// `__pmSetVersionIPC`'s `-Dcontext` trace of marking descriptor `fd`
 /// (an archive file's) as speaking PDU version 2, with the table of
 /// every descriptor so marked in the process.
 fn set_version_ipc(fd: i32, trace: &Trace) -> String {
-    let table = trace.update_bits(IPC_TABLE, 0, 1u64.checked_shl(fd as u32).unwrap_or(0));
-    let mut s = format!("__pmSetVersionIPC: fd={fd} version=2\nIPC table fd(PDU version):");
-    for i in (0..64).filter(|i| table & (1 << i) != 0) {
-        s.push_str(&format!(" {i}(2,0)"));
-    }
-    s.push('\n');
-    s
+    format!("__pmSetVersionIPC: fd={fd} version=2\n{}", trace.ipc_set(fd, true, false))
 }
 
 /// The `-Dcontext` part of a trace of label checks made with it on
@@ -374,7 +365,7 @@ pub fn trace_log_open_in_set(name: &str, check_features: bool, first_host: Optio
     }
     let mut out = String::new();
     // (the files of an archive opened before are closed by now)
-    trace.update_bits(IPC_TABLE, !0, 0);
+    trace.ipc_forget(None);
     let loading =
         log_open(name, check_features, trace, &mut out).filter(|(_, host, _)| first_host.is_none_or(|h| h == host));
     if !log {

@@ -390,10 +390,51 @@ impl Trace {
         bits
     }
 
+    /// Record in libpcp's IPC table (process state, shared by every
+    /// clone) that descriptor `fd` speaks PDU version 2 and, if `socket`,
+    /// is a socket; return the table as `__pmPrintIPC` writes it
+    /// (`IPC table fd(PDU version): 3(2,1)`, with its newline).
+    #[doc(alias = "__pmSetVersionIPC")]
+    pub fn ipc_set(&self, fd: i32, version: bool, socket: bool) -> String {
+        let bit = u32::try_from(fd).ok().and_then(|f| 1u64.checked_shl(f)).unwrap_or(0);
+        self.update_bits(IPC_VERSIONS, 0, if version { bit } else { 0 });
+        self.update_bits(IPC_SOCKETS, 0, if socket { bit } else { 0 });
+        self.ipc_table()
+    }
+
+    /// Forget descriptor `fd` in the IPC table (closed: `__pmResetIPC`),
+    /// or every descriptor for `None`.
+    pub fn ipc_forget(&self, fd: Option<i32>) {
+        let bits = match fd {
+            Some(fd) => u32::try_from(fd).ok().and_then(|f| 1u64.checked_shl(f)).unwrap_or(0),
+            None => !0,
+        };
+        self.update_bits(IPC_VERSIONS, bits, 0);
+        self.update_bits(IPC_SOCKETS, bits, 0);
+    }
+
+    /// The IPC table as `__pmPrintIPC` writes it: each descriptor with a
+    /// known version, its version and whether it is a socket.
+    pub fn ipc_table(&self) -> String {
+        let versions = self.update_bits(IPC_VERSIONS, 0, 0);
+        let sockets = self.update_bits(IPC_SOCKETS, 0, 0);
+        let mut s = String::from("IPC table fd(PDU version):");
+        for i in (0..64).filter(|i| versions & (1 << i) != 0) {
+            s.push_str(&format!(" {i}(2,{})", u8::from(sockets & (1 << i) != 0)));
+        }
+        s.push('\n');
+        s
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<u8>> {
         self.shared.buf.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
+
+/// The keys of libpcp's IPC table in a trace's notes: the descriptors
+/// with a PDU version, and those that are sockets.
+const IPC_VERSIONS: &str = "ipc table";
+const IPC_SOCKETS: &str = "ipc sockets";
 
 impl fmt::Debug for Trace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -442,6 +483,11 @@ mod tests {
         assert_eq!(t.update_bits("fds", 0, 8), 8);
         assert_eq!(u.update_bits("fds", 0, 32), 40);
         assert_eq!(u.update_bits("fds", 8, 2), 34);
+        assert_eq!(t.ipc_set(3, false, true), "IPC table fd(PDU version):\n");
+        assert_eq!(u.ipc_set(3, true, false), "IPC table fd(PDU version): 3(2,1)\n");
+        assert_eq!(t.ipc_set(5, true, false), "IPC table fd(PDU version): 3(2,1) 5(2,0)\n");
+        t.ipc_forget(Some(3));
+        assert_eq!(u.ipc_table(), "IPC table fd(PDU version): 5(2,0)\n");
     }
 
     #[test]

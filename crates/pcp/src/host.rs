@@ -283,6 +283,11 @@ impl HostSource {
         })
     }
 
+    /// The descriptor of the connection to pmcd (-1 for none).
+    pub fn fd(&self) -> i32 {
+        self.lock().conn.as_ref().map_or(-1, PmcdConnection::fd)
+    }
+
     /// The trace the source's connections use.
     fn current_trace(&self) -> Trace {
         self.trace.lock().unwrap_or_else(|e| e.into_inner()).clone()
@@ -920,6 +925,13 @@ impl HostSource {
     ) -> String {
         let t = self.current_trace();
         let traced = t.on(DebugFlag::Pmns);
+        // -Dcontext: the context switched to and back, the lookup's and
+        // the fetch's pmWhichContext calls
+        let which = t.on(DebugFlag::Context);
+        if which {
+            t.write_bytes(b"pmGetHostName context(0) -> 0\n");
+            t.write_bytes("pmWhichContext() -> 0, cur=0\n".repeat(3).as_bytes());
+        }
         if traced {
             crate::context::names::trace_location_line(&t, crate::context::PmnsLocation::Remote);
         }
@@ -927,17 +939,25 @@ impl HostSource {
         if traced {
             crate::context::names::trace_lookup_end(&t, 1, &looked_up, |p| anon_by_pmid(p).is_some());
         }
+        let mut answer = None;
         if let Ok((ids, _)) = looked_up {
-            let answer = self.fetch(&ids, profile);
-            match &answer {
+            if which {
+                t.write_bytes(b"pmWhichContext() -> 0, cur=0\n");
+            }
+            let got = self.fetch(&ids, profile);
+            match &got {
                 Ok((r, changed)) => fetched(Ok(r), *changed),
                 Err(e) => fetched(Err(*e), 0),
             }
-            if let Ok((r, _)) = answer {
-                let first = r.sets.first().and_then(|s| s.values.as_ref().ok()).and_then(|v| v.first());
-                if let Some(Value::Block(b)) = first.map(|v| &v.value) {
-                    return c_string(&b.data);
-                }
+            answer = got.ok();
+        }
+        if which {
+            t.write_bytes(b"pmGetHostName reset(0) -> 0\n");
+        }
+        if let Some((r, _)) = answer {
+            let first = r.sets.first().and_then(|s| s.values.as_ref().ok()).and_then(|v| v.first());
+            if let Some(Value::Block(b)) = first.map(|v| &v.value) {
+                return c_string(&b.data);
             }
         }
         let name = HostSpec::parse(&self.spec).map(|s| if s.kind == HostKind::Inet { s.name } else { String::new() });

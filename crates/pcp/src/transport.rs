@@ -440,14 +440,54 @@ impl<S: PduStream> PmcdConnection<S> {
             read_timeout: None,
             trace: trace.clone(),
         };
+        let traced = trace.on(DebugFlag::Context);
+        if traced {
+            trace.write(format_args!("__pmSetSocketIPC: fd={}\n", c.stream.raw_fd()));
+            trace.write_bytes(trace.ipc_set(c.stream.raw_fd(), false, true).as_bytes());
+        }
         let greeting = c.recv_within(timeouts.greeting)?;
+        if traced {
+            c.trace_greeting(&greeting);
+        }
         let accepted = handshake::client_answer(&greeting, opts)?;
         for pdu in &accepted.send {
+            if traced {
+                c.trace_sent_creds(pdu, accepted.server.features);
+            }
             c.send(pdu, handshake::sender(pdu, opts))?;
         }
         c.server = accepted.server;
         c.flags = accepted.flags;
         Ok(c)
+    }
+
+    /// `-Dcontext`: `__pmDecodeXtendError`'s line for pmcd's greeting.
+    #[cold]
+    fn trace_greeting(&self, greeting: &Pdu) {
+        if let Pdu::Error(e) = greeting {
+            // libpcp prints the datum as it lies in memory, unswapped
+            let datum = e.datum.map_or(0, |d| i32::from_ne_bytes(d.to_be_bytes()));
+            let version = if e.datum.is_some() { 2 } else { PmError::PM_ERR_IPC.code() };
+            self.trace.write(format_args!(
+                "__pmDecodeXtendError: got error PDU (code={}, datum={datum}, version={version})\n",
+                e.xtend_status()
+            ));
+        }
+    }
+
+    /// `-Dcontext`: `__pmSetFeaturesIPC`'s lines before the credentials
+    /// are sent, and `__pmSendCreds`' line for each credential (as the
+    /// word lies in memory).
+    #[cold]
+    fn trace_sent_creds(&self, pdu: &Pdu, features: u16) {
+        let Pdu::Creds(creds) = pdu else { return };
+        let fd = self.stream.raw_fd();
+        self.trace.write(format_args!("__pmSetFeaturesIPC: fd={fd} version=2 features={features}\n"));
+        self.trace.write_bytes(self.trace.ipc_set(fd, true, true).as_bytes());
+        for (i, c) in creds.iter().enumerate() {
+            let word = u32::from_be_bytes([c.kind, c.vals[0], c.vals[1], c.vals[2]]);
+            self.trace.write(format_args!("__pmSendCreds: #{i} = {word:x}\n"));
+        }
     }
 
     /// Trace the PDUs sent and received from now on into `trace` (under
@@ -467,6 +507,11 @@ impl<S: PduStream> PmcdConnection<S> {
         let mut text = Vec::with_capacity(64 + bytes.len() * 3);
         pcp_pdu::dump::write_pdu(&mut text, std::process::id(), dir, self.stream.raw_fd(), bytes);
         self.trace.write_bytes(&text);
+    }
+
+    /// The connection's file descriptor (-1 for a stream without one).
+    pub fn fd(&self) -> i32 {
+        self.stream.raw_fd()
     }
 
     /// What pmcd offered in its greeting.

@@ -127,3 +127,26 @@ fn fetch_alone_dumps_singular_values_and_errors() {
     assert_eq!(ctx.fetch(&[]).err(), Some(pcp_core::PmError::PM_ERR_TOOSMALL));
     assert_eq!(lines(&t), ["pmFetch returns ...", "Error: Insufficient elements in list"]);
 }
+
+#[test]
+fn the_handshake_traces_the_ipc_table_and_credentials_under_dcontext() {
+    let t = trace("context");
+    let _h = HostSource::with_connector("fakehost", connector(&t)).unwrap();
+    let info = pcp_pdu::handshake::PduInfo::pmcd();
+    let got = lines(&t);
+    // a stream without a file descriptor shows -1, which no table holds
+    assert_eq!(
+        got,
+        [
+            "__pmSetSocketIPC: fd=-1".to_string(),
+            "IPC table fd(PDU version):".to_string(),
+            format!(
+                "__pmDecodeXtendError: got error PDU (code=0, datum={}, version=2)",
+                i32::from_ne_bytes(info.to_u32().to_be_bytes())
+            ),
+            format!("__pmSetFeaturesIPC: fd=-1 version=2 features={}", info.features),
+            "IPC table fd(PDU version):".to_string(),
+            "__pmSendCreds: #0 = 1020000".to_string(),
+        ]
+    );
+}

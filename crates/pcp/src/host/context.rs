@@ -21,7 +21,11 @@ impl Context {
     /// whether the connection succeeds or not.
     #[doc(alias = "pmNewContext")]
     pub fn open_host_traced(spec: &str, trace: &pcp_core::debug::Trace) -> Result<Context, Error> {
-        let mut ctx = HostSource::open_traced(spec, trace).map(Context::with_host)?;
+        let opened = HostSource::open_traced(spec, trace);
+        if trace.on(DebugFlag::Context) {
+            trace_new_host_context(trace, spec, opened.as_ref().map(HostSource::fd).map_err(|e| e.code()));
+        }
+        let mut ctx = opened.map(Context::with_host)?;
         ctx.set_trace(trace.clone());
         Ok(ctx)
     }
@@ -173,4 +177,25 @@ impl Context {
     pub fn pdu_counts(&self) -> PduCounts {
         self.host_source().map(HostSource::pdu_counts).unwrap_or_default()
     }
+}
+
+/// libpcp's `-Dcontext` trace of `pmNewContext` making a host context
+/// over `spec` (a tool's first: handle 0), connected on descriptor `fd`,
+/// and its dump of the new context (`__pmDumpContext`); or of its
+/// failure.
+#[cold]
+fn trace_new_host_context(trace: &Trace, spec: &str, fd: Result<i32, PmError>) {
+    let fd = match fd {
+        Ok(fd) => fd,
+        Err(e) => {
+            trace.write(format_args!("pmNewContext(1, {spec}) -> {}, curr_handle=-1\n", e.code()));
+            return;
+        }
+    };
+    let host = HostSpec::parse(spec).map(|s| spec::traced_host_name(&s)).unwrap_or_default();
+    trace.write(format_args!(
+        "pmNewContext(1, {spec}) -> 0\nDump Contexts: current -> contexts[0] handle 0\n\
+         contexts[0] handle 0: host {host}: pmcd=CONNECTED profile=NOT_SENT fd={fd} \
+         origin=0.000000000 delta=0.000000000\nDump Instance Profile state=INCLUDE, 0 profiles\n"
+    ));
 }

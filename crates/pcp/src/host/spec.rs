@@ -245,6 +245,7 @@ pub fn connect_spec_traced(
     }
     let mut name = spec.name.as_str();
     let mut last = PmError::from_errno(111);
+    let traced = trace.on(DebugFlag::Context);
     if spec.kind != HostKind::Inet {
         #[cfg(unix)]
         match transport::connect_unix(&spec.socket_path()) {
@@ -254,12 +255,26 @@ pub fn connect_spec_traced(
                 timeouts,
                 trace,
             ) {
-                Ok(c) => return Ok(c),
+                Ok(c) => {
+                    if traced {
+                        let path = spec.socket_path();
+                        trace_connected(trace, spec, &format!("path={}", path.display()), &c);
+                    }
+                    return Ok(c);
+                }
                 Err(e) => last = e,
             },
-            Err(e) => last = e,
+            Err(e) => {
+                if traced {
+                    trace_failed_socket(trace);
+                }
+                last = e
+            }
         }
         if spec.kind == HostKind::Unix {
+            if traced {
+                trace_failed(trace, spec, &[], last);
+            }
             return Err(last);
         }
         name = "localhost";
@@ -270,7 +285,7 @@ pub fn connect_spec_traced(
         spec.ports.clone()
     };
     let local = name.contains("localhost");
-    for port in ports {
+    for &port in &ports {
         match transport::connect_port(name, port, timeouts.connect) {
             Ok(stream) => match PmcdConnection::handshake_traced(
                 Box::new(stream) as BoxStream,
@@ -278,13 +293,74 @@ pub fn connect_spec_traced(
                 timeouts,
                 trace,
             ) {
-                Ok(c) => return Ok(c),
-                Err(e) => last = e,
+                Ok(c) => {
+                    if traced {
+                        trace_connected(trace, spec, &format!("port={port}"), &c);
+                    }
+                    return Ok(c);
+                }
+                Err(e) => {
+                    if traced {
+                        trace.ipc_forget(None);
+                    }
+                    last = e
+                }
             },
-            Err(e) => last = e,
+            Err(e) => {
+                if traced {
+                    trace_failed_socket(trace);
+                }
+                last = e
+            }
         }
     }
+    if traced {
+        trace_failed(trace, spec, &ports, last);
+    }
     Err(last)
+}
+
+/// The name libpcp gives the host of `spec` in its traces: the host's,
+/// or for a Unix socket its path.
+pub(crate) fn traced_host_name(spec: &HostSpec) -> String {
+    match spec.kind {
+        HostKind::Inet => spec.name.clone(),
+        _ => spec.socket_path().display().to_string(),
+    }
+}
+
+/// `-Dcontext`: `__pmConnectPMCD`'s report of a connection made (at
+/// `place`: `port=N` or `path=P`) and the IPC table.
+#[cold]
+fn trace_connected(trace: &Trace, spec: &HostSpec, place: &str, c: &PmcdConnection<BoxStream>) {
+    trace.write(format_args!(
+        "__pmConnectPMCD({}): pmcd connection {place} fd={} PDU version=2\n",
+        traced_host_name(spec),
+        c.fd()
+    ));
+    trace.write_bytes(trace.ipc_table().as_bytes());
+}
+
+/// `-Dcontext`: `__pmSetSocketIPC`'s lines for a socket made for a
+/// connection that then failed (the descriptor it had: the lowest free
+/// one, as the socket's was), and its closing.
+#[cold]
+fn trace_failed_socket(trace: &Trace) {
+    let fd = std::fs::File::open("/dev/null").map_or(-1, |f| std::os::fd::AsRawFd::as_raw_fd(&f));
+    trace.write(format_args!("__pmSetSocketIPC: fd={fd}\n"));
+    trace.write_bytes(trace.ipc_set(fd, false, true).as_bytes());
+    trace.ipc_forget(Some(fd));
+}
+
+/// `-Dcontext`: `__pmConnectPMCD`'s report of failing on every port.
+#[cold]
+fn trace_failed(trace: &Trace, spec: &HostSpec, ports: &[u16], e: PmError) {
+    let ports: Vec<String> = ports.iter().map(u16::to_string).collect();
+    trace.write(format_args!(
+        "__pmConnectPMCD({}): pmcd connection port={} failed: {e}\n",
+        traced_host_name(spec),
+        ports.join(",")
+    ));
 }
 
 /// Connect to pmcd through pmproxy, as `__pmConnectPMCD` does: for each
