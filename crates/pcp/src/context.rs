@@ -469,6 +469,7 @@ impl Context {
     #[doc(alias = "pmStore")]
     pub fn store(&self, result: &FetchResult) -> PmResult<()> {
         storable(result)?;
+        self.trace_which(1);
         if self.trace().on(pcp_core::debug::DebugFlag::Pdu) {
             self.trace_store(result);
         }

@@ -150,3 +150,22 @@ fn the_handshake_traces_the_ipc_table_and_credentials_under_dcontext() {
         ]
     );
 }
+
+#[test]
+fn a_store_traces_its_context_and_pmcds_error_pdu_under_dcontext() {
+    use pcp_core::{FetchResult, InstValue, PmError, Timestamp, Value, ValueSet};
+    let t = trace("context");
+    let mut ctx = Context::with_host(HostSource::with_connector("fakehost", connector(&Trace::off())).unwrap());
+    ctx.set_trace(t.clone());
+    let set = ValueSet { pmid: ONE, values: Ok(vec![InstValue { inst: -1, value: Value::Insitu(5) }]) };
+    let refused = ctx.store(&FetchResult { timestamp: Timestamp::default(), sets: vec![set] });
+    assert_eq!(refused, Err(PmError::PM_ERR_PERMISSION));
+    let code = PmError::PM_ERR_PERMISSION.code();
+    assert_eq!(
+        lines(&t),
+        [
+            "pmWhichContext() -> 0, cur=0".to_string(),
+            format!("__pmDecodeError: got error PDU (code={code}, fromversion=2)")
+        ]
+    );
+}
