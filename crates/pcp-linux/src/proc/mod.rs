@@ -855,7 +855,7 @@ fn policy_name(policy: i32) -> &'static str {
 
 /// The names of /etc/passwd or /etc/group by identifier (the first line
 /// of an identifier wins, as `getpwuid` finds it).
-fn id_names(path: &str) -> HashMap<u32, Vec<u8>> {
+pub(crate) fn id_names(path: &str) -> HashMap<u32, Vec<u8>> {
     let mut out = HashMap::new();
     let text = std::fs::read(path).unwrap_or_default();
     for line in text.split(|&c| c == b'\n') {

@@ -148,6 +148,7 @@ pub(super) static AREAS: &[AreaDef] = &[
     area!(slabinfo),
     area!(swaps),
     area!(ipc),
+    area!(sysvipc),
 ];
 
 /// The clusters whose refresh needs the CPUs /proc/stat lists online

@@ -23,7 +23,7 @@ const SEM_INFO: u32 = 61;
 const MSG_INFO: u32 = 62;
 /// The clusters served here.
 pub(super) const CLUSTERS: [u32; 6] = [SEM_LIMITS, MSG_LIMITS, SHM_LIMITS, SHM_INFO, SEM_INFO, MSG_INFO];
-/// No instance domains (the per-object metrics are not served yet).
+/// No instance domains (the per-object metrics are `sysvipc`'s).
 pub(super) const INDOMS: [u32; 0] = [];
 
 /// The kernel's compiled-in limits (include/uapi/linux/{sem,msg,shm}.h)

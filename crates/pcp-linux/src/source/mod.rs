@@ -30,6 +30,7 @@ mod sockets;
 mod stat;
 mod swaps;
 mod sysfs_stats;
+mod sysvipc;
 #[cfg(test)]
 mod testkit;
 mod tty;
