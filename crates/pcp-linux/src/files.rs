@@ -90,6 +90,14 @@ pub trait Files {
     fn net_links(&self) -> Option<NetLinks> {
         None
     }
+    /// The IPv4 addresses as `(label, address)`, in the kernel's order
+    /// (what the PMDA's `SIOCGIFCONF` and `SIOCGIFADDR` `ioctl()`s
+    /// answer), or `None` where that cannot be asked (a snapshot).
+    #[doc(alias = "SIOCGIFCONF")]
+    #[doc(alias = "SIOCGIFADDR")]
+    fn ipv4_addrs(&self) -> Option<Vec<(String, [u8; 4])>> {
+        None
+    }
 }
 
 /// The files under a root directory: `/` for the running system, or a
@@ -468,6 +476,17 @@ impl Files for RootFiles {
             }
         }
         Some(NetLinks { links, ethtool_known })
+    }
+
+    fn ipv4_addrs(&self) -> Option<Vec<(String, [u8; 4])>> {
+        if !self.live() {
+            return None;
+        }
+        let Ok(mut guard) = self.netlink.lock() else { return None };
+        let Netlink { route, buf, .. } = &mut *guard;
+        let mut out = Vec::new();
+        let request = netlink::getaddr_request();
+        netlink_ask(route, buf, None, &request, |b| netlink::ipv4_addrs(b, &mut out)).then_some(out)
     }
 }
 

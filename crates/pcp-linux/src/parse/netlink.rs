@@ -45,6 +45,12 @@ const NLMSG_DONE: u16 = 3;
 const RTM_GETLINK: u16 = 18;
 const RTM_NEWLINK: u16 = 16;
 const IFLA_IFNAME: u16 = 3;
+const RTM_NEWADDR: u16 = 20;
+const RTM_GETADDR: u16 = 22;
+const AF_INET: u8 = 2;
+const IFA_ADDRESS: u16 = 1;
+const IFA_LOCAL: u16 = 2;
+const IFA_LABEL: u16 = 3;
 const IFLA_MTU: u16 = 4;
 /// The generic netlink controller's family.
 pub(crate) const GENL_ID_CTRL: u16 = 0x10;
@@ -94,6 +100,41 @@ pub fn getlink_request() -> Vec<u8> {
     out.extend_from_slice(&[0u8; 16]); // struct ifinfomsg, any family
     finish(&mut out);
     out
+}
+
+/// The `RTM_GETADDR` dump request for the IPv4 addresses.
+#[doc(alias = "RTM_GETADDR")]
+pub fn getaddr_request() -> Vec<u8> {
+    let mut out = Vec::with_capacity(24);
+    header(&mut out, RTM_GETADDR, NLM_F_REQUEST | NLM_F_DUMP);
+    out.extend_from_slice(&[AF_INET, 0, 0, 0, 0, 0, 0, 0]); // struct ifaddrmsg
+    finish(&mut out);
+    out
+}
+
+/// Add the IPv4 addresses of one batch of `RTM_GETADDR` replies to
+/// `out`, as `(label, local address)` in the kernel's order: what
+/// `SIOCGIFCONF` lists (an alias such as `eth0:1` by its own label).
+#[doc(alias = "SIOCGIFCONF")]
+pub fn ipv4_addrs(buf: &[u8], out: &mut Vec<(String, [u8; 4])>) -> Batch {
+    messages(buf, |ty, payload| {
+        if ty != RTM_NEWADDR || payload.len() < 8 || payload[0] != AF_INET {
+            return;
+        }
+        let (mut label, mut local, mut address) = (None, None, None);
+        attrs(&payload[8..], |ty, p| {
+            let ip = || p.get(..4).and_then(|b| <[u8; 4]>::try_from(b).ok());
+            match ty {
+                IFA_LABEL => label = Some(name_of(p)),
+                IFA_LOCAL => local = ip(),
+                IFA_ADDRESS => address = ip(),
+                _ => {}
+            }
+        });
+        if let (Some(label), Some(ip)) = (label, local.or(address)) {
+            out.push((label, ip));
+        }
+    })
 }
 
 /// The controller request for the ethtool family's identifier.
@@ -300,8 +341,30 @@ mod tests {
     }
 
     #[test]
+    fn address_dump_gives_labels_and_local_addresses() {
+        let mut body = vec![AF_INET, 8, 0x80, 0xfe, 1, 0, 0, 0];
+        attr(&mut body, IFA_ADDRESS, &[127, 0, 0, 1]);
+        attr(&mut body, IFA_LOCAL, &[127, 0, 0, 1]);
+        attr(&mut body, IFA_LABEL, b"lo\0");
+        let mut ptp = vec![AF_INET, 32, 0, 0, 5, 0, 0, 0];
+        attr(&mut ptp, IFA_ADDRESS, &[10, 0, 0, 2]);
+        attr(&mut ptp, IFA_LOCAL, &[10, 0, 0, 1]);
+        attr(&mut ptp, IFA_LABEL, b"tun0:1\0");
+        let mut v6 = vec![10, 64, 0, 0, 1, 0, 0, 0];
+        attr(&mut v6, IFA_ADDRESS, &[0; 16]);
+        let mut buf = msg(RTM_NEWADDR, &body);
+        buf.extend(msg(RTM_NEWADDR, &v6));
+        buf.extend(msg(RTM_NEWADDR, &ptp));
+        buf.extend(msg(RTM_NEWADDR, &[AF_INET, 0]));
+        buf.extend(msg(NLMSG_DONE, &[0; 4]));
+        let mut out = Vec::new();
+        assert_eq!(ipv4_addrs(&buf, &mut out), Batch::Done);
+        assert_eq!(out, vec![("lo".to_string(), [127, 0, 0, 1]), ("tun0:1".to_string(), [10, 0, 0, 1])]);
+    }
+
+    #[test]
     fn requests_are_well_formed() {
-        for r in [getlink_request(), family_request(), linkmodes_request(27)] {
+        for r in [getlink_request(), getaddr_request(), family_request(), linkmodes_request(27)] {
             assert_eq!(u32_of(&r), Some(r.len() as u32));
             assert_eq!(r.len() % 4, 0);
         }

@@ -29,6 +29,10 @@ pub(super) struct Reader<'a> {
     /// The CPUs online as /proc/stat last listed them: (instance of the
     /// CPU instance domain, CPU number).
     pub(super) cpus: &'a [(i32, u32)],
+    /// The metrics of the fetch, for an area whose refresh depends on
+    /// them beyond their clusters; empty when listing instances (then
+    /// everything is read).
+    pub(super) pmids: &'a [pcp_core::PmId],
 }
 
 impl Reader<'_> {
@@ -149,6 +153,7 @@ pub(super) static AREAS: &[AreaDef] = &[
     area!(swaps),
     area!(ipc),
     area!(sysvipc),
+    area!(netaddr),
 ];
 
 /// The clusters whose refresh needs the CPUs /proc/stat lists online

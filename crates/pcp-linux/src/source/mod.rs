@@ -21,6 +21,7 @@ mod kernel;
 mod kernel_misc;
 mod ksm;
 mod memory;
+mod netaddr;
 mod netstat;
 mod network;
 mod nfs;
@@ -348,7 +349,7 @@ impl<F: Files> LinuxSource<F> {
         }
         if indom.domain() == crate::LINUX_DOMAIN {
             if let Some(a) = self.area_index.indom(indom.serial()) {
-                self.refresh_area(a, area::AREAS[a].clusters);
+                self.refresh_area(a, area::AREAS[a].clusters, &[]);
                 return Ok(self.areas[a]
                     .instances(indom.serial())
                     .into_iter()
@@ -540,17 +541,17 @@ impl<F: Files> LinuxSource<F> {
         }
         for (a, clusters) in wanted.iter().enumerate() {
             if !clusters.is_empty() {
-                self.refresh_area(a, clusters);
+                self.refresh_area(a, clusters, pmids);
             }
         }
     }
 
-    fn refresh_area(&mut self, a: usize, clusters: &[u32]) {
+    fn refresh_area(&mut self, a: usize, clusters: &[u32], pmids: &[PmId]) {
         let ncpus = if self.cpus_ready { count32(self.cpus.len()) } else { self.ncpus_conf() };
         let cpu_number = |n: &str| n.strip_prefix("cpu").and_then(|d| d.parse().ok()).unwrap_or(0);
         let cpus: Vec<(i32, u32)> = self.cpus.active().map(|(i, n)| (i, cpu_number(n))).collect();
         let single_node = self.opts.single_node;
-        let mut rd = Reader { files: &self.files, buf: &mut self.scratch, ncpus, single_node, cpus: &cpus };
+        let mut rd = Reader { files: &self.files, buf: &mut self.scratch, ncpus, single_node, cpus: &cpus, pmids };
         self.areas[a].refresh(&mut rd, clusters);
     }
 
