@@ -153,7 +153,14 @@ pub fn linux_proc_target(data: &[u8]) {
         let w = |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap_or_default());
         FsStats { bsize: w(0), blocks: w(1), bfree: w(2), bavail: w(3), files: w(4), ffree: w(5) }
     });
-    let opts = Options { hz: 100, page_size: 4096, ncpus: None, pmda_cache_dir: None, single_node: false };
+    let opts = Options {
+        hz: 100,
+        page_size: 4096,
+        ncpus: None,
+        pmda_cache_dir: None,
+        mdadm: pcp_linux::MDADM.into(),
+        single_node: false,
+    };
     let mut src = LinuxSource::with_files(mem, opts);
     let pmids: Vec<pcp_core::PmId> = pcp_linux::metrics().iter().map(|m| m.pmid).collect();
     for _ in 0..2 {

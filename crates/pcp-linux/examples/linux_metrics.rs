@@ -68,7 +68,14 @@ fn main() -> ExitCode {
     let mut src = match root {
         Some(r) => LinuxSource::with_files(
             RootFiles::snapshot(r),
-            Options { hz: 100, page_size: 4096, ncpus: None, pmda_cache_dir: None, single_node: false },
+            Options {
+                hz: 100,
+                page_size: 4096,
+                ncpus: None,
+                pmda_cache_dir: None,
+                mdadm: pcp_linux::MDADM.into(),
+                single_node: false,
+            },
         ),
         None => LinuxSource::with_files(RootFiles::new("/"), Options::from_system()),
     };

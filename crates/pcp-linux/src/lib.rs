@@ -21,11 +21,11 @@
 //!
 //! ```
 //! use pcp_core::{extract_value, AtomValue, MetricType, Timestamp};
-//! use pcp_linux::{metric_by_name, LinuxSource, Options, RootFiles, CPU_INDOM};
+//! use pcp_linux::{metric_by_name, LinuxSource, Options, RootFiles, CPU_INDOM, MDADM};
 //!
 //! // a committed snapshot of a two-CPU machine's /proc and /sys
 //! let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshot/vm1");
-//! let opts = Options { hz: 100, page_size: 4096, ncpus: Some(2), pmda_cache_dir: None, single_node: false };
+//! let opts = Options { hz: 100, page_size: 4096, ncpus: Some(2), pmda_cache_dir: None, mdadm: MDADM.into(), single_node: false };
 //! let mut source = LinuxSource::with_files(RootFiles::snapshot(root), opts);
 //! assert_eq!(source.instances(CPU_INDOM).unwrap(), [(0, "cpu0".to_string()), (1, "cpu1".to_string())]);
 //!
@@ -58,7 +58,7 @@ mod table;
 
 pub use cache::InstCache;
 pub use files::{user_and_group, Files, FsStats, RootFiles};
-pub use source::{LinuxSource, Options};
+pub use source::{LinuxSource, Options, MDADM};
 
 use pcp_core::{Desc, InDom, MetricType, PmId, Semantics, Units};
 

@@ -10,7 +10,14 @@ use pcp_linux::{metric_by_name, metrics, LinuxSource, Options};
 use proptest::prelude::*;
 
 fn source(files: &[(&str, &[u8])]) -> LinuxSource<MemFiles> {
-    let opts = Options { hz: 100, page_size: 4096, ncpus: Some(2), pmda_cache_dir: None, single_node: false };
+    let opts = Options {
+        hz: 100,
+        page_size: 4096,
+        ncpus: Some(2),
+        pmda_cache_dir: None,
+        mdadm: pcp_linux::MDADM.into(),
+        single_node: false,
+    };
     LinuxSource::with_files(MemFiles::with(files), opts)
 }
 

@@ -14,7 +14,14 @@ fn dir() -> PathBuf {
 }
 
 fn opts(cache: Option<PathBuf>) -> Options {
-    Options { hz: 100, page_size: 4096, ncpus: Some(2), pmda_cache_dir: cache, single_node: false }
+    Options {
+        hz: 100,
+        page_size: 4096,
+        ncpus: Some(2),
+        pmda_cache_dir: cache,
+        mdadm: pcp_linux::MDADM.into(),
+        single_node: false,
+    }
 }
 
 fn source() -> LinuxSource<RootFiles> {

@@ -5,7 +5,8 @@
 //! A local context runs PCP's Linux PMDA inside the tool, and that PMDA
 //! takes its test settings from the environment: `LINUX_STATSPATH` (the
 //! root its /proc and /sys files are read under), `LINUX_HERTZ`,
-//! `LINUX_PAGESIZE`, `LINUX_NCPUS` and `LINUX_NNODES`, as the proc PMDA takes
+//! `LINUX_PAGESIZE`, `LINUX_NCPUS`, `LINUX_NNODES` and `LINUX_MDADM` (the
+//! program `disk.md.status` runs), as the proc PMDA takes
 //! `PROC_STATSPATH`, `PROC_HERTZ`, `PROC_PAGESIZE` and `PROC_THREADS`.
 //! The tools read them here, so a
 //! local context over a snapshot of files works as PCP's does (the golden
@@ -16,6 +17,7 @@ use pcp::local::{Agents, LocalNames, LocalSpec};
 use pcp::Context;
 use pcp_linux::RootFiles;
 use pcp_pmns::Pmns;
+use std::os::unix::ffi::OsStrExt;
 
 /// The local context of a tool run in the environment `env`, its agents
 /// as `-K` specs left them and, when the tool loaded one, its own name
@@ -37,6 +39,9 @@ pub fn open(env: &[(Vec<u8>, Vec<u8>)], agents: &Agents, pmns: Option<Pmns>) -> 
         // the PMDA keeps the page size as a shift: the lowest bit set
         let n = atoi(size) as u32;
         spec.linux.page_size = if n == 0 { 1 } else { 1 << n.trailing_zeros() };
+    }
+    if let Some(path) = var("LINUX_MDADM") {
+        spec.linux.mdadm = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(path));
     }
     if let Some(n) = var("LINUX_NCPUS") {
         spec.linux.ncpus = Some(u32::try_from(atoi(n)).unwrap_or(0));

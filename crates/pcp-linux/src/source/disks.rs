@@ -243,6 +243,18 @@ impl<F: Files> LinuxSource<F> {
         self.block_value(e, ty, item)
     }
 
+    /// `disk.md.status` of an md device the last read of the disks found
+    /// (the PMDA reads none for it): the wait status of `mdadm --detail
+    /// --test` run by the shell, -1 when the program is not readable or
+    /// cannot be run.
+    pub(super) fn mdadm_value(&self, item: u32, inst: i32) -> Result<Option<AtomValue>, PmError> {
+        let name = self.md.name(inst).ok_or(PmError::PM_ERR_INST)?;
+        if item != 0 {
+            return Err(PmError::PM_ERR_PMID);
+        }
+        Ok(Some(AtomValue::I32(mdadm_status(&self.opts.mdadm, name))))
+    }
+
     /// Item `item` of disk.dm (or disk.md, or disk.partitions renumbered)
     /// for one device: the capacity, or disk.dev's twin of the counter.
     fn block_value(&self, e: &DiskEntry, ty: MetricType, item: u32) -> Result<Option<AtomValue>, PmError> {
@@ -463,6 +475,24 @@ impl<F: Files> FilesDyn for F {
     fn exists_dyn(&self, path: &str) -> bool {
         self.exists(path)
     }
+}
+
+/// The PMDA's `refresh_mdadm`: `mdadm --detail --test /dev/NAME` through
+/// the shell with its output to a pipe closed unread (`popen` and
+/// `pclose`: what the program writes may kill it), as a wait status.
+fn mdadm_status(mdadm: &std::path::Path, name: &str) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    if rustix::fs::access(mdadm, rustix::fs::Access::READ_OK).is_err() {
+        return -1;
+    }
+    let command = format!("{} --detail --test /dev/{name} 2>&1 >/dev/null", mdadm.display());
+    let Ok(mut child) =
+        std::process::Command::new("/bin/sh").arg("-c").arg(command).stdout(std::process::Stdio::piped()).spawn()
+    else {
+        return -1;
+    };
+    drop(child.stdout.take());
+    child.wait().map_or(-1, |s| s.into_raw())
 }
 
 #[cfg(test)]

@@ -301,7 +301,14 @@ mod tests {
         PIN:          5\n";
 
     fn area() -> Interrupts {
-        let opts = Options { hz: 100, page_size: 4096, ncpus: Some(2), pmda_cache_dir: None, single_node: false };
+        let opts = Options {
+            hz: 100,
+            page_size: 4096,
+            ncpus: Some(2),
+            pmda_cache_dir: None,
+            mdadm: crate::MDADM.into(),
+            single_node: false,
+        };
         let mut a = Interrupts {
             irq: Table::new(&opts, 4, 40),
             softirq: Table::new(&opts, 36, 41),

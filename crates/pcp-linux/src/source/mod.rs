@@ -78,6 +78,9 @@ pub struct Options {
     /// /sys/devices/system/node says (the PMDA's QA mode for
     /// `$LINUX_NNODES`).
     pub single_node: bool,
+    /// The program `disk.md.status` runs (`/sbin/mdadm`, `$LINUX_MDADM`
+    /// for the PMDA).
+    pub mdadm: PathBuf,
 }
 
 impl Options {
@@ -89,9 +92,13 @@ impl Options {
             ncpus: None,
             pmda_cache_dir: Some(PathBuf::from("/var/lib/pcp/config/pmda")),
             single_node: false,
+            mdadm: PathBuf::from(MDADM),
         }
     }
 }
+
+/// The PMDA's `mdadm` program.
+pub const MDADM: &str = "/sbin/mdadm";
 
 /// Which files a fetch needs read (the PMDA's `need_refresh`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -637,6 +644,7 @@ impl<F: Files> LinuxSource<F> {
             TMPFS_CLUSTER => self.tmpfs_value(snap, item, inst),
             26 => uptime_value(snap, item),
             54 | 59 => self.dmmd_value(snap, ty, cluster, item, inst),
+            MDADM_CLUSTER => self.mdadm_value(item, inst),
             PARTITIONS_CLUSTER => self.partitions_value(snap, ty, item, inst),
             ZRAM_CLUSTER => self.zram_value(snap, ty, item, inst),
             87..=89 => self.zram_stat_value(snap, cluster, item, inst),
@@ -654,6 +662,9 @@ impl<F: Files> LinuxSource<F> {
 const ZRAM_CLUSTER: u32 = 86;
 /// `ZRAM_INDOM` (60.38): compressed memory devices.
 const ZRAM_INDOM: InDom = InDom::new(crate::LINUX_DOMAIN, 38);
+
+/// `disk.md.status` (`CLUSTER_MDADM`).
+const MDADM_CLUSTER: u32 = 60;
 
 /// `tmpfs.*` (`CLUSTER_TMPFS`).
 const TMPFS_CLUSTER: u32 = 34;

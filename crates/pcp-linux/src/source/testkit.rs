@@ -81,7 +81,14 @@ pub(super) fn source(links: Option<NetLinks>) -> LinuxSource<Mem> {
             put(&format!("/sys/class/net/{name}/duplex"), &format!("{d}\n"));
         }
     }
-    let opts = Options { hz: 100, page_size: 4096, ncpus: Some(1), pmda_cache_dir: None, single_node: false };
+    let opts = Options {
+        hz: 100,
+        page_size: 4096,
+        ncpus: Some(1),
+        pmda_cache_dir: None,
+        mdadm: MDADM.into(),
+        single_node: false,
+    };
     LinuxSource::with_files(Mem { files, links, ..Mem::default() }, opts)
 }
 
