@@ -154,6 +154,7 @@ pub(super) static AREAS: &[AreaDef] = &[
     area!(ipc),
     area!(sysvipc),
     area!(netaddr),
+    area!(scsi),
 ];
 
 /// The clusters whose refresh needs the CPUs /proc/stat lists online

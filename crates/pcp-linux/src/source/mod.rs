@@ -25,6 +25,7 @@ mod netaddr;
 mod netstat;
 mod network;
 mod nfs;
+mod scsi;
 mod slabinfo;
 mod snmp;
 mod sockets;
