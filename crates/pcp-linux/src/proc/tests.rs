@@ -92,6 +92,8 @@ fn values_follow_the_pmda() {
         ("proc.smaps.pss", "1=U64(6000)"),
         ("proc.fd.count", "1=U32(3)"),
         ("proc.psinfo.exe", "4000000=\"\" 345=\"\" 2=\"\" 1=\"/usr/lib/systemd/systemd\""),
+        // (a link out of the snapshot, read as it is, never followed)
+        ("proc.psinfo.cwd", "4000000=\"\" 345=\"\" 2=\"\" 1=\"/var/empty/snapshot-cwd\""),
         ("proc.autogroup.enabled", "-1=U32(1)"),
         ("proc.autogroup.id", "1=U32(2)"),
         // a process gone: its files are not there
