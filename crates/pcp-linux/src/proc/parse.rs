@@ -458,7 +458,7 @@ pub fn process_name(pid: i32, cmdline: Option<&[u8]>, status: impl FnOnce() -> O
 }
 
 /// The instance name of a process named `name` (see [`process_name`]):
-/// up to the space after its command, at most [`NAME_MAX`] bytes.
+/// up to the space after its command, at most `NAME_MAX` bytes.
 pub fn instance_name(name: &[u8]) -> &[u8] {
     let end = memchr::memchr(b' ', name)
         .and_then(|s| memchr::memchr(b' ', &name[s + 1..]).map(|t| s + 1 + t))
