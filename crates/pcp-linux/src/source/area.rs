@@ -49,7 +49,7 @@ impl Reader<'_> {
 }
 
 /// One area of /proc or /sys.
-pub(super) trait Area: Debug + Send {
+pub(super) trait Area: Debug + Send + CloneArea {
     /// Read the area's files for a fetch of metrics of `clusters` (some
     /// of the area's), or, with all of its clusters, to list the
     /// instances of its instance domains.
@@ -76,9 +76,18 @@ pub(super) trait Area: Debug + Send {
     fn cpu_nodes(&self) -> Option<&[Option<u32>]> {
         None
     }
+}
 
-    /// A copy (a duplicated context keeps the area's state).
+/// A copy of an area behind a box (a duplicated context keeps each
+/// area's state): every area that is `Clone` has it.
+pub(super) trait CloneArea {
     fn clone_box(&self) -> Box<dyn Area>;
+}
+
+impl<T: Area + Clone + 'static> CloneArea for T {
+    fn clone_box(&self) -> Box<dyn Area> {
+        Box::new(self.clone())
+    }
 }
 
 impl Clone for Box<dyn Area> {

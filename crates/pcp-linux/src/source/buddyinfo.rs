@@ -133,10 +133,6 @@ impl Area for Buddies {
         let node = crate::scan::atoi(b.node.as_bytes());
         Some(format!(r#"{{"numa_node":{},"zone":"{}","order":{}}}"#, node as u32, b.zone, b.order))
     }
-
-    fn clone_box(&self) -> Box<dyn Area> {
-        Box::new(self.clone())
-    }
 }
 
 #[cfg(test)]

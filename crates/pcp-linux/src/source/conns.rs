@@ -132,10 +132,6 @@ impl Area for Conns {
         };
         Ok(Some(AtomValue::U32(*v.ok_or(PmError::PM_ERR_PMID)?)))
     }
-
-    fn clone_box(&self) -> Box<dyn Area> {
-        Box::new(self.clone())
-    }
 }
 
 #[cfg(test)]

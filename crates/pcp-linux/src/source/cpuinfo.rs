@@ -420,10 +420,6 @@ impl Area for Cpus {
     fn cpu_nodes(&self) -> Option<&[Option<u32>]> {
         self.nodes.as_ref().map(|(_, m)| m.as_slice())
     }
-
-    fn clone_box(&self) -> Box<dyn Area> {
-        Box::new(self.clone())
-    }
 }
 
 /// A CPU's frequency scaling: from cpufreq/stats/time_in_state (MHz

@@ -283,10 +283,6 @@ impl Area for Interrupts {
             _ => None,
         }
     }
-
-    fn clone_box(&self) -> Box<dyn Area> {
-        Box::new(self.clone())
-    }
 }
 
 #[cfg(test)]

@@ -154,10 +154,6 @@ impl Area for Ipc {
         };
         Ok(Some(AtomValue::U32(*v.ok_or(PmError::PM_ERR_PMID)? as u32)))
     }
-
-    fn clone_box(&self) -> Box<dyn Area> {
-        Box::new(self.clone())
-    }
 }
 
 #[cfg(test)]

@@ -65,10 +65,6 @@ impl Area for Ksm {
         let v = self.values.get(def.pmid.item() as usize).ok_or(PmError::PM_ERR_PMID)?;
         Ok(Some(AtomValue::U64(*v)))
     }
-
-    fn clone_box(&self) -> Box<dyn Area> {
-        Box::new(self.clone())
-    }
 }
 
 #[cfg(test)]

@@ -197,10 +197,6 @@ impl Area for NetAddr {
             _ => Vec::new(),
         }
     }
-
-    fn clone_box(&self) -> Box<dyn Area> {
-        Box::new(self.clone())
-    }
 }
 
 #[cfg(test)]

@@ -205,10 +205,6 @@ impl Area for Net {
             _ => Ok(Some(AtomValue::U64(*self.snmp6.values.get(item).ok_or(PmError::PM_ERR_PMID)?))),
         }
     }
-
-    fn clone_box(&self) -> Box<dyn Area> {
-        Box::new(self.clone())
-    }
 }
 
 #[cfg(test)]

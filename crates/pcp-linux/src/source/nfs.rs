@@ -284,10 +284,6 @@ impl Area for Nfs {
             _ => Vec::new(),
         }
     }
-
-    fn clone_box(&self) -> Box<dyn Area> {
-        Box::new(self.clone())
-    }
 }
 
 #[cfg(test)]

@@ -103,10 +103,6 @@ impl Area for Scsi {
             _ => Vec::new(),
         }
     }
-
-    fn clone_box(&self) -> Box<dyn Area> {
-        Box::new(self.clone())
-    }
 }
 
 #[cfg(test)]

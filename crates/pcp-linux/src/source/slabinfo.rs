@@ -158,10 +158,6 @@ impl Area for Slabs {
             _ => Vec::new(),
         }
     }
-
-    fn clone_box(&self) -> Box<dyn Area> {
-        Box::new(self.clone())
-    }
 }
 
 #[cfg(test)]

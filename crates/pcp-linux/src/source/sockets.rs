@@ -153,10 +153,6 @@ impl Area for Sockets {
             }
         }
     }
-
-    fn clone_box(&self) -> Box<dyn Area> {
-        Box::new(self.clone())
-    }
 }
 
 #[cfg(test)]

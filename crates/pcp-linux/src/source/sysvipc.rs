@@ -214,10 +214,6 @@ impl Area for SysvIpc {
             None => Vec::new(),
         }
     }
-
-    fn clone_box(&self) -> Box<dyn Area> {
-        Box::new(self.clone())
-    }
 }
 
 #[cfg(test)]

@@ -226,10 +226,6 @@ impl Area for Zones {
             _ => None,
         }
     }
-
-    fn clone_box(&self) -> Box<dyn Area> {
-        Box::new(self.clone())
-    }
 }
 
 #[cfg(test)]
