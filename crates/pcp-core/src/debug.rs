@@ -372,6 +372,13 @@ impl Trace {
         }
     }
 
+    /// The value last noted for `key` (in this trace or any clone) by
+    /// [`Trace::changed`], if any.
+    pub fn noted(&self, key: &'static str) -> Option<i64> {
+        let marks = self.shared.marks.lock().unwrap_or_else(PoisonError::into_inner);
+        marks.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+
     /// Clear `clear` then set `set` in the bits noted for `key` (in this
     /// trace or any clone; none at first) and return them all: a small
     /// set libpcp keeps for the process (the descriptors in its IPC
@@ -478,6 +485,8 @@ mod tests {
         assert!(t.changed("loc", 1));
         assert!(!u.changed("loc", 1));
         assert!(u.changed("loc", 2));
+        assert_eq!(t.noted("loc"), Some(2));
+        assert_eq!(t.noted("elsewhere"), None);
         assert!(t.changed("other", 2));
         assert!(!t.changed("loc", 2));
         assert_eq!(t.update_bits("fds", 0, 8), 8);

@@ -13,6 +13,7 @@
 //! tests use the snapshot committed in crates/pcp-linux/tests/snapshot).
 
 use crate::options::atoi;
+use pcp::debug::Trace;
 use pcp::local::{Agents, LocalNames, LocalSpec};
 use pcp::Context;
 use pcp_linux::RootFiles;
@@ -21,8 +22,14 @@ use std::os::unix::ffi::OsStrExt;
 
 /// The local context of a tool run in the environment `env`, its agents
 /// as `-K` specs left them and, when the tool loaded one, its own name
-/// space; with the diagnostics libpcp prints on the way.
-pub fn open(env: &[(Vec<u8>, Vec<u8>)], agents: &Agents, pmns: Option<Pmns>) -> (pcp::PmResult<Context>, Vec<u8>) {
+/// space, tracing into `trace` (what libpcp traces while it makes the
+/// context is there after); with the diagnostics libpcp prints on the way.
+pub fn open(
+    env: &[(Vec<u8>, Vec<u8>)],
+    agents: &Agents,
+    pmns: Option<Pmns>,
+    trace: &Trace,
+) -> (pcp::PmResult<Context>, Vec<u8>) {
     let var = |name: &str| env.iter().find(|(k, _)| k == name.as_bytes()).map(|(_, v)| v.as_slice());
     let mut spec = LocalSpec::system();
     spec.agents = agents.clone();
@@ -61,20 +68,22 @@ pub fn open(env: &[(Vec<u8>, Vec<u8>)], agents: &Agents, pmns: Option<Pmns>) -> 
     if let Some(t) = var("PROC_THREADS") {
         spec.proc.threads = atoi(t) != 0;
     }
-    let (ctx, diagnostics) = Context::open_local_with(spec);
+    let (ctx, diagnostics) = Context::open_local_traced(spec, trace);
     (ctx.map_err(pcp::PmError::from), diagnostics)
 }
 
-/// [`open`], writing the diagnostics to `err`, and on failure `failed`
-/// and the error (the tool's words for it): `None` then.
+/// [`open`], writing what it traced and the diagnostics to `err`, and on
+/// failure `failed` and the error (the tool's words for it): `None` then.
 pub fn open_reporting(
     env: &[(Vec<u8>, Vec<u8>)],
     agents: &Agents,
     pmns: Option<Pmns>,
+    trace: &Trace,
     failed: &str,
     err: &mut dyn std::io::Write,
 ) -> std::io::Result<Option<Context>> {
-    let (ctx, diagnostics) = open(env, agents, pmns);
+    let (ctx, diagnostics) = open(env, agents, pmns, trace);
+    err.write_all(&trace.take())?;
     err.write_all(&diagnostics)?;
     match ctx {
         Ok(c) => Ok(Some(c)),

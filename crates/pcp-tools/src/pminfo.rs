@@ -232,7 +232,7 @@ impl<'a> Pminfo<'a> {
                 Err(status) => return Ok(status),
             },
             // -L wins over -a and -h, as in libpcp
-            (true, Some(ContextKind::Local), names) => match self.open_local(&agents, names)? {
+            (true, Some(ContextKind::Local), names) => match self.open_local(&agents, names, &trace)? {
                 Some(ctx) => ctx,
                 None => return Ok(1),
             },
@@ -274,7 +274,8 @@ impl<'a> Pminfo<'a> {
             }
         }
         self.report(&mut ctx)?;
-        // (what the last requests traced)
+        // (what the last requests traced, and the local agents' end)
+        ctx.trace_exit();
         self.err.write_all(&ctx.take_messages())?;
         Ok(status)
     }
@@ -385,11 +386,16 @@ impl<'a> Pminfo<'a> {
 
     /// The local context (over the name space `-n` loaded, if any), or
     /// `None` when it cannot be made (reported as pminfo reports it).
-    fn open_local(&mut self, agents: &pcp::local::Agents, names: Option<Context>) -> std::io::Result<Option<Context>> {
+    fn open_local(
+        &mut self,
+        agents: &pcp::local::Agents,
+        names: Option<Context>,
+        trace: &Trace,
+    ) -> std::io::Result<Option<Context>> {
         let env = crate::options::process_env();
         let failed = format!("{}: Cannot make standalone connection on localhost", self.prog);
         self.zone = Zone::local();
-        crate::local::open_reporting(&env, agents, names.map(Context::into_namespace), &failed, self.err)
+        crate::local::open_reporting(&env, agents, names.map(Context::into_namespace), trace, &failed, self.err)
     }
 
     /// The host context (`-h`, else `local:`), its names from the `-n`
@@ -423,7 +429,7 @@ impl<'a> Pminfo<'a> {
                 // no source named and no pmcd here: the local context
                 (false, Err(why)) => {
                     self.err.write_all(crate::local::fallback_note(&self.prog, why).as_bytes())?;
-                    self.open_local(agents, names)
+                    self.open_local(agents, names, trace)
                 }
                 _ => {
                     self.err.write_all(&pcp::host::spec_report(&host))?;

@@ -278,6 +278,7 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         }
     }
     ctx.trace_destroy();
+    ctx.trace_exit();
     err.write_all(&ctx.take_messages())?;
     Ok(0)
 }
@@ -449,5 +450,5 @@ fn open_live(
     }
     let env = crate::options::process_env();
     let failed = format!("{prog}: Cannot make standalone connection on localhost");
-    crate::local::open_reporting(&env, agents, names.map(Context::into_namespace), &failed, err)
+    crate::local::open_reporting(&env, agents, names.map(Context::into_namespace), trace, &failed, err)
 }

@@ -44,7 +44,9 @@ impl Hooks for NamespaceHooks {
     }
 
     fn spec_local(&mut self, spec: &[u8]) -> Result<(), String> {
-        self.agents.apply_spec(&String::from_utf8_lossy(spec))
+        let applied = self.agents.apply_spec_traced(&String::from_utf8_lossy(spec), &self.trace);
+        self.diagnostics.extend_from_slice(&self.trace.take());
+        applied
     }
 
     fn set_debug(&mut self, opts: pcp::debug::DebugOptions) {
@@ -187,7 +189,7 @@ fn main(
     let mut ctx = if opts.context == Some(ContextKind::Local) {
         let names = hooks.loaded.take().map(Context::into_namespace);
         let failed = "pmstore: Cannot make standalone local connection";
-        match crate::local::open_reporting(env, &hooks.agents, names, failed, err)? {
+        match crate::local::open_reporting(env, &hooks.agents, names, &hooks.trace, failed, err)? {
             Some(c) => c,
             None => return Ok(1),
         }
@@ -221,7 +223,8 @@ fn main(
     let name = String::from_utf8_lossy(&opts.operands[0]).into_owned();
     let text = opts.operands[1].clone();
     let stored = store(&mut ctx, &name, &text, &insts, force, fetch, out, err)?;
-    // (what the last requests traced)
+    // (what the last requests traced, and the local agents' end)
+    ctx.trace_exit();
     err.write_all(&ctx.take_messages())?;
     match stored {
         Ok(()) => Ok(0),

@@ -107,12 +107,27 @@ fn pmval(
     let (opts, own) = read_options(&args, env, &mut hooks, err)?;
     let mut cmd = choose_source(opts, own, &mut hooks, err)?;
     let mut src = open_context(&cmd, env, &mut hooks, err)?;
-    let (zone, window) = zone_and_window(&mut cmd, &mut src, env, out, err)?;
-    let (pmid, mut rep) = Report::set_up(&cmd, &mut src.ctx, zone, env, err)?;
+    let done = report(&mut cmd, &mut src, env, out, err);
+    // exit: libpcp's handler for the local agents
+    src.ctx.trace_exit();
+    err.write_all(&src.ctx.take_messages())?;
+    done
+}
+
+/// pmval's steps once the context is open.
+fn report(
+    cmd: &mut Command,
+    src: &mut Source,
+    env: &[(Vec<u8>, Vec<u8>)],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), Stop> {
+    let (zone, window) = zone_and_window(cmd, src, env, out, err)?;
+    let (pmid, mut rep) = Report::set_up(cmd, &mut src.ctx, zone, env, err)?;
     // (what setting up the report traced)
     err.write_all(&src.ctx.take_messages())?;
-    let sampling = set_up_sampling(&cmd, &mut src, &window, pmid, &mut rep, out, err)?;
-    print_header(&cmd, &src, &window, &sampling, &rep, out)?;
+    let sampling = set_up_sampling(cmd, src, &window, pmid, &mut rep, out, err)?;
+    print_header(cmd, src, &window, &sampling, &rep, out)?;
     if !src.is_archive {
         wait_for_start(&window, out)?;
     }
@@ -121,8 +136,6 @@ fn pmval(
         // done: pmDestroyContext (what it traces is written out)
         src.ctx.trace_destroy();
     }
-    // (what the last requests traced)
-    err.write_all(&src.ctx.take_messages())?;
     sampled
 }
 
@@ -394,6 +407,7 @@ fn open_context(
             env,
             &hooks.agents,
             names.map(Context::into_namespace),
+            &hooks.trace,
             "pmval: Cannot establish local context",
             err,
         )? {

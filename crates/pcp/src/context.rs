@@ -25,6 +25,11 @@ pub use typed::Instance;
 
 use derived_metrics::ContextInstances;
 
+/// The key under which a trace notes libpcp's current context handle
+/// (process state) once it changes from a tool's first context, 0: -1
+/// once that context is destroyed.
+const CURRENT_HANDLE: &str = "current context";
+
 /// Where a context's names come from (`pmGetPMNSLocation`).
 #[doc(alias = "pmGetPMNSLocation")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,7 +195,24 @@ impl Context {
     /// naming the file).
     #[doc(hidden)] // tool support: Context::local() gives them typed
     pub fn open_local_with(spec: LocalSpec) -> (Result<Context, Error>, Vec<u8>) {
-        let (src, mut diagnostics) = LocalSource::open(&spec);
+        Context::open_local_traced(spec, &Trace::off())
+    }
+
+    /// [`Context::open_local_with`], tracing into `trace` as libpcp does
+    /// under `-Dcontext` while `pmNewContext` connects the agents (see
+    /// [`LocalSource::open_traced`]: what it warns of goes to `trace`
+    /// then) and makes the context; the context traces there from then
+    /// on ([`Context::set_trace`]).
+    #[doc(hidden)] // tool support
+    pub fn open_local_traced(spec: LocalSpec, trace: &Trace) -> (Result<Context, Error>, Vec<u8>) {
+        let (src, mut diagnostics) = LocalSource::open_traced(&spec, trace);
+        if trace.on(DebugFlag::Context) {
+            trace.write_bytes(
+                b"pmNewContext(3, NULL) -> 0\nDump Contexts: current -> contexts[0] handle 0\n\
+                  contexts[0] handle 0: standalone: profile=NOT_SENT\n\
+                  Dump Instance Profile state=INCLUDE, 0 profiles\n",
+            );
+        }
         let loaded = matches!(spec.names, LocalNames::Given(_));
         let pmns = match spec.names {
             LocalNames::Given(p) => p,
@@ -206,7 +228,23 @@ impl Context {
         }
         let mut ctx = Context::new(Some(Box::new(src)), pmns, PmnsLocation::Local, Timestamp::default());
         ctx.loaded = loaded;
+        ctx.set_trace(trace.clone());
         (Ok(ctx), diagnostics)
+    }
+
+    /// What libpcp traces under `-Dcontext` as the process exits after
+    /// a local context loaded agents (its `EndLocalContext` handler):
+    /// the current context (this one, a tool's first, unless
+    /// [`Context::trace_destroy`] destroyed it), then each agent loaded,
+    /// notified of that context's end. Nothing for other contexts.
+    #[doc(hidden)] // tool support
+    pub fn trace_exit(&self) {
+        let Some(local) = self.source().and_then(MetricSource::as_local) else { return };
+        let current = match self.trace().noted(CURRENT_HANDLE) {
+            Some(h) => h as i32,
+            None => 0,
+        };
+        local.trace_exit(self.trace(), current);
     }
 
     /// `pmNewContext(PM_CONTEXT_ARCHIVE, name)`: a context over the archive

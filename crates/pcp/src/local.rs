@@ -24,11 +24,13 @@
 use crate::context::{Instances, TextLevel};
 use crate::profile::Profile;
 use crate::source::MetricSource;
+use pcp_core::debug::{DebugFlag, Trace};
 use pcp_core::labels::{add_labels, flags, parse_label_set, LabelSet};
 use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp, ValueSet};
 use pcp_linux::proc::{ProcOptions, ProcSource};
 use pcp_linux::{Files, LinuxSource, RootFiles, LINUX_DOMAIN, PROC_DOMAIN};
 use pcp_pmns::Pmns;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
@@ -50,16 +52,32 @@ struct Agent {
     builtin: bool,
 }
 
+/// An agent of the table that `__pmConnectLocal` "loaded": its domain and
+/// DSO path, as its end-of-context notice names them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Loaded {
+    domain: u32,
+    path: String,
+}
+
 /// The table of agents of a local context, as `pmSpecLocalPMDA` edits it
 /// (`pminfo -K`). It starts with the built-in agents. pcp-rs loads no PMDA
 /// code: an entry added for a built-in agent's domain brings that agent
 /// back when its DSO file is there (PCP would load it; it is missing, the
 /// context warns as PCP does), and an entry for any other domain serves
 /// nothing.
+///
+/// Under `-Dcontext` its changes are traced as libpcp's `__pmLocalPMDA`
+/// traces them. libpcp fills its table from pmcd's configuration file
+/// at the first change (or connection); pcp-rs's built-in agents are
+/// traced as added then, without the lines about that file.
 #[doc(alias = "pmSpecLocalPMDA")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Agents {
     table: Vec<Agent>,
+    /// Whether the built-in agents have been "added" (libpcp's table is
+    /// built): at the first change or connection.
+    built: bool,
 }
 
 impl Default for Agents {
@@ -73,37 +91,91 @@ impl Default for Agents {
             init: Some(format!("{name}_init")),
             builtin: true,
         };
-        Agents { table: BUILT_IN.iter().map(agent).collect() }
+        Agents { table: BUILT_IN.iter().map(agent).collect(), built: false }
     }
 }
+
+/// A stand-in for the address of the agent table's first entry (libpcp
+/// prints each entry's; QA's filters take any).
+const TABLE_ADDRESS: u64 = 0x5600_000d_5350;
+/// The size of a table entry (libpcp's `__pmDSO`).
+const ENTRY_SIZE: u64 = 0x98;
+
+/// `PM_LOCAL_ADD`, `PM_LOCAL_DEL`, `PM_LOCAL_CLEAR`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Add,
+    Del,
+    Clear,
+}
+
+/// A parsed `-K` spec: the operation, domain, DSO path and routine.
+type Spec = (Op, Option<u32>, Option<String>, Option<String>);
 
 impl Agents {
     /// Connect the agents as libpcp's `__pmConnectLocal` does: the domains
     /// served, and the warnings about DSO files that are not there.
+    #[cfg(test)]
     fn connect(&self, pmdas_dir: &str) -> (Vec<u32>, Vec<u8>) {
-        let (mut served, mut warnings) = (Vec::new(), Vec::new());
+        let (loaded, warnings) = self.connect_traced(pmdas_dir, &Trace::off());
+        (served_domains(&loaded), warnings)
+    }
+
+    /// Connect the agents as libpcp's `__pmConnectLocal` does: the agents
+    /// "loaded", and the warnings about DSO files that are not there
+    /// (written to `trace` in turn with what it traces under
+    /// `-Dcontext`: the table filled first, then for each agent loaded
+    /// the socket its initialisation opens, descriptors from 3 up).
+    fn connect_traced(&self, pmdas_dir: &str, trace: &Trace) -> (Vec<Loaded>, Vec<u8>) {
+        let traced = trace.on(DebugFlag::Context);
+        if !self.built {
+            self.clone().build(trace);
+        }
+        let (mut loaded, mut warnings) = (Vec::new(), Vec::new());
         for a in &self.table {
             let Some(domain) = a.domain else { continue };
+            let name = a.path.as_deref().unwrap_or("(null)");
             if !a.builtin {
-                let name = a.path.as_deref().unwrap_or("(null)");
                 let exists = |p: &str| Path::new(p).exists();
                 let found = exists(name)
                     || exists(&format!("{pmdas_dir}/{name}"))
                     || exists(&format!("{pmdas_dir}/{name}.so"))
                     || exists(&format!("{name}.so"));
                 if !found {
-                    warnings.extend_from_slice(
-                        format!("__pmConnectLocal: Warning: cannot find DSO at \"{name}.so\" or \"{name}\"\n")
-                            .as_bytes(),
-                    );
+                    let w = format!("__pmConnectLocal: Warning: cannot find DSO at \"{name}.so\" or \"{name}\"\n");
+                    if traced {
+                        trace.write_bytes(w.as_bytes());
+                    } else {
+                        warnings.extend_from_slice(w.as_bytes());
+                    }
                     continue;
                 }
             }
-            if BUILT_IN.iter().any(|&(d, _)| d == domain) && !served.contains(&domain) {
-                served.push(domain);
+            if BUILT_IN.iter().any(|&(d, _)| d == domain) {
+                if traced {
+                    let fd = 3 + loaded.len() as i32;
+                    trace.write(format_args!("__pmSetSocketIPC: fd={fd}\n"));
+                    trace.write_bytes(trace.ipc_set(fd, false, true).as_bytes());
+                    trace.write_bytes(b"pmWhichContext() -> 0, cur=0\n");
+                }
+                loaded.push(Loaded { domain, path: name.to_string() });
             }
         }
-        (served, warnings)
+        (loaded, warnings)
+    }
+
+    /// Fill the table as libpcp does before its first change (the
+    /// built-in agents added one by one), tracing each addition.
+    fn build(&mut self, trace: &Trace) {
+        self.built = true;
+        if trace.on(DebugFlag::Context) {
+            let mut text = Vec::new();
+            for (i, a) in self.table.iter().enumerate() {
+                trace_op(&mut text, Op::Add, a.domain, a.path.as_deref(), a.init.as_deref());
+                dump(&self.table[..=i], &mut text);
+            }
+            trace.write_bytes(&text);
+        }
     }
 
     /// `pmSpecLocalPMDA`: apply one `-K` spec, `add,DOMAIN,PATH,INIT`,
@@ -111,69 +183,34 @@ impl Agents {
     /// message libpcp returns.
     #[doc(alias = "pmSpecLocalPMDA")]
     pub fn apply_spec(&mut self, spec: &str) -> Result<(), String> {
-        #[derive(PartialEq)]
-        enum Op {
-            Add,
-            Del,
+        self.apply_spec_traced(spec, &Trace::off())
+    }
+
+    /// [`Agents::apply_spec`], tracing the change into `trace` as libpcp's
+    /// `__pmLocalPMDA` does under `-Dcontext` (the operation, then the
+    /// table; the built-in agents added first at the first change).
+    #[doc(alias = "__pmLocalPMDA")]
+    pub fn apply_spec_traced(&mut self, spec: &str, trace: &Trace) -> Result<(), String> {
+        let (op, domain, path, init) = parse_spec(spec)?;
+        let traced = trace.on(DebugFlag::Context);
+        let mut text = Vec::new();
+        if traced {
+            trace_op(&mut text, op, domain, path.as_deref(), init.as_deref());
+            trace.write_bytes(&std::mem::take(&mut text));
         }
-        let (op, rest) = if let Some(r) = spec.strip_prefix("add") {
-            (Op::Add, r)
-        } else if let Some(r) = spec.strip_prefix("del") {
-            (Op::Del, r)
-        } else if let Some(r) = spec.strip_prefix("clear") {
-            if !r.is_empty() {
-                return Err("unexpected text after clear op in spec".into());
-            }
-            self.table.clear();
-            return Ok(());
-        } else {
-            return Err("bad op in spec".into());
-        };
-        let Some(rest) = rest.strip_prefix(',') else { return Err("expected , after op in spec".into()) };
-        if rest.is_empty() {
-            return Err("missing domain in spec".into());
+        if op != Op::Clear && !self.built {
+            self.build(trace);
         }
-        let mut domain = None;
-        let after_domain = if let Some(r) = rest.strip_prefix(',') {
-            if op != Op::Del {
-                return Err("missing domain in spec".into());
+        let done = match op {
+            Op::Clear => {
+                self.table.clear();
+                self.built = true;
+                Ok(())
             }
-            r
-        } else {
-            let (d, r) = strtol(rest);
-            if !(r.is_empty() || r.starts_with(',')) || !(0..=510).contains(&d) {
-                return Err("bad domain in spec".into());
+            Op::Add => {
+                self.table.push(Agent { domain, path, init, builtin: false });
+                Ok(())
             }
-            domain = Some(d as u32);
-            r.strip_prefix(',').unwrap_or(r)
-        };
-        let (mut path, mut init) = (None, None);
-        if let Some(r) = after_domain.strip_prefix(',') {
-            // no path: an init routine alone
-            if !r.is_empty() {
-                init = Some(r.to_string());
-            }
-        } else if !after_domain.is_empty() {
-            match after_domain.split_once(',') {
-                Some((p, i)) => {
-                    path = Some(p.to_string());
-                    if !i.is_empty() {
-                        init = Some(i.to_string());
-                    } else if op != Op::Del {
-                        return Err("missing init-routine in spec".into());
-                    }
-                }
-                None if op != Op::Del => return Err("missing init-routine in spec".into()),
-                None => path = Some(after_domain.to_string()),
-            }
-        } else if op != Op::Del {
-            return Err("missing dso-path in spec".into());
-        }
-        if domain.is_none() && path.is_none() {
-            return Err("missing domain and dso-path in spec".into());
-        }
-        match op {
-            Op::Add => self.table.push(Agent { domain, path, init, builtin: false }),
             Op::Del => {
                 let mut found = false;
                 for a in &mut self.table {
@@ -182,13 +219,129 @@ impl Agents {
                         found = true;
                     }
                 }
-                if !found {
-                    return Err(format!("__pmLocalPMDA: {}", PmError::PM_ERR_INDOM));
+                if found {
+                    Ok(())
+                } else {
+                    Err(PmError::PM_ERR_INDOM)
                 }
             }
+        };
+        if traced {
+            if let Err(e) = done {
+                let _ = writeln!(text, "__pmLocalPMDA -> {e}");
+            }
+            dump(&self.table, &mut text);
+            trace.write_bytes(&text);
         }
-        Ok(())
+        done.map_err(|e| format!("__pmLocalPMDA: {e}"))
     }
+}
+
+/// libpcp's dump of the table `entries` (`Local Context PMDA Table`).
+fn dump(entries: &[Agent], out: &mut Vec<u8>) {
+    out.extend_from_slice(b"Local Context PMDA Table");
+    if entries.is_empty() {
+        out.extend_from_slice(b" ... empty");
+    }
+    out.push(b'\n');
+    for (i, a) in entries.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{:#x} [{i}] domain={} name={} init={} handle=(nil)",
+            TABLE_ADDRESS + i as u64 * ENTRY_SIZE,
+            a.domain.map_or(-1, |d| d as i64),
+            a.path.as_deref().unwrap_or("(null)"),
+            a.init.as_deref().unwrap_or("(null)"),
+        );
+    }
+}
+
+/// libpcp's line for a change to the agent table (`__pmLocalPMDA`'s
+/// arguments: a domain of -1 and null names for none).
+fn trace_op(out: &mut Vec<u8>, op: Op, domain: Option<u32>, path: Option<&str>, init: Option<&str>) {
+    let op = match op {
+        Op::Add => "ADD",
+        Op::Del => "DEL",
+        Op::Clear => "CLEAR",
+    };
+    let _ = writeln!(
+        out,
+        "__pmLocalPMDA(op={op}, domain={}, name={}, init={})",
+        domain.map_or(-1, i64::from),
+        path.unwrap_or("(null)"),
+        init.unwrap_or("(null)")
+    );
+}
+
+/// The domains the `loaded` agents serve, each once.
+fn served_domains(loaded: &[Loaded]) -> Vec<u32> {
+    let mut served = Vec::new();
+    for l in loaded {
+        if !served.contains(&l.domain) {
+            served.push(l.domain);
+        }
+    }
+    served
+}
+
+/// `pmSpecLocalPMDA`'s parsing of a spec; `Err` carries its message.
+fn parse_spec(spec: &str) -> Result<Spec, String> {
+    let (op, rest) = if let Some(r) = spec.strip_prefix("add") {
+        (Op::Add, r)
+    } else if let Some(r) = spec.strip_prefix("del") {
+        (Op::Del, r)
+    } else if let Some(r) = spec.strip_prefix("clear") {
+        if !r.is_empty() {
+            return Err("unexpected text after clear op in spec".into());
+        }
+        return Ok((Op::Clear, None, None, None));
+    } else {
+        return Err("bad op in spec".into());
+    };
+    let Some(rest) = rest.strip_prefix(',') else { return Err("expected , after op in spec".into()) };
+    if rest.is_empty() {
+        return Err("missing domain in spec".into());
+    }
+    let mut domain = None;
+    let after_domain = if let Some(r) = rest.strip_prefix(',') {
+        if op != Op::Del {
+            return Err("missing domain in spec".into());
+        }
+        r
+    } else {
+        let (d, r) = strtol(rest);
+        if !(r.is_empty() || r.starts_with(',')) || !(0..=510).contains(&d) {
+            return Err("bad domain in spec".into());
+        }
+        domain = Some(d as u32);
+        r.strip_prefix(',').unwrap_or(r)
+    };
+    let (mut path, mut init) = (None, None);
+    if let Some(r) = after_domain.strip_prefix(',') {
+        // no path: an init routine alone
+        if !r.is_empty() {
+            init = Some(r.to_string());
+        }
+    } else if !after_domain.is_empty() {
+        match after_domain.split_once(',') {
+            Some((p, i)) => {
+                path = Some(p.to_string());
+                if !i.is_empty() {
+                    init = Some(i.to_string());
+                } else if op != Op::Del {
+                    return Err("missing init-routine in spec".into());
+                }
+            }
+            None if op != Op::Del => return Err("missing init-routine in spec".into()),
+            None => path = Some(after_domain.to_string()),
+        }
+    } else if op != Op::Del {
+        return Err("missing dso-path in spec".into());
+    }
+    if domain.is_none() && path.is_none() {
+        return Err("missing domain and dso-path in spec".into());
+    }
+    Ok((op, domain, path, init))
 }
 
 /// `$PCP_PMDAS_DIR`.
@@ -424,6 +577,8 @@ pub struct LocalSource {
     agents: Vec<Mutex<Box<dyn LocalAgent>>>,
     /// The domains with an agent.
     served: Vec<u32>,
+    /// The table's agents "loaded", in its order.
+    loaded: Vec<Loaded>,
     hostname: String,
     context_labels: Option<LabelSet>,
 }
@@ -472,16 +627,25 @@ impl LocalSource {
     /// context's business), with the warnings libpcp prints for agents
     /// it cannot find.
     pub fn open(spec: &LocalSpec) -> (LocalSource, Vec<u8>) {
+        LocalSource::open_traced(spec, &Trace::off())
+    }
+
+    /// [`LocalSource::open`], tracing into `trace` what libpcp's
+    /// `__pmConnectLocal` traces under `-Dcontext` (the agent table
+    /// filled if no change filled it, each agent's initialisation); the
+    /// warnings then go to `trace` too, in their place among its lines.
+    pub fn open_traced(spec: &LocalSpec, trace: &Trace) -> (LocalSource, Vec<u8>) {
         let files = spec.files.clone();
         // gethostname(2) is the kernel's host name, which /proc shows
         let hostname = first_line(&files, "/proc/sys/kernel/hostname")
             .filter(|h| !h.is_empty())
             .unwrap_or_else(|| "localhost".into());
         let context_labels = context_labels(&files, &hostname, spec.sysconf_dir.as_deref());
-        let (served, warnings) = spec.agents.connect(&spec.pmdas_dir);
+        let (loaded, warnings) = spec.agents.connect_traced(&spec.pmdas_dir, trace);
         let src = LocalSource {
             agents: agents_over(spec).into_iter().map(Mutex::new).collect(),
-            served,
+            served: served_domains(&loaded),
+            loaded,
             hostname,
             context_labels,
         };
@@ -516,9 +680,29 @@ impl LocalSource {
         LocalSource {
             agents: self.agents.iter().map(|a| Mutex::new(lock(a).dup())).collect(),
             served: self.served.clone(),
+            loaded: self.loaded.clone(),
             hostname: self.hostname.clone(),
             context_labels: self.context_labels.clone(),
         }
+    }
+
+    /// What libpcp's handler at the process's exit traces under
+    /// `-Dcontext` (`EndLocalContext`, there once an agent was loaded):
+    /// `pmWhichContext`'s answer (`current`, a handle or -1 for none),
+    /// then each agent loaded, notified of that context's end.
+    pub(crate) fn trace_exit(&self, trace: &Trace, current: i32) {
+        if self.loaded.is_empty() || !trace.on(DebugFlag::Context) {
+            return;
+        }
+        let which = if current < 0 { PmError::PM_ERR_NOCONTEXT.code() } else { current };
+        let mut text = format!("pmWhichContext() -> {which}, cur={current}\n");
+        for l in &self.loaded {
+            text.push_str(&format!(
+                "NotifyEndLocalContext: DSO PMDA {} ({}) notified of context {which} close\n",
+                l.path, l.domain
+            ));
+        }
+        trace.write_bytes(text.as_bytes());
     }
 
     /// Does an agent serve `domain`?
@@ -837,6 +1021,55 @@ mod tests {
         a.apply_spec(&format!("add,29,{dso},sample_init")).unwrap();
         assert_eq!(a.connect("/nonexistent").0, []);
         a.apply_spec(&format!("del,,{dso}")).unwrap();
+    }
+
+    #[test]
+    fn changes_to_the_table_are_traced_as_libpcp_traces_them() {
+        let trace = Trace::new(pcp_core::debug::DebugOptions::parse(b"context").unwrap());
+        let dir = pmdas_dir();
+        let entry = |i: u64, d: i32, name: &str| {
+            format!(
+                "{:#x} [{i}] domain={d} name={dir}/{name}/pmda_{name}.so init={name}_init handle=(nil)\n",
+                0x5600_000d_5350 + i * 0x98
+            )
+        };
+        // the first change adds the built-in agents first
+        let mut a = Agents::default();
+        a.apply_spec_traced("del,3", &trace).unwrap();
+        let expected = [
+            "__pmLocalPMDA(op=DEL, domain=3, name=(null), init=(null))\n".to_string(),
+            format!("__pmLocalPMDA(op=ADD, domain=60, name={dir}/linux/pmda_linux.so, init=linux_init)\n"),
+            "Local Context PMDA Table\n".into(),
+            entry(0, 60, "linux"),
+            format!("__pmLocalPMDA(op=ADD, domain=3, name={dir}/proc/pmda_proc.so, init=proc_init)\n"),
+            "Local Context PMDA Table\n".into(),
+            entry(0, 60, "linux"),
+            entry(1, 3, "proc"),
+            "Local Context PMDA Table\n".into(),
+            entry(0, 60, "linux"),
+            entry(1, -1, "proc"),
+        ];
+        assert_eq!(String::from_utf8_lossy(&trace.take()), expected.concat());
+        // a failure is traced before the table
+        assert!(a.apply_spec_traced("del,99", &trace).is_err());
+        let failed = String::from_utf8_lossy(&trace.take()).into_owned();
+        assert!(failed.starts_with(
+            "__pmLocalPMDA(op=DEL, domain=99, name=(null), init=(null))\n\
+             __pmLocalPMDA -> Unknown or illegal instance domain identifier\nLocal Context PMDA Table\n"
+        ));
+        // a clear first adds nothing
+        let mut b = Agents::default();
+        b.apply_spec_traced("clear", &trace).unwrap();
+        b.apply_spec_traced("add,60,/p,i", &trace).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&trace.take()),
+            "__pmLocalPMDA(op=CLEAR, domain=-1, name=(null), init=(null))\nLocal Context PMDA Table ... empty\n\
+             __pmLocalPMDA(op=ADD, domain=60, name=/p, init=i)\nLocal Context PMDA Table\n\
+             0x5600000d5350 [0] domain=60 name=/p init=i handle=(nil)\n"
+        );
+        // untraced, nothing
+        Agents::default().apply_spec("del,3").unwrap();
+        assert!(trace.take().is_empty());
     }
 
     #[test]

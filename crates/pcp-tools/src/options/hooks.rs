@@ -20,7 +20,8 @@ pub trait Hooks {
     fn load_namespace(&mut self, _path: &[u8], _dupok: bool) -> Result<(), String> {
         Ok(())
     }
-    /// What the last [`Hooks::load_namespace`] wrote to standard error, in
+    /// What the last [`Hooks::load_namespace`] (or [`Hooks::spec_local`],
+    /// its trace) wrote to standard error, in
     /// two parts: what went there at once (pmcpp's messages, say), then
     /// what libpcp `pmprintf`ed and flushed with `pmflush` (so every
     /// message still pending goes out ahead of it). The default: nothing.
@@ -195,7 +196,10 @@ impl Hooks for ContextHooks<'_> {
     }
 
     fn spec_local(&mut self, spec: &[u8]) -> Result<(), String> {
-        self.agents.apply_spec(&String::from_utf8_lossy(spec))
+        let applied = self.agents.apply_spec_traced(&String::from_utf8_lossy(spec), &self.trace);
+        // (what libpcp traced goes out at once)
+        self.output.0.extend_from_slice(&self.trace.take());
+        applied
     }
 }
 

@@ -165,7 +165,10 @@ impl Options {
     }
 
     pub(super) fn spec_local(&mut self, arg: &[u8], hooks: &mut dyn Hooks) {
-        if let Err(e) = hooks.spec_local(arg) {
+        let applied = hooks.spec_local(arg);
+        let (traced, _) = hooks.take_output();
+        self.flushed.extend_from_slice(&traced);
+        if let Err(e) = applied {
             let m = format!("{}: pmSpecLocalPMDA failed: {e}\n", self.prog);
             self.error(&m);
         }

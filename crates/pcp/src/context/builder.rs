@@ -175,7 +175,10 @@ impl LocalOptions {
     /// loading the name space (a default name space file that does not
     /// parse fails with `PM_ERR_NOPMNS`, and these say why).
     pub fn open_with_diagnostics(self) -> (Result<Context, Error>, Vec<Diagnostic>) {
-        let (ctx, bytes) = Context::open_local_with(self.spec);
+        let (ctx, bytes) = match &self.common.trace {
+            Some(t) => Context::open_local_traced(self.spec, t),
+            None => Context::open_local_with(self.spec),
+        };
         (ctx.and_then(|c| Ok(self.common.apply(c)?)), Diagnostic::lines(&bytes))
     }
 }

@@ -300,8 +300,9 @@ impl Context {
             let addr = self.derived.addresses.reserve(1);
             self.trace().write(format_args!("__dmclosecontext(->ctx 0) called dm->{addr:#x} {n} metrics\n"));
         }
+        // (a tool's first and only context: none is current after it)
+        self.trace().changed(super::CURRENT_HANDLE, -1);
         if self.trace().on(DebugFlag::Context) {
-            // (a tool's first and only context: none is current after it)
             self.trace().write_bytes(b"pmDestroyContext(0) -> 0, curr_handle=-1\n");
         }
     }

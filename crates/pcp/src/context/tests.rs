@@ -485,3 +485,51 @@ fn threads_looking_up_an_unbound_metric_all_get_its_descriptor() {
         });
     }
 }
+
+#[test]
+fn a_local_context_is_traced_as_libpcp_traces_its_agents() {
+    use pcp_core::debug::DebugOptions;
+    let root = format!("{}/../pcp-linux/tests/snapshot/vm1", env!("CARGO_MANIFEST_DIR"));
+    let trace = Trace::new(DebugOptions::parse(b"context").expect("flag"));
+    let (ctx, diagnostics) = Context::open_local_traced(LocalSpec::snapshot(&root), &trace);
+    let ctx = ctx.expect("local context");
+    assert!(diagnostics.is_empty());
+    let dir = crate::config::get("PCP_PMDAS_DIR").unwrap_or_else(|| "/var/lib/pcp/pmdas".into());
+    let linux = format!("name={dir}/linux/pmda_linux.so init=linux_init handle=(nil)");
+    let proc = format!("name={dir}/proc/pmda_proc.so init=proc_init handle=(nil)");
+    // the built-in agents added to the table, then each one's start
+    let expected = format!(
+        "__pmLocalPMDA(op=ADD, domain=60, name={dir}/linux/pmda_linux.so, init=linux_init)\n\
+         Local Context PMDA Table\n0x5600000d5350 [0] domain=60 {linux}\n\
+         __pmLocalPMDA(op=ADD, domain=3, name={dir}/proc/pmda_proc.so, init=proc_init)\n\
+         Local Context PMDA Table\n0x5600000d5350 [0] domain=60 {linux}\n0x5600000d53e8 [1] domain=3 {proc}\n\
+         __pmSetSocketIPC: fd=3\nIPC table fd(PDU version):\npmWhichContext() -> 0, cur=0\n\
+         __pmSetSocketIPC: fd=4\nIPC table fd(PDU version):\npmWhichContext() -> 0, cur=0\n\
+         pmNewContext(3, NULL) -> 0\nDump Contexts: current -> contexts[0] handle 0\n\
+         contexts[0] handle 0: standalone: profile=NOT_SENT\nDump Instance Profile state=INCLUDE, 0 profiles\n"
+    );
+    assert_eq!(String::from_utf8_lossy(&trace.take()), expected);
+    // at exit, the agents hear of the end of the current context
+    ctx.trace_exit();
+    let notices = format!(
+        "NotifyEndLocalContext: DSO PMDA {dir}/linux/pmda_linux.so (60) notified of context 0 close\n\
+         NotifyEndLocalContext: DSO PMDA {dir}/proc/pmda_proc.so (3) notified of context 0 close\n"
+    );
+    assert_eq!(String::from_utf8_lossy(&trace.take()), format!("pmWhichContext() -> 0, cur=0\n{notices}"));
+    // of none once it is destroyed
+    ctx.trace_destroy();
+    ctx.trace_exit();
+    let after = String::from_utf8_lossy(&trace.take()).into_owned();
+    assert!(
+        after.ends_with(&format!(
+            "pmWhichContext() -> -12376, cur=-1\n{}",
+            notices.replace("context 0", "context -12376")
+        )),
+        "{after}"
+    );
+    // an untraced context traces nothing
+    let quiet = Trace::off();
+    let (ctx, _) = Context::open_local_traced(LocalSpec::snapshot(&root), &quiet);
+    ctx.expect("local context").trace_exit();
+    assert!(quiet.take().is_empty());
+}
