@@ -30,6 +30,17 @@ use derived_metrics::ContextInstances;
 /// once that context is destroyed.
 const CURRENT_HANDLE: &str = "current context";
 
+/// The key under which a trace notes the last context handle libpcp
+/// would have given (none noted: only a tool's first, 0).
+const LAST_HANDLE: &str = "last context handle";
+
+/// The next context handle of the process whose trace is `trace`.
+fn next_handle(trace: &Trace) -> i32 {
+    let next = trace.noted(LAST_HANDLE).unwrap_or(0) + 1;
+    trace.changed(LAST_HANDLE, next);
+    next as i32
+}
+
 /// Where a context's names come from (`pmGetPMNSLocation`).
 #[doc(alias = "pmGetPMNSLocation")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +85,8 @@ pub struct Context {
     /// The metrics fetched so far as recorded (libpcp keeps them for good
     /// from the first such fetch; see [`Context::trace_read_ahead`]).
     fetched_as_recorded: std::collections::HashSet<PmId>,
+    /// libpcp's handle for it, in traces ([`Context::handle`]).
+    handle: i32,
 }
 
 /// A context's names and derived metrics as they are at one time. The
@@ -167,6 +180,7 @@ impl Context {
             zone: None,
             shared: None,
             fetched_as_recorded: Default::default(),
+            handle: 0,
         };
         ctx.derived_names_into(&mut pmns, &crate::derived::Metrics::default());
         ctx.view_mut().pmns = pmns;
@@ -295,8 +309,55 @@ impl Context {
     /// step and reading position included); a local context gets the same
     /// agents in the same state. A context of names alone has no source
     /// to duplicate (`PM_ERR_NOCONTEXT`).
+    ///
+    /// Under `-Dcontext` it is traced as libpcp traces `pmDupContext`
+    /// for a local context (its handle the next of the process's, see
+    /// [`Context::handle`]); the other kinds' traces are not written yet.
     #[doc(alias = "pmDupContext")]
     pub fn dup(&self) -> PmResult<Context> {
+        let trace = self.trace();
+        let traced = trace.on(DebugFlag::Context);
+        if self.source.is_none() {
+            // libpcp: no current context
+            if traced {
+                let e = PmError::PM_ERR_NOCONTEXT.code();
+                trace.write(format_args!("pmWhichContext() -> {e}, cur=-1\npmDupContext() -> {e}\n"));
+            }
+            return Err(PmError::PM_ERR_NOCONTEXT);
+        }
+        let mut dup = self.dup_untraced()?;
+        dup.handle = next_handle(trace);
+        // (the new context is libpcp's current one)
+        trace.changed(CURRENT_HANDLE, i64::from(dup.handle));
+        if traced {
+            if let Some(local) = dup.source().and_then(MetricSource::as_local) {
+                let (h, n) = (self.handle, dup.handle);
+                let mut s = format!("pmWhichContext() -> {h}, cur={h}\n");
+                // (pmNewContext: the agents, already loaded, are told the context)
+                s.push_str(&format!("pmWhichContext() -> {n}, cur={n}\n").repeat(local.loaded_count()));
+                let head = format!("Dump Contexts: current -> contexts[{n}] handle {n}\n");
+                let standalone = format!("contexts[{n}] handle {n}: standalone: profile=NOT_SENT\n");
+                // (6.0.3 copies the instance lists but not their count: its
+                // dump shows an empty profile either way)
+                let profile = "Dump Instance Profile state=INCLUDE, 0 profiles\n";
+                s.push_str(&format!("pmNewContext(3, NULL) -> {n}\n{head}{standalone}{profile}"));
+                s.push_str(&format!("pmDupContext() -> {n}\n{head}{standalone}{profile}"));
+                trace.write_bytes(s.as_bytes());
+            }
+        }
+        Ok(dup)
+    }
+
+    /// The handle libpcp would know this context by in its traces: 0 for
+    /// a context opened (a tool's first), the process's next one for
+    /// each [`Context::dup`] traced into the same buffer.
+    pub fn handle(&self) -> i32 {
+        self.handle
+    }
+
+    /// [`Context::dup`] with no trace of it (what the library does for
+    /// itself).
+    pub(crate) fn dup_untraced(&self) -> PmResult<Context> {
         let source = self.need_source()?.dup()?;
         let v = self.view();
         let view = View {
@@ -316,6 +377,7 @@ impl Context {
             derived: self.derived.dup(),
             shared: self.shared.clone(),
             fetched_as_recorded: self.fetched_as_recorded.clone(),
+            handle: self.handle,
         })
     }
 

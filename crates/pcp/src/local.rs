@@ -705,6 +705,11 @@ impl LocalSource {
         trace.write_bytes(text.as_bytes());
     }
 
+    /// How many of the table's agents were "loaded".
+    pub(crate) fn loaded_count(&self) -> usize {
+        self.loaded.len()
+    }
+
     /// Does an agent serve `domain`?
     pub fn serves(&self, domain: u32) -> bool {
         self.served.contains(&domain)

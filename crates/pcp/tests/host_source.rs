@@ -654,3 +654,29 @@ fn a_malformed_help_text_falls_back_to_the_one_line_text() {
     assert_eq!(h.lookup_text(ONE, TextLevel::Help).unwrap(), b"This one has the constant value 1.");
     finish(h, fakes);
 }
+
+#[test]
+fn reconnection_is_traced_as_libpcp_traces_it() {
+    let up = Arc::new(AtomicUsize::new(1));
+    let (inner, _fakes) = fake_connector(fake);
+    let u = up.clone();
+    let connector: Connector = Arc::new(move || {
+        if u.load(Ordering::SeqCst) == 0 {
+            return Err(PmError::from_errno(111));
+        }
+        inner()
+    });
+    let mut ctx = pcp::Context::with_host(HostSource::with_connector("fakehost", connector).unwrap());
+    let trace = pcp::debug::Trace::new(pcp::debug::DebugOptions::parse(b"context").unwrap());
+    ctx.set_trace(trace.clone());
+    let said = || String::from_utf8_lossy(&trace.take()).into_owned();
+    up.store(0, Ordering::SeqCst);
+    let t0 = Instant::now();
+    assert!(ctx.reconnect_at(t0).is_err());
+    assert_eq!(said(), "pmReconnectContext(0), failed (wait 5 secs before next attempt)\n");
+    assert!(ctx.reconnect_at(t0 + Duration::from_secs(3)).is_err());
+    assert_eq!(said(), "pmReconnectContext(0) -> -110, too soon (need wait another 2 secs)\n");
+    up.store(1, Ordering::SeqCst);
+    ctx.reconnect_at(t0 + Duration::from_secs(5)).unwrap();
+    assert!(said().ends_with("pmReconnectContext(0), done\npmReconnectContext(0) -> 0\n"));
+}

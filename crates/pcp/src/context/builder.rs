@@ -244,7 +244,7 @@ impl Context {
             return Zone::from_tz_env(&String::from_utf8_lossy(tz));
         }
         let pmid = self.lookup("pmcd.timezone")?;
-        let mut probe = self.dup()?;
+        let mut probe = self.dup_untraced()?;
         let result = probe.fetch(&[pmid])?;
         let value =
             result.sets.first().and_then(|s| s.values.as_ref().ok()?.first().cloned()).ok_or(PmError::PM_ERR_VALUE)?;

@@ -533,3 +533,37 @@ fn a_local_context_is_traced_as_libpcp_traces_its_agents() {
     ctx.expect("local context").trace_exit();
     assert!(quiet.take().is_empty());
 }
+
+#[test]
+fn a_duplicate_local_context_is_traced_as_libpcp_traces_it() {
+    use pcp_core::debug::DebugOptions;
+    let root = format!("{}/../pcp-linux/tests/snapshot/vm1", env!("CARGO_MANIFEST_DIR"));
+    let trace = Trace::new(DebugOptions::parse(b"context").expect("flag"));
+    let (ctx, _) = Context::open_local_traced(LocalSpec::snapshot(&root), &trace);
+    let mut ctx = ctx.expect("local context");
+    ctx.add_profile(InDom::new(60, 2), &[1, 15]).expect("profile");
+    trace.take();
+    let dup = ctx.dup().expect("dup");
+    assert_eq!(dup.handle(), 1);
+    let dump = "Dump Contexts: current -> contexts[1] handle 1\n\
+                contexts[1] handle 1: standalone: profile=NOT_SENT\n\
+                Dump Instance Profile state=INCLUDE, 0 profiles\n";
+    let expected = format!(
+        "pmWhichContext() -> 0, cur=0\n{}pmNewContext(3, NULL) -> 1\n{dump}pmDupContext() -> 1\n{dump}",
+        "pmWhichContext() -> 1, cur=1\n".repeat(2)
+    );
+    assert_eq!(String::from_utf8_lossy(&trace.take()), expected);
+    // a local context has nothing to reconnect
+    dup.reconnect().expect("reconnect");
+    assert_eq!(String::from_utf8_lossy(&trace.take()), "pmReconnectContext(1) -> 1\n");
+    // the duplicate is current at exit, and the next one is handle 2
+    dup.trace_exit();
+    assert!(String::from_utf8_lossy(&trace.take()).starts_with("pmWhichContext() -> 1, cur=1\nNotifyEndLocalContext: "));
+    assert_eq!(ctx.dup().expect("dup").handle(), 2);
+    // a context of names alone has none to duplicate
+    let mut names = Context::with_namespace(Pmns::new());
+    names.set_trace(trace.clone());
+    assert_eq!(names.dup().err(), Some(PmError::PM_ERR_NOCONTEXT));
+    assert!(String::from_utf8_lossy(&trace.take())
+        .ends_with("pmWhichContext() -> -12376, cur=-1\npmDupContext() -> -12376\n"));
+}

@@ -41,10 +41,48 @@ impl Context {
     /// After a reconnection the derived metrics are bound afresh when
     /// next used, against what pmcd has now (their `delta()` and
     /// `rate()` start over), as pmRegisterDerived(3) says.
+    ///
+    /// Under `-Dcontext` it is traced as libpcp traces
+    /// `pmReconnectContext` (with [`Context::handle`]).
     #[doc(alias = "pmReconnectContext")]
     pub fn reconnect(&self) -> PmResult<()> {
-        let Some(h) = self.host_source() else { return Ok(()) };
-        h.reconnect()?;
+        self.reconnect_at(std::time::Instant::now())
+    }
+
+    /// [`Context::reconnect`] as if the time were `now` (see
+    /// [`HostSource::reconnect_at`]).
+    pub fn reconnect_at(&self, now: std::time::Instant) -> PmResult<()> {
+        let traced = self.trace().on(DebugFlag::Context);
+        let handle = self.handle();
+        let done = format!("pmReconnectContext({handle}) -> {handle}\n");
+        let Some(h) = self.host_source() else {
+            if traced {
+                self.trace().write_bytes(done.as_bytes());
+            }
+            return Ok(());
+        };
+        // whole seconds until `at`, as libpcp counts them
+        let secs = |at: Option<std::time::Instant>| {
+            at.map_or(0, |at| at.saturating_duration_since(now).as_secs_f64().round() as i64)
+        };
+        let too_soon = h.retry_at().filter(|&at| now < at);
+        let reconnected = h.reconnect_at(now);
+        if traced {
+            let line = match (&reconnected, too_soon) {
+                (Ok(()), _) => format!("pmReconnectContext({handle}), done\n{done}"),
+                (Err(e), Some(at)) => format!(
+                    "pmReconnectContext({handle}) -> {}, too soon (need wait another {} secs)\n",
+                    e.code(),
+                    secs(Some(at))
+                ),
+                (Err(_), None) => format!(
+                    "pmReconnectContext({handle}), failed (wait {} secs before next attempt)\n",
+                    secs(h.retry_at())
+                ),
+            };
+            self.trace().write_bytes(line.as_bytes());
+        }
+        reconnected?;
         self.unbind_derived();
         Ok(())
     }
