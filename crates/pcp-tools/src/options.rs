@@ -262,6 +262,13 @@ impl<'h> Parser<'h> {
         }
     }
 
+    /// `pmLoadDerivedConfig` of `path` where the tool's option names it
+    /// (pminfo's `-c`), its report among what was written so far.
+    #[doc(alias = "pmLoadDerivedConfig")]
+    pub fn load_derived(&mut self, path: &[u8]) -> Result<(), String> {
+        self.opts.load_derived(path, self.hooks)
+    }
+
     /// The settings, once [`Parser::next_tool_opt`] has returned `None`.
     pub fn finish(self) -> Options {
         self.opts

@@ -151,9 +151,6 @@ impl<'a> Pminfo<'a> {
         let mut p = Parser::new(&args, tools::PMINFO, &env, &mut hooks, &mut *self.err);
         self.prog.clone_from(&p.opts.prog);
         let mut need_context = false;
-        // each -c file, with the debug options set before it (libpcp
-        // loads it there, traced as -D had said so far)
-        let mut derived: Vec<(Vec<u8>, pcp::debug::DebugOptions)> = Vec::new();
         while let Some(o) = p.next_tool_opt() {
             let f = &mut self.p;
             match o.opt {
@@ -165,7 +162,13 @@ impl<'a> Pminfo<'a> {
                         p.opts.errors += 1;
                     }
                 },
-                b'c' => derived.push((o.arg.clone().unwrap_or_default(), p.opts.debug_options)),
+                // loaded there, traced as -D has said so far
+                b'c' => {
+                    if let Err(e) = p.load_derived(o.arg.as_deref().unwrap_or_default()) {
+                        let m = format!("{}: derived configuration(s) error: {e}\n", self.prog);
+                        p.opts.flushed.extend_from_slice(m.as_bytes());
+                    }
+                }
                 b'd' => f.desc = true,
                 b'F' => (f.force, f.value) = (true, true),
                 b'f' => f.value = true,
@@ -192,22 +195,8 @@ impl<'a> Pminfo<'a> {
         self.err.write_all(&opts.flushed)?;
         let namespace = hooks.namespace.take();
         let agents = std::mem::take(&mut hooks.agents);
-        let trace = hooks.trace.clone();
-        for (path, debug) in &derived {
-            hooks.trace = trace.with_options(*debug);
-            let loaded = options::Hooks::load_derived(&mut hooks, path);
-            hooks.trace = trace.clone();
-            let (report, _) = options::Hooks::take_output(&mut hooks);
-            self.err.write_all(&report)?;
-            if let Err(e) = loaded {
-                writeln!(self.err, "{}: derived configuration(s) error: {e}", self.prog)?;
-            }
-        }
         let (registry, report) = hooks.take_registry();
         let trace = hooks.trace.clone();
-        if opts.context.is_none() && opts.namespace_loaded {
-            self.err.write_all(&report)?;
-        }
         if opts.errors > 0 || opts.exit {
             let status = i32::from(!opts.exit);
             opts.usage_message(self.err)?;
@@ -241,14 +230,17 @@ impl<'a> Pminfo<'a> {
                 None => return Ok(1),
             },
         };
-        if opts.context.is_some() || !opts.namespace_loaded {
+        let mut ctx = ctx;
+        if need_context {
             // libpcp sets the derived metrics up once pmNewContext has
             // made the context, after what opening it traced (and not
             // when that fails)
             self.err.write_all(&report)?;
+        } else {
+            // with no context, at the first service that asks them
+            ctx.defer_derived_startup(report);
         }
         let mut status = 0;
-        let mut ctx = ctx;
         ctx.set_trace(trace);
         ctx.bind_derived(&registry);
         let operands = std::mem::take(&mut opts.operands);
@@ -257,6 +249,7 @@ impl<'a> Pminfo<'a> {
         }
         if operands.is_empty() {
             if let Err(e) = self.traverse(&mut ctx, "") {
+                self.err.write_all(&ctx.take_messages())?;
                 writeln!(self.err, "Error: {e}")?;
                 status = 1;
             }
@@ -269,6 +262,8 @@ impl<'a> Pminfo<'a> {
                 self.traverse(&mut ctx, &name)
             };
             if let Err(e) = r {
+                // (after what the failed request traced)
+                self.err.write_all(&ctx.take_messages())?;
                 writeln!(self.err, "Error: {name}: {e}")?;
                 status = 1;
             }
@@ -524,7 +519,10 @@ impl<'a> Pminfo<'a> {
         let mut names: Vec<&str> = batch.iter().map(String::as_str).collect();
         let mut pmids = vec![PmId::NULL; names.len()];
         if self.need_pmid {
-            match ctx.lookup_names(&names).map_err(PmError::from) {
+            let looked_up = ctx.lookup_names(&names).map_err(PmError::from);
+            // (what the lookup traced)
+            self.err.write_all(&ctx.take_messages())?;
+            match looked_up {
                 Ok((ids, _)) => pmids = ids,
                 Err(e) => {
                     // only a failure of every name comes back as an error

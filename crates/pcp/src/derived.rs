@@ -477,6 +477,10 @@ pub(crate) struct Bound {
     /// Where the stand-in node addresses of trace dumps come from (the
     /// registry's, once the context has its metrics).
     pub(crate) addresses: pcp_derived::trace::Addresses,
+    /// What libpcp's start-up of derived metrics (`__dminit`) writes,
+    /// held back until the context's first service that starts them up
+    /// ([`crate::context::Context::defer_derived_startup`]).
+    pub(crate) startup: Mutex<Vec<u8>>,
 }
 
 impl Bound {

@@ -66,6 +66,18 @@ impl Options {
         }
     }
 
+    /// `pmLoadDerivedConfig` of `arg` now: libpcp pmflushes each of
+    /// loading's reports (with all that is waiting).
+    pub(super) fn load_derived(&mut self, arg: &[u8], hooks: &mut dyn Hooks) -> Result<(), String> {
+        let loaded = hooks.load_derived(arg);
+        let (report, _) = hooks.take_output();
+        if !report.is_empty() {
+            self.flushed.append(&mut self.messages);
+            self.flushed.extend_from_slice(&report);
+        }
+        loaded
+    }
+
     pub(super) fn set_samples(&mut self, arg: &[u8]) {
         let (n, whole) = strtol_int(arg);
         self.samples = n;
@@ -126,15 +138,7 @@ impl Options {
             "container" => self.container = Some(arg.to_vec()),
             "debug" => self.set_debug(arg, hooks),
             "derived" => {
-                // libpcp pmflushes each of loading's reports (with all
-                // that is waiting)
-                let loaded = hooks.load_derived(arg);
-                let (report, _) = hooks.take_output();
-                if !report.is_empty() {
-                    self.flushed.append(&mut self.messages);
-                    self.flushed.extend_from_slice(&report);
-                }
-                if let Err(e) = loaded {
+                if let Err(e) = self.load_derived(arg, hooks) {
                     let m = format!("{}: pmLoadDerivedConfig failed: {e}\n", self.prog);
                     self.error(&m);
                 }

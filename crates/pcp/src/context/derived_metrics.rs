@@ -24,8 +24,9 @@ impl Context {
     /// ([`Context::use_namespace_of`] replaces the names it adds).
     #[doc(alias = "__dmopencontext")]
     pub fn bind_derived(&mut self, registry: &crate::derived::Registry) {
-        if self.trace().on(DebugFlag::Derive) && self.trace().on(DebugFlag::Appl1) {
-            // (a tool's one context is libpcp's context 0)
+        if self.trace().on(DebugFlag::Derive) && self.trace().on(DebugFlag::Appl1) && self.is_libpcp_context() {
+            // (a tool's one context is libpcp's context 0; names loaded
+            // from a file alone are none)
             let n = registry.metrics().len();
             self.trace().write(format_args!("__dmopencontext(->ctx 0) called, {n} derived metrics\n"));
         }
@@ -260,6 +261,24 @@ impl Context {
         self.derived.messages = trace;
     }
 
+    /// Hold `report`, what starting the derived metrics up wrote, until
+    /// this context's first service that libpcp's `__dminit` runs in
+    /// (walking, listing children, a name not in the name space, a
+    /// PMID's names): with no context, libpcp starts them up only then.
+    #[doc(hidden)] // tool support: pminfo -n with no context
+    pub fn defer_derived_startup(&self, report: Vec<u8>) {
+        *self.derived.startup.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = report;
+    }
+
+    /// Write what [`Context::defer_derived_startup`] held back, once.
+    pub(super) fn derived_startup(&self) {
+        let report =
+            std::mem::take(&mut *self.derived.startup.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        if !report.is_empty() {
+            self.trace().write_bytes(&report);
+        }
+    }
+
     /// Where this context's trace and messages go ([`Context::set_trace`]).
     pub fn trace(&self) -> &pcp_core::debug::Trace {
         &self.derived.messages
@@ -277,6 +296,10 @@ impl Context {
     /// libpcp's trace of a name the name space did not have, looked up
     /// among the derived metrics (`__dmgetpmid`): its PMID, or none.
     pub(super) fn trace_dmgetpmid(&self, name: &str, pmid: Option<PmId>) {
+        if self.trace().on(DebugFlag::Appl2) && !self.is_libpcp_context() {
+            // (with no context libpcp asks the global metrics)
+            self.trace().write(format_args!("__dmgetpmid: using registered for metric \"{name}\"\n"));
+        }
         match pmid {
             Some(p) => self.trace().write(format_args!("__dmgetpmid: metric \"{name}\" -> PMID {p}\n")),
             None => self.trace().write(format_args!("__dmgetpmid: metric \"{name}\" -> {}\n", PmError::PM_ERR_NAME)),

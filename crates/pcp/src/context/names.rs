@@ -5,6 +5,7 @@ use super::{Context, PmnsLocation};
 use pcp_core::debug::{DebugFlag, DebugOptions, Trace};
 use pcp_core::error::Subject;
 use pcp_core::{Error, PmError, PmId, PmResult};
+use pcp_pdu::pmns::{PMNS_LEAF_STATUS, PMNS_NONLEAF_STATUS};
 use pcp_pmns::cpp::Files;
 use pcp_pmns::{LoadOptions, Loaded, Pmns};
 use std::sync::Arc;
@@ -202,9 +203,14 @@ impl Context {
         if !t.on(DebugFlag::Context) {
             return;
         }
-        let has_context = self.source().is_some() || self.location == PmnsLocation::Archive;
-        let (sts, cur) = if has_context { (0, 0) } else { (PmError::PM_ERR_NOCONTEXT.code(), -1) };
+        let (sts, cur) = if self.is_libpcp_context() { (0, 0) } else { (PmError::PM_ERR_NOCONTEXT.code(), -1) };
         t.write_bytes(format!("pmWhichContext() -> {sts}, cur={cur}\n").repeat(n).as_bytes());
+    }
+
+    /// Whether libpcp would have a context here: not for names loaded
+    /// from a file alone.
+    pub(super) fn is_libpcp_context(&self) -> bool {
+        self.source().is_some() || self.location == PmnsLocation::Archive
     }
 
     /// [`Context::lookup_ids`] but for `-Dpmns`'s first and last lines.
@@ -269,6 +275,11 @@ impl Context {
         if self.trace().on(DebugFlag::Pmns) {
             self.trace_own_lookup(&v, names, &r);
         }
+        // libpcp asks its derived metrics for the names its own name
+        // space lacks
+        if r.as_ref().map_or(true, |(ids, _)| ids.iter().any(|&p| p.is_null() || is_derived_in(&v, p))) {
+            self.derived_startup();
+        }
         for (name, found) in &derive_trace {
             self.trace_local_lookup(&v, name, found);
         }
@@ -324,8 +335,11 @@ impl Context {
     /// `-Dcontext` the `pmWhichContext` calls of each.
     fn trace_children_walk(&self, v: &super::View, name: &str, pmns: bool, derive: bool) {
         let derived_leaf = |n: &str| v.pmns.lookup(n).is_ok_and(|p| is_derived_in(v, p));
+        // (the root of a dynamic subtree is a leaf of libpcp's name space,
+        // whatever derived metrics are named below it)
+        let dynamic_root = |n: &str| v.pmns.locate(n).is_some_and(|id| v.pmns.pmid_of(id).is_dynamic_root());
         let regular_below = |n: &str| {
-            let mut any = false;
+            let mut any = dynamic_root(n);
             let _ = v.pmns.traverse_with(n, |leaf| any |= !derived_leaf(leaf));
             any
         };
@@ -355,10 +369,17 @@ impl Context {
                 } else {
                     line.push_str(&format!("no regular children ({})", PmError::PM_ERR_NAME));
                 }
-                match self.derived_children(v, &n) {
-                    None => line.push_str(&format!(", no derived children ({})\n", PmError::PM_ERR_NAME)),
-                    Some(0) => line.push_str(", derived leaf\n"),
-                    Some(k) => line.push_str(&format!(", {k} derived children\n")),
+                let derived = self.derived_children(v, &n);
+                if self.trace().on(DebugFlag::Appl2) {
+                    for (i, c) in derived.iter().flatten().enumerate() {
+                        let status = if c.leaf { PMNS_LEAF_STATUS } else { PMNS_NONLEAF_STATUS };
+                        self.trace().write(format_args!("__dmchildren: offspring[{i}] {} (status={status})\n", c.name));
+                    }
+                }
+                match derived {
+                    Err(e) => line.push_str(&format!(", no derived children ({e})\n")),
+                    Ok(k) if k.is_empty() => line.push_str(", derived leaf\n"),
+                    Ok(k) => line.push_str(&format!(", {} derived children\n", k.len())),
                 }
                 self.trace().write_bytes(line.as_bytes());
             }
@@ -385,29 +406,13 @@ impl Context {
         }
     }
 
-    /// How many names the derived metrics add below `name` (libpcp's
-    /// `__dmchildren`): `Some(0)` when `name` is one, `None` for none.
-    fn derived_children(&self, v: &super::View, name: &str) -> Option<usize> {
+    /// The names the derived metrics add below `name` (libpcp's
+    /// `__dmchildren`): none when `name` is one, `PM_ERR_NAME` for none.
+    fn derived_children(&self, v: &super::View, name: &str) -> PmResult<Vec<pcp_pmns::tree::Child>> {
         let anon = crate::derived::ANON.iter().map(|a| a.name);
         let usable = v.derived.iter().filter(|m| !m.is_masked() && !v.derived.failed(m.pmid)).map(|m| m.name.as_str());
         let usable = usable.chain(v.shadowed.iter().map(String::as_str));
-        let mut next: Vec<&str> = Vec::new();
-        for n in anon.chain(usable) {
-            let rest = if name.is_empty() {
-                n
-            } else {
-                match n.strip_prefix(name) {
-                    Some("") => return Some(0),
-                    Some(r) if r.starts_with('.') => &r[1..],
-                    _ => continue,
-                }
-            };
-            let first = rest.split('.').next().unwrap_or(rest);
-            if !next.contains(&first) {
-                next.push(first);
-            }
-        }
-        (!next.is_empty()).then_some(next.len())
+        crate::host::derived_children(name, anon.chain(usable))
     }
 
     /// The trace of a name looked up in a name space that has the
@@ -430,6 +435,9 @@ impl Context {
         }
         let v = self.view();
         let found = v.pmns.lookup(name);
+        if found.as_ref().map_or(true, |&p| is_derived_in(&v, p)) {
+            self.derived_startup();
+        }
         if self.trace().on(DebugFlag::Derive) {
             self.trace_local_lookup(&v, name, &found);
         }
@@ -474,6 +482,7 @@ impl Context {
                 None => h.name_of(pmid),
             };
         }
+        self.startup_unless_named(pmid);
         if let Some(r) = self.derived_name(pmid) {
             return r;
         }
@@ -500,10 +509,25 @@ impl Context {
                 None => h.names_of(pmid),
             };
         }
+        self.startup_unless_named(pmid);
         if let Some(r) = self.derived_name(pmid) {
             return r.map(|n| vec![n]);
         }
         self.view().pmns.names_of(pmid)
+    }
+
+    /// The derived metrics' start-up, when libpcp would ask them for a
+    /// name of `pmid` (its own name space has none), and `-Dderive,appl2`'s
+    /// note that with no context it asks the global ones.
+    fn startup_unless_named(&self, pmid: PmId) {
+        let v = self.view();
+        if is_derived_in(&v, pmid) || v.pmns.name_of(pmid).is_err() {
+            self.derived_startup();
+            let t = self.trace();
+            if t.on(DebugFlag::Derive) && t.on(DebugFlag::Appl2) && !self.is_libpcp_context() {
+                t.write(format_args!("__dmgetname: using registered for pmID {pmid}\n"));
+            }
+        }
     }
 
     /// `pmGetChildrenStatus`: a node's children and their leaf status.
@@ -521,7 +545,10 @@ impl Context {
             let derived = crate::host::derived_children(name, usable.map(|m| m.name.as_str()));
             return crate::host::stitch(h.children(name), derived);
         }
-        let kids = v.pmns.children(name)?;
+        let kids = v.pmns.children(name);
+        // (libpcp asks its derived metrics next, whatever came of that)
+        self.derived_startup();
+        let kids = kids?;
         if !v.derived.iter().any(|m| v.derived.failed(m.pmid)) {
             return Ok(kids);
         }
@@ -604,6 +631,7 @@ impl Context {
         if traced_pmns || traced_derive || traced_context {
             self.trace_children_walk(&v, name, traced_pmns, traced_derive);
         }
+        self.derived_startup();
         // derived metrics that failed to bind are left out (libpcp's
         // __dmchildren)
         let any_failed = v.derived.iter().any(|m| v.derived.failed(m.pmid));

@@ -1,0 +1,9 @@
+-Dpmns,derive,appl1,appl2
+-n
+tests/golden/pminfo/ns/dynamic-derived.pmns
+-m
+proc
+--env
+PCP_DERIVED_CONFIG=tests/golden/pminfo/derived/below-dynamic.conf
+TZ=UTC
+LC_ALL=C

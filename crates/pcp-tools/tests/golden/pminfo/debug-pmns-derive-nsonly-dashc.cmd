@@ -1,0 +1,11 @@
+-Dpmns,derive
+-c
+tests/golden/pminfo/derived/syntax.conf
+-n
+tests/golden/pminfo/ns/deep.pmns
+--derived=tests/golden/pminfo/derived/below-dynamic.conf
+-m
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

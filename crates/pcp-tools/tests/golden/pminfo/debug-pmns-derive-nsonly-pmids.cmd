@@ -1,0 +1,13 @@
+-Dpmns,derive,context,appl2
+-n
+tests/golden/pminfo/ns/dynamic-derived.pmns
+511.0.1
+511.0.3
+3.0.1
+3.0.9
+proc.psinfo.age
+nosuch
+--env
+PCP_DERIVED_CONFIG=tests/golden/pminfo/derived/below-dynamic.conf
+TZ=UTC
+LC_ALL=C
