@@ -46,6 +46,10 @@ use results::{InstLines, MetricInfo};
 /// `PM_LOG_FEATURE_QA`: the one archive feature bit 6.0.3 knows.
 const LOG_FEATURE_QA: u32 = 0x8000_0000;
 
+/// libpcp's `-Dcontext` line of `pmWhichContext` in pmdumplog's one
+/// context.
+const WHICH: &str = "pmWhichContext() -> 0, cur=0\n";
+
 /// Run `pmdumplog` with `args` (including the program name).
 pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     run_with(args, out, err, &mut OsFiles)
@@ -171,23 +175,42 @@ fn main(
     let (src, mut reader) = match Source::open(&name, &trace, err)? {
         Ok(x) => x,
         Err(e) => {
+            if trace.on(DebugFlag::Context) {
+                writeln!(err, "pmNewContext(2, {name}) -> {}, curr_handle=-1", e.code())?;
+            }
             writeln!(err, "pmdumplog: Cannot open archive \"{name}\": {e}")?;
             return Ok(1);
         }
     };
+    let archive = &src.archive;
+    if trace.on(DebugFlag::Context) {
+        pcp::context::trace_new_archive_context(&trace, &name, archive.label().start);
+        err.write_all(&trace.take())?;
+    }
     // libpcp sets up its derived metrics at the first context
     let (registry, report) = hooks.take_registry();
     err.write_all(&report)?;
-    let archive = &src.archive;
     // libpcp's label is the first data volume's (it checked it on opening)
     let label = first_volume_label(archive).unwrap_or_else(|| archive.label().clone());
+    // each PMAPI call's look at the current context (pmWhichContext)
+    let which = |n: usize| {
+        if trace.on(DebugFlag::Context) {
+            trace.write_bytes(WHICH.repeat(n).as_bytes());
+        }
+    };
 
     // the reporting zone and the time window (libpcp looks for the end of
     // the archive whatever the options, and warns when it cannot find it)
     let host = String::from_utf8_lossy(&label.hostname).into_owned();
     let tz = String::from_utf8_lossy(&label.timezone).into_owned();
     reader.set_trace(&trace);
+    if opts.hostzone {
+        // (pmNewContextZone)
+        which(1);
+    }
     opts.zone_trace(&trace, Some(&tz), &options::local_zone(env));
+    // (pmGetArchiveEnd)
+    which(2);
     let end = reader.end();
     err.write_all(&trace.take())?;
     let info = ContextInfo {
@@ -270,6 +293,7 @@ fn main(
         inst_lines: HashMap::new(),
         buf: Vec::with_capacity(1 << 16),
         meta_trace: trace.on(pcp::debug::DebugFlag::LogMeta).then(|| trace.clone()),
+        context_trace: trace.on(DebugFlag::Context).then(|| trace.clone()),
     };
     // results are read from the window's start (or back from its end);
     // with -S or -T the dump stops at its far end, else only at the far
@@ -281,6 +305,8 @@ fn main(
         (true, true) => window.start,
         (true, false) => Timestamp { sec: 0, nsec: 0 },
     };
+    // (pmSetMode)
+    which(1);
     if f.reverse {
         let _ = reader.set_mode(Mode::Back, window.end, 0);
     } else {
@@ -288,10 +314,10 @@ fn main(
     }
     err.write_all(&trace.take())?;
     if f.label {
-        d.dump_label(out, &label, end.ok(), f.verbose_label)?;
+        d.dump_label(out, err, &label, end.ok(), f.verbose_label)?;
     }
     if f.descs {
-        d.dump_descs(out)?;
+        d.dump_descs(out, err)?;
     }
     if f.labelsets {
         d.dump_labelsets(out)?;
@@ -305,7 +331,7 @@ fn main(
         }
     }
     if f.indoms {
-        d.dump_indoms(out)?;
+        d.dump_indoms(out, err)?;
         err.write_all(&trace.take())?;
     }
     if f.index {
@@ -349,6 +375,9 @@ impl Source {
             || index_label.as_ref().is_some_and(unknown)
             || unknown(archive.label())
         {
+            if trace.on(DebugFlag::Context) {
+                writeln!(err, "pmNewContext(2, {name}) -> {}, curr_handle=-1", PmError::PM_ERR_FEATURE.code())?;
+            }
             writeln!(err, "pmdumplog: Warning: unsupported feature bits, other errors may follow ...")?;
             pcp_archive::opentrace::trace_log_open(name, false, trace);
             err.write_all(&trace.take())?;
@@ -403,6 +432,19 @@ fn lookup_name(names: &Context, name: &str) -> Result<(Vec<PmId>, usize), PmErro
     }
 }
 
+impl Dumper<'_> {
+    /// With `-Dcontext`, `n` PMAPI calls' `pmWhichContext` lines (and
+    /// whatever else was traced), written after the text so far: `buf`
+    /// goes to `out` first, as C's stdio holds it there.
+    fn which(&self, out: &mut dyn Write, buf: &mut Vec<u8>, err: &mut dyn Write, n: usize) -> std::io::Result<()> {
+        let Some(trace) = &self.context_trace else { return Ok(()) };
+        out.write_all(buf)?;
+        buf.clear();
+        trace.write_bytes(WHICH.repeat(n).as_bytes());
+        err.write_all(&trace.take())
+    }
+}
+
 /// The label of the first data volume.
 fn first_volume_label(archive: &pcp_archive::archive::Archive) -> Option<Label> {
     let vol = archive.volumes().first()?;
@@ -428,6 +470,10 @@ struct Dumper<'a> {
     buf: Vec<u8>,
     /// With `-Dlogmeta`, where `pmNameInDom`'s searches are traced.
     meta_trace: Option<Trace>,
+    /// With `-Dcontext`, where each PMAPI call's `pmWhichContext` is
+    /// traced: written out where libpcp writes it, after the text
+    /// printed so far.
+    context_trace: Option<Trace>,
 }
 
 /// Which results to dump, in which order, up to when.

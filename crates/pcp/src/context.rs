@@ -765,7 +765,8 @@ fn default_local_pmns(diagnostics: &mut Vec<u8>) -> Result<Pmns, Error> {
 /// context (a tool's first: handle 0) over `name`, and its dump of the
 /// new context (`__pmDumpContext`): each archive of the list named, not
 /// open yet, the current time at `origin`, an empty instance profile.
-fn trace_new_archive_context(trace: &Trace, name: &str, origin: Timestamp) {
+#[doc(hidden)] // tool support: pmdumplog reads the archive itself
+pub fn trace_new_archive_context(trace: &Trace, name: &str, origin: Timestamp) {
     let mut s =
         format!("pmNewContext(2, {name}) -> 0\nDump Contexts: current -> contexts[0] handle 0\ncontexts[0] handle 0:");
     // the first archive is open, but libpcp knows it by its own name for

@@ -15,6 +15,7 @@ impl Dumper<'_> {
     pub(super) fn dump_label(
         &self,
         out: &mut dyn Write,
+        err: &mut dyn Write,
         l: &Label,
         end: Option<Timestamp>,
         verbose: bool,
@@ -22,6 +23,8 @@ impl Dumper<'_> {
         writeln!(out, "Log Label (Log Format Version {})", l.version as u8)?;
         writeln!(out, "Performance metrics from host {}", String::from_utf8_lossy(&l.hostname))?;
         self.write_when(out, "    commencing ", l.start)?;
+        // (the end libpcp looks for again)
+        self.which(out, &mut Vec::new(), err, 1)?;
         match end {
             Some(end) => self.write_when(out, "    ending     ", end)?,
             None => writeln!(out, "    ending     UNKNOWN")?,
@@ -68,14 +71,17 @@ impl Dumper<'_> {
 
     /// The descriptors, once per PMID, in the order libpcp's hash table
     /// holds them, each with its names.
-    pub(super) fn dump_descs(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+    pub(super) fn dump_descs(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "\nDescriptions for Metrics in the Log ...")?;
         let src = self.src;
         let descs: Vec<Desc> = src.meta.descs().copied().collect();
         let keys: Vec<u32> = descs.iter().map(|d| d.pmid.0).collect();
         for i in libpcp_hash_order(&keys) {
             let d = &descs[i];
-            match self.names.names_of(d.pmid) {
+            let names = self.names.names_of(d.pmid);
+            // (what pmNameAll traced)
+            self.which(out, &mut Vec::new(), err, 0)?;
+            match names {
                 Ok(n) => writeln!(out, "PMID: {} ({})", d.pmid, n.join(" or "))?,
                 Err(_) => writeln!(out, "PMID: {} (<noname>)", d.pmid)?,
             }
@@ -272,7 +278,9 @@ impl Dumper<'_> {
 
     /// `-i`: each instance domain's history as libpcp holds it, in its
     /// hash table's order, oldest set first.
-    pub(super) fn dump_indoms(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+    /// pmdumplog flushes standard output after each instance set, so what
+    /// is traced meanwhile lands between them.
+    pub(super) fn dump_indoms(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "\nInstance Domains in the Log ...")?;
         let meta = &self.src.meta;
         let keys: Vec<u32> = meta.indom_order().iter().map(|i| i.0).collect();
@@ -283,6 +291,7 @@ impl Dumper<'_> {
             for (k, set) in meta.indom_history(indom).enumerate() {
                 if let Some(trace) = &self.meta_trace {
                     meta.trace_undelta_set(indom, k, trace);
+                    err.write_all(&trace.take())?;
                 }
                 let set = set.map_err(|e| std::io::Error::other(e.to_string()))?;
                 self.stamp(&mut buf, set.when);
@@ -292,6 +301,9 @@ impl Dumper<'_> {
                     buf.extend_from_slice(name);
                     buf.extend_from_slice(b"\"\n");
                 }
+                out.write_all(&buf)?;
+                out.flush()?;
+                buf.clear();
             }
             out.write_all(&buf)?;
         }

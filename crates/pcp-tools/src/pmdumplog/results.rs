@@ -136,10 +136,19 @@ impl Dumper<'_> {
         Ok(0)
     }
 
+    /// With `-Dcontext`, the lines of a `pmNameAll` answered from what
+    /// was worked out before (the first one traced its own).
+    fn trace_name_all(&self) {
+        if let Some(trace) = &self.context_trace {
+            trace.write_bytes(super::WHICH.repeat(3).as_bytes());
+        }
+    }
+
     /// What pmdumplog needs of a metric to dump its values, worked out
     /// once: `    PMID (names)`, and its type and instance domain.
     fn metric(&mut self, pmid: PmId) -> std::rc::Rc<MetricInfo> {
         if let Some(m) = self.metric_cache.get(&pmid) {
+            self.trace_name_all();
             return m.clone();
         }
         let names = self.names.names_of(pmid).ok().map(|n| n.join(" or "));
@@ -184,8 +193,15 @@ impl Dumper<'_> {
             }
             // records mostly list the same metrics in the same order: try the
             // metric found at this place last time first
+            if self.context_trace.is_some() {
+                out.write_all(buf)?;
+                buf.clear();
+            }
             let m = match self.by_place.get(k) {
-                Some(m) if m.pmid == vs.pmid => m.clone(),
+                Some(m) if m.pmid == vs.pmid => {
+                    self.trace_name_all();
+                    m.clone()
+                }
                 _ => {
                     let m = self.metric(vs.pmid);
                     if k < self.by_place.len() {
@@ -196,6 +212,8 @@ impl Dumper<'_> {
                     m
                 }
             };
+            // (pmNameAll, then pmLookupDesc of a set with values)
+            self.which(out, buf, err, usize::from(vs.numval > 0))?;
             if vs.numval == 0 {
                 buf.extend_from_slice(&m.head);
                 buf.extend_from_slice(b"): No values returned!\n");
@@ -253,11 +271,21 @@ impl Dumper<'_> {
                     match (insts, &lines) {
                         (Some(set), Some(lines)) if index_near(set, inst, &mut hint).is_some() => {
                             let line = &lines[hint - 1];
-                            buf.extend_from_slice(if indent.is_empty() { &line[7..] } else { line });
+                            let line = if indent.is_empty() { &line[7..] } else { &line[..] };
+                            // (pmNameInDom, once " inst [" is printed)
+                            let at = if self.context_trace.is_some() {
+                                line.iter().position(|&b| b == b'[').map_or(0, |i| i + 1)
+                            } else {
+                                0
+                            };
+                            buf.extend_from_slice(&line[..at]);
+                            self.which(out, buf, err, 1)?;
+                            buf.extend_from_slice(&line[at..]);
                         }
                         _ => {
                             buf.extend_from_slice(indent);
                             buf.extend_from_slice(b" inst [");
+                            self.which(out, buf, err, 1)?;
                             buf.extend_from_slice(Decimal::signed(inst as i64).as_bytes());
                             buf.extend_from_slice(b" or ???] value ");
                         }

@@ -1,0 +1,9 @@
+-Dcontext
+-l
+-d
+-i
+tests/golden/pmdumplog/arch/marks3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
