@@ -106,6 +106,10 @@ pub(crate) struct InterpState {
     nr: [u64; 2],
     /// And found in the cache (counted under `-Dlog,desperate` only).
     nr_cache: [u64; 2],
+    /// Metric-instances looked at in this fetch (libpcp's `nuis`, for
+    /// `-Dqa`): the second pass, placing in and sweeping and trimming
+    /// its unbound list, then the same for the third pass.
+    nuis: [u64; 8],
 }
 
 impl InterpState {
@@ -156,6 +160,7 @@ pub(crate) fn fetch_into(
         r.interp.nr = [0, 0];
         r.interp.nr_cache = [0, 0];
     }
+    r.interp.nuis = [0; 8];
     let res = fetch_at(r, t_req, pmids, wanted, out);
     match res {
         Err(Early(e)) => Err(e),
@@ -169,6 +174,13 @@ pub(crate) fn fetch_into(
                     "__pmLogFetchInterp: log reads: forward {forw}{} backwards {back}{}\n",
                     cached(cforw),
                     cached(cback)
+                ));
+            }
+            if r.log.trace.on(DebugFlag::Qa) {
+                let n = r.interp.nuis;
+                r.log.trace.write(format_args!(
+                    "__pmLogFetchInterp: unbound items scanned: pass2: {} first: {} forget: {} trim: {} pass3: {} last: {} forget: {} trim: {}\n",
+                    n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7]
                 ));
             }
             v
@@ -290,6 +302,8 @@ fn fetch_at(
         bounded = r.interp.want.iter().all(|&(pi, ii)| is_bounded(&pmids[pi].insts[ii], t_req, direction));
     }
     let todo = if bounded { 0 } else { r.interp.want.len() };
+    // (each pass looks at every metric-instance, even those it passes by)
+    r.interp.nuis[0] = r.interp.want.len() as u64;
 
     // second pass: who needs a bound from earlier in the archive
     let mut unbound = Unbound::new();
@@ -323,6 +337,7 @@ fn fetch_at(
             }
         }
     }
+    r.interp.nuis[1] = unbound.placed;
 
     if back > 0 {
         if let Err(e) = r.log.change_vol(r.ac_vol) {
@@ -366,7 +381,9 @@ fn fetch_at(
                 },
             );
         }
+        r.interp.nuis[2] = unbound.swept;
         for (p, i) in unbound.iter() {
+            r.interp.nuis[3] += 1;
             let icp = &mut r.interp.pmids[p].insts[i];
             if (is(icp.s_prior, S_UNDEFINED) || icp.t_prior > t_req) && icp.t_first < t_req {
                 icp.t_first = t_req;
@@ -381,6 +398,7 @@ fn fetch_at(
 
     // third pass: who needs a bound from later in the archive
     let mut unbound = Unbound::new();
+    r.interp.nuis[4] = r.interp.want.len() as u64;
     for k in 0..todo {
         let (pi, ii) = r.interp.want[k];
         {
@@ -411,6 +429,7 @@ fn fetch_at(
             }
         }
     }
+    r.interp.nuis[5] = unbound.placed;
 
     if forw > 0 {
         if let Err(e) = r.log.change_vol(r.ac_vol) {
@@ -453,7 +472,9 @@ fn fetch_at(
                 },
             );
         }
+        r.interp.nuis[6] = unbound.swept;
         for (p, i) in unbound.iter() {
+            r.interp.nuis[7] += 1;
             let icp = &mut r.interp.pmids[p].insts[i];
             if icp.t_next < t_req && (icp.t_last < 0.0 || t_req < icp.t_last) {
                 icp.t_last = t_req;

@@ -25,13 +25,17 @@ pub(super) struct Unbound {
     items: Vec<(usize, usize)>,
     next: Vec<usize>,
     head: usize,
+    /// Elements looked at placing new ones, and sweeping (libpcp's
+    /// `nuis` counts, shown under `-Dqa`).
+    pub(super) placed: u64,
+    pub(super) swept: u64,
 }
 
 const NIL: usize = usize::MAX;
 
 impl Unbound {
     pub(super) fn new() -> Unbound {
-        Unbound { items: Vec::new(), next: Vec::new(), head: NIL }
+        Unbound { items: Vec::new(), next: Vec::new(), head: NIL, placed: 0, swept: 0 }
     }
 
     /// Insert `item` before the first element `before` accepts (at the end
@@ -41,7 +45,11 @@ impl Unbound {
         self.items.push(item);
         self.next.push(NIL);
         let (mut prev, mut at) = (NIL, self.head);
-        while at != NIL && !before(self.items[at]) {
+        while at != NIL {
+            self.placed += 1;
+            if before(self.items[at]) {
+                break;
+            }
             prev = at;
             at = self.next[at];
         }
@@ -61,6 +69,7 @@ impl Unbound {
     ) {
         let (mut prev, mut at) = (NIL, self.head);
         while at != NIL {
+            self.swept += 1;
             if stop(self.items[at]) {
                 break;
             }

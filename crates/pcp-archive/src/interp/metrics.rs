@@ -5,6 +5,7 @@
 use super::{InstCtl, PmidCtl, S_UNDEFINED};
 use crate::logread::Ts;
 use crate::replay::Replay;
+use pcp_core::debug::DebugFlag;
 use pcp_core::{InDom, PmError, PmId, Semantics, PM_IN_NULL};
 use std::collections::HashMap;
 
@@ -48,17 +49,27 @@ impl InstCtl {
 impl Replay {
     /// `time_caliper`: when an instance domain ever has 16 or more
     /// instances, the first and last sighting of each instance in the
-    /// metadata.
+    /// metadata. Traced under `-Dqa` as libpcp traces it.
     fn caliper(&mut self, indom: InDom, inst: i32) -> (f64, f64) {
         if indom == InDom::NULL {
             return (-1.0, -1.0);
         }
+        let qa = self.log.trace.on(DebugFlag::Qa);
         if !self.interp.calipers.contains_key(&indom.0) {
+            if qa {
+                self.log.trace.write(format_args!("time_caliper: build hashes for indom {indom}\n"));
+            }
             let start = self.start;
             // libpcp's chain: newest first (no calipers where a set cannot
             // be read: each instance is then taken to be there throughout)
             let sets: Vec<_> = self.meta.indom_history(indom).rev().collect::<Result<_, PmError>>().unwrap_or_default();
-            let table = sets.iter().any(|set| set.ids.len() >= 16).then(|| {
+            let big = sets.iter().find(|set| set.ids.len() >= 16);
+            if let (true, Some(set)) = (qa, big) {
+                // (libpcp stops looking at the first set this big)
+                let n = set.ids.len();
+                self.log.trace.write(format_args!("time_caliper: indom {indom} maxinst={n}\n"));
+            }
+            let table = big.is_some().then(|| {
                 let mut t: HashMap<i32, (f64, f64)> = HashMap::new();
                 let mut t_indom_prior = -1.0;
                 for set in &sets {
@@ -72,13 +83,18 @@ impl Replay {
             });
             self.interp.calipers.insert(indom.0, table);
         }
-        self.interp
-            .calipers
-            .get(&indom.0)
-            .and_then(|t| t.as_ref())
-            .and_then(|t| t.get(&inst))
-            .copied()
-            .unwrap_or((-1.0, -1.0))
+        let found = self.interp.calipers.get(&indom.0).and_then(|t| t.as_ref()).and_then(|t| t.get(&inst)).copied();
+        match found {
+            Some((birth, death)) => {
+                if qa {
+                    self.log.trace.write(format_args!(
+                        "time_caliper: indom {indom} and inst {inst} -> {birth:.6} .. {death:.6}\n"
+                    ));
+                }
+                (birth, death)
+            }
+            None => (-1.0, -1.0),
+        }
     }
 
     /// `pmGetInDomArchive`: every instance the metadata ever lists for
@@ -105,9 +121,11 @@ impl Replay {
         if pcp.ty != -1 {
             let ids = if pcp.indom == InDom::NULL { vec![PM_IN_NULL] } else { self.archive_instances(pcp.indom) };
             let order = if pcp.indom == InDom::NULL { vec![0] } else { prealloc_hash_order(&ids) };
+            // (in the instance domain's order, as libpcp looks them up)
+            let calipers: Vec<_> = ids.iter().map(|&id| self.caliper(pcp.indom, id)).collect();
             for i in order {
                 let mut icp = InstCtl::new(ids[i]);
-                (icp.t_birth, icp.t_death) = self.caliper(pcp.indom, ids[i]);
+                (icp.t_birth, icp.t_death) = calipers[i];
                 pcp.by_inst.insert(ids[i], pcp.insts.len());
                 pcp.insts.push(icp);
             }

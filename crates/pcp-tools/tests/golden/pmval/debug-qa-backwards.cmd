@@ -1,0 +1,15 @@
+-Dqa
+-a
+../pcp-archive/tests/fixtures/dyn
+-t
+2
+-d
+-S
++3
+-T
++9
+sample.dynamic.instant
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-Dqa
+-a
+../pcp-archive/tests/fixtures/dyn
+-t
+1.5
+sample.dynamic.counter
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-Dqa,interp
+-a
+../pcp-archive/tests/fixtures/v3
+-t
+0.4
+sample.bin
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
