@@ -13,7 +13,7 @@
 
 use crate::lex::is_space;
 use crate::registry::{AttributeError, Registry};
-use pcp_core::debug::DebugFlag;
+use pcp_core::debug::{DebugFlag, Trace};
 use pcp_core::PmError;
 
 /// What a path names (`stat(2)`, symbolic links followed).
@@ -38,6 +38,13 @@ pub trait ConfigFiles {
     fn list(&mut self, dir: &[u8]) -> Result<Vec<Vec<u8>>, PmError>;
     /// A file's contents.
     fn read(&mut self, path: &[u8]) -> Result<Vec<u8>, PmError>;
+    /// `$PCP_VAR_DIR` looked up as libpcp looks it up when
+    /// `$PCP_DERIVED_CONFIG` is unset (`pmGetConfig`, with its
+    /// `-Dconfig` lines in `trace`); `None` (the default): the
+    /// [`Environment`]'s.
+    fn var_dir(&mut self, _trace: &Trace) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 /// Where global derived metrics come from when a process starts.
@@ -55,10 +62,15 @@ pub struct Environment {
 /// if set (empty: nothing), else `$PCP_VAR_DIR/config/derived` if that
 /// exists. Components are separated by `:`.
 pub fn startup_path(env: &Environment, files: &mut dyn ConfigFiles) -> Option<Vec<u8>> {
+    startup_path_traced(env, files, &Trace::off())
+}
+
+/// [`startup_path`], the look-up of `$PCP_VAR_DIR` traced into `trace`.
+fn startup_path_traced(env: &Environment, files: &mut dyn ConfigFiles, trace: &Trace) -> Option<Vec<u8>> {
     let path = match &env.derived_config {
         Some(p) => p.clone(),
         None => {
-            let mut p = env.var_dir.clone();
+            let mut p = files.var_dir(trace).unwrap_or_else(|| env.var_dir.clone());
             p.extend_from_slice(b"/config/derived");
             files.kind(&p).ok()?;
             p
@@ -80,7 +92,7 @@ impl Registry {
             return report;
         }
         self.trace_anon();
-        if let Some(path) = startup_path(env, files) {
+        if let Some(path) = startup_path_traced(env, files, &self.trace) {
             if self.trace.on(DebugFlag::Derive) {
                 let mut line = b"Derived metric initialization from ".to_vec();
                 line.extend_from_slice(if env.derived_config.is_some() { b"$PCP_DERIVED_CONFIG" } else { &path });

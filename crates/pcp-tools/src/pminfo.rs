@@ -195,8 +195,10 @@ impl<'a> Pminfo<'a> {
         self.err.write_all(&opts.flushed)?;
         let namespace = hooks.namespace.take();
         let agents = std::mem::take(&mut hooks.agents);
-        let (registry, report) = hooks.take_registry();
         let trace = hooks.trace.clone();
+        // libpcp sets the derived metrics up (and reads its configuration
+        // for them) once the context is made
+        let deferred = hooks.defer_registry();
         if opts.errors > 0 || opts.exit {
             let status = i32::from(!opts.exit);
             opts.usage_message(self.err)?;
@@ -231,6 +233,7 @@ impl<'a> Pminfo<'a> {
             },
         };
         let mut ctx = ctx;
+        let (registry, report) = deferred.finish();
         if need_context {
             // libpcp sets the derived metrics up once pmNewContext has
             // made the context, after what opening it traced (and not

@@ -17,6 +17,7 @@
 //! from `$PCP_DERIVED_CONFIG` and `--derived` (`--container` only matters
 //! to pmcd: archives ignore it).
 
+use crate::options::hooks::DeferredRegistry;
 use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, Parser};
 use pcp::context::Instances;
 use pcp::timezone::Zone;
@@ -96,23 +97,23 @@ fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, files: &mut
         opts.usage_message(err)?;
         return Ok(status);
     }
-    let (registry, report) = hooks.take_registry();
+    // (libpcp sets the derived metrics up once the context is made)
+    let mut deferred = hooks.defer_registry();
     let trace = hooks.trace.clone();
-    let registry = registry;
-    err.write_all(&report)?;
     let names = hooks.namespace.take();
     let agents = std::mem::take(&mut hooks.agents);
     let (ctx, zone, origin) = if opts.context == Some(ContextKind::Archive) {
-        match open_archive(&prog, &mut opts, names, &trace, out, err)? {
+        match open_archive(&prog, &mut opts, names, &trace, &mut deferred, out, err)? {
             Ok(opened) => opened,
             Err(status) => return Ok(status),
         }
     } else {
-        match open_live(&prog, &opts, &agents, names, &trace, err)? {
+        match open_live(&prog, &opts, &agents, names, &trace, &mut deferred, err)? {
             Some(ctx) => (ctx, Zone::local(), None),
             None => return Ok(1),
         }
     };
+    let registry = deferred.into_registry(err)?;
     let mut ctx = ctx;
     ctx.set_trace(trace);
     ctx.bind_derived(&registry);
@@ -370,6 +371,7 @@ fn open_archive(
     opts: &mut options::Options,
     names: Option<Context>,
     trace: &Trace,
+    deferred: &mut DeferredRegistry,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<Result<Opened, i32>> {
@@ -383,6 +385,7 @@ fn open_archive(
             return Ok(Err(1));
         }
     };
+    deferred.set_up(err)?;
     if let Some(names) = names {
         ctx.use_namespace_of(names);
     }
@@ -422,6 +425,7 @@ fn open_live(
     agents: &pcp::local::Agents,
     names: Option<Context>,
     trace: &pcp::debug::Trace,
+    deferred: &mut DeferredRegistry,
     err: &mut dyn Write,
 ) -> std::io::Result<Option<Context>> {
     if opts.context != Some(ContextKind::Local) {
@@ -432,6 +436,7 @@ fn open_live(
         err.write_all(&trace.take())?;
         match opened {
             Ok(mut c) => {
+                deferred.set_up(err)?;
                 if let Some(ns) = names {
                     c.use_namespace_of(ns);
                 }

@@ -215,7 +215,7 @@ fn main(
     // the derived metrics libpcp registers at the first context
     // ($PCP_DERIVED_CONFIG): pmstore finds, describes and fetches them
     // (pmcd refuses to store into them)
-    let (mut registry, report) = pcp::derived::startup_registry("pmstore");
+    let (mut registry, report) = pcp::derived::startup_registry_traced("pmstore", &hooks.trace);
     crate::options::hooks::tools_registry(&mut registry);
     err.write_all(&report)?;
     ctx.set_trace(hooks.trace.clone());

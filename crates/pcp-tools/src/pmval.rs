@@ -358,8 +358,6 @@ fn open_context(
     err: &mut dyn Write,
 ) -> Result<Source, Stop> {
     let opts = &cmd.opts;
-    let (registry, report) = hooks.take_registry();
-    err.write_all(&report)?;
     if opts.guimode || opts.guiport_arg.is_some() {
         writeln!(err, "pmval: -g and -p are not implemented in pcp-rs yet")?;
         return Err(Stop::Exit(1));
@@ -415,6 +413,9 @@ fn open_context(
             None => return Err(Stop::Exit(1)),
         }
     };
+    // libpcp sets the derived metrics up once the context is made
+    let (registry, report) = hooks.take_registry();
+    err.write_all(&report)?;
     ctx.set_trace(hooks.trace.clone());
     if is_archive {
         let value = env.iter().find(|(k, _)| k == b"PCP_IGNORE_MARK_RECORDS").map(|(_, v)| &v[..]);

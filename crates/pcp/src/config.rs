@@ -1,21 +1,136 @@
 //! PCP's configuration as the environment and `/etc/pcp.conf` give it
-//! (`pmGetConfig`): the environment wins, then the file, then PCP's
-//! defaults.
+//! (`pmGetConfig`): the environment wins, then the file.
+//!
+//! libpcp reads `pcp.conf` once per process, at its first look-up, and
+//! under `-Dconfig` lists what it read then and each look-up after;
+//! [`lookup`] and [`lookup_optional`] trace the same lines into a
+//! [`Trace`] (whose clones stand for the process: the first traced
+//! look-up in a family of clones lists the file).
 
+use pcp_core::debug::{DebugFlag, Trace};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-/// `pmGetConfig(name)`: the value of a PCP configuration variable.
+/// `pmGetConfig(name)`: the value of a PCP configuration variable
+/// (untraced; see [`lookup`]).
 #[doc(alias = "pmGetConfig")]
 pub fn get(name: &str) -> Option<String> {
-    if let Ok(v) = std::env::var(name) {
-        return Some(v);
+    value(name.as_bytes()).map(|v| String::from_utf8_lossy(&v).into_owned())
+}
+
+/// `pmGetConfig(name)`, traced as libpcp traces it under `-Dconfig`: an
+/// unset variable is empty (after a `getenv(NAME) -> NULL` line).
+#[doc(alias = "pmGetConfig")]
+pub fn lookup(name: &str, trace: &Trace) -> Vec<u8> {
+    traced(name, trace, true).unwrap_or_default()
+}
+
+/// `pmGetOptionalConfig(name)`, traced as libpcp traces it under
+/// `-Dconfig`: `None` when the variable is unset.
+#[doc(alias = "pmGetOptionalConfig")]
+pub fn lookup_optional(name: &str, trace: &Trace) -> Option<Vec<u8>> {
+    traced(name, trace, false)
+}
+
+/// What a trace notes once `pcp.conf` has been read for it.
+const CONF_READ: &str = "pcp.conf read";
+
+fn traced(name: &str, trace: &Trace, required: bool) -> Option<Vec<u8>> {
+    if trace.changed(CONF_READ, 1) && trace.on(DebugFlag::Config) {
+        // each variable with the value it keeps: the environment's, else
+        // the file's as written (quotes and all)
+        // (a name met twice has the first one's value by then)
+        let mut out = Vec::new();
+        let mut set: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for (var, val) in conf_entries() {
+            let env = std::env::var_os(OsStr::from_bytes(&var)).map(|v| v.into_encoded_bytes());
+            let shown = match env.or_else(|| set.iter().find(|(k, _)| *k == var).map(|(_, v)| v.clone())) {
+                Some(v) => v,
+                None => {
+                    set.push((var.clone(), unquote(&val).to_vec()));
+                    val
+                }
+            };
+            for part in [&b"pmgetconfig: (init) "[..], &var, b"=", &shown, b"\n"] {
+                out.extend_from_slice(part);
+            }
+        }
+        trace.write_bytes(&out);
     }
-    let conf = std::env::var("PCP_CONF").unwrap_or_else(|_| "/etc/pcp.conf".to_string());
-    let text = std::fs::read_to_string(conf).ok()?;
-    text.lines().find_map(|l| {
-        let (k, v) = l.split_once('=')?;
-        (k.trim() == name).then(|| v.trim().trim_matches('"').to_string())
-    })
+    let val = value(name.as_bytes());
+    if trace.on(DebugFlag::Config) {
+        if val.is_none() {
+            trace.write(format_args!("pmgetconfig: getenv({name}) -> NULL\n"));
+        }
+        if val.is_some() || required {
+            let mut line = format!("pmgetconfig: {name}=").into_bytes();
+            line.extend_from_slice(val.as_deref().unwrap_or_default());
+            line.push(b'\n');
+            trace.write_bytes(&line);
+        }
+    }
+    val
+}
+
+/// A variable's value: the environment's, else `pcp.conf`'s with the
+/// quotes around it (if any) taken off, as libpcp puts it in the
+/// environment.
+fn value(name: &[u8]) -> Option<Vec<u8>> {
+    if let Some(v) = std::env::var_os(OsStr::from_bytes(name)) {
+        return Some(v.into_encoded_bytes());
+    }
+    let (_, val) = conf_entries().into_iter().find(|(var, _)| var == name)?;
+    Some(unquote(&val).to_vec())
+}
+
+fn unquote(val: &[u8]) -> &[u8] {
+    match val {
+        [q @ (b'\'' | b'"'), inner @ .., e] if q == e => inner,
+        // (one quote alone is both ends: nothing between)
+        [b'\'' | b'"'] => &[],
+        _ => val,
+    }
+}
+
+/// Where `pcp.conf` is: `$PCP_CONF`, else `$PCP_DIR/etc/pcp.conf`, else
+/// `/etc/pcp.conf` (or `/usr/local/etc/pcp.conf` when only that one can
+/// be read).
+fn conf_path() -> PathBuf {
+    if let Some(p) = std::env::var_os("PCP_CONF") {
+        return p.into();
+    }
+    if let Some(dir) = std::env::var_os("PCP_DIR") {
+        return PathBuf::from(dir).join("etc/pcp.conf");
+    }
+    let readable = |p: &str| std::fs::File::open(p).is_ok();
+    if !readable("/etc/pcp.conf") && readable("/usr/local/etc/pcp.conf") {
+        return "/usr/local/etc/pcp.conf".into();
+    }
+    "/etc/pcp.conf".into()
+}
+
+/// `pcp.conf`'s settings in file order (nothing if it cannot be read).
+fn conf_entries() -> Vec<(Vec<u8>, Vec<u8>)> {
+    std::fs::read(conf_path()).map(|text| parse_conf(&text)).unwrap_or_default()
+}
+
+/// The `NAME=value` lines of a `pcp.conf`, as libpcp splits them: lines
+/// starting with `#` or without `=` skipped, the name everything before
+/// the first `=`.
+fn parse_conf(text: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    if lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines
+        .into_iter()
+        .filter(|l| l.first() != Some(&b'#'))
+        .filter_map(|l| {
+            let eq = l.iter().position(|&b| b == b'=')?;
+            Some((l[..eq].to_vec(), l[eq + 1..].to_vec()))
+        })
+        .collect()
 }
 
 /// `$PCP_VAR_DIR` (default `/var/lib/pcp`).
@@ -89,5 +204,30 @@ mod tests {
         assert_eq!(parse_ports(b"12a"), None);
         // strtol reads nothing in an empty value: port 0, as libpcp has it
         assert_eq!(parse_ports(b""), Some(vec![0]));
+    }
+
+    #[test]
+    fn pcp_conf_lines_split_as_libpcp_splits_them() {
+        let text = b"# comment=x\nPCP_A=/a\nno equals\nPCP_B='gawk --posix'\nPCP_C=x=y\n=z\nPCP_D=";
+        let got = parse_conf(text);
+        let want: Vec<(&[u8], &[u8])> =
+            vec![(b"PCP_A", b"/a"), (b"PCP_B", b"'gawk --posix'"), (b"PCP_C", b"x=y"), (b"", b"z"), (b"PCP_D", b"")];
+        assert_eq!(got.iter().map(|(k, v)| (&k[..], &v[..])).collect::<Vec<_>>(), want);
+        assert_eq!(unquote(b"'gawk --posix'"), b"gawk --posix");
+        assert_eq!(unquote(b"\"a'"), b"\"a'");
+        assert_eq!(unquote(b"\""), b"");
+    }
+
+    #[test]
+    fn config_trace_lists_the_file_once() {
+        let trace = Trace::new(pcp_core::debug::DebugOptions::parse(b"config").unwrap());
+        let _ = lookup_optional("PCP_RS_TEST_UNSET_VARIABLE", &trace);
+        let first = String::from_utf8(trace.take()).unwrap();
+        assert!(first.ends_with("pmgetconfig: getenv(PCP_RS_TEST_UNSET_VARIABLE) -> NULL\n"));
+        let _ = lookup("PCP_RS_TEST_UNSET_VARIABLE", &trace);
+        assert_eq!(
+            String::from_utf8(trace.take()).unwrap(),
+            "pmgetconfig: getenv(PCP_RS_TEST_UNSET_VARIABLE) -> NULL\npmgetconfig: PCP_RS_TEST_UNSET_VARIABLE=\n"
+        );
     }
 }

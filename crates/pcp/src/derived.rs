@@ -112,6 +112,10 @@ impl ConfigFiles for OsConfigFiles {
     fn read(&mut self, path: &[u8]) -> Result<Vec<u8>, PmError> {
         std::fs::read(os_path(path)).map_err(|e| io_error(&e))
     }
+
+    fn var_dir(&mut self, trace: &pcp_core::debug::Trace) -> Option<Vec<u8>> {
+        Some(crate::config::lookup("PCP_VAR_DIR", trace))
+    }
 }
 
 /// Where this process's derived metrics come from: `$PCP_DERIVED_CONFIG`

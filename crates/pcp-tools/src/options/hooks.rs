@@ -124,12 +124,67 @@ impl ContextHooks<'_> {
     /// `rate()` of a counter that went down gives 6.0.3's values there,
     /// not the manual page's none (see [`tools_registry`]).
     pub fn take_registry(&mut self) -> (pcp::derived::Registry, Vec<u8>) {
-        let (mut registry, report) = match self.registry.take() {
+        self.defer_registry().finish()
+    }
+
+    /// [`ContextHooks::take_registry`] for later, when the hooks are gone
+    /// (a tool that sets the derived metrics up once its context is made,
+    /// where libpcp does).
+    pub fn defer_registry(&mut self) -> DeferredRegistry {
+        DeferredRegistry {
+            loaded: self.registry.take(),
+            progname: self.progname.clone(),
+            trace: self.trace.clone(),
+            ready: None,
+        }
+    }
+}
+
+/// The registered derived metrics, to be set up
+/// ([`ContextHooks::defer_registry`]).
+pub struct DeferredRegistry {
+    loaded: Option<pcp::derived::Registry>,
+    progname: String,
+    trace: pcp::debug::Trace,
+    ready: Option<pcp::derived::Registry>,
+}
+
+impl DeferredRegistry {
+    /// The registry and the report of setting it up
+    /// ([`ContextHooks::take_registry`]).
+    pub fn finish(mut self) -> (pcp::derived::Registry, Vec<u8>) {
+        if let Some(r) = self.ready.take() {
+            return (r, Vec::new());
+        }
+        let (mut registry, report) = match self.loaded.take() {
             Some(r) => (r, Vec::new()),
             None => pcp::derived::startup_registry_traced(&self.progname, &self.trace),
         };
         tools_registry(&mut registry);
         (registry, report)
+    }
+
+    /// Set the registry up now (once), writing the report to `err`: where
+    /// libpcp does, once the tool's context is made.
+    pub fn set_up(&mut self, err: &mut dyn io::Write) -> io::Result<()> {
+        if self.ready.is_none() {
+            let pending = DeferredRegistry {
+                loaded: self.loaded.take(),
+                progname: self.progname.clone(),
+                trace: self.trace.clone(),
+                ready: None,
+            };
+            let (registry, report) = pending.finish();
+            err.write_all(&report)?;
+            self.ready = Some(registry);
+        }
+        Ok(())
+    }
+
+    /// The registry, set up now if it was not yet ([`DeferredRegistry::set_up`]).
+    pub fn into_registry(mut self, err: &mut dyn io::Write) -> io::Result<pcp::derived::Registry> {
+        self.set_up(err)?;
+        Ok(self.finish().0)
     }
 }
 
@@ -139,6 +194,19 @@ impl ContextHooks<'_> {
 /// where the library follows the manual page.
 pub fn tools_registry(registry: &mut pcp::derived::Registry) {
     registry.set_counter_decrease(pcp::derived::CounterDecrease::Subtract);
+}
+
+/// How long the lines of `-Dpmns`'s report of a load starting (`load(`,
+/// `loadascii(`) at the head of a loader's messages are.
+fn pmns_load_lines(diagnostics: &[u8]) -> usize {
+    let mut at = 0;
+    while [&b"load("[..], b"loadascii("].iter().any(|p| diagnostics[at..].starts_with(p)) {
+        match diagnostics[at..].iter().position(|&b| b == b'\n') {
+            Some(nl) => at += nl + 1,
+            None => return diagnostics.len(),
+        }
+    }
+    at
 }
 
 /// The prefix of libpcp's complaint when it cannot read the file (it then
@@ -165,11 +233,19 @@ impl Hooks for ContextHooks<'_> {
         self.kept = kept;
         let split = libpcp_part(&diagnostics);
         let mut direct = Vec::new();
-        if !diagnostics.starts_with(CANNOT_OPEN) {
-            // pmcpp ran
+        // (-Dpmns's report of the load starting)
+        let started = pmns_load_lines(&diagnostics[..split]);
+        direct.extend_from_slice(&diagnostics[..started]);
+        if !diagnostics[started..].starts_with(CANNOT_OPEN) {
+            // pmcpp ran, found where libpcp looks it up (-Dconfig traces
+            // that, after what was traced before)
+            if std::env::var_os("PCP_ALT_CPP").is_none() {
+                let _ = pcp::config::lookup_optional("PCP_BINADM_DIR", &self.trace);
+                direct.extend_from_slice(&self.trace.take());
+            }
             direct.extend(self.child_debug_error.iter().flatten());
         }
-        direct.extend_from_slice(&diagnostics[..split]);
+        direct.extend_from_slice(&diagnostics[started..split]);
         self.output = (direct, diagnostics[split..].to_vec());
         self.namespace = Some(ctx.map_err(|e| e.code().to_string())?);
         Ok(())
@@ -177,6 +253,15 @@ impl Hooks for ContextHooks<'_> {
 
     fn take_output(&mut self) -> (Vec<u8>, Vec<u8>) {
         std::mem::take(&mut self.output)
+    }
+
+    fn default_archive(&mut self) -> Vec<u8> {
+        let dir = pcp::config::lookup_optional("PCP_ARCHIVE_DIR", &self.trace)
+            .unwrap_or_else(|| b"/var/log/pcp/pmlogger".to_vec());
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim_end().to_string())
+            .unwrap_or_else(|_| "localhost".to_string());
+        [&dir[..], b"/", host.as_bytes()].concat()
     }
 
     fn load_derived(&mut self, path: &[u8]) -> Result<(), String> {

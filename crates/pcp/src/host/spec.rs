@@ -195,6 +195,18 @@ impl HostSpec {
             None => crate::config::run_dir().join("pmcd.socket"),
         }
     }
+
+    /// [`HostSpec::socket_path`], tracing the look-up of `$PCP_RUN_DIR`
+    /// under `-Dconfig` as libpcp does (it works the default path out
+    /// once per process).
+    fn socket_path_traced(&self, trace: &Trace) -> std::path::PathBuf {
+        // (what a trace notes once the default path has been worked out)
+        const SOCKET_DEFAULT: &str = "pmcd socket default";
+        if self.name.is_empty() && std::env::var_os("PMCD_SOCKET").is_none() && trace.changed(SOCKET_DEFAULT, 1) {
+            let _ = crate::config::lookup("PCP_RUN_DIR", trace);
+        }
+        self.socket_path()
+    }
 }
 
 /// What `pmNewContext(PM_CONTEXT_HOST, spec)` writes to standard error
@@ -248,7 +260,7 @@ pub fn connect_spec_traced(
     let traced = trace.on(DebugFlag::Context);
     if spec.kind != HostKind::Inet {
         #[cfg(unix)]
-        match transport::connect_unix(&spec.socket_path()) {
+        match transport::connect_unix(&spec.socket_path_traced(trace)) {
             Ok(stream) => match PmcdConnection::handshake_traced(
                 Box::new(stream) as BoxStream,
                 &opts(true, true),

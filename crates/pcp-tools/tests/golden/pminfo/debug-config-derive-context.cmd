@@ -1,0 +1,9 @@
+-Dconfig,derive,context
+-a
+../pcp-archive/tests/fixtures/v3
+-f
+sample.colour
+--env
+PCP_CONF=tests/golden/pminfo/config/pcp.conf
+TZ=UTC
+LC_ALL=C

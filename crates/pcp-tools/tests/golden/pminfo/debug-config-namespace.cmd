@@ -1,0 +1,7 @@
+-Dconfig
+-n
+tests/golden/pminfo/ns/any-order.pmns
+--env
+PCP_CONF=tests/golden/pminfo/config/pcp.conf
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-s
+2
+-a
+../pcp-archive/tests/fixtures/v3
+sample.seconds
+--env
+PCP_DEBUG=config
+PCP_CONF=tests/golden/pminfo/config/pcp.conf
+TZ=UTC
+LC_ALL=C
