@@ -2,11 +2,16 @@
 # The proc PMDA (domain 3) part of the CI differential (scripts/linux-ci.sh
 # runs it): our local contexts against PCP's proc PMDA under pmcd.
 #
-# 1. `pminfo -L -dmT|-tI|-M proc cgroup` against `pminfo -h local:` byte
-#    for byte (descriptors, PMIDs, help, instance domains, series);
+# 1. `pminfo -L -dmT|-tI|-M proc cgroup hotproc acct` against `pminfo -h
+#    local:` byte for byte (descriptors, PMIDs, help, instance domains,
+#    series), and `-dmtTl hotproc acct` (labels; their instance domains
+#    are empty with PCP's default settings: no hotproc predicate, no
+#    process accounting);
 # 2. instance domains that hold still: `pmprobe -i -I`, `pminfo -l` and
 #    `pminfo -s` over cgroup.* byte for byte (the processes come and go,
-#    so the proc instance domain is compared through its values below);
+#    so the proc instance domain is compared through its values below),
+#    and every hotproc.* and acct.* value (the settings and totals; the
+#    per-process metrics have none);
 # 3. values by semantics for the processes that outlive the check (PID 1
 #    and this script's shell) and every cgroup.* value, in linux-values.py's
 #    sandwiches (ours, pmcd's, ours). Left out: proc.smaps.* (the PMDA
@@ -47,12 +52,16 @@ same() {
 
 # 1. the name space and the metadata
 for flags in -dmT -tI -M; do
-    same "pminfo $flags proc cgroup" pminfo "$flags" proc cgroup
+    same "pminfo $flags proc cgroup hotproc acct" pminfo "$flags" proc cgroup hotproc acct
 done
+same "pminfo -dmtTl hotproc acct" pminfo -dmtTl hotproc acct
 # 2. the cgroup instance domains
 same "pmprobe -i -I cgroup" pmprobe -i -I cgroup
 same "pminfo -l cgroup" pminfo -l cgroup
 same "pminfo -s cgroup" pminfo -s cgroup
+# hotproc and acct: the settings and totals, and no values elsewhere
+same "pminfo -f hotproc acct" pminfo -f hotproc acct
+same "pmprobe -I hotproc acct" pmprobe -I hotproc acct
 
 # 3. values
 pminfo -h local: proc cgroup | grep -Ev '^proc\.(smaps\.|psinfo\.ngid$)' > "$tmp/names"

@@ -26,7 +26,7 @@ use crate::profile::Profile;
 use crate::source::MetricSource;
 use pcp_core::debug::{DebugFlag, Trace};
 use pcp_core::labels::{add_labels, flags, parse_label_set, LabelSet};
-use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp, ValueSet};
+use pcp_core::{Desc, FetchResult, InDom, PmError, PmId, PmResult, Timestamp, Value, ValueSet};
 use pcp_linux::proc::{ProcOptions, ProcSource};
 use pcp_linux::{Files, LinuxSource, RootFiles, LINUX_DOMAIN, PROC_DOMAIN};
 use pcp_pmns::Pmns;
@@ -462,6 +462,11 @@ pub trait LocalAgent: Send + std::fmt::Debug {
     fn item_labels(&self, pmid: PmId) -> Option<String>;
     /// `pmFetch` of metrics of its domains at time `now`.
     fn fetch(&mut self, pmids: &[PmId], now: Timestamp, wanted: &dyn Fn(InDom, i32) -> bool) -> FetchResult;
+    /// `pmStore` of one value into a metric of its domains (the PMDAs
+    /// built in take none but the proc PMDA's settings).
+    fn store(&mut self, _pmid: PmId, _value: &Value) -> PmResult<()> {
+        Err(PmError::PM_ERR_PERMISSION)
+    }
     /// A copy with the same state (instance numbering included).
     fn dup(&self) -> Box<dyn LocalAgent>;
 }
@@ -563,6 +568,10 @@ impl LocalAgent for ProcSource<RootFiles> {
         ProcSource::fetch(self, pmids, now, wanted)
     }
 
+    fn store(&mut self, pmid: PmId, value: &Value) -> PmResult<()> {
+        ProcSource::store(self, pmid, value)
+    }
+
     fn dup(&self) -> Box<dyn LocalAgent> {
         Box::new(self.clone())
     }
@@ -596,17 +605,24 @@ pub fn builtin_names() -> impl Iterator<Item = (&'static str, PmId)> {
 }
 
 /// Put the proc agent's names in place of the dynamic subtrees the name
-/// space has for them (`proc.psinfo 3:*:*` ...), as its agent expands
-/// them in PCP: every name under `proc`, in the agent's order.
+/// space has for them (`proc.psinfo 3:*:*`, `hotproc.psinfo 3:*:*` ...),
+/// as its agent expands them in PCP: every name under `proc` and
+/// `hotproc`, in the agent's order.
 pub fn graft_proc_names(pmns: &mut Pmns, src: &LocalSource) {
-    if !src.serves(PROC_DOMAIN) || pmns.lookup("proc.nprocs").is_err() {
+    if !src.serves(PROC_DOMAIN) {
         return;
     }
-    for name in pmns.traverse("proc").unwrap_or_default() {
-        pmns.remove_name(&name);
+    for (root, leaf) in [("proc", "proc.nprocs"), ("hotproc", "hotproc.nprocs")] {
+        if pmns.lookup(leaf).is_err() {
+            continue;
+        }
+        for name in pmns.traverse(root).unwrap_or_default() {
+            pmns.remove_name(&name);
+        }
+        let under = |m: &&pcp_linux::MetricDef| m.name.strip_prefix(root).is_some_and(|n| n.starts_with('.'));
+        let names = pcp_linux::proc::metrics().iter().filter(under);
+        pmns.add_names(names.map(|m| (m.name, m.pmid)));
     }
-    let names = pcp_linux::proc::metrics().iter().filter(|m| m.name.starts_with("proc."));
-    pmns.add_names(names.map(|m| (m.name, m.pmid)));
 }
 
 /// An agent's lock: a panic elsewhere cannot leave its caches half
@@ -782,15 +798,19 @@ impl LocalSource {
     /// `pmStore` in a local context: libpcp hands each value set (its
     /// first value only) to the agent of its domain in turn and stops at
     /// the first failure; a domain without an agent is `PM_ERR_NOAGENT`.
-    /// The agents built in take no stores, as their PMDAs take none of
-    /// these metrics: `PM_ERR_PERMISSION`.
+    /// Of the agents built in only the proc agent takes stores (its
+    /// settings); the others answer `PM_ERR_PERMISSION`, as their PMDAs
+    /// do for these metrics.
     #[doc(alias = "pmStore")]
     pub fn store(&self, result: &FetchResult) -> PmResult<()> {
-        // the first set decides: no agent here stores anything
-        match result.sets.first() {
-            Some(set) => self.agent(set.pmid.domain()).and(Err(PmError::PM_ERR_PERMISSION)),
-            None => Ok(()),
+        for set in &result.sets {
+            let mut agent = self.served_agent(set.pmid.domain())?;
+            let first = set.values.as_ref().ok().and_then(|v| v.first());
+            // (a set without a value: the agent gets nothing it can use)
+            let Some(first) = first else { return Err(PmError::PM_ERR_PERMISSION) };
+            agent.store(set.pmid, &first.value)?;
         }
+        Ok(())
     }
 
     /// The label sets of `kind` (one of `pcp_core::labels::flags`'s level

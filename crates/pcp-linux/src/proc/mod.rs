@@ -33,6 +33,7 @@
 //! ```
 
 mod cgroup;
+mod control;
 mod parse;
 mod pids;
 mod table;
@@ -52,8 +53,13 @@ use std::collections::HashMap;
 pub const DOMAIN: u32 = crate::PROC_DOMAIN;
 /// `PROC_INDOM` (3.9): all current processes, `"%06d command"`.
 pub const PROC_INDOM: InDom = InDom::new(DOMAIN, 9);
+/// `HOTPROC_INDOM` (3.39): the "hot" processes, named as in `PROC_INDOM`.
+pub const HOTPROC_INDOM: InDom = InDom::new(DOMAIN, 39);
+/// `ACCT_INDOM` (3.40): the processes process accounting saw exit.
+pub const ACCT_INDOM: InDom = InDom::new(DOMAIN, 40);
 
-/// Every metric of the proc PMDA's `proc` and `cgroup` trees, in the
+/// Every metric of the proc PMDA's `proc`, `cgroup`, `hotproc` and
+/// `acct` trees, in the
 /// name space's order, with the descriptors and help texts the PMDA
 /// serves.
 pub fn metrics() -> &'static [MetricDef] {
@@ -83,7 +89,7 @@ pub fn indom_text(indom: InDom, full: bool) -> Option<&'static str> {
 /// The labels of an instance of `indom` (`pmGetInstancesLabels`), as JSON:
 /// a process's pid.
 pub fn instance_label(indom: InDom, inst: i32) -> Option<String> {
-    (indom == PROC_INDOM).then(|| format!("{{\"pid\":{}}}", inst as u32))
+    (indom == PROC_INDOM || indom == HOTPROC_INDOM).then(|| format!("{{\"pid\":{}}}", inst as u32))
 }
 
 /// The labels of an instance domain (`pmGetInDomLabels`), as JSON: the
@@ -118,7 +124,7 @@ impl ProcOptions {
 // the PMDA's clusters
 const C_STAT: u32 = 8;
 const C_STATM: u32 = 9;
-const C_CONTROL: u32 = 10;
+use control::{C_ACCT, C_CONTROL, C_HOTPROC_GLOBAL};
 const C_CGROUP: u32 = 11;
 const C_LABEL: u32 = 12;
 const C_RUNQ: u32 = 13;
@@ -131,6 +137,9 @@ const C_OOM: u32 = 62;
 const C_EXE: u32 = 69;
 const C_CWD: u32 = 72;
 const C_AUTOGROUP: u32 = 74;
+// (the hotproc clusters of those with singular metrics)
+const C_HOTPROC_STAT: u32 = 52;
+const C_HOTPROC_AUTOGROUP: u32 = 75;
 
 /// Does a fetch of this cluster list the processes?
 fn lists_processes(cluster: u32) -> bool {
@@ -224,6 +233,10 @@ pub struct ProcSource<F: Files = RootFiles> {
     autogroup: Option<bool>,
     scratch: Vec<u8>,
     cgroups: cgroup::Cgroups,
+    controls: control::Controls,
+    /// The client's user: only root may store the hotproc and acct
+    /// settings.
+    uid: u32,
 }
 
 impl<F: Files> ProcSource<F> {
@@ -243,7 +256,34 @@ impl<F: Files> ProcSource<F> {
             autogroup: None,
             scratch: Vec::new(),
             cgroups: cgroup::Cgroups::default(),
+            controls: control::Controls::default(),
+            uid: crate::user_and_group().0,
         }
+    }
+
+    /// The same source for a client of user `uid` (the PMDA lets only
+    /// root store its hotproc and acct settings).
+    pub fn for_user(mut self, uid: u32) -> ProcSource<F> {
+        self.uid = uid;
+        self
+    }
+
+    /// Are threads instances for this client (`proc.control.perclient.threads`
+    /// once stored, else `proc.control.all.threads`)?
+    fn threads(&self) -> bool {
+        self.controls.perclient_threads.unwrap_or(self.opts.threads)
+    }
+
+    /// `pmStore` of one value into a metric, as the PMDA answers a local
+    /// context's client: `proc.control.*` (threads and the per-client
+    /// settings), and for root `hotproc.control.*` and `acct.control.*`;
+    /// any other metric is `PM_ERR_PERMISSION`.
+    #[doc(alias = "pmStore")]
+    pub fn store(&mut self, pmid: PmId, value: &Value) -> PmResult<()> {
+        if pmid.domain() != DOMAIN {
+            return Err(PmError::PM_ERR_PERMISSION);
+        }
+        self.controls.store(pmid.cluster(), pmid.item(), value, self.uid, &mut self.opts.threads)
     }
 
     /// `pmGetInDom`: the processes now (the PMDA's order), or a cgroup
@@ -253,6 +293,10 @@ impl<F: Files> ProcSource<F> {
     pub fn instances(&mut self, indom: InDom) -> PmResult<Vec<(i32, Vec<u8>)>> {
         if indom.domain() != DOMAIN || indom_text(indom, false).is_none() {
             return Err(PmError::PM_ERR_INDOM);
+        }
+        if indom == HOTPROC_INDOM || indom == ACCT_INDOM {
+            // (no predicate, no accounting: neither has instances)
+            return Ok(Vec::new());
         }
         if indom != PROC_INDOM {
             let need = cgroup::Need::for_indom(indom.serial());
@@ -274,6 +318,9 @@ impl<F: Files> ProcSource<F> {
         }
         if indom.domain() != DOMAIN || indom_text(indom, false).is_none() {
             return Err(PmError::PM_ERR_INDOM);
+        }
+        if indom == HOTPROC_INDOM || indom == ACCT_INDOM {
+            return Ok(Vec::new());
         }
         Ok(self.cgroups.labelled(indom.serial()))
     }
@@ -326,6 +373,10 @@ impl<F: Files> ProcSource<F> {
                 None => Vec::new(),
             });
         };
+        if serial == HOTPROC_INDOM.serial() || serial == ACCT_INDOM.serial() {
+            // (no hot processes, no accounting records)
+            return Ok(Vec::new());
+        }
         if serial != PROC_INDOM.serial() {
             let indom = InDom::new(DOMAIN, serial);
             return Ok(self.cgroups.values(def, self.opts.hz, &|inst| wanted(indom, inst)));
@@ -353,10 +404,13 @@ impl<F: Files> ProcSource<F> {
         let (cluster, item) = (def.pmid.cluster(), def.pmid.item());
         match (cluster, item) {
             (C_STAT, 99) => Some(AtomValue::U32(self.entries.len() as u32)),
+            (C_HOTPROC_STAT, 99) => Some(AtomValue::U32(0)),
             (C_RUNQ, i) => self.runq.counts.get(i as usize).map(|&n| AtomValue::I32(n as i32)),
-            (C_CONTROL, 1) | (C_CONTROL, 2) => Some(AtomValue::U32(u32::from(self.opts.threads))),
-            (C_CONTROL, 3) => Some(AtomValue::String(Vec::new())),
-            (C_AUTOGROUP, 0) => Some(AtomValue::U32(u32::from(self.autogroup_enabled()))),
+            (C_CONTROL, 1) => Some(AtomValue::U32(u32::from(self.opts.threads))),
+            (C_CONTROL, 2) => Some(AtomValue::U32(u32::from(self.threads()))),
+            (C_CONTROL, 3) => Some(AtomValue::String(self.controls.perclient_cgroups.clone().unwrap_or_default())),
+            (C_AUTOGROUP | C_HOTPROC_AUTOGROUP, 0) => Some(AtomValue::U32(u32::from(self.autogroup_enabled()))),
+            (C_HOTPROC_GLOBAL | C_ACCT, _) => self.controls.value(cluster, item),
             _ => self.cgroups.singular(cluster, item),
         }
     }
@@ -385,7 +439,7 @@ impl<F: Files> ProcSource<F> {
         if let Ok(names) = self.files.list("/proc") {
             for n in names.iter().filter(|n| n.as_bytes().first().is_some_and(u8::is_ascii_digit)) {
                 pids.push(parse::strtol(n.as_bytes(), 0).0 as i32);
-                if self.opts.threads {
+                if self.threads() {
                     if let Ok(tasks) = self.files.list(&format!("/proc/{n}/task")) {
                         for t in tasks.iter().filter(|t| t.as_bytes().first().is_some_and(u8::is_ascii_digit)) {
                             if t != n {
@@ -442,7 +496,7 @@ impl<F: Files> ProcSource<F> {
     fn read_file(&mut self, pid: i32, base: &str) -> Result<(), std::io::Error> {
         let mut buf = std::mem::take(&mut self.scratch);
         let mut r = Err(std::io::Error::from_raw_os_error(2));
-        if self.opts.threads {
+        if self.threads() {
             r = self.files.read_into(&format!("/proc/{pid}/task/{pid}/{base}"), &mut buf);
         }
         if r.is_err() {
@@ -778,7 +832,7 @@ impl<F: Files> ProcSource<F> {
 
     fn fd_count(&mut self, pid: i32) -> Got<u32> {
         let mut r = Err(std::io::Error::from_raw_os_error(2));
-        if self.opts.threads {
+        if self.threads() {
             r = self.files.count(&format!("/proc/{pid}/task/{pid}/fd"), &|_| true);
         }
         if r.is_err() {

@@ -254,3 +254,71 @@ fn cgroups_of_v1_mounts_are_read_as_the_pmda_reads_them() {
         ],
     );
 }
+
+#[test]
+fn hotproc_and_acct_have_settings_and_no_processes() {
+    let mut s = source(false);
+    for (name, want) in [
+        ("hotproc.nprocs", "-1=U32(0)"),
+        ("hotproc.control.refresh", "-1=U32(10)"),
+        ("hotproc.control.config", "-1=\"\""),
+        ("hotproc.control.config_gen", "-1=U32(0)"),
+        ("hotproc.control.reload_config", "-1=U32(0)"),
+        ("hotproc.total.cpuother.percent", "-1=Float(0.0)"),
+        ("acct.control.open_retry_interval", "-1=U32(60)"),
+        ("acct.control.file_size_threshold", "-1=U64(10485760)"),
+        ("acct.control.enable_acct", "-1=U32(0)"),
+        // no predicate: no hot process; accounting off: no records
+        ("hotproc.psinfo.pid", ""),
+        ("hotproc.predicate.cpuburn", ""),
+        ("hotproc.memory.rss", ""),
+        ("acct.psinfo.ttyname", ""),
+        ("acct.flag.fork", ""),
+    ] {
+        assert_eq!(values(&mut s, name), want, "{name}");
+    }
+    assert_eq!(s.instances(HOTPROC_INDOM), Ok(Vec::new()));
+    assert_eq!(s.instances(ACCT_INDOM), Ok(Vec::new()));
+    assert_eq!(indom_text(HOTPROC_INDOM, false), Some("set of interesting (\"hot\") processes"));
+    assert_eq!(instance_label(HOTPROC_INDOM, 7).as_deref(), Some("{\"pid\":7}"));
+    // the PMDA's PMIDs
+    assert_eq!(metric_by_name("hotproc.psinfo.ttyname").unwrap().pmid, PmId::new(3, 52, 39));
+    assert_eq!(metric_by_name("acct.psinfo.ttyname").unwrap().pmid, PmId::new(3, 70, 16));
+}
+
+/// A store of `value` (as pmstore packs it) into `name`, then the
+/// metric's values.
+fn store<F: Files>(s: &mut ProcSource<F>, name: &str, value: AtomValue) -> Result<String, PmError> {
+    let def = metric_by_name(name).unwrap();
+    s.store(def.pmid, &Value::from_atom(&value))?;
+    Ok(values(s, name))
+}
+
+#[test]
+fn stores_change_settings_as_the_pmda_lets_them() {
+    let mut s = source(false).for_user(0);
+    assert_eq!(store(&mut s, "proc.control.all.threads", AtomValue::U32(1)), Ok("-1=U32(1)".into()));
+    assert_eq!(values(&mut s, "proc.control.perclient.threads"), "-1=U32(1)");
+    assert_eq!(store(&mut s, "proc.control.all.threads", AtomValue::U32(2)), Err(PmError::PM_ERR_BADSTORE));
+    assert_eq!(store(&mut s, "proc.control.perclient.threads", AtomValue::U32(0)), Ok("-1=U32(0)".into()));
+    assert_eq!(values(&mut s, "proc.control.all.threads"), "-1=U32(1)");
+    let cg = |t: &str| AtomValue::String(t.as_bytes().to_vec());
+    assert_eq!(store(&mut s, "proc.control.perclient.cgroups", cg("")), Err(PmError::PM_ERR_BADSTORE));
+    assert_eq!(store(&mut s, "proc.control.perclient.cgroups", cg("/a")), Ok("-1=\"/a\"".into()));
+    assert_eq!(store(&mut s, "hotproc.control.refresh", AtomValue::U32(5)), Ok("-1=U32(5)".into()));
+    assert_eq!(store(&mut s, "hotproc.control.config", cg(" ")), Ok("-1=\"\"".into()));
+    assert_eq!(store(&mut s, "hotproc.control.reload_config", AtomValue::U32(1)), Ok("-1=U32(0)".into()));
+    assert_eq!(store(&mut s, "acct.control.refresh", AtomValue::U32(0)), Err(PmError::PM_ERR_PERMISSION));
+    assert_eq!(store(&mut s, "acct.control.refresh", AtomValue::U32(7)), Ok("-1=U32(7)".into()));
+    // (the PMDA keeps the threshold's low 32 bits)
+    let big = AtomValue::U64(5_000_000_000);
+    assert_eq!(store(&mut s, "acct.control.file_size_threshold", big), Ok("-1=U64(705032704)".into()));
+    for name in ["hotproc.control.config_gen", "hotproc.total.cpuidle", "proc.nprocs", "cgroup.subsys.count"] {
+        assert_eq!(store(&mut s, name, AtomValue::U32(1)), Err(PmError::PM_ERR_PERMISSION), "{name}");
+    }
+    // only root changes the hotproc and acct settings
+    let mut user = source(false).for_user(1000);
+    assert_eq!(store(&mut user, "hotproc.control.refresh", AtomValue::U32(5)), Err(PmError::PM_ERR_PERMISSION));
+    assert_eq!(store(&mut user, "acct.control.lifetime", AtomValue::U32(5)), Err(PmError::PM_ERR_PERMISSION));
+    assert_eq!(store(&mut user, "proc.control.all.threads", AtomValue::U32(1)), Ok("-1=U32(1)".into()));
+}
