@@ -140,15 +140,23 @@ impl Controls {
     }
 
     /// `hotproc.control.config`: an empty predicate turns hotproc off;
-    /// one the predicate language accepts is the new configuration.
+    /// one the language accepts is the new configuration, as the PMDA
+    /// prints it, and a new generation; any other is `PM_ERR_BADSTORE`,
+    /// the configuration kept. (This source does not evaluate
+    /// predicates: no process becomes hot.)
     fn store_hotproc_config(&mut self, text: Vec<u8>) -> PmResult<()> {
-        if text.iter().all(u8::is_ascii_whitespace) {
-            // (no predicate: hotproc is off again, its text gone)
-            self.hotproc_config.clear();
-            self.hotproc_config_gen = 0;
-            return Ok(());
+        match super::hotproc::parse(&text) {
+            Err(()) => Err(PmError::PM_ERR_BADSTORE),
+            Ok(None) => {
+                self.hotproc_config.clear();
+                self.hotproc_config_gen = 0;
+                Ok(())
+            }
+            Ok(Some(tree)) => {
+                self.hotproc_config = tree.into_bytes();
+                self.hotproc_config_gen = self.hotproc_config_gen.wrapping_add(1);
+                Ok(())
+            }
         }
-        // a predicate: this source does not evaluate them yet
-        Err(PmError::PM_ERR_BADSTORE)
     }
 }

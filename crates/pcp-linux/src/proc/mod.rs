@@ -34,6 +34,7 @@
 
 mod cgroup;
 mod control;
+mod hotproc;
 mod parse;
 mod pids;
 mod table;

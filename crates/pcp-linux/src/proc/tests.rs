@@ -307,6 +307,15 @@ fn stores_change_settings_as_the_pmda_lets_them() {
     assert_eq!(store(&mut s, "proc.control.perclient.cgroups", cg("/a")), Ok("-1=\"/a\"".into()));
     assert_eq!(store(&mut s, "hotproc.control.refresh", AtomValue::U32(5)), Ok("-1=U32(5)".into()));
     assert_eq!(store(&mut s, "hotproc.control.config", cg(" ")), Ok("-1=\"\"".into()));
+    // a predicate: the PMDA's printing of it, a new generation
+    let pred = cg("fname == \"x\" && cpuburn > 0.5");
+    let want = "-1=\"((fname == \\\"x\\\") && (cpuburn > 0.500000))\"";
+    assert_eq!(store(&mut s, "hotproc.control.config", pred), Ok(want.into()));
+    assert_eq!(values(&mut s, "hotproc.control.config_gen"), "-1=U32(1)");
+    assert_eq!(store(&mut s, "hotproc.control.config", cg("uid ==")), Err(PmError::PM_ERR_BADSTORE));
+    assert_eq!(values(&mut s, "hotproc.control.config"), want);
+    assert_eq!(store(&mut s, "hotproc.control.config", cg("")), Ok("-1=\"\"".into()));
+    assert_eq!(values(&mut s, "hotproc.control.config_gen"), "-1=U32(0)");
     assert_eq!(store(&mut s, "hotproc.control.reload_config", AtomValue::U32(1)), Ok("-1=U32(0)".into()));
     assert_eq!(store(&mut s, "acct.control.refresh", AtomValue::U32(0)), Err(PmError::PM_ERR_PERMISSION));
     assert_eq!(store(&mut s, "acct.control.refresh", AtomValue::U32(7)), Ok("-1=U32(7)".into()));
