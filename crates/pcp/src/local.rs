@@ -128,8 +128,11 @@ impl Agents {
     /// the socket its initialisation opens, descriptors from 3 up).
     fn connect_traced(&self, pmdas_dir: &str, trace: &Trace) -> (Vec<Loaded>, Vec<u8>) {
         let traced = trace.on(DebugFlag::Context);
+        // (-Dconfig: libpcp stops looking things up without this one)
+        let configured =
+            !trace.on(DebugFlag::Config) || crate::config::lookup_optional("PCP_PMDAS_DIR", trace).is_some();
         if !self.built {
-            self.clone().build(trace);
+            self.clone().build_configured(trace, configured);
         }
         let (mut loaded, mut warnings) = (Vec::new(), Vec::new());
         for a in &self.table {
@@ -152,6 +155,9 @@ impl Agents {
                 }
             }
             if BUILT_IN.iter().any(|&(d, _)| d == domain) {
+                if configured {
+                    trace_init_lookups(domain, trace);
+                }
                 if traced {
                     let fd = 3 + loaded.len() as i32;
                     trace.write(format_args!("__pmSetSocketIPC: fd={fd}\n"));
@@ -167,7 +173,21 @@ impl Agents {
     /// Fill the table as libpcp does before its first change (the
     /// built-in agents added one by one), tracing each addition.
     fn build(&mut self, trace: &Trace) {
+        self.build_configured(trace, true);
+    }
+
+    /// [`Agents::build`], making the configuration look-ups libpcp makes
+    /// for it (`-Dconfig`) only if `configured` (none after a failed
+    /// look-up before it).
+    fn build_configured(&mut self, trace: &Trace, configured: bool) {
         self.built = true;
+        if configured && trace.on(DebugFlag::Config) {
+            // where the DSOs are and the pmcd.conf naming them (our agents
+            // are built in: the file is not read)
+            if crate::config::lookup_optional("PCP_PMDAS_DIR", trace).is_some() {
+                let _ = crate::config::lookup_optional("PCP_PMCDCONF_PATH", trace);
+            }
+        }
         if trace.on(DebugFlag::Context) {
             let mut text = Vec::new();
             for (i, a) in self.table.iter().enumerate() {
@@ -234,6 +254,27 @@ impl Agents {
             trace.write_bytes(&text);
         }
         done.map_err(|e| format!("__pmLocalPMDA: {e}"))
+    }
+}
+
+/// The configuration look-ups (`-Dconfig`) the PMDA of built-in agent
+/// `domain` makes as libpcp initialises its DSO: the Linux PMDA's help
+/// text directory and instance caches; the proc PMDA's help text and
+/// hotproc configuration directories, and its process accounting files.
+fn trace_init_lookups(domain: u32, trace: &Trace) {
+    use crate::config::{lookup, lookup_optional};
+    if !trace.on(DebugFlag::Config) {
+        return;
+    }
+    if domain == LINUX_DOMAIN {
+        let _ = lookup("PCP_PMDAS_DIR", trace);
+        let _ = lookup_optional("PCP_VAR_DIR", trace);
+    } else if domain == PROC_DOMAIN {
+        let _ = lookup("PCP_PMDAS_DIR", trace);
+        let _ = lookup("PCP_PMDAS_DIR", trace);
+        let _ = lookup_optional("PCP_PACCT_SYSTEM_PATH", trace);
+        let _ = lookup_optional("PCP_VAR_DIR", trace);
+        let _ = lookup_optional("PCP_VAR_DIR", trace);
     }
 }
 

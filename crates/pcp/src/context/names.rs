@@ -177,11 +177,12 @@ impl Context {
     fn lookup_ids(&self, names: &[&str]) -> PmResult<(Vec<PmId>, usize)> {
         let t = self.trace();
         let (pmns, context) = (t.on(DebugFlag::Pmns), t.on(DebugFlag::Context));
-        if !(pmns || context) {
+        let config = t.on(DebugFlag::Config);
+        if !(pmns || context || config) {
             return self.lookup_ids_untraced(names);
         }
         self.trace_which(2);
-        if pmns {
+        if pmns || config {
             self.trace_location();
         }
         self.trace_which(1);
@@ -320,9 +321,21 @@ impl Context {
         let local_default = self.location == PmnsLocation::Local
             && !self.loaded
             && self.source().is_some_and(|s| s.as_local().is_some());
+        let pmns = t.on(DebugFlag::Pmns);
         if local_default && t.changed("default pmns loaded", 1) {
-            t.write_bytes(b"pmGetPMNSLocation: Loading local PMNS for local PMAPI context\n");
-            super::trace_default_pmns_load(t);
+            if pmns {
+                t.write_bytes(b"pmGetPMNSLocation: Loading local PMNS for local PMAPI context\n");
+            }
+            // (-Dconfig: the default file is found through $PCP_VAR_DIR)
+            if std::env::var_os("PMNS_DEFAULT").is_none() {
+                let _ = crate::config::lookup_optional("PCP_VAR_DIR", t);
+            }
+            if pmns {
+                super::trace_default_pmns_load(t);
+            }
+        }
+        if !pmns {
+            return;
         }
         trace_location_line(t, self.location);
     }
@@ -473,7 +486,7 @@ impl Context {
     #[doc(alias = "pmNameID")]
     pub fn name_of(&self, pmid: PmId) -> PmResult<String> {
         self.trace_which(3);
-        if self.trace().on(DebugFlag::Pmns) {
+        if self.trace().on(DebugFlag::Pmns) || self.trace().on(DebugFlag::Config) {
             self.trace_location();
         }
         if let Some(h) = self.remote_names() {
@@ -493,7 +506,7 @@ impl Context {
     #[doc(alias = "pmNameAll")]
     pub fn names_of(&self, pmid: PmId) -> PmResult<Vec<String>> {
         self.trace_which(2);
-        if self.trace().on(DebugFlag::Pmns) {
+        if self.trace().on(DebugFlag::Pmns) || self.trace().on(DebugFlag::Config) {
             self.trace_location();
         }
         self.trace_which(1);
@@ -583,7 +596,7 @@ impl Context {
         let traced_pmns = self.trace().on(DebugFlag::Pmns);
         let traced_context = self.trace().on(DebugFlag::Context);
         self.trace_which(2);
-        if traced_pmns {
+        if traced_pmns || self.trace().on(DebugFlag::Config) {
             self.trace_location();
         }
         let v = self.view();

@@ -1,0 +1,11 @@
+-L
+-Dconfig
+-K
+del,3
+-d
+hinv.ncpu
+--env
+PCP_CONF=tests/golden/pminfo/config/local/pcp.conf
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

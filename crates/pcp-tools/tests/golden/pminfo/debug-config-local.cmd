@@ -1,0 +1,9 @@
+-L
+-Dconfig
+-d
+hinv.ncpu
+--env
+PCP_CONF=tests/golden/pminfo/config/local/pcp.conf
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
