@@ -122,6 +122,8 @@ pub struct Options {
     /// `pmprintf` messages its `pmflush` sent out ahead of its own (see
     /// [`Hooks::take_output`]). The tool writes it first.
     pub flushed: Vec<u8>,
+    /// Where libpcp's traces go (the hooks' trace): `pmflush`'s look-up.
+    trace: pcp::debug::Trace,
     flags: ToolFlags,
     long_options: &'static [LongOpt],
     short_usage: Option<&'static str>,
@@ -167,9 +169,12 @@ impl Options {
         self.errors += 1;
     }
 
-    /// `pmflush`: write the messages to `err` and forget them.
+    /// `pmflush`: write the messages to `err` and forget them (after
+    /// what libpcp traces at its first `pmflush`).
     #[doc(alias = "pmflush")]
     pub fn flush(&mut self, err: &mut dyn Write) -> io::Result<()> {
+        pcp::config::trace_flush(&self.trace);
+        err.write_all(&self.trace.take())?;
         let text = std::mem::take(&mut self.messages);
         err.write_all(&text)
     }
@@ -219,6 +224,7 @@ impl<'h> Parser<'h> {
             flags: spec.flags,
             long_options: spec.long_options,
             short_usage: spec.short_usage,
+            trace: hooks.trace(),
             ..Options::default()
         };
         let _ = err.write_all(&opts.start_options(env, hooks));

@@ -38,6 +38,17 @@ struct NamespaceHooks {
 impl Hooks for NamespaceHooks {
     fn load_namespace(&mut self, path: &[u8], dupok: bool) -> Result<(), String> {
         let (ctx, diagnostics) = Context::load_namespace(path, dupok, &mut OsFiles);
+        if !diagnostics.starts_with(b"Error Parsing ASCII PMNS: Cannot open \"")
+            && std::env::var_os("PCP_ALT_CPP").is_none()
+        {
+            // (-Dconfig: pmcpp ran, found where libpcp looks it up)
+            let _ = pcp::config::lookup_optional("PCP_BINADM_DIR", &self.trace);
+        }
+        if !diagnostics.is_empty() {
+            // (libpcp's pmflush of them)
+            pcp::config::trace_flush(&self.trace);
+            self.diagnostics.extend_from_slice(&self.trace.take());
+        }
         self.diagnostics.extend_from_slice(&diagnostics);
         self.loaded = Some(ctx.map_err(|e| e.code().to_string())?);
         Ok(())
@@ -51,6 +62,10 @@ impl Hooks for NamespaceHooks {
 
     fn set_debug(&mut self, opts: pcp::debug::DebugOptions) {
         self.trace = self.trace.with_options(opts);
+    }
+
+    fn trace(&self) -> pcp::debug::Trace {
+        self.trace.clone()
     }
 }
 

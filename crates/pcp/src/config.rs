@@ -33,6 +33,16 @@ pub fn lookup_optional(name: &str, trace: &Trace) -> Option<Vec<u8>> {
     traced(name, trace, false)
 }
 
+/// `pmflush`'s look-up (`-Dconfig`): libpcp looks `PCP_XCONFIRM_PROG`
+/// up at the process's first `pmflush` (traced or not: a trace's family
+/// of clones stands for the process), before it writes the messages.
+#[doc(alias = "pmflush")]
+pub fn trace_flush(trace: &Trace) {
+    if trace.changed("pmflush looked up", 1) {
+        let _ = lookup_optional("PCP_XCONFIRM_PROG", trace);
+    }
+}
+
 /// What a trace notes once `pcp.conf` has been read for it.
 const CONF_READ: &str = "pcp.conf read";
 

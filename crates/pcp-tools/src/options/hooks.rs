@@ -39,6 +39,11 @@ pub trait Hooks {
     fn spec_local(&mut self, _spec: &[u8]) -> Result<(), String> {
         Ok(())
     }
+    /// The trace libpcp's own work during option parsing goes to (its
+    /// `pmflush`es: [`super::Options::flush`]). The default: none.
+    fn trace(&self) -> pcp::debug::Trace {
+        pcp::debug::Trace::off()
+    }
     /// Read a file (`-H` hosts files, `--archive-folio` folios).
     fn read_file(&mut self, path: &[u8]) -> io::Result<Vec<u8>> {
         use std::os::unix::ffi::OsStrExt;
@@ -278,6 +283,10 @@ impl Hooks for ContextHooks<'_> {
             // times in the process's zone until the tool picks its own
             self.trace.set_zone(std::sync::Arc::new(pcp::timezone::Zone::local()));
         }
+    }
+
+    fn trace(&self) -> pcp::debug::Trace {
+        self.trace.clone()
     }
 
     fn spec_local(&mut self, spec: &[u8]) -> Result<(), String> {

@@ -20,6 +20,7 @@ impl Options {
         if self.debug_options.set(arg).is_ok() {
             self.debug.push(arg.to_vec());
             hooks.set_debug(self.debug_options);
+            self.trace = hooks.trace();
         } else {
             let p = self.prog.clone();
             self.msg_bytes(&[p.as_bytes(), b": unrecognized debug options specification (", arg, b")\n"]);
@@ -52,6 +53,8 @@ impl Options {
         let (direct, flushed) = hooks.take_output();
         self.flushed.extend_from_slice(&direct);
         if !flushed.is_empty() {
+            pcp::config::trace_flush(&self.trace);
+            self.flushed.extend_from_slice(&self.trace.take());
             self.flushed.append(&mut self.messages);
             self.flushed.extend_from_slice(&flushed);
         }

@@ -1,0 +1,7 @@
+-Dconfig
+-n
+/nonexistent
+--env
+PCP_CONF=tests/golden/pminfo/config/pcp.conf
+TZ=UTC
+LC_ALL=C

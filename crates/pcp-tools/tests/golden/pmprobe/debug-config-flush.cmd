@@ -1,0 +1,10 @@
+-Dconfig
+-a
+../pcp-archive/tests/fixtures/v3
+-O
+@bogus
+sample.seconds
+--env
+PCP_CONF=tests/golden/pminfo/config/pcp.conf
+TZ=UTC
+LC_ALL=C

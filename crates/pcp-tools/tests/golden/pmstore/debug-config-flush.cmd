@@ -1,0 +1,9 @@
+-Dconfig
+-n
+/nonexistent
+a
+1
+--env
+PCP_CONF=tests/golden/pminfo/config/pcp.conf
+TZ=UTC
+LC_ALL=C
