@@ -57,8 +57,15 @@ pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, fil
             _ => {}
         }
     }
+    // libpcp's own debug options, from $PCP_DEBUG (pmcpp's -D defines)
+    let trace = std::env::var_os("PCP_DEBUG")
+        .and_then(|v| pcp::debug::DebugOptions::parse(v.as_encoded_bytes()).ok())
+        .map_or_else(pcp::debug::Trace::off, pcp::debug::Trace::new);
     if errors > 0 || operands.len() > 2 {
         let usage = usage_text(&prog, spec.short_usage, spec.long_options);
+        // (pmUsageMessage's pmflush)
+        pcp::config::trace_flush(&trace);
+        let _ = err.write_all(&trace.take());
         let _ = err.write_all(&complaints);
         let _ = err.write_all(usage.as_bytes());
         return 1;
@@ -99,6 +106,12 @@ pub fn run_with(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write, fil
         }
         _ => out,
     };
+    if data.is_some() {
+        // the last include directory, $PCP_VAR_DIR/pmns, found as libpcp
+        // finds it (-Dconfig)
+        let _ = pcp::config::lookup("PCP_VAR_DIR", &trace);
+        let _ = err.write_all(&trace.take());
+    }
     let result = cpp.run(input.map(Vec::as_slice), data, files);
     replay(&result, buffering, sink, err);
     if result.ok {

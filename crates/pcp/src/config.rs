@@ -43,6 +43,25 @@ pub fn trace_flush(trace: &Trace) {
     }
 }
 
+/// What a child process that libpcp starts (pmcpp for a name space)
+/// traces under `-Dconfig` at its first look-up, of `name`: libpcp has
+/// put every setting of `pcp.conf` in the environment it inherits (the
+/// quotes taken off), so it lists each with that value.
+#[doc(hidden)] // tool support
+pub fn child_trace(name: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (var, _) in conf_entries() {
+        let shown = value(&var).unwrap_or_default();
+        for part in [&b"pmgetconfig: (init) "[..], &var, b"=", &shown, b"\n"] {
+            out.extend_from_slice(part);
+        }
+    }
+    for part in [&b"pmgetconfig: "[..], name.as_bytes(), b"=", &value(name.as_bytes()).unwrap_or_default(), b"\n"] {
+        out.extend_from_slice(part);
+    }
+    out
+}
+
 /// What a trace notes once `pcp.conf` has been read for it.
 const CONF_READ: &str = "pcp.conf read";
 

@@ -249,6 +249,13 @@ impl Hooks for ContextHooks<'_> {
                 direct.extend_from_slice(&self.trace.take());
             }
             direct.extend(self.child_debug_error.iter().flatten());
+            // (pmcpp's own -Dconfig, from the $PCP_DEBUG it inherits)
+            let child_config = std::env::var_os("PCP_DEBUG")
+                .and_then(|v| pcp::debug::DebugOptions::parse(v.as_encoded_bytes()).ok())
+                .is_some_and(|o| o.contains(pcp::debug::DebugFlag::Config));
+            if child_config && !diagnostics[started..].starts_with(CANNOT_OPEN) {
+                direct.extend_from_slice(&pcp::config::child_trace("PCP_VAR_DIR"));
+            }
         }
         direct.extend_from_slice(&diagnostics[started..split]);
         self.output = (direct, diagnostics[split..].to_vec());

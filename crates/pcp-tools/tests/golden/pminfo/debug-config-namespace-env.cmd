@@ -1,0 +1,7 @@
+-n
+tests/golden/pminfo/ns/any-order.pmns
+--env
+PCP_DEBUG=config
+PCP_CONF=tests/golden/pminfo/config/pcp.conf
+TZ=UTC
+LC_ALL=C
