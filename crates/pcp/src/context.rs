@@ -228,6 +228,8 @@ impl Context {
             );
         }
         let loaded = matches!(spec.names, LocalNames::Given(_));
+        // the built-in names are already the agents' own, in their order
+        let graft = matches!(spec.names, LocalNames::Default);
         let pmns = match spec.names {
             LocalNames::Given(p) => p,
             LocalNames::BuiltIn => builtin_pmns(),
@@ -237,7 +239,7 @@ impl Context {
             },
         };
         let mut pmns = pmns;
-        if !loaded {
+        if graft {
             crate::local::graft_proc_names(&mut pmns, &src);
         }
         let mut ctx = Context::new(Some(Box::new(src)), pmns, PmnsLocation::Local, Timestamp::default());
