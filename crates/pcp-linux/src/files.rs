@@ -59,6 +59,16 @@ pub trait Files {
     }
     /// The names in a directory (without `.` and `..`), in directory order.
     fn list(&self, dir: &str) -> io::Result<Vec<String>>;
+    /// The names of a directory's subdirectories, in directory order: as
+    /// `readdir`'s `d_type` tells them (a symbolic link is not one), by
+    /// `stat` where the file system does not tell. (By default: the names
+    /// `list` can list in turn, for files without links.)
+    #[doc(alias = "d_type")]
+    fn list_dirs(&self, dir: &str) -> io::Result<Vec<String>> {
+        let mut names = self.list(dir)?;
+        names.retain(|n| self.list(&format!("{dir}/{n}")).is_ok());
+        Ok(names)
+    }
     /// Does the path exist (`access(F_OK)`)?
     fn exists(&self, path: &str) -> bool;
     /// The path with symbolic links resolved (`realpath`).
@@ -385,6 +395,31 @@ impl Files for RootFiles {
         Ok(out)
     }
 
+    fn list_dirs(&self, dir: &str) -> io::Result<Vec<String>> {
+        use rustix::fs::{FileType, Mode, OFlags, RawDir};
+        let fd = rustix::fs::open(self.at(dir), OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+        let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 16384];
+        let mut entries = RawDir::new(&fd, &mut buf);
+        let mut out = Vec::new();
+        while let Some(e) = entries.next() {
+            let e = e?;
+            let name = e.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            let is_dir = match e.file_type() {
+                FileType::Directory => true,
+                FileType::Unknown => rustix::fs::statat(&fd, e.file_name(), rustix::fs::AtFlags::empty())
+                    .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Directory),
+                _ => false,
+            };
+            if is_dir {
+                out.push(String::from_utf8_lossy(name).into_owned());
+            }
+        }
+        Ok(out)
+    }
+
     fn exists(&self, path: &str) -> bool {
         self.at(path).exists()
     }
@@ -500,6 +535,26 @@ mod tests {
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].0, "/");
         assert_eq!(t[0].1.blocks, 66053021);
+    }
+
+    #[test]
+    fn list_dirs_gives_subdirectories_not_files_or_links() {
+        let root = std::env::temp_dir().join(format!("pcp-linux-list-dirs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("top/a/b")).unwrap();
+        std::fs::create_dir_all(root.join("top/.hidden")).unwrap();
+        std::fs::write(root.join("top/cgroup.procs"), b"1\n").unwrap();
+        std::os::unix::fs::symlink(root.join("top/a"), root.join("top/link")).unwrap();
+        let files = RootFiles::new(&root);
+        let mut dirs = files.list_dirs("/top").unwrap();
+        dirs.sort();
+        // as readdir's d_type tells: the link to a directory is no
+        // directory (the caller leaves out dot names)
+        assert_eq!(dirs, [".hidden", "a"]);
+        assert_eq!(files.list_dirs("/top/a").unwrap(), ["b"]);
+        assert!(files.list_dirs("/top/cgroup.procs").is_err());
+        assert!(files.list_dirs("/none").is_err());
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

@@ -592,22 +592,22 @@ fn read_keyed<F: Files, const N: usize>(files: &F, path: &str, keys: [&str; N]) 
 /// order the file system lists them.
 fn walk<F: Files>(files: &F, mnt: &str) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
-    if let Ok(top) = files.list(mnt) {
+    if let Ok(top) = files.list_dirs(mnt) {
         out.push((mnt.to_string(), b"/".to_vec()));
         descend(files, mnt, "", top, &mut out);
     }
     out
 }
 
-/// The cgroups below `dir` (named `name`), whose entries are `list`: a
-/// directory not starting with a dot is one.
+/// The cgroups below `dir` (named `name`), whose subdirectories are
+/// `list`: one not starting with a dot is one.
 fn descend<F: Files>(files: &F, dir: &str, name: &str, list: Vec<String>, out: &mut Vec<(String, Vec<u8>)>) {
     for child in list {
         if child.starts_with('.') {
             continue;
         }
         let path = format!("{dir}/{child}");
-        let Ok(sub) = files.list(&path) else { continue };
+        let Ok(sub) = files.list_dirs(&path) else { continue };
         let cname = format!("{name}/{child}");
         out.push((path.clone(), cname.clone().into_bytes()));
         descend(files, &path, &cname, sub, out);
