@@ -142,6 +142,8 @@ pub fn linux_proc_target(data: &[u8]) {
             let _ = parse::netlink::links(b, &mut links);
             let _ = parse::netlink::family_id(b);
             let _ = parse::netlink::linkmodes(b, 0x15, &mut links);
+            let mut states = [0; parse::netlink::TCP_STATES];
+            let _ = parse::netlink::tcp_states(b, 2, &mut states);
         }
         if let Ok(s) = std::str::from_utf8(p) {
             let _ = parse::classify_device(s);

@@ -108,6 +108,16 @@ pub trait Files {
     fn ipv4_addrs(&self) -> Option<Vec<(String, [u8; 4])>> {
         None
     }
+    /// The TCP sockets of this network namespace by state, IPv4 or
+    /// (`v6`) IPv6, as /proc/net/tcp or tcp6 would list them, from the
+    /// kernel's socket diagnostics (`NETLINK_SOCK_DIAG`), which spare
+    /// the kernel formatting a line per socket; `None` where that cannot
+    /// be asked (a snapshot, a kernel or container without it): the
+    /// source reads the files then.
+    #[doc(alias = "SOCK_DIAG_BY_FAMILY")]
+    fn tcp_states(&self, _v6: bool) -> Option<[u32; netlink::TCP_STATES]> {
+        None
+    }
 }
 
 /// The files under a root directory: `/` for the running system, or a
@@ -147,6 +157,7 @@ impl Clone for RootFiles {
 struct Netlink {
     route: Option<OwnedFd>,
     generic: Option<OwnedFd>,
+    sock_diag: Option<OwnedFd>,
     ethtool_family: Option<Option<u16>>,
     buf: Vec<u8>,
 }
@@ -477,7 +488,7 @@ impl Files for RootFiles {
             return None;
         }
         let Ok(mut guard) = self.netlink.lock() else { return None };
-        let Netlink { route, generic, ethtool_family, buf } = &mut *guard;
+        let Netlink { route, generic, ethtool_family, buf, .. } = &mut *guard;
         let mut links = Vec::new();
         let request = netlink::getlink_request();
         // NETLINK_ROUTE is protocol 0
@@ -522,6 +533,20 @@ impl Files for RootFiles {
         let mut out = Vec::new();
         let request = netlink::getaddr_request();
         netlink_ask(route, buf, None, &request, |b| netlink::ipv4_addrs(b, &mut out)).then_some(out)
+    }
+
+    fn tcp_states(&self, v6: bool) -> Option<[u32; netlink::TCP_STATES]> {
+        use rustix::net::netlink::SOCK_DIAG;
+        if !self.live() {
+            return None;
+        }
+        let Ok(mut guard) = self.netlink.lock() else { return None };
+        let Netlink { sock_diag, buf, .. } = &mut *guard;
+        let family = if v6 { 10 } else { 2 };
+        let mut out = [0; netlink::TCP_STATES];
+        let request = netlink::tcp_dump_request(family);
+        netlink_ask(sock_diag, buf, Some(SOCK_DIAG), &request, |b| netlink::tcp_states(b, family, &mut out))
+            .then_some(out)
     }
 }
 

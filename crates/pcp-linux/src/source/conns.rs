@@ -4,6 +4,8 @@
 
 use super::area::{Area, Reader};
 use super::Options;
+// how many TCP states the PMDA counts (`_PM_TCP_LAST`)
+use crate::parse::netlink::TCP_STATES;
 use crate::MetricDef;
 use pcp_core::{AtomValue, PmError};
 
@@ -18,9 +20,6 @@ const UNIX: u32 = 81;
 pub(super) const CLUSTERS: [u32; 7] = [TCP, TCP6, RAW, RAW6, UDP, UDP6, UNIX];
 /// No instance domains.
 pub(super) const INDOMS: [u32; 0] = [];
-
-/// How many TCP states the PMDA counts (`_PM_TCP_LAST`).
-const TCP_STATES: usize = 12;
 
 /// The lines of `text` that end with a newline (the PMDA looks at no
 /// other), each as its words.
@@ -45,6 +44,13 @@ pub(super) fn tcp_states(text: &[u8]) -> [u32; TCP_STATES] {
         }
     }
     out
+}
+
+/// The TCP sockets by state: from the kernel's socket diagnostics where
+/// they answer, else from /proc/net/tcp or tcp6.
+fn tcp_table(rd: &mut Reader, v6: bool) -> [u32; TCP_STATES] {
+    let path = if v6 { "/proc/net/tcp6" } else { "/proc/net/tcp" };
+    rd.files.tcp_states(v6).or_else(|| rd.with(path, tcp_states)).unwrap_or_default()
 }
 
 /// A UDP table's (established, listening) sockets.
@@ -107,8 +113,8 @@ impl Area for Conns {
     fn refresh(&mut self, rd: &mut Reader, clusters: &[u32]) {
         for &c in clusters {
             match c {
-                TCP => self.tcp = rd.with("/proc/net/tcp", tcp_states).unwrap_or_default(),
-                TCP6 => self.tcp6 = rd.with("/proc/net/tcp6", tcp_states).unwrap_or_default(),
+                TCP => self.tcp = tcp_table(rd, false),
+                TCP6 => self.tcp6 = tcp_table(rd, true),
                 UDP => self.udp = rd.with("/proc/net/udp", udp_states).unwrap_or_default(),
                 UDP6 => self.udp6 = rd.with("/proc/net/udp6", udp_states).unwrap_or_default(),
                 RAW => self.raw = rd.with("/proc/net/raw", raw_count).unwrap_or_default(),
@@ -157,5 +163,25 @@ mod tests {
                      0: 00000002 00000000 00000000 0002 01 3\n";
         assert_eq!(unix_counts(unix), [1, 1, 1, 2]);
         assert_eq!(unix_counts(b"\xff\xfe\n\n"), [0; 4]);
+    }
+
+    #[test]
+    fn tcp_states_come_from_socket_diagnostics_where_they_answer() {
+        use crate::source::testkit::*;
+        let mut src = source(None);
+        let table = b"  sl  local_address rem_address   st\n 0: 0100007F:0CEA 00000000:0000 0A\n";
+        src.files.files.insert("/proc/net/tcp".into(), table.to_vec());
+        src.files.files.insert("/proc/net/tcp6".into(), table.to_vec());
+        // no answer (a snapshot, no sock_diag): the files
+        assert_eq!(values(&mut src, "network.tcpconn.listen"), u32s(&[(PM_IN_NULL, 1)]));
+        assert_eq!(values(&mut src, "network.tcpconn6.listen"), u32s(&[(PM_IN_NULL, 1)]));
+        let (mut v4, mut v6) = ([0; TCP_STATES], [0; TCP_STATES]);
+        (v4[1], v4[10], v6[6]) = (5, 2, 3);
+        src.files.tcp = Some([v4, v6]);
+        src.files.reads.borrow_mut().clear();
+        assert_eq!(values(&mut src, "network.tcpconn.listen"), u32s(&[(PM_IN_NULL, 2)]));
+        assert_eq!(values(&mut src, "network.tcpconn.established"), u32s(&[(PM_IN_NULL, 5)]));
+        assert_eq!(values(&mut src, "network.tcpconn6.time_wait"), u32s(&[(PM_IN_NULL, 3)]));
+        assert!(src.files.reads.borrow().iter().all(|p| !p.starts_with("/proc/net/tcp")));
     }
 }

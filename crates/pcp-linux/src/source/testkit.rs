@@ -12,6 +12,8 @@ use std::io;
 pub(super) struct Mem {
     pub(super) files: HashMap<String, Vec<u8>>,
     pub(super) links: Option<NetLinks>,
+    /// The socket diagnostics' TCP states, IPv4 and IPv6.
+    pub(super) tcp: Option<[[u32; crate::parse::netlink::TCP_STATES]; 2]>,
     pub(super) mounts_unchanged: bool,
     pub(super) proc_entries: Vec<String>,
     pub(super) proc_listings: std::cell::Cell<usize>,
@@ -51,6 +53,9 @@ impl Files for Mem {
     }
     fn net_links(&self) -> Option<NetLinks> {
         self.links.clone()
+    }
+    fn tcp_states(&self, v6: bool) -> Option<[u32; crate::parse::netlink::TCP_STATES]> {
+        self.tcp.map(|t| t[usize::from(v6)])
     }
     fn mounts_unchanged(&self) -> bool {
         self.mounts_unchanged
