@@ -314,7 +314,8 @@ fn main(
     }
     err.write_all(&trace.take())?;
     if f.label {
-        d.dump_label(out, err, &label, end.ok(), f.verbose_label)?;
+        let mut end_again = || (reader.end().ok(), trace.take());
+        d.dump_label(out, err, &label, &mut end_again, f.verbose_label)?;
     }
     if f.descs {
         d.dump_descs(out, err)?;

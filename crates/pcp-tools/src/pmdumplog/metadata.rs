@@ -17,14 +17,17 @@ impl Dumper<'_> {
         out: &mut dyn Write,
         err: &mut dyn Write,
         l: &Label,
-        end: Option<Timestamp>,
+        end: &mut dyn FnMut() -> (Option<Timestamp>, Vec<u8>),
         verbose: bool,
     ) -> std::io::Result<()> {
         writeln!(out, "Log Label (Log Format Version {})", l.version as u8)?;
         writeln!(out, "Performance metrics from host {}", String::from_utf8_lossy(&l.hostname))?;
         self.write_when(out, "    commencing ", l.start)?;
-        // (the end libpcp looks for again)
+        // (the end libpcp looks for again: the last volume opened again
+        // to see whether it has grown)
         self.which(out, &mut Vec::new(), err, 1)?;
+        let (end, traced) = end();
+        err.write_all(&traced)?;
         match end {
             Some(end) => self.write_when(out, "    ending     ", end)?,
             None => writeln!(out, "    ending     UNKNOWN")?,
