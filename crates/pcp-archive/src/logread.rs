@@ -505,16 +505,16 @@ impl Log {
         let mut out = String::new();
         let _ = crate::opentrace::chk_label_trace(&head, fd, vol, check_features, &self.trace, &mut out);
         if !self.tracing() {
-            out = crate::opentrace::ipc_part(&out);
+            out = crate::opentrace::unlogged_part(&out);
         }
         self.trace.write_bytes(out.as_bytes());
     }
 
-    /// `__pmFopen`'s trace of opening volume `vol`.
+    /// `__pmFopen`'s trace of opening volume `vol` (`-Dlog`, `-Dconfig`).
     fn trace_fopen(&self, vol: i32) {
-        if self.tracing() {
+        if self.tracing() || self.trace.on(DebugFlag::Config) {
             let name = crate::opentrace::lcp_name(&self.base);
-            self.trace.write_bytes(crate::opentrace::fopen_trace(&format!("{name}.{vol}")).as_bytes());
+            self.trace.write_bytes(crate::opentrace::fopen_trace(&format!("{name}.{vol}"), &self.trace).as_bytes());
         }
     }
 

@@ -52,14 +52,29 @@ pub fn decompress_note(path: &str) -> String {
 /// The program libpcp decompresses each of [`COMPRESSION_SUFFIXES`] with.
 const PROGRAMS: [&str; 7] = ["xz", "xz", "bzip2", "bzip2", "gzip", "gzip", "gzip"];
 
-/// `__pmFopen`'s trace of opening `path` (and of running a program to
-/// decompress it, all but xz being decompressed that way).
-pub fn fopen_trace(path: &str) -> String {
-    let mut s = format!("__pmFopen(\"{path}\", \"r\"): {}\n", decompress_note(path));
+/// `__pmFopen`'s trace of opening `path`: under `-Dlog` the file and how
+/// it is decompressed, and of a file decompressed by a program (all but
+/// xz's), the `-Dconfig` trace of looking up `PCP_TMPFILE_DIR` (where
+/// libpcp puts the temporary file it decompresses into; this crate
+/// decompresses in memory) and the `-Dlog` program line.
+pub fn fopen_trace(path: &str, trace: &Trace) -> String {
+    let log = trace.on(DebugFlag::Log);
+    let mut s = String::new();
+    if log {
+        s = format!("__pmFopen(\"{path}\", \"r\"): {}\n", decompress_note(path));
+    }
     if let Some((i, file)) = compressed_as(path).filter(|(i, _)| *i > 0) {
-        s += &format!("__pmLogOpen: uncompress using: {} -dc {file}\n", PROGRAMS[i]);
+        s += &String::from_utf8_lossy(&trace.config_lookup_trace("PCP_TMPFILE_DIR"));
+        if log {
+            s += &format!("__pmLogOpen: uncompress using: {} -dc {file}\n", PROGRAMS[i]);
+        }
     }
     s
+}
+
+/// Whether `trace` asks for any of what opening an archive traces.
+pub(crate) fn traces_opening(trace: &Trace) -> bool {
+    [DebugFlag::Log, DebugFlag::LogMeta, DebugFlag::Context, DebugFlag::Config].iter().any(|&f| trace.on(f))
 }
 
 /// `index_compress`: which of [`COMPRESSION_SUFFIXES`] `path` is read
@@ -261,17 +276,20 @@ fn set_version_ipc(fd: i32, trace: &Trace) -> String {
     format!("__pmSetVersionIPC: fd={fd} version=2\n{}", trace.ipc_set(fd, true, false))
 }
 
-/// The `-Dcontext` part of a trace of label checks made with it on
-/// (`__pmSetVersionIPC` and its table), for when `-Dlog` is off.
-pub(crate) fn ipc_part(out: &str) -> String {
+/// What is not `-Dlog`'s in a trace of opening files and checking
+/// labels made with it on, for when `-Dlog` is off: `-Dcontext`'s
+/// (`__pmSetVersionIPC` and its table) and `-Dconfig`'s look-ups.
+pub(crate) fn unlogged_part(out: &str) -> String {
     let mut kept = String::new();
-    let mut rest = out;
-    while let Some(at) = rest.find("__pmSetVersionIPC: ") {
-        let from = &rest[at..];
-        // its line and the table's
-        let end = from.match_indices('\n').nth(1).map_or(from.len(), |(i, _)| i + 1);
-        kept.push_str(&from[..end]);
-        rest = &from[end..];
+    let mut lines = out.split_inclusive('\n');
+    while let Some(line) = lines.next() {
+        if line.starts_with("pmgetconfig: ") {
+            kept.push_str(line);
+        } else if let Some(at) = line.find("__pmSetVersionIPC: ") {
+            // its line and the table's
+            kept.push_str(&line[at..]);
+            kept.push_str(lines.next().unwrap_or_default());
+        }
     }
     kept
 }
@@ -360,7 +378,7 @@ pub fn trace_log_open(name: &str, check_features: bool, trace: &Trace) {
 /// of an archive of another host (`-Dlogmeta`).
 pub fn trace_log_open_in_set(name: &str, check_features: bool, first_host: Option<&[u8]>, trace: &Trace) {
     let (log, meta) = (trace.on(DebugFlag::Log), trace.on(DebugFlag::LogMeta));
-    if !(log || meta || trace.on(DebugFlag::Context)) || name.is_empty() {
+    if !traces_opening(trace) || name.is_empty() {
         return;
     }
     let mut out = String::new();
@@ -369,7 +387,7 @@ pub fn trace_log_open_in_set(name: &str, check_features: bool, first_host: Optio
     let loading =
         log_open(name, check_features, trace, &mut out).filter(|(_, host, _)| first_host.is_none_or(|h| h == host));
     if !log {
-        out = ipc_part(&out);
+        out = unlogged_part(&out);
     }
     if let Some((path, _, version)) = loading.filter(|_| meta) {
         let mut data = Vec::new();
@@ -425,7 +443,7 @@ fn log_open_fds(name: &str, check_features: bool, trace: &Trace, out: &mut Strin
         let file = format!("{dir}/{d}");
         out.push_str(&format!("__pmLogOpen: inspect file \"{file}\"\n"));
         if tail == "index" || tail == "meta" {
-            out.push_str(&fopen_trace(&file));
+            out.push_str(&fopen_trace(&file, trace));
             if std::fs::File::open(&file).is_err() {
                 return None;
             }
@@ -451,7 +469,7 @@ fn log_open_fds(name: &str, check_features: bool, trace: &Trace, out: &mut Strin
     };
     // __pmLogChangeVol to the first volume
     let vol_path = format!("{dir}/{base}.{minvol}");
-    out.push_str(&fopen_trace(&vol_path));
+    out.push_str(&fopen_trace(&vol_path, trace));
     let target = fopen_target(&vol_path).filter(|t| std::fs::File::open(t).is_ok())?;
     let fd = fds.open();
     let vol = minvol as i32;
@@ -561,6 +579,34 @@ mod tests {
         let mut other = v2.clone();
         other[20..24].copy_from_slice(&3u32.to_be_bytes());
         assert_eq!(check(&other).0, "__pmLogChkLabel: fd=3 vol=0 label volume 3 not 0 as expected\n");
+    }
+
+    /// A file decompressed by a program looks `PCP_TMPFILE_DIR` up
+    /// between `__pmFopen`'s line and the program's; without `-Dlog`
+    /// the look-up alone is kept.
+    #[test]
+    fn compressed_files_look_up_the_temporary_directory() {
+        fn fake(name: &str, _: &Trace) -> Vec<u8> {
+            format!("pmgetconfig: {name}=/tmp\n").into_bytes()
+        }
+        let both = Trace::new(pcp_core::debug::DebugOptions::parse(b"config,log").unwrap());
+        both.set_config_lookup(fake);
+        assert_eq!(
+            fopen_trace("a.meta.bz2", &both),
+            "__pmFopen(\"a.meta.bz2\", \"r\"): decompress: bzip2\npmgetconfig: PCP_TMPFILE_DIR=/tmp\n\
+             __pmLogOpen: uncompress using: bzip2 -dc a.meta.bz2\n"
+        );
+        // xz is decompressed on the fly, plain files not at all
+        assert_eq!(fopen_trace("a.meta.xz", &both), "__pmFopen(\"a.meta.xz\", \"r\"): decompress: xz (on-the-fly)\n");
+        let config = both.with_options(pcp_core::debug::DebugOptions::parse(b"config").unwrap());
+        assert_eq!(fopen_trace("a.0.lzma", &config), "pmgetconfig: PCP_TMPFILE_DIR=/tmp\n");
+        assert_eq!(fopen_trace("a.0.xz", &config), "");
+        let logged = "__pmLogOpen: inspect file \"a.0\"\npmgetconfig: X=\n\
+                      __pmLogChkLabel: fd=3 vol=0__pmSetVersionIPC: fd=3 version=2\nIPC table fd(PDU version): 3(2,0)\n [magic]\n";
+        assert_eq!(
+            unlogged_part(logged),
+            "pmgetconfig: X=\n__pmSetVersionIPC: fd=3 version=2\nIPC table fd(PDU version): 3(2,0)\n"
+        );
     }
 
     #[test]

@@ -277,7 +277,16 @@ struct Shared {
     zone: Mutex<Option<TraceZone>>,
     /// What [`Trace::changed`] last saw, by key.
     marks: Mutex<Vec<(&'static str, i64)>>,
+    /// How configuration variables are looked up ([`Trace::set_config_lookup`]).
+    config: Mutex<Option<ConfigLookup>>,
 }
+
+/// `pmGetOptionalConfig`'s `-Dconfig` trace of looking a PCP configuration
+/// variable up, by the crate that reads `pcp.conf` (`pcp::config`): what
+/// it would write into `trace` (the file's settings first, at the
+/// family's first look-up), returned so that the caller places it among
+/// its own lines.
+pub type ConfigLookup = fn(name: &str, trace: &Trace) -> Vec<u8>;
 
 /// A time zone a trace shows times in.
 pub type TraceZone = Arc<dyn LocalTime + Send + Sync>;
@@ -342,6 +351,29 @@ impl Trace {
     #[doc(alias = "pmNewZone")]
     pub fn set_zone(&self, zone: TraceZone) {
         *self.shared.zone.lock().unwrap_or_else(PoisonError::into_inner) = Some(zone);
+    }
+
+    /// Make configuration look-ups through `lookup` from now on (in this
+    /// trace and every clone): so that crates below the one that reads
+    /// `pcp.conf` trace the look-ups libpcp makes in their parts (an
+    /// archive volume decompressed to a temporary file looks up
+    /// `PCP_TMPFILE_DIR`).
+    pub fn set_config_lookup(&self, lookup: ConfigLookup) {
+        *self.shared.config.lock().unwrap_or_else(PoisonError::into_inner) = Some(lookup);
+    }
+
+    /// The `-Dconfig` trace of looking `name` up with
+    /// `pmGetOptionalConfig` (nothing unless `-Dconfig` is on and a
+    /// look-up was set with [`Trace::set_config_lookup`]). The value is
+    /// not returned: the look-ups made this way are the ones whose trace
+    /// alone matters here.
+    #[doc(alias = "pmGetOptionalConfig")]
+    pub fn config_lookup_trace(&self, name: &str) -> Vec<u8> {
+        if !self.on(DebugFlag::Config) {
+            return Vec::new();
+        }
+        let lookup = *self.shared.config.lock().unwrap_or_else(PoisonError::into_inner);
+        lookup.map(|f| f(name, self)).unwrap_or_default()
     }
 
     /// The time of day at `sec` seconds since the epoch in the trace's
@@ -508,6 +540,22 @@ mod tests {
         assert!(t.shares_buffer(&u) && !t.shares_buffer(&Trace::off()));
         assert_eq!(u.take(), b"a1");
         assert!(t.take().is_empty());
+    }
+
+    #[test]
+    fn config_lookups_go_through_the_lookup_set_on_any_clone() {
+        fn fake(name: &str, trace: &Trace) -> Vec<u8> {
+            format!("{name} {}\n", trace.on(DebugFlag::Config)).into_bytes()
+        }
+        let t = Trace::new(DebugOptions::parse(b"config").unwrap());
+        let u = t.clone();
+        assert!(u.config_lookup_trace("PCP_TMPFILE_DIR").is_empty());
+        t.set_config_lookup(fake);
+        assert_eq!(u.config_lookup_trace("PCP_TMPFILE_DIR"), b"PCP_TMPFILE_DIR true\n");
+        // returned, not written
+        assert!(t.take().is_empty());
+        // nothing without -Dconfig
+        assert!(t.with_options(DebugOptions::parse(b"log").unwrap()).config_lookup_trace("X").is_empty());
     }
 
     #[test]

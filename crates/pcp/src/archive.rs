@@ -53,6 +53,7 @@ impl ArchiveSource {
     /// [`ArchiveSource::open_checking`], tracing the opening into `trace`
     /// as libpcp does (`-Dlog`); the source traces there from then on.
     pub fn open_traced(name: &str, check_features: bool, trace: &Trace) -> Result<ArchiveSource, Error> {
+        crate::config::attach(trace);
         // libpcp refuses labels with feature bits it does not know when the
         // context opens (the replay, set up later, checks each volume's)
         let mut archives = if name.contains(',') || std::fs::metadata(name).is_ok_and(|m| m.is_dir()) {
@@ -487,6 +488,7 @@ impl MetricSource for ArchiveSource {
     }
 
     fn set_trace(&mut self, trace: &Trace) {
+        crate::config::attach(trace);
         if let Some(r) = self.replay.as_mut() {
             r.set_trace(trace);
         }

@@ -66,11 +66,35 @@ pub fn child_trace(name: &str) -> Vec<u8> {
 const CONF_READ: &str = "pcp.conf read";
 
 fn traced(name: &str, trace: &Trace, required: bool) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let val = traced_into(name, trace, required, &mut out);
+    trace.write_bytes(&out);
+    val
+}
+
+/// Let the crates below this one (which cannot read `pcp.conf`) trace
+/// the look-ups libpcp makes in their parts into `trace` and its clones
+/// (pcp-archive's `PCP_TMPFILE_DIR` for a volume libpcp decompresses to
+/// a temporary file): sets [`lookup_optional`]'s trace as the trace's
+/// [`Trace::set_config_lookup`]. Archive sources do it to the traces
+/// they are given.
+pub fn attach(trace: &Trace) {
+    trace.set_config_lookup(lookup_optional_trace);
+}
+
+/// [`lookup_optional`]'s trace, returned rather than written.
+fn lookup_optional_trace(name: &str, trace: &Trace) -> Vec<u8> {
+    let mut out = Vec::new();
+    let _ = traced_into(name, trace, false, &mut out);
+    out
+}
+
+/// A traced look-up, its trace added to `out`.
+fn traced_into(name: &str, trace: &Trace, required: bool, out: &mut Vec<u8>) -> Option<Vec<u8>> {
     if trace.changed(CONF_READ, 1) && trace.on(DebugFlag::Config) {
         // each variable with the value it keeps: the environment's, else
         // the file's as written (quotes and all)
         // (a name met twice has the first one's value by then)
-        let mut out = Vec::new();
         let mut set: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
         for (var, val) in conf_entries() {
             let env = std::env::var_os(OsStr::from_bytes(&var)).map(|v| v.into_encoded_bytes());
@@ -85,18 +109,16 @@ fn traced(name: &str, trace: &Trace, required: bool) -> Option<Vec<u8>> {
                 out.extend_from_slice(part);
             }
         }
-        trace.write_bytes(&out);
     }
     let val = value(name.as_bytes());
     if trace.on(DebugFlag::Config) {
         if val.is_none() {
-            trace.write(format_args!("pmgetconfig: getenv({name}) -> NULL\n"));
+            out.extend_from_slice(format!("pmgetconfig: getenv({name}) -> NULL\n").as_bytes());
         }
         if val.is_some() || required {
-            let mut line = format!("pmgetconfig: {name}=").into_bytes();
-            line.extend_from_slice(val.as_deref().unwrap_or_default());
-            line.push(b'\n');
-            trace.write_bytes(&line);
+            for part in [&b"pmgetconfig: "[..], name.as_bytes(), b"=", val.as_deref().unwrap_or_default(), b"\n"] {
+                out.extend_from_slice(part);
+            }
         }
     }
     val
@@ -258,5 +280,18 @@ mod tests {
             String::from_utf8(trace.take()).unwrap(),
             "pmgetconfig: getenv(PCP_RS_TEST_UNSET_VARIABLE) -> NULL\npmgetconfig: PCP_RS_TEST_UNSET_VARIABLE=\n"
         );
+    }
+
+    /// What crates below this one trace through an attached trace is
+    /// [`lookup_optional`]'s, the file listed at the family's first.
+    #[test]
+    fn attached_traces_look_up_as_lookup_optional() {
+        let trace = Trace::new(pcp_core::debug::DebugOptions::parse(b"config").unwrap());
+        attach(&trace);
+        let first = trace.clone().config_lookup_trace("PCP_RS_TEST_UNSET_VARIABLE");
+        assert!(first.ends_with(b"pmgetconfig: getenv(PCP_RS_TEST_UNSET_VARIABLE) -> NULL\n"));
+        assert!(trace.take().is_empty());
+        let _ = lookup_optional("PCP_RS_TEST_UNSET_VARIABLE", &trace);
+        assert_eq!(trace.take(), b"pmgetconfig: getenv(PCP_RS_TEST_UNSET_VARIABLE) -> NULL\n");
     }
 }

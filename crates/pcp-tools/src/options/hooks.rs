@@ -286,6 +286,8 @@ impl Hooks for ContextHooks<'_> {
 
     fn set_debug(&mut self, opts: pcp::debug::DebugOptions) {
         self.trace = self.trace.with_options(opts);
+        // (pmdumplog reads archives below pcp's sources)
+        pcp::config::attach(&self.trace);
         if self.trace.any() {
             // times in the process's zone until the tool picks its own
             self.trace.set_zone(std::sync::Arc::new(pcp::timezone::Zone::local()));

@@ -1,0 +1,8 @@
+-Dconfig,log
+-lr
+tests/golden/pmdumplog/arch/zmix
+--env
+PCP_CONF=tests/golden/pminfo/config/tmpfile/pcp.conf
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

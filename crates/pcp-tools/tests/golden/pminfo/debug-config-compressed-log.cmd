@@ -1,0 +1,10 @@
+-Dconfig,log
+-f
+-a
+/var/lib/pcp/testsuite/archives/20130706
+kernel.all.load
+--env
+PCP_CONF=tests/golden/pminfo/config/tmpfile/pcp.conf
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-Dconfig
+-f
+-a
+tests/golden/pmdumplog/arch/zmix
+sample.long.one
+--env
+PCP_CONF=tests/golden/pminfo/config/tmpfile/pcp.conf
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,15 @@
+-Dconfig,log
+-a
+tests/golden/pmdumplog/arch/zmix
+-S
++1.1
+-T
++1.5
+-t
+0.1
+sample.long.one
+--env
+PCP_CONF=tests/golden/pminfo/config/tmpfile/pcp.conf
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,14 @@
+-Dconfig
+-a
+../pcp-archive/tests/fixtures/v2,tests/golden/pmdumplog/arch/zmix
+-S
++0.1
+-t
+0.3
+-r
+sample.long.one
+--env
+PCP_CONF=tests/golden/pminfo/config/tmpfile/pcp.conf
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

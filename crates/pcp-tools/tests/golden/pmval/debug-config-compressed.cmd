@@ -1,0 +1,11 @@
+-Dconfig
+-a
+tests/golden/pmdumplog/arch/zmix
+-t
+0.3
+sample.long.one
+--env
+PCP_CONF=tests/golden/pminfo/config/tmpfile/pcp.conf
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
