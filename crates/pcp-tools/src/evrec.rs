@@ -80,3 +80,46 @@ pub(crate) fn lval(set: &pcp_core::ValueSet) -> i32 {
         _ => 0,
     }
 }
+
+/// The look-ups of the anonymous metrics `event.flags` and `event.missed`
+/// that libpcp and the tools make once a process: libpcp's when it first
+/// unpacks a record with flags (`event.flags`) and one with missed
+/// records (`event.missed`), and the tool's own pair after its first
+/// unpacking (`setup_event_derived_metrics`). Their PMIDs are fixed, so
+/// they are made only for what they trace (`-Dcontext`, `-Dpmns`,
+/// `-Dderive`, `-Dpdu`).
+#[derive(Default)]
+pub(crate) struct AnonLookups {
+    flags: bool,
+    missed: bool,
+    tool: bool,
+}
+
+impl AnonLookups {
+    /// libpcp's look-ups while it unpacked `records`.
+    #[doc(alias = "pmUnpackEventRecords")]
+    pub(crate) fn unpacked(&mut self, ctx: &pcp::Context, records: &[EventRecord]) {
+        for r in records {
+            let Some(flags) = r.sets.first().filter(|s| s.pmid == event::EVENT_FLAGS_PMID).map(lval) else {
+                continue;
+            };
+            if !self.flags {
+                self.flags = true;
+                let _ = ctx.lookup_names(&["event.flags"]);
+            }
+            if flags as u32 & event::FLAG_MISSED != 0 && !self.missed {
+                self.missed = true;
+                let _ = ctx.lookup_names(&["event.missed"]);
+            }
+        }
+    }
+
+    /// The tool's look-ups of both PMIDs, the first time only.
+    pub(crate) fn tool_setup(&mut self, ctx: &pcp::Context) {
+        if !self.tool {
+            self.tool = true;
+            let _ = ctx.lookup_names(&["event.flags"]);
+            let _ = ctx.lookup_names(&["event.missed"]);
+        }
+    }
+}

@@ -294,6 +294,8 @@ fn main(
         buf: Vec::with_capacity(1 << 16),
         meta_trace: trace.on(pcp::debug::DebugFlag::LogMeta).then(|| trace.clone()),
         context_trace: trace.on(DebugFlag::Context).then(|| trace.clone()),
+        trace: trace.clone(),
+        anon: crate::evrec::AnonLookups::default(),
     };
     // results are read from the window's start (or back from its end);
     // with -S or -T the dump stops at its far end, else only at the far
@@ -438,11 +440,26 @@ impl Dumper<'_> {
     /// whatever else was traced), written after the text so far: `buf`
     /// goes to `out` first, as C's stdio holds it there.
     fn which(&self, out: &mut dyn Write, buf: &mut Vec<u8>, err: &mut dyn Write, n: usize) -> std::io::Result<()> {
-        let Some(trace) = &self.context_trace else { return Ok(()) };
+        let Some(trace) = &self.context_trace else { return self.flush_trace(out, buf, err) };
         out.write_all(buf)?;
         buf.clear();
         trace.write_bytes(WHICH.repeat(n).as_bytes());
         err.write_all(&trace.take())
+    }
+
+    /// Whatever was traced, written after the text so far (as
+    /// [`Dumper::which`] does), when there is any.
+    fn flush_trace(&self, out: &mut dyn Write, buf: &mut Vec<u8>, err: &mut dyn Write) -> std::io::Result<()> {
+        if !self.trace.any() {
+            return Ok(());
+        }
+        let text = self.trace.take();
+        if text.is_empty() {
+            return Ok(());
+        }
+        out.write_all(buf)?;
+        buf.clear();
+        err.write_all(&text)
     }
 }
 
@@ -475,6 +492,10 @@ struct Dumper<'a> {
     /// traced: written out where libpcp writes it, after the text
     /// printed so far.
     context_trace: Option<Trace>,
+    /// The `-D` trace, whatever its options.
+    trace: Trace,
+    /// The once-a-process look-ups of `event.flags` and `event.missed`.
+    anon: crate::evrec::AnonLookups,
 }
 
 /// Which results to dump, in which order, up to when.

@@ -107,6 +107,8 @@ struct Pminfo<'a> {
     /// For a host context, pminfo's running guess at the size of the
     /// `PDU_PMNS_NAMES` request for the batch.
     pdusize: Option<usize>,
+    /// The once-a-process look-ups of `event.flags` and `event.missed`.
+    anon: evrec::AnonLookups,
 }
 
 /// pminfo's starting guess at a names request: the header and three
@@ -133,6 +135,7 @@ impl<'a> Pminfo<'a> {
             icache: None,
             labels: labels::Caches::default(),
             origin: None,
+            anon: evrec::AnonLookups::default(),
             zone: Zone::utc(),
             fetch_from_origin: false,
             fetch_each: false,
@@ -971,6 +974,9 @@ impl<'a> Pminfo<'a> {
                 return writeln!(self.err, "{}: {what}: {e}", self.prog);
             }
         };
+        self.anon.unpacked(ctx, &records);
+        self.anon.tool_setup(ctx);
+        self.err.write_all(&ctx.take_messages())?;
         for (r, rec) in records.iter().enumerate() {
             let mut text = format!("    --- event record [{r}] timestamp ").into_bytes();
             evrec::stamp(&mut text, &self.zone, rec.sec, rec.frac, highres);
@@ -995,7 +1001,9 @@ impl<'a> Pminfo<'a> {
     /// (`event.flags` and `event.missed` in their own forms).
     fn event_parameter(&mut self, ctx: &Context, set: &ValueSet, index: usize, flags: &mut u32) -> std::io::Result<()> {
         use pcp_core::event::{flags_str, EVENT_FLAGS_PMID, EVENT_MISSED_PMID, FLAG_MISSED};
-        match ctx.names_of(set.pmid) {
+        let names = ctx.names_of(set.pmid);
+        self.err.write_all(&ctx.take_messages())?;
+        match names {
             Ok(names) => {
                 if index == 0 {
                     if set.pmid == EVENT_FLAGS_PMID {
@@ -1011,7 +1019,9 @@ impl<'a> Pminfo<'a> {
             }
             Err(_) => writeln!(self.out, "\tPMID: {}", set.pmid)?,
         }
-        match ctx.lookup_desc(set.pmid) {
+        let desc = ctx.lookup_desc(set.pmid);
+        self.err.write_all(&ctx.take_messages())?;
+        match desc {
             Err(e) => writeln!(self.out, "\tpmLookupDesc: {e}"),
             // unpacked parameters hold their blocks as PM_VAL_DPTR
             Ok(d) => self.dump(ctx, &d, set, b"    ", 1),

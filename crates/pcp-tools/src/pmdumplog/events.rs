@@ -11,9 +11,6 @@ impl Dumper<'_> {
     /// `%d or "name"` (or `%d or ???`) for an instance at time `when`,
     /// then `close`.
     fn inst_name(&self, buf: &mut Vec<u8>, indom: InDom, inst: i32, when: Timestamp, close: &str) {
-        if let Some(trace) = &self.meta_trace {
-            self.src.meta.trace_search(indom, Some(when), trace);
-        }
         let name = self.src.meta.indom_at(indom, Some(when)).ok().and_then(|set| set.name_of(inst));
         match name {
             Some(n) => {
@@ -27,10 +24,29 @@ impl Dumper<'_> {
         }
     }
 
+    /// What `pmNameInDom` of an instance of `indom` at `when` traces:
+    /// its look at the context, then its search of the metadata.
+    pub(super) fn name_indom_trace(
+        &self,
+        out: &mut dyn Write,
+        buf: &mut Vec<u8>,
+        err: &mut dyn Write,
+        indom: InDom,
+        when: Timestamp,
+    ) -> std::io::Result<()> {
+        self.which(out, buf, err, 1)?;
+        if let Some(trace) = &self.meta_trace {
+            self.src.meta.trace_search(indom, Some(when), trace);
+            self.flush_trace(out, buf, err)?;
+        }
+        Ok(())
+    }
+
     /// One value of an event metric: its records unpacked.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn dump_event(
         &mut self,
+        out: &mut dyn Write,
         buf: &mut Vec<u8>,
         err: &mut dyn Write,
         (vs, valfmt): (&ValueSet, i32),
@@ -47,6 +63,7 @@ impl Dumper<'_> {
             buf.push(b')');
         } else {
             buf.push(b'[');
+            self.name_indom_trace(out, buf, err, indom, when)?;
             self.inst_name(buf, indom, iv.inst, when, "])");
         }
         buf.extend_from_slice(b": ");
@@ -60,10 +77,19 @@ impl Dumper<'_> {
             let names = self.names;
             let mut text = Vec::new();
             event::dump(&mut text, &src, highres, &|p| names.names_of(p).ok());
+            self.flush_trace(out, buf, err)?;
             err.write_all(&text)?;
             return Ok(());
         }
         let Some(Ok(records)) = block.map(|b| event::unpack(b, highres)) else { return Ok(()) };
+        if self.trace.any() {
+            // what libpcp and then pmdumplog look up once (only traced)
+            self.anon.unpacked(self.names, &records);
+            if !records.is_empty() {
+                self.anon.tool_setup(self.names);
+            }
+            self.flush_trace(out, buf, err)?;
+        }
         if records.is_empty() {
             buf.extend_from_slice(b"No event records\n");
             return Ok(());
@@ -112,7 +138,7 @@ impl Dumper<'_> {
             }
             let mut flags: u32 = 0;
             for (p, set) in r.sets.iter().enumerate() {
-                self.dump_parameter(buf, set, p, &mut flags);
+                self.dump_parameter(out, buf, err, set, p, &mut flags)?;
             }
         }
         Ok(())
@@ -120,7 +146,15 @@ impl Dumper<'_> {
 
     /// One parameter of an event record (`event.flags` and `event.missed`
     /// in their own forms).
-    fn dump_parameter(&mut self, buf: &mut Vec<u8>, set: &ValueSet, index: usize, flags: &mut u32) {
+    fn dump_parameter(
+        &mut self,
+        out: &mut dyn Write,
+        buf: &mut Vec<u8>,
+        err: &mut dyn Write,
+        set: &ValueSet,
+        index: usize,
+        flags: &mut u32,
+    ) -> std::io::Result<()> {
         let lval = match &set.values {
             Ok(v) => match v.first().map(|iv| &iv.value) {
                 Some(Value::Insitu(l)) => *l,
@@ -128,19 +162,22 @@ impl Dumper<'_> {
             },
             Err(_) => 0,
         };
-        match self.names_of(set.pmid) {
+        // (pmNameAll)
+        let m = self.metric(set.pmid);
+        self.flush_trace(out, buf, err)?;
+        match &m.names {
             Some(names) => {
                 if index == 0 {
                     if set.pmid == EVENT_FLAGS_PMID {
                         *flags = lval as u32;
                         let _ = writeln!(buf, " flags 0x{:x} ({}) ---", *flags, event::flags_str(*flags));
-                        return;
+                        return Ok(());
                     }
                     buf.extend_from_slice(b" ---\n");
                 }
                 if *flags & FLAG_MISSED != 0 && index == 1 && set.pmid == EVENT_MISSED_PMID {
                     let _ = writeln!(buf, "        ==> {lval} missed event records");
-                    return;
+                    return Ok(());
                 }
                 let _ = write!(buf, "        {} ({}):", set.pmid, names);
             }
@@ -148,10 +185,12 @@ impl Dumper<'_> {
                 let _ = write!(buf, "        PMID: {}:", set.pmid);
             }
         }
-        let Some(desc) = self.desc(set.pmid) else {
+        // (pmLookupDesc)
+        self.which(out, buf, err, 1)?;
+        let Some(desc) = m.desc else {
             let e = self.src.desc(set.pmid).err().unwrap_or(PmError::PM_ERR_PMID_LOG);
             let _ = writeln!(buf, " pmLookupDesc: {e}");
-            return;
+            return Ok(());
         };
         buf.extend_from_slice(b" value ");
         if let Ok(v) = &set.values {
@@ -160,5 +199,6 @@ impl Dumper<'_> {
             }
         }
         buf.push(b'\n');
+        Ok(())
     }
 }

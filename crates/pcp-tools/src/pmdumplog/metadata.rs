@@ -83,7 +83,7 @@ impl Dumper<'_> {
             let d = &descs[i];
             let names = self.names.names_of(d.pmid);
             // (what pmNameAll traced)
-            self.which(out, &mut Vec::new(), err, 0)?;
+            self.flush_trace(out, &mut Vec::new(), err)?;
             match names {
                 Ok(n) => writeln!(out, "PMID: {} ({})", d.pmid, n.join(" or "))?,
                 Err(_) => writeln!(out, "PMID: {} (<noname>)", d.pmid)?,

@@ -15,8 +15,8 @@ pub(super) struct MetricInfo {
     /// `    PMID (names` (the caller closes the parenthesis).
     head: Vec<u8>,
     /// Its names joined with " or ", if it has any.
-    names: Option<String>,
-    desc: Option<Desc>,
+    pub(super) names: Option<String>,
+    pub(super) desc: Option<Desc>,
 }
 
 /// Where an instance is in `set`, looked for first where the last one
@@ -53,16 +53,6 @@ fn inst_lines(set: &InDomSet) -> InstLines {
 }
 
 impl Dumper<'_> {
-    /// `pmNameAll` of `pmid`, joined with " or ".
-    pub(super) fn names_of(&mut self, pmid: PmId) -> Option<String> {
-        self.metric(pmid).names.clone()
-    }
-
-    /// `pmLookupDesc` of `pmid`.
-    pub(super) fn desc(&mut self, pmid: PmId) -> Option<Desc> {
-        self.metric(pmid).desc
-    }
-
     /// The results, one record at a time, as `pmFetchArchive` returns
     /// them, as `what` says: until one beyond its time; with metric
     /// operands, only records holding one of them, cut down to those
@@ -146,7 +136,7 @@ impl Dumper<'_> {
 
     /// What pmdumplog needs of a metric to dump its values, worked out
     /// once: `    PMID (names)`, and its type and instance domain.
-    fn metric(&mut self, pmid: PmId) -> std::rc::Rc<MetricInfo> {
+    pub(super) fn metric(&mut self, pmid: PmId) -> std::rc::Rc<MetricInfo> {
         if let Some(m) = self.metric_cache.get(&pmid) {
             self.trace_name_all();
             return m.clone();
@@ -234,7 +224,7 @@ impl Dumper<'_> {
                 let set = vs.to_set();
                 for j in 0..vs.numval as usize {
                     let names = m.names.as_deref().unwrap_or("<nonames>");
-                    self.dump_event(buf, err, (&set, vs.valfmt), j, names, indom, highres, when)?;
+                    self.dump_event(out, buf, err, (&set, vs.valfmt), j, names, indom, highres, when)?;
                 }
                 continue;
             }
@@ -255,10 +245,6 @@ impl Dumper<'_> {
             });
             let mut hint = 0usize;
             for (j, (inst, value)) in vs.values().enumerate() {
-                if let (Some(trace), false) = (&self.meta_trace, indom.is_null()) {
-                    // pmdumplog's pmNameInDom of each value
-                    self.src.meta.trace_search(indom, Some(when), trace);
-                }
                 if j == 0 {
                     buf.extend_from_slice(&m.head);
                     buf.extend_from_slice(if vs.numval > 1 { b"):\n" } else { b"):" });
@@ -273,19 +259,19 @@ impl Dumper<'_> {
                             let line = &lines[hint - 1];
                             let line = if indent.is_empty() { &line[7..] } else { &line[..] };
                             // (pmNameInDom, once " inst [" is printed)
-                            let at = if self.context_trace.is_some() {
+                            let at = if self.context_trace.is_some() || self.meta_trace.is_some() {
                                 line.iter().position(|&b| b == b'[').map_or(0, |i| i + 1)
                             } else {
                                 0
                             };
                             buf.extend_from_slice(&line[..at]);
-                            self.which(out, buf, err, 1)?;
+                            self.name_indom_trace(out, buf, err, indom, when)?;
                             buf.extend_from_slice(&line[at..]);
                         }
                         _ => {
                             buf.extend_from_slice(indent);
                             buf.extend_from_slice(b" inst [");
-                            self.which(out, buf, err, 1)?;
+                            self.name_indom_trace(out, buf, err, indom, when)?;
                             buf.extend_from_slice(Decimal::signed(inst as i64).as_bytes());
                             buf.extend_from_slice(b" or ???] value ");
                         }

@@ -1,0 +1,6 @@
+-Dcontext,logmeta
+tests/golden/pmdumplog/arch/events2
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,7 @@
+-Dcontext,pmns
+-a
+tests/golden/pmdumplog/arch/events3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

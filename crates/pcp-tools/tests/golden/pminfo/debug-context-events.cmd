@@ -1,0 +1,10 @@
+-Dcontext,pmns
+-x
+-a
+tests/golden/pmdumplog/arch/events3
+sample.event.records
+sample.event.highres_records
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
