@@ -3,15 +3,27 @@
 use super::report::Report;
 use crate::evrec;
 use pcp::Context;
-use pcp_core::{Desc, InstValue, MetricType, PmError, Timestamp, Value, ValueSet, PM_IN_NULL};
+use pcp_core::{Desc, InstValue, MetricType, PmError, PmId, Timestamp, Value, ValueSet, PM_IN_NULL};
+use std::collections::HashMap;
 use std::io::Write;
+
+/// pmval's caches for event records (it looks each thing up once).
+#[derive(Default)]
+pub(super) struct Lookups {
+    /// Instance names, by identifier, when every instance is reported.
+    inames: HashMap<i32, Vec<u8>>,
+    /// Each parameter's name and descriptor (none for the anonymous
+    /// metrics, whose descriptors pmval does not ask for).
+    params: HashMap<PmId, (String, Option<Desc>)>,
+    anon: evrec::AnonLookups,
+}
 
 impl Report {
     /// The time, then pmval's `printevents`: each value's event records,
     /// under the metric's name (and instance's, for an instance pmval
     /// knows; others are passed over). `Err` is the exit status.
     pub(super) fn print_events(
-        &self,
+        &mut self,
         ctx: &Context,
         out: &mut dyn Write,
         err: &mut dyn Write,
@@ -30,6 +42,8 @@ impl Report {
             } else {
                 let name = if !self.iorder.is_empty() {
                     self.iorder.iter().find(|p| p.id == v.inst).map(|p| p.name.clone())
+                } else if let Some(n) = self.events.inames.get(&v.inst) {
+                    Some(n.clone())
                 } else {
                     let names = if self.archive {
                         ctx.get_indom_archive(self.desc.indom).and_then(|(ids, names)| {
@@ -41,8 +55,12 @@ impl Report {
                     } else {
                         ctx.name_indom(self.desc.indom, v.inst)
                     };
+                    err.write_all(&ctx.take_messages())?;
                     match names {
-                        Ok(n) => Some(n),
+                        Ok(n) => {
+                            self.events.inames.insert(v.inst, n.clone());
+                            Some(n)
+                        }
                         Err(e) => {
                             writeln!(err, "pmval: pmNameInDom: {}[{}]: {e}", self.metric, v.inst as u32)?;
                             return Ok(Err(1));
@@ -62,7 +80,7 @@ impl Report {
     /// pmval's `myeventdump`: the records of one event value.
     #[allow(clippy::too_many_arguments)]
     fn event_dump(
-        &self,
+        &mut self,
         ctx: &Context,
         out: &mut dyn Write,
         err: &mut dyn Write,
@@ -80,7 +98,12 @@ impl Report {
                 return writeln!(out, " pmUnpackEventRecords: {e}");
             }
         };
+        // (libpcp's look-ups while it unpacked, then pmval's own)
+        self.events.anon.unpacked(ctx, &records);
+        err.write_all(&ctx.take_messages())?;
         writeln!(out, " {} event records", records.len())?;
+        self.events.anon.tool_setup(ctx);
+        err.write_all(&ctx.take_messages())?;
         for (r, rec) in records.iter().enumerate() {
             let mut text = b"  ".to_vec();
             evrec::stamp(&mut text, &self.zone, rec.sec, rec.frac, highres);
@@ -104,7 +127,7 @@ impl Report {
 
     /// pmval's `myvaluesetdump`: one parameter of an event record.
     fn event_parameter(
-        &self,
+        &mut self,
         ctx: &Context,
         out: &mut dyn Write,
         err: &mut dyn Write,
@@ -113,15 +136,28 @@ impl Report {
         flags: &mut u32,
     ) -> std::io::Result<()> {
         use pcp_core::event::{flags_str, EVENT_FLAGS_PMID, EVENT_MISSED_PMID, FLAG_MISSED};
-        let name = match ctx.name_of(set.pmid) {
-            Ok(n) => n,
-            Err(e) => return writeln!(out, "\t{}: pmNameID: {e}", set.pmid),
-        };
-        let anon = set.pmid == EVENT_FLAGS_PMID || set.pmid == EVENT_MISSED_PMID;
-        let desc = match ctx.lookup_desc(set.pmid) {
-            Ok(d) => Some(d),
-            Err(_) if anon => None,
-            Err(e) => return writeln!(out, "\t{name}: pmLookupDesc: {e}"),
+        let (name, desc) = match self.events.params.get(&set.pmid) {
+            Some(p) => p.clone(),
+            None => {
+                let name = ctx.name_of(set.pmid);
+                err.write_all(&ctx.take_messages())?;
+                let name = match name {
+                    Ok(n) => n,
+                    Err(e) => return writeln!(out, "\t{}: pmNameID: {e}", set.pmid),
+                };
+                let desc = if set.pmid == EVENT_FLAGS_PMID || set.pmid == EVENT_MISSED_PMID {
+                    None
+                } else {
+                    let desc = ctx.lookup_desc(set.pmid);
+                    err.write_all(&ctx.take_messages())?;
+                    match desc {
+                        Ok(d) => Some(d),
+                        Err(e) => return writeln!(out, "\t{name}: pmLookupDesc: {e}"),
+                    }
+                };
+                self.events.params.insert(set.pmid, (name.clone(), desc));
+                (name, desc)
+            }
         };
         if index == 0 {
             if set.pmid == EVENT_FLAGS_PMID {
@@ -142,7 +178,7 @@ impl Report {
 
     /// pmval's `mydump` of an event parameter's values.
     fn param_dump(
-        &self,
+        &mut self,
         ctx: &Context,
         out: &mut dyn Write,
         err: &mut dyn Write,

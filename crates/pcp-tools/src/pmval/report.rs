@@ -60,6 +60,10 @@ pub(super) struct Report {
     /// The result each fetch fills, holding the room of a value set done
     /// with ([`Report::recycle`]).
     pub(super) fetched: FetchResult,
+    /// What event records' reports looked up once: instance names (all
+    /// instances reported), each parameter's name and descriptor, and
+    /// `event.flags` and `event.missed`.
+    pub(super) events: super::events::Lookups,
 }
 
 impl Report {
@@ -132,6 +136,7 @@ impl Report {
             line: Vec::new(),
             text: String::new(),
             fetched: FetchResult::default(),
+            events: Default::default(),
         };
         rep.init_insts(ctx, err)?.map_err(Stop::Exit)?;
         if let (Some(text), Some(_)) = (&own.filter, ctx.host_source()) {
