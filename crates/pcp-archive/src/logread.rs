@@ -350,6 +350,14 @@ impl Log {
         self.trace.on(DebugFlag::Log)
     }
 
+    /// With `-Dcontext`, the line of the `pmWhichContext` libpcp calls
+    /// for the context number a `-Dlog` line shows.
+    pub(crate) fn trace_which(&self) {
+        if self.trace.on(DebugFlag::Context) {
+            self.trace.write_bytes(b"pmWhichContext() -> 0, cur=0\n");
+        }
+    }
+
     /// Trace `args` (when tracing is on).
     #[inline]
     pub fn say(&self, args: std::fmt::Arguments<'_>) {

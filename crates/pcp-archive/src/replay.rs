@@ -500,6 +500,7 @@ impl Replay {
     pub(crate) fn set_time(&mut self) -> Result<(), PmError> {
         let dir = self.dir();
         if self.log.tracing() {
+            self.log.trace_which();
             let sign = if self.direction < 0 { "-" } else { "" };
             let (sec, nsec) = (self.delta.sec.abs(), self.delta.nsec.abs());
             self.log.trace.write(format_args!(
@@ -661,6 +662,7 @@ impl Replay {
                 }
                 self.serial = true;
                 if nskip > 0 && self.log.tracing() {
+                    self.log.trace_which();
                     let to = last.map_or_else(|| "unknown time".to_owned(), |t| t.shown(&self.log.trace).to_string());
                     self.log.trace.write(format_args!("__pmLogFetch: ctx=0 skip reverse {nskip} to {to}, found=0\n"));
                 }
@@ -681,7 +683,8 @@ impl Replay {
                 }
             }
         };
-        if nskip > 0 {
+        if nskip > 0 && self.log.tracing() {
+            self.log.trace_which();
             self.log.say(format_args!("__pmLogFetch: ctx=0 skip {nskip} to {}\n", rec.ts.shown(&self.log.trace)));
         }
         self.origin = rec.ts;

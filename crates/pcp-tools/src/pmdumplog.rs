@@ -204,10 +204,6 @@ fn main(
     let host = String::from_utf8_lossy(&label.hostname).into_owned();
     let tz = String::from_utf8_lossy(&label.timezone).into_owned();
     reader.set_trace(&trace);
-    if opts.hostzone {
-        // (pmNewContextZone)
-        which(1);
-    }
     opts.zone_trace(&trace, Some(&tz), &options::local_zone(env));
     // (pmGetArchiveEnd)
     which(2);

@@ -451,6 +451,8 @@ fn zone_and_window(
     let info = match label {
         Some(label) => {
             opts.zone_trace(ctx.trace(), Some(&tz), &options::local_zone(env));
+            // (libpcp sets the zone before its note)
+            err.write_all(&ctx.take_messages())?;
             // (traced after the zone's note, as libpcp finds the end then)
             let end = ctx.archive_end().map_err(|e| e.to_string());
             ContextInfo {

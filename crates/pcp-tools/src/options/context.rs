@@ -24,10 +24,44 @@ impl Options {
     /// (see [`Options::reporting_zone`]): libpcp's traces show them in
     /// the current zone, which `pmGetContextOptions` sets before it looks
     /// for the end of an archive.
+    ///
+    /// With `-Dcontext`, trace what `pmGetContextOptions` does to set the
+    /// zone: `pmNewContextZone`'s look at the context (`-z`), then
+    /// `pmNewZone`'s line.
     pub fn zone_trace(&self, trace: &pcp::debug::Trace, context_zone: Option<&str>, local: &Zone) {
         if trace.any() {
             trace.set_zone(std::sync::Arc::new(self.reporting_zone(context_zone, local)));
         }
+        self.trace_context_zone(trace);
+        self.trace_new_zone(trace, context_zone);
+    }
+
+    /// With `-Dcontext` and `-z`, `pmNewContextZone`'s look at the
+    /// current context (before it asks pmcd, for a host).
+    pub fn trace_context_zone(&self, trace: &pcp::debug::Trace) {
+        if self.hostzone && trace.on(pcp::debug::DebugFlag::Context) {
+            trace.write_bytes(b"pmWhichContext() -> 0, cur=0\n");
+        }
+    }
+
+    /// With `-Dcontext`, `pmNewZone`'s line for the zone `-z` (the
+    /// source's `context_zone`, when it has one) or `-Z` names. libpcp
+    /// numbers the zones it is given from 0, and adds `+0` to a name of
+    /// three characters.
+    #[doc(alias = "pmNewZone")]
+    pub fn trace_new_zone(&self, trace: &pcp::debug::Trace, context_zone: Option<&str>) {
+        if !trace.on(pcp::debug::DebugFlag::Context) {
+            return;
+        }
+        let tz: std::borrow::Cow<str> = match (self.hostzone, context_zone, &self.timezone) {
+            (true, Some(tz), _) => tz.into(),
+            (false, _, Some(tz)) => String::from_utf8_lossy(tz),
+            _ => return,
+        };
+        let n = trace.noted("pmNewZone").map_or(0, |n| n + 1);
+        trace.changed("pmNewZone", n);
+        let hack = if tz.len() == 3 { "+0" } else { "" };
+        trace.write(format_args!("pmNewZone({tz}{hack}) -> {n}\n"));
     }
 
     /// The time window `-S`, `-T`, `-A` and `-O` select within

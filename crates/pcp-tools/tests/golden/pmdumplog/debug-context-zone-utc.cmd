@@ -1,0 +1,9 @@
+-Dcontext
+-Z
+UTC
+-l
+tests/golden/pmdumplog/arch/events3
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-Dcontext,log
+-z
+-f
+-a
+tests/golden/pmdumplog/arch/events2
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

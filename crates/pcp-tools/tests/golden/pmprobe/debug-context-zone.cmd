@@ -1,0 +1,12 @@
+-Dcontext,log
+-Z
+EST
+-v
+-O+2
+-a
+tests/golden/pmdumplog/arch/events3
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,9 @@
+-Dcontext
+-z
+-a
+tests/golden/pmdumplog/arch/events2
+sample.long.one
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
