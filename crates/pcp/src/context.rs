@@ -582,6 +582,7 @@ impl Context {
     /// them when `insts` is empty).
     #[doc(alias = "pmAddProfile")]
     pub fn add_profile(&mut self, indom: InDom, insts: &[i32]) -> PmResult<()> {
+        self.trace_profile(indom, insts);
         self.profile.add(indom, insts)
     }
 
@@ -589,7 +590,16 @@ impl Context {
     /// them when `insts` is empty).
     #[doc(alias = "pmDelProfile")]
     pub fn del_profile(&mut self, indom: InDom, insts: &[i32]) -> PmResult<()> {
+        self.trace_profile(indom, insts);
         self.profile.delete(indom, insts)
+    }
+
+    /// `pmAddProfile`'s and `pmDelProfile`'s look at the current context
+    /// (after their check of instances given with no instance domain).
+    fn trace_profile(&self, indom: InDom, insts: &[i32]) {
+        if !indom.is_null() || insts.is_empty() {
+            self.trace_which(1);
+        }
     }
 
     /// The context's current time (libpcp's `c_origin`).

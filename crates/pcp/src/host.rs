@@ -902,12 +902,6 @@ impl HostSource {
         crate::context::storable(result)?;
         let pdu = Pdu::Result(ResultPdu::from(result.clone()));
         let reply = self.request(&pdu, PduType::ERROR)?;
-        if let Pdu::Error(e) = &reply {
-            let t = self.current_trace();
-            if t.on(DebugFlag::Context) {
-                t.write(format_args!("__pmDecodeError: got error PDU (code={}, fromversion=2)\n", e.code));
-            }
-        }
         match reply {
             Pdu::Error(e) if e.code < 0 => Err(PmError::from_code(e.code)),
             _ => Ok(()),

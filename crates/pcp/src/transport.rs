@@ -496,6 +496,15 @@ impl<S: PduStream> PmcdConnection<S> {
         self.trace = trace.clone();
     }
 
+    /// `-Dcontext`: `__pmDecodeError`'s line for an error PDU received.
+    fn trace_error(&self, got: &Pdu) {
+        if let Pdu::Error(e) = got {
+            if self.trace.on(DebugFlag::Context) {
+                self.trace.write(format_args!("__pmDecodeError: got error PDU (code={}, fromversion=2)\n", e.code));
+            }
+        }
+    }
+
     /// Where the PDUs are traced.
     pub fn trace(&self) -> &Trace {
         &self.trace
@@ -663,6 +672,7 @@ impl<S: PduStream> PmcdConnection<S> {
     pub fn request(&mut self, pdu: &Pdu, from: i32, reply: PduType) -> PmResult<Pdu> {
         self.send(pdu, from)?;
         let got = self.recv()?;
+        self.trace_error(&got);
         match got {
             p if p.pdu_type() == reply => Ok(p),
             Pdu::Error(e) if e.code < 0 => Err(PmError::from_code(e.code)),
@@ -704,7 +714,9 @@ impl<S: PduStream> PmcdConnection<S> {
         let reply = if self.highres() { PduType::HIGHRES_RESULT } else { PduType::RESULT };
         let mut changed = 0;
         loop {
-            match self.recv()? {
+            let got = self.recv()?;
+            self.trace_error(&got);
+            match got {
                 Pdu::Error(e) if e.code > 0 => changed |= e.code,
                 Pdu::Error(e) if e.code < 0 => return Err(PmError::from_code(e.code)),
                 Pdu::HighResResult(r) if reply == PduType::HIGHRES_RESULT => return Ok((r, changed)),

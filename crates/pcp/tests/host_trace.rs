@@ -169,3 +169,30 @@ fn a_store_traces_its_context_and_pmcds_error_pdu_under_dcontext() {
         ]
     );
 }
+
+#[test]
+fn an_error_pdu_answering_any_request_is_traced_under_dcontext() {
+    use pcp_core::PmError;
+    let t = trace("context");
+    let mut ctx = Context::with_host(HostSource::with_connector("fakehost", connector(&Trace::off())).unwrap());
+    ctx.set_trace(t.clone());
+    assert!(ctx.lookup_names(&["no.such.metric"]).is_err());
+    let code = PmError::PM_ERR_NAME.code();
+    let got = lines(&t);
+    assert_eq!(got.last(), Some(&format!("__pmDecodeError: got error PDU (code={code}, fromversion=2)")), "{got:?}");
+    assert_eq!(got.iter().filter(|l| l.starts_with("__pmDecodeError")).count(), 1, "{got:?}");
+}
+
+#[test]
+fn profile_changes_look_at_the_context_under_dcontext() {
+    let t = trace("context");
+    let mut ctx = Context::with_host(HostSource::with_connector("fakehost", connector(&Trace::off())).unwrap());
+    ctx.set_trace(t.clone());
+    let indom = pcp_core::InDom::new(29, 1);
+    ctx.del_profile(indom, &[]).unwrap();
+    ctx.add_profile(indom, &[1]).unwrap();
+    assert_eq!(lines(&t), ["pmWhichContext() -> 0, cur=0", "pmWhichContext() -> 0, cur=0"]);
+    // instances with no instance domain are refused before the look
+    assert!(ctx.add_profile(pcp_core::InDom::NULL, &[1]).is_err());
+    assert!(lines(&t).is_empty());
+}
