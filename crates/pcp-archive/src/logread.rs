@@ -25,29 +25,27 @@ use std::sync::Arc;
 
 /// A timestamp as libpcp holds it (`__pmTimestamp`): nanoseconds are not
 /// normalised, and a version 2 record's microseconds times 1000 may wrap.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub(crate) struct Ts {
-    pub sec: i64,
-    pub nsec: i32,
-}
+pub(crate) use crate::raw::Stamp as Ts;
 
 impl Ts {
-    pub fn sub(self, other: Ts) -> f64 {
+    pub(crate) fn sub(self, other: Ts) -> f64 {
         pcp_core::support::x87::timestamp_sub((self.sec, self.nsec), (other.sec, other.nsec))
     }
 
-    pub fn to_timestamp(self) -> pcp_core::Timestamp {
+    /// The fields as they are (nanoseconds not carried: see
+    /// [`Ts::instant`] for the instant).
+    pub(crate) fn to_timestamp(self) -> pcp_core::Timestamp {
         pcp_core::Timestamp { sec: self.sec, nsec: self.nsec as u32 }
     }
 
-    pub fn from_timestamp(t: pcp_core::Timestamp) -> Ts {
-        Ts { sec: t.sec, nsec: t.nsec as i32 }
+    pub(crate) fn from_timestamp(t: pcp_core::Timestamp) -> Ts {
+        Ts::from(t)
     }
 }
 
 impl Ts {
     /// This time as a trace shows it ([`Shown`]).
-    pub fn shown(self, trace: &Trace) -> Shown<'_> {
+    pub(crate) fn shown(self, trace: &Trace) -> Shown<'_> {
         Shown(trace, self)
     }
 }

@@ -4,7 +4,7 @@
 //! version 3 delta instance domains.
 
 use crate::logread::Ts;
-use crate::raw::{c_str, Logged, MetaRecord};
+use crate::raw::{c_str, Logged, MetaRecord, Stamp};
 use foldhash::{HashMap, HashMapExt};
 use pcp_core::debug::{DebugFlag, Trace};
 use pcp_core::{Desc, InDom, PmError, PmId, PmResult, Timestamp};
@@ -20,6 +20,8 @@ pub type InstName = crate::raw::InstName;
 pub struct InDomSet {
     /// When it was logged.
     pub when: Timestamp,
+    /// When, as the record has it (`when` is its instant).
+    pub stamp: Stamp,
     /// Instance identifiers, ascending.
     pub ids: Vec<i32>,
     /// Their names (a C string each: up to the first NUL), shared with
@@ -90,6 +92,7 @@ pub mod text_kind {
 /// A raw instance-domain record on libpcp's per-indom chain.
 struct Raw {
     when: Timestamp,
+    stamp: Stamp,
     delta: bool,
     /// As logged (sorted by id when used); `None` names are deletions
     /// (deltas only).
@@ -143,11 +146,11 @@ impl MetaIndex {
                     // (up to the first NUL: libpcp holds names as C strings)
                     m.names.extend(names.iter().map(|n| (c_str(n).to_vec(), desc.pmid)));
                 }
-                MetaRecord::InDom { when, indom, instances, delta, .. } => {
+                MetaRecord::InDom { when, stamp, indom, instances, delta, .. } => {
                     if instances.is_empty() {
                         continue;
                     }
-                    let raw = Raw { when: *when, delta: *delta, insts: instances.clone() };
+                    let raw = Raw { when: *when, stamp: *stamp, delta: *delta, insts: instances.clone() };
                     match chains.get_mut(indom) {
                         None => {
                             m.indom_order.push(*indom);
@@ -224,7 +227,19 @@ impl MetaIndex {
         let hist = self.indoms.get(&indom).ok_or(PmError::PM_ERR_INDOM_LOG)?;
         let upto = match when {
             None => hist.len(),
-            Some(t) => hist.entries.partition_point(|e| e.when <= t),
+            Some(t) => {
+                // libpcp walks from the newest set to the first not later
+                // than `when` by `__pmTimestampCmp`, whose seconds wrap at
+                // 2^31 apart: within a 2^30 reach the order is the
+                // instants'
+                let near = |e: Option<&Entry>| e.is_none_or(|e| e.when.sec.abs_diff(t.sec) < 1 << 30);
+                if near(hist.entries.first()) && near(hist.entries.last()) {
+                    hist.entries.partition_point(|e| e.when <= t)
+                } else {
+                    let t = Stamp::from(t);
+                    hist.entries.iter().rposition(|e| e.stamp.libpcp_cmp(t).is_le()).map_or(0, |k| k + 1)
+                }
+            }
         };
         upto.checked_sub(1).ok_or(PmError::PM_ERR_INDOM_LOG).and_then(|k| hist.set(k))
     }
@@ -261,17 +276,17 @@ impl MetaIndex {
                 self.trace_undelta(indom, entries, k, &show, &mut out);
             }
             match when {
-                Some(t) if e.when > t => {
-                    out += &format!("request @ {} is too early for indom @ {}\n", show(t), show(e.when))
+                Some(t) if e.stamp.libpcp_cmp(t.into()).is_gt() => {
+                    out += &format!("request @ {} is too early for indom @ {}\n", show(t), e.stamp.shown(trace))
                 }
                 _ => {
-                    found = Some(e.when);
+                    found = Some(e.stamp);
                     break;
                 }
             }
         }
         if let Some(at) = found {
-            out += &format!("success for indom @ {}\n", show(at));
+            out += &format!("success for indom @ {}\n", at.shown(trace));
         }
         trace.write_bytes(out.as_bytes());
     }
@@ -482,6 +497,7 @@ struct History {
 #[derive(Clone, Debug)]
 struct Entry {
     when: Timestamp,
+    stamp: Stamp,
     /// Is `logged` a delta set?
     delta: bool,
     /// The set as logged (`None` names are deletions).
@@ -500,7 +516,13 @@ impl History {
             if !raw.delta {
                 first_full.get_or_insert(entries.len());
             }
-            entries.push(Entry { when: raw.when, delta: raw.delta, logged: raw.insts, set: OnceLock::new() });
+            entries.push(Entry {
+                when: raw.when,
+                stamp: raw.stamp,
+                delta: raw.delta,
+                logged: raw.insts,
+                set: OnceLock::new(),
+            });
         }
         History { entries, first_full }
     }
@@ -522,7 +544,9 @@ impl History {
         if !entry.delta {
             // (a whole set has a name for every instance)
             let (ids, names) = sorted.map(|(id, n)| (id, n.unwrap_or_else(|| InstName::new(b"")))).unzip();
-            return Ok(entry.set.get_or_init(|| Box::new(InDomSet { when: entry.when, ids, names })));
+            return Ok(entry
+                .set
+                .get_or_init(|| Box::new(InDomSet { when: entry.when, stamp: entry.stamp, ids, names })));
         }
         let delta: Vec<(i32, Option<InstName>)> = sorted.collect();
         let (ids, names) = match self.first_full {
@@ -541,7 +565,7 @@ impl History {
             }
             _ => delta.iter().filter_map(|(id, n)| n.clone().map(|n| (*id, n))).unzip(),
         };
-        Ok(entry.set.get_or_init(|| Box::new(InDomSet { when: entry.when, ids, names })))
+        Ok(entry.set.get_or_init(|| Box::new(InDomSet { when: entry.when, stamp: entry.stamp, ids, names })))
     }
 
     /// The sets, newest first (resolving them all).
@@ -623,6 +647,7 @@ mod tests {
     fn indom(when: i64, delta: bool, insts: &[(i32, Option<&str>)]) -> MetaRecord {
         MetaRecord::InDom {
             when: t(when),
+            stamp: t(when).into(),
             indom: InDom(7),
             instances: insts.iter().map(|&(i, n)| (i, n)).collect::<crate::raw::Instances>().into(),
             delta,
@@ -751,6 +776,7 @@ mod tests {
     fn instance_lookup_by_name_falls_back_to_first_word() {
         let s = InDomSet {
             when: t(0),
+            stamp: Stamp::default(),
             ids: vec![1, 2],
             names: vec![InstName::new(b"cpu0"), InstName::new(b"12 /bin/sh -c")],
         };
@@ -795,8 +821,8 @@ mod tests {
                     _ => when,
                 };
                 let insts = [(next(3) as i32, None::<&[u8]>)].into_iter().collect::<crate::raw::Instances>();
-                let new = Raw { when: t(when), delta: false, insts: insts.into() };
-                let copy = Raw { when: new.when, delta: new.delta, insts: new.insts.clone() };
+                let new = Raw { when: t(when), stamp: t(when).into(), delta: false, insts: insts.into() };
+                let copy = Raw { when: new.when, stamp: new.stamp, delta: new.delta, insts: new.insts.clone() };
                 add_to_chain(&mut ours, new).unwrap();
                 newest_first(&mut theirs, copy);
             }

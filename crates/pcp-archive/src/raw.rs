@@ -109,13 +109,20 @@ impl<'a> Reader<'a> {
         Ok(self.array::<1>(err)?[0])
     }
 
-    /// A timestamp in the version's layout.
+    /// A timestamp in the version's layout: the instant its [`Stamp`]
+    /// stands for.
     pub fn timestamp(&mut self, v: Version, err: PmError) -> Result<Timestamp, PmError> {
+        Ok(self.stamp(v, err)?.instant())
+    }
+
+    /// A timestamp in the version's layout, as libpcp loads it.
+    pub fn stamp(&mut self, v: Version, err: PmError) -> Result<Stamp, PmError> {
         Ok(match v {
             Version::V2 => {
                 let sec = self.i32(err)? as i64;
+                // (__pmLoadTimeval: microseconds times 1000 in 32 bits)
                 let usec = self.u32(err)?;
-                Timestamp::from_timeval(sec, usec)
+                Stamp { sec, nsec: usec.wrapping_mul(1000) as i32 }
             }
             Version::V3 => {
                 // libpcp writes the 64-bit seconds as two big-endian words,
@@ -124,10 +131,49 @@ impl<'a> Reader<'a> {
                 // on such a host reads them back that way, as we do
                 let low = self.u32(err)? as u64;
                 let high = self.u32(err)? as u64;
-                let nsec = self.u32(err)?;
-                Timestamp::new(((high << 32) | low) as i64, nsec)
+                let nsec = self.i32(err)?;
+                Stamp { sec: ((high << 32) | low) as i64, nsec }
             }
         })
+    }
+}
+
+/// A record's time as libpcp loads it into a `__pmTimestamp`: seconds,
+/// and nanoseconds as a signed 32-bit count that a damaged record can put
+/// outside 0..1e9 (a version 2 record's microseconds are multiplied by
+/// 1000 in 32 bits, so 0xffffffff of them is -1000). Readers order and
+/// look up by [`Stamp::instant`]; pmdumplog prints the fields as they are.
+#[doc(alias = "__pmTimestamp")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Stamp {
+    /// Whole seconds since the epoch.
+    pub sec: i64,
+    /// Nanoseconds from `sec` (negative: before it).
+    pub nsec: i32,
+}
+
+impl Stamp {
+    /// The instant: `nsec` nanoseconds from `sec`.
+    pub fn instant(self) -> Timestamp {
+        Timestamp::from_signed_nsec(self.sec, self.nsec)
+    }
+
+    /// `__pmTimestampCmp`: the sign of the difference of the seconds, or
+    /// else of the nanoseconds, each cut to an `int` as libpcp computes
+    /// it (so a time 2^31 seconds or more after `other` compares as before
+    /// it, and one 2^31 or more before as after).
+    #[doc(alias = "__pmTimestampCmp")]
+    pub fn libpcp_cmp(self, other: Stamp) -> std::cmp::Ordering {
+        match self.sec.wrapping_sub(other.sec) as i32 {
+            0 => self.nsec.wrapping_sub(other.nsec).cmp(&0),
+            d => d.cmp(&0),
+        }
+    }
+}
+
+impl From<Timestamp> for Stamp {
+    fn from(t: Timestamp) -> Stamp {
+        Stamp { sec: t.sec, nsec: t.nsec as i32 }
     }
 }
 
@@ -323,6 +369,8 @@ pub enum MetaRecord {
     InDom {
         /// When.
         when: Timestamp,
+        /// When, as logged (`when` is its instant).
+        stamp: Stamp,
         /// Which instance domain.
         indom: InDom,
         /// The instances (for a delta: added, or deleted with no name).
@@ -420,7 +468,8 @@ impl MetaRecord {
                 // (the record's type gives its layout, whatever the
                 // archive's version)
                 let tv = if kind == meta_type::INDOM_V2 { Version::V2 } else { Version::V3 };
-                let when = r.timestamp(tv, LOGREC)?;
+                let stamp = r.stamp(tv, LOGREC)?;
+                let when = stamp.instant();
                 let indom = InDom(r.u32(LOGREC)?);
                 // no instances for a count below one (libpcp then keeps no
                 // set)
@@ -435,7 +484,7 @@ impl MetaRecord {
                     }
                     _ => Logged::Read(Instances::parse(rest, n, delta)?),
                 };
-                Ok(MetaRecord::InDom { when, indom, instances, delta, count: logged_count })
+                Ok(MetaRecord::InDom { when, stamp, indom, instances, delta, count: logged_count })
             }
             meta_type::LABEL_V2 | meta_type::LABEL => {
                 let tv = if kind == meta_type::LABEL_V2 { Version::V2 } else { Version::V3 };
@@ -565,7 +614,7 @@ pub fn decode_result(payload: &[u8], version: Version) -> Result<FetchResult, Pm
 #[derive(Clone, Copy, Debug)]
 pub struct ResultView<'a> {
     payload: &'a [u8],
-    timestamp: Timestamp,
+    stamp: Stamp,
     numpmid: usize,
     /// Offset of the first value set in libpcp's buffer.
     sets_at: usize,
@@ -610,7 +659,7 @@ impl<'a> ResultView<'a> {
             return Err(LOGREC);
         }
         let mut r = Reader::new(payload);
-        let timestamp = r.timestamp(version, LOGREC)?;
+        let stamp = r.stamp(version, LOGREC)?;
         let numpmid = r.i32(LOGREC)?;
         if numpmid < 0 || numpmid as usize > pdulen {
             return Err(LOGREC);
@@ -667,12 +716,17 @@ impl<'a> ResultView<'a> {
         if offset != vsplit || offset + vbsize != pdulen {
             return Err(LOGREC);
         }
-        Ok(ResultView { payload, timestamp, numpmid: numpmid as usize, sets_at: bytes })
+        Ok(ResultView { payload, stamp, numpmid: numpmid as usize, sets_at: bytes })
     }
 
     /// When.
     pub fn timestamp(&self) -> Timestamp {
-        self.timestamp
+        self.stamp.instant()
+    }
+
+    /// When, as logged.
+    pub fn stamp(&self) -> Stamp {
+        self.stamp
     }
 
     /// The number of value sets (0 for a mark record).
@@ -700,7 +754,7 @@ impl<'a> ResultView<'a> {
 
     /// The owned form.
     pub fn to_result(&self) -> Result<FetchResult, PmError> {
-        Ok(FetchResult { timestamp: self.timestamp, sets: self.sets().map(|s| s.to_set()).collect() })
+        Ok(FetchResult { timestamp: self.timestamp(), sets: self.sets().map(|s| s.to_set()).collect() })
     }
 }
 
@@ -834,6 +888,20 @@ pub fn paranoid_check(payload: &[u8], version: Version) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stamps_compare_as_libpcp_cuts_the_difference_to_an_int() {
+        let at = |sec, nsec| Stamp { sec, nsec };
+        assert!(at(10, -1000).libpcp_cmp(at(10, 0)).is_lt());
+        assert_eq!(at(10, -1000).instant(), Timestamp::new(9, 999_999_000));
+        // 2106 against INT_MAX seconds: 2^31 apart, so "earlier"
+        assert!(at(0xffff_ffff, 0).libpcp_cmp(at(i32::MAX.into(), 0)).is_lt());
+        assert!(at(0xffff_ffff, 0).libpcp_cmp(at(1_700_000_000, 0)).is_lt());
+        assert!(at(1_700_000_000, 0).libpcp_cmp(at(1_600_000_000, 5)).is_gt());
+        // a version 2 record's microseconds wrap as libpcp multiplies them
+        let v2 = [0, 0, 0, 100, 0xff, 0xff, 0xff, 0xff];
+        assert_eq!(Reader::new(&v2).stamp(Version::V2, LOGREC).unwrap(), at(100, -1000));
+    }
 
     fn framed(payload: &[u8]) -> Vec<u8> {
         let len = (payload.len() + 8) as u32;

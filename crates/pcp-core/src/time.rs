@@ -37,9 +37,25 @@ impl Timestamp {
         Timestamp { sec: sec.saturating_add(i64::from(nsec / 1_000_000_000)), nsec: nsec % 1_000_000_000 }
     }
 
-    /// From a `timeval` (seconds and microseconds).
+    /// From a `timeval` (seconds and microseconds) as libpcp loads a
+    /// version 2 archive's: the microseconds times 1000 in 32-bit
+    /// arithmetic, a signed count of nanoseconds added to the seconds
+    /// (so 0xffffffff microseconds is 1 µs before the second).
+    #[doc(alias = "__pmLoadTimeval")]
     pub fn from_timeval(sec: i64, usec: u32) -> Timestamp {
-        Timestamp::new(sec, usec.saturating_mul(1000).min(999_999_999))
+        Timestamp::from_signed_nsec(sec, usec.wrapping_mul(1000) as i32)
+    }
+
+    /// The instant `nsec` nanoseconds (negative: before) from `sec`, as
+    /// libpcp's `__pmTimestamp` holds a record's time whose nanoseconds
+    /// are out of range (saturating far outside `i64` seconds).
+    pub fn from_signed_nsec(sec: i64, nsec: i32) -> Timestamp {
+        let ns = i128::from(sec) * 1_000_000_000 + i128::from(nsec);
+        Timestamp::from_nanos(ns).unwrap_or(if nsec < 0 {
+            Timestamp { sec: i64::MIN, nsec: 0 }
+        } else {
+            Timestamp { sec: i64::MAX, nsec: 999_999_999 }
+        })
     }
 
     /// The microseconds of a `timeval` for this instant (truncated).
@@ -174,6 +190,18 @@ impl LocalTime for Utc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timeval_microseconds_wrap_as_libpcp_multiplies_them() {
+        // 0xffffffff * 1000 in 32 bits is -1000: 1 µs before the second
+        assert_eq!(Timestamp::from_timeval(100, u32::MAX), Timestamp { sec: 99, nsec: 999_999_000 });
+        // up to 2147483 µs the product stays positive and carries
+        assert_eq!(Timestamp::from_timeval(100, 2_000_000), Timestamp { sec: 102, nsec: 0 });
+        // 2147484 µs wraps past i32::MAX to about -2.147 s
+        assert_eq!(Timestamp::from_timeval(100, 2_147_484), Timestamp { sec: 97, nsec: 852_516_704 });
+        assert_eq!(Timestamp::from_timeval(100, 999_999), Timestamp { sec: 100, nsec: 999_999_000 });
+        assert_eq!(Timestamp::from_signed_nsec(i64::MIN, -1), Timestamp { sec: i64::MIN, nsec: 0 });
+    }
 
     #[test]
     fn utc_time_of_day() {

@@ -2,9 +2,9 @@
 
 use super::Dumper;
 use pcp::timezone::Zone;
-use pcp_archive::raw::{ValueView, Version};
+use pcp_archive::raw::{Stamp, ValueView, Version};
 use pcp_core::format::{print_value_in, Decimal};
-use pcp_core::{LocalTime, MetricType, Timestamp};
+use pcp_core::{LocalTime, MetricType};
 use std::io::Write;
 
 /// Is `d` a whole number that `%.16g` prints as plain digits?
@@ -20,12 +20,14 @@ pub(super) fn hms(zone: &Zone, sec: i64) -> String {
     }
 }
 
-/// `HH:MM:SS.uuuuuu` (v2) or `HH:MM:SS.nnnnnnnnn` (v3) in `zone`.
-pub(super) fn timestamp(zone: &Zone, t: Timestamp, v: Version) -> String {
+/// `HH:MM:SS.uuuuuu` (v2) or `HH:MM:SS.nnnnnnnnn` (v3) in `zone`, the
+/// nanoseconds as a record has them (C's `int` arithmetic: -1000 is
+/// `.-00001`).
+pub(super) fn timestamp(zone: &Zone, t: impl Into<Stamp>, v: Version) -> String {
+    let t = t.into();
     match v {
-        // (C's int arithmetic, for nanoseconds as a record has them)
-        Version::V2 => format!("{}.{:06}", hms(zone, t.sec), t.nsec as i32 / 1000),
-        Version::V3 => format!("{}.{:09}", hms(zone, t.sec), t.nsec as i32),
+        Version::V2 => format!("{}.{:06}", hms(zone, t.sec), t.nsec / 1000),
+        Version::V3 => format!("{}.{:09}", hms(zone, t.sec), t.nsec),
     }
 }
 
@@ -43,7 +45,8 @@ impl Dumper<'_> {
     /// `dump_pmTimestamp`: the time, with `-x` the date and year, with
     /// `-xx` the offset from the archive's start, with `-xxx` the seconds
     /// since the epoch.
-    pub(super) fn stamp(&self, buf: &mut Vec<u8>, t: Timestamp) {
+    pub(super) fn stamp(&self, buf: &mut Vec<u8>, t: impl Into<Stamp>) {
+        let t = t.into();
         let ctime = if self.xflag > 0 { self.zone.ctime(t.sec).ok() } else { None };
         if let Some(c) = &ctime {
             let _ = write!(buf, "{} ", c.get(..10).unwrap_or(""));
@@ -53,8 +56,8 @@ impl Dumper<'_> {
             let _ = write!(buf, " {:>4.4}", c.get(20..).unwrap_or(""));
         }
         if self.xflag >= 2 {
-            let ns = (t.sec as i128 - self.start.sec as i128) * 1_000_000_000
-                + (t.nsec as i32 as i128 - self.start.nsec as i128);
+            let ns =
+                (t.sec as i128 - self.start.sec as i128) * 1_000_000_000 + (t.nsec as i128 - self.start.nsec as i128);
             let (fmt, v) = match self.version {
                 Version::V3 => ("%.9f", seconds(ns, 1_000_000_000)),
                 Version::V2 => ("%.6f", seconds(ns, 1_000_000_000)),

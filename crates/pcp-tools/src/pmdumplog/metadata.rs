@@ -6,7 +6,7 @@ use super::{Dumper, LOG_FEATURE_QA};
 use pcp_archive::archive::libpcp_hash_order;
 use pcp_archive::labels::LabelEntry;
 use pcp_archive::meta::text_kind;
-use pcp_archive::raw::{Label, Version};
+use pcp_archive::raw::{Label, Stamp, Version};
 use pcp_core::labels::{flags as label_type, LabelSet};
 use pcp_core::{Desc, InDom, PmError, PmId, Timestamp};
 use std::io::{Read, Write};
@@ -297,7 +297,7 @@ impl Dumper<'_> {
                     err.write_all(&trace.take())?;
                 }
                 let set = set.map_err(|e| std::io::Error::other(e.to_string()))?;
-                self.stamp(&mut buf, set.when);
+                self.stamp(&mut buf, set.stamp);
                 let _ = writeln!(buf, " {} instances", set.ids.len());
                 for (id, name) in set.ids.iter().zip(&set.names) {
                     let _ = write!(buf, "   {id} or \"");
@@ -372,7 +372,7 @@ fn print_label_sets(buf: &mut Vec<u8>, ident: u32, ty: u32, sets: &[LabelSet]) {
 struct DiskInDom {
     /// The time, its nanoseconds as the record has them (not carried into
     /// the seconds, as libpcp leaves them).
-    when: Timestamp,
+    when: Stamp,
     indom: InDom,
     numinst: i32,
     /// Each instance and its name (`None`: deleted, in a delta).
@@ -395,11 +395,11 @@ fn disk_indom(body: &[u8], rlen: i32, ty: i32) -> Result<DiskInDom, PmError> {
     let word = |i: usize| body.get(4 * i..4 * i + 4).map_or(0, |w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]));
     let (when, fixed) = if ty == 2 {
         let usec = word(1);
-        (Timestamp { sec: i64::from(word(0) as i32), nsec: usec.wrapping_mul(1000) }, 2)
+        (Stamp { sec: i64::from(word(0) as i32), nsec: usec.wrapping_mul(1000) as i32 }, 2)
     } else {
         // the seconds' two words in the order libpcp on a little-endian
         // host reads them (see pcp_archive::raw)
-        (Timestamp { sec: ((u64::from(word(1)) << 32) | u64::from(word(0))) as i64, nsec: word(2) }, 3)
+        (Stamp { sec: ((u64::from(word(1)) << 32) | u64::from(word(0))) as i64, nsec: word(2) as i32 }, 3)
     };
     let indom = InDom(word(fixed));
     let numinst = word(fixed + 1) as i32;

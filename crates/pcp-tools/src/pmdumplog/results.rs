@@ -3,10 +3,10 @@
 
 use super::{Dumper, Selection};
 use pcp_archive::meta::InDomSet;
-use pcp_archive::raw::{ResultView, SetView, ValueView, Version};
+use pcp_archive::raw::{ResultView, SetView, Stamp, ValueView, Version};
 use pcp_archive::replay::Replay;
 use pcp_core::format::Decimal;
-use pcp_core::{Desc, InDom, MetricType, PmError, PmId, Timestamp};
+use pcp_core::{Desc, InDom, MetricType, PmError, PmId};
 use std::io::Write;
 
 /// A metric's heading and descriptor, for dumping its values.
@@ -78,7 +78,7 @@ impl Dumper<'_> {
                 Ok(v) => v,
                 Err(e) => break e,
             };
-            let when = view.timestamp();
+            let when = view.stamp();
             let picked: Option<Vec<SetView>> = if pmids.is_empty() || (view.numpmid() == 0 && marks) {
                 None
             } else {
@@ -101,7 +101,8 @@ impl Dumper<'_> {
                 let c = self.zone.ctime(when.sec).unwrap_or_default();
                 writeln!(out, "\nLog finished at {:24.24} - dump in reverse order", c)?;
             }
-            if (!reverse && when > done) || (reverse && when < done) {
+            let past = when.libpcp_cmp(done.into());
+            if (!reverse && past.is_gt()) || (reverse && past.is_lt()) {
                 break PmError::PM_ERR_EOL;
             }
             buf.clear();
@@ -157,7 +158,7 @@ impl Dumper<'_> {
         out: &mut dyn Write,
         buf: &mut Vec<u8>,
         err: &mut dyn Write,
-        when: Timestamp,
+        when: Stamp,
         size: Option<usize>,
         n: usize,
         sets: impl Iterator<Item = SetView<'s>>,
@@ -224,13 +225,14 @@ impl Dumper<'_> {
                 let set = vs.to_set();
                 for j in 0..vs.numval as usize {
                     let names = m.names.as_deref().unwrap_or("<nonames>");
-                    self.dump_event(out, buf, err, (&set, vs.valfmt), j, names, indom, highres, when)?;
+                    self.dump_event(out, buf, err, (&set, vs.valfmt), j, names, indom, highres, when.instant())?;
                 }
                 continue;
             }
             // the instances in force at this time, looked up once a set,
             // and the text before each instance's value made once a set
-            let insts = if indom.is_null() { None } else { meta.and_then(|m| m.indom_at(indom, Some(when)).ok()) };
+            let insts =
+                if indom.is_null() { None } else { meta.and_then(|m| m.indom_at(indom, Some(when.instant())).ok()) };
             let lines = insts.map(|set| {
                 // one instance set kept an instance domain: the one in use
                 let key = set as *const InDomSet as usize;
@@ -265,13 +267,13 @@ impl Dumper<'_> {
                                 0
                             };
                             buf.extend_from_slice(&line[..at]);
-                            self.name_indom_trace(out, buf, err, indom, when)?;
+                            self.name_indom_trace(out, buf, err, indom, when.instant())?;
                             buf.extend_from_slice(&line[at..]);
                         }
                         _ => {
                             buf.extend_from_slice(indent);
                             buf.extend_from_slice(b" inst [");
-                            self.name_indom_trace(out, buf, err, indom, when)?;
+                            self.name_indom_trace(out, buf, err, indom, when.instant())?;
                             buf.extend_from_slice(Decimal::signed(inst as i64).as_bytes());
                             buf.extend_from_slice(b" or ???] value ");
                         }

@@ -1,0 +1,9 @@
+-Dlogmeta
+-i
+-m
+tests/golden/pmdumplog/arch/indomusec
+pmcd.pmlogger.host
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
