@@ -500,6 +500,29 @@ for v in v2 v3 dyn; do
 done
 echo "damaged archives: $runs runs agree"
 
+echo "== the damaged fixture archives of pmdumplog's goldens: every tool against the C tools"
+# each archive in crates/pcp-tools/tests/golden/pmdumplog/arch (see its
+# README: damage.py's copies, compressed and multi-volume ones) through
+# pmdumplog -a, -I and -m, pminfo -f and -fd, pmprobe -v of all its names
+# and pmval of its first (a few seconds)
+runs=0
+arch=crates/pcp-tools/tests/golden/pmdumplog/arch
+for a in $(find "$arch" -maxdepth 1 -name '*.meta*' | sed -E 's/\.meta(\.(xz|bz2|gz|Z))?$//' | sort -u) "$arch/nometa"; do
+    for flags in -a -I -m; do
+        same_as_c pmdumplog $flags "$a"
+    done
+    same_as_c pminfo -f -a "$a"
+    same_as_c pminfo -fd -a "$a"
+    runs=$((runs + 5))
+    names=$(PCP_DERIVED_CONFIG= pminfo -a "$a" 2>/dev/null || true)
+    [ -n "$names" ] || continue
+    # shellcheck disable=SC2086
+    same_as_c pmprobe -v -a "$a" $names
+    same_as_c pmval -a "$a" -t 1 "${names%%$'\n'*}"
+    runs=$((runs + 2))
+done
+echo "damaged fixture archives: $runs runs agree"
+
 echo "== metadata and temporal index mutants, seed $seed: each tool against the C tool"
 # copies of the v2, v3 and dyn fixtures with one .meta or .index change
 # each (counts, length words, types, name lengths, label set lengths, help
