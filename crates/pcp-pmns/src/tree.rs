@@ -322,25 +322,47 @@ impl Pmns {
     /// Returns whether the name was there. (libpcp's per-context derived
     /// metrics take the place of a global one of the same name this way.)
     pub fn remove_name(&mut self, name: &str) -> bool {
-        let Some(mut n) = self.locate(name) else { return false };
-        if n == ROOT || !self.is_childless(n) {
-            return false;
+        self.remove_names([name]) == 1
+    }
+
+    /// [`Pmns::remove_name`] for many names, indexing once at the end;
+    /// returns how many were there.
+    pub fn remove_names<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) -> usize {
+        // each name found before any is removed, so all against one index
+        let mut removed = vec![false; self.nodes.len()];
+        let mut left = std::collections::BTreeMap::<NodeId, u32>::new();
+        let mut count = 0;
+        for name in names {
+            let Some(mut n) = self.locate(name) else { continue };
+            if n == ROOT || !self.is_childless(n) || removed[n as usize] {
+                continue;
+            }
+            count += 1;
+            // up from the leaf, while a parent is left with no children
+            while n != ROOT {
+                removed[n as usize] = true;
+                let parent = self.nodes[n as usize].parent;
+                let kids = left.entry(parent).or_insert(self.nodes[parent as usize].count);
+                *kids -= 1;
+                if *kids > 0 {
+                    break;
+                }
+                n = parent;
+            }
         }
-        while n != ROOT {
-            let parent = self.nodes[n as usize].parent;
-            let kept: Vec<NodeId> = self.kids[self.range(parent)].iter().copied().filter(|&c| c != n).collect();
+        for &parent in left.keys() {
+            let kept: Vec<NodeId> =
+                self.kids[self.range(parent)].iter().copied().filter(|&c| !removed[c as usize]).collect();
             let start = self.kids.len() as u32;
             let p = &mut self.nodes[parent as usize];
             p.first = start;
             p.count = kept.len() as u32;
             self.kids.extend_from_slice(&kept);
-            if !kept.is_empty() {
-                break;
-            }
-            n = parent;
         }
-        self.index();
-        true
+        if count > 0 {
+            self.index();
+        }
+        count
     }
 
     /// The root's id.
@@ -635,6 +657,22 @@ mod tests {
         assert!(t.remove_name("x.y.z"));
         assert_eq!(t.lookup("x"), Err(PmError::PM_ERR_NAME));
         assert_eq!(t.traverse("").unwrap(), ["a.c", "a.b", "w"]);
+    }
+
+    #[test]
+    fn removing_names_at_once_is_removing_them_one_by_one() {
+        let names = [("a.b.c", 1), ("a.b.d", 2), ("a.e", 3), ("f.g", 4), ("h", 5), ("f.i.j", 6)];
+        let mut t = Pmns::new();
+        t.add_names(names.map(|(n, i)| (n, PmId::new(1, 0, i))));
+        let gone = ["a.b.c", "a.b.d", "a.b.d", "f", "f.i.j", "h", "nope", ""];
+        let mut one_by_one = t.clone();
+        let found = gone.iter().filter(|n| one_by_one.remove_name(n)).count();
+        assert_eq!(t.remove_names(gone), found);
+        assert_eq!(found, 4);
+        assert_eq!(t.traverse("").unwrap(), one_by_one.traverse("").unwrap());
+        assert_eq!(t.traverse("").unwrap(), ["a.e", "f.g"]);
+        assert_eq!(t.lookup("a.b"), Err(PmError::PM_ERR_NAME));
+        assert_eq!(t.children("").unwrap(), one_by_one.children("").unwrap());
     }
 
     #[test]

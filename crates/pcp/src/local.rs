@@ -657,9 +657,8 @@ pub fn graft_proc_names(pmns: &mut Pmns, src: &LocalSource) {
         if pmns.lookup(leaf).is_err() {
             continue;
         }
-        for name in pmns.traverse(root).unwrap_or_default() {
-            pmns.remove_name(&name);
-        }
+        let below = pmns.traverse(root).unwrap_or_default();
+        pmns.remove_names(below.iter().map(String::as_str));
         let under = |m: &&pcp_linux::MetricDef| m.name.strip_prefix(root).is_some_and(|n| n.starts_with('.'));
         let names = pcp_linux::proc::metrics().iter().filter(under);
         pmns.add_names(names.map(|m| (m.name, m.pmid)));
