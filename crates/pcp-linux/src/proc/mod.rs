@@ -49,6 +49,7 @@ use pcp_core::{AtomValue, FetchResult, InDom, InstValue, MetricType, PmError, Pm
 use pcp_core::{ValueSet, PM_IN_NULL};
 use pids::PidOrder;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The proc PMDA's domain number.
 pub const DOMAIN: u32 = crate::PROC_DOMAIN;
@@ -169,9 +170,10 @@ type Got<T> = Result<Option<T>, PmError>;
 /// What one fetch read of a process (each file read at most once).
 #[derive(Clone, Debug, Default)]
 struct Read {
-    stat: Option<Got<parse::Stat>>,
+    // (shared: each of their metrics' values takes them from here)
+    stat: Option<Got<Arc<parse::Stat>>>,
     statm: Option<Got<[u64; 7]>>,
-    status: Option<Got<parse::Status>>,
+    status: Option<Got<Arc<parse::Status>>>,
     io: Option<Got<[u64; 7]>>,
     schedstat: Option<Got<[u64; 3]>>,
     smaps: Option<Got<[u64; 20]>>,
@@ -222,7 +224,8 @@ fn map_err(e: &std::io::Error) -> Got<std::convert::Infallible> {
 pub struct ProcSource<F: Files = RootFiles> {
     files: F,
     opts: ProcOptions,
-    entries: HashMap<i32, Entry>,
+    // (by pid, looked up for every value: hashed by foldhash)
+    entries: foldhash::HashMap<i32, Entry>,
     order: PidOrder,
     /// The PMDA's string dictionary: a string's index is the order it was
     /// first seen (`proc.psinfo.ngid` serves the index).
@@ -247,7 +250,7 @@ impl<F: Files> ProcSource<F> {
         ProcSource {
             files,
             opts,
-            entries: HashMap::new(),
+            entries: foldhash::HashMap::default(),
             order: PidOrder::default(),
             strings: HashMap::new(),
             users: None,
@@ -517,11 +520,11 @@ impl<F: Files> ProcSource<F> {
         }
     }
 
-    fn stat(&mut self, pid: i32) -> Got<parse::Stat> {
+    fn stat(&mut self, pid: i32) -> Got<Arc<parse::Stat>> {
         if let Some(r) = self.entries.get(&pid).and_then(|e| e.read.stat.clone()) {
             return r;
         }
-        let r = self.parsed(pid, "stat", parse::stat);
+        let r = self.parsed(pid, "stat", |b: &[u8]| parse::stat(b).map(Arc::new));
         if let Some(e) = self.entries.get_mut(&pid) {
             e.read.stat = Some(r.clone());
         }
@@ -537,8 +540,6 @@ impl<F: Files> ProcSource<F> {
     fn process_value(&mut self, def: &MetricDef, pid: i32) -> Got<AtomValue> {
         let (cluster, item, ty) = (def.pmid.cluster(), def.pmid.item(), def.ty);
         let Some(entry) = self.entries.get(&pid) else { return Ok(None) };
-        let (environ, fd, cwd, exe) =
-            (entry.read.environ.clone(), entry.read.fd, entry.read.cwd.clone(), entry.read.exe.clone());
         let args = if cluster == C_STAT && item == 41 { psargs(&entry.name).to_vec() } else { Vec::new() };
         macro_rules! cached {
             ($field:ident, $base:expr, $parse:expr) => {{
@@ -575,7 +576,7 @@ impl<F: Files> ProcSource<F> {
                     }
                 }
                 47 => {
-                    let env = match environ {
+                    let env = match self.entries.get(&pid).and_then(|e| e.read.environ.clone()) {
                         Some(v) => v,
                         None => {
                             let v = match self.read_file(pid, "environ") {
@@ -660,7 +661,7 @@ impl<F: Files> ProcSource<F> {
                 }
             }
             C_STATUS => {
-                let Some(s) = cached!(status, "status", |b: &[u8]| Some(parse::status(b)))? else {
+                let Some(s) = cached!(status, "status", |b: &[u8]| Some(Arc::new(parse::status(b))))? else {
                     return Ok(None);
                 };
                 return self.status_value(&s, ty, item);
@@ -694,7 +695,7 @@ impl<F: Files> ProcSource<F> {
                 }
             }
             C_FD => {
-                let r = match fd {
+                let r = match self.entries.get(&pid).and_then(|e| e.read.fd) {
                     Some(r) => r,
                     None => {
                         let r = self.fd_count(pid);
@@ -744,7 +745,10 @@ impl<F: Files> ProcSource<F> {
                 if item != 0 {
                     return Err(PmError::PM_ERR_PMID);
                 }
-                let link = if cluster == C_CWD { cwd } else { exe };
+                let link = self
+                    .entries
+                    .get(&pid)
+                    .and_then(|e| if cluster == C_CWD { &e.read.cwd } else { &e.read.exe }.clone());
                 let v = match link {
                     Some(v) => v,
                     None => {
