@@ -61,6 +61,7 @@ pub use files::{user_and_group, Files, FsStats, RootFiles};
 pub use source::{LinuxSource, Options, MDADM};
 
 use pcp_core::{Desc, InDom, MetricType, PmId, Semantics, Units};
+use std::sync::LazyLock;
 
 /// The Linux PMDA's domain number.
 pub const LINUX_DOMAIN: u32 = 60;
@@ -172,7 +173,22 @@ pub fn metrics() -> &'static [MetricDef] {
 
 /// The metric with this PMID.
 pub fn metric_by_pmid(pmid: PmId) -> Option<&'static MetricDef> {
-    table::METRICS.iter().find(|m| m.pmid == pmid)
+    static BY_PMID: LazyLock<Vec<&MetricDef>> = LazyLock::new(|| by_pmid(table::METRICS));
+    find_pmid(&BY_PMID, pmid)
+}
+
+/// A metric table's rows sorted by PMID, for [`find_pmid`] (the tables
+/// are in name-space order; a fetch of every metric looks each one up
+/// several times).
+pub(crate) fn by_pmid(table: &'static [MetricDef]) -> Vec<&'static MetricDef> {
+    let mut sorted: Vec<_> = table.iter().collect();
+    sorted.sort_by_key(|m| m.pmid);
+    sorted
+}
+
+/// The row of `pmid` in rows [`by_pmid`] sorted.
+pub(crate) fn find_pmid(sorted: &[&'static MetricDef], pmid: PmId) -> Option<&'static MetricDef> {
+    sorted.binary_search_by_key(&pmid, |m| m.pmid).ok().map(|i| sorted[i])
 }
 
 /// The metric with this name.

@@ -49,7 +49,7 @@ use pcp_core::{AtomValue, FetchResult, InDom, InstValue, MetricType, PmError, Pm
 use pcp_core::{ValueSet, PM_IN_NULL};
 use pids::PidOrder;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 /// The proc PMDA's domain number.
 pub const DOMAIN: u32 = crate::PROC_DOMAIN;
@@ -70,7 +70,8 @@ pub fn metrics() -> &'static [MetricDef] {
 
 /// The metric with this PMID.
 pub fn metric_by_pmid(pmid: PmId) -> Option<&'static MetricDef> {
-    table::METRICS.iter().find(|m| m.pmid == pmid)
+    static BY_PMID: LazyLock<Vec<&MetricDef>> = LazyLock::new(|| crate::by_pmid(table::METRICS));
+    crate::find_pmid(&BY_PMID, pmid)
 }
 
 /// The metric with this name.

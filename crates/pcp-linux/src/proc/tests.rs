@@ -35,6 +35,15 @@ fn values<F: Files>(s: &mut ProcSource<F>, name: &str) -> String {
 }
 
 #[test]
+fn every_metric_is_found_by_its_pmid() {
+    for m in metrics() {
+        assert_eq!(metric_by_pmid(m.pmid), Some(m), "{}", m.name);
+    }
+    assert_eq!(metric_by_pmid(PmId::new(DOMAIN, 4095, 1023)), None);
+    assert_eq!(metric_by_pmid(PmId::new(60, 0, 20)), None);
+}
+
+#[test]
 fn instances_are_named_and_ordered_as_the_pmda_does() {
     let mut s = source(false);
     let insts = s.instances(PROC_INDOM).unwrap();
