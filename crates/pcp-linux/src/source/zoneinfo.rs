@@ -62,16 +62,18 @@ impl Default for Counts {
 
 /// The item a zoneinfo line feeds, and its number.
 pub(super) fn field(line: &[u8]) -> Option<(u32, u64)> {
-    let words: Vec<&[u8]> = line.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty()).take(3).collect();
-    for &(label, item) in ZONE_FIELDS {
-        let n = label.split(' ').count();
-        if words.len() > n && label.split(' ').zip(&words).all(|(l, w)| l.as_bytes() == *w) {
-            if let Some(v) = Scan::new(words[n]).u64() {
-                return Some((item, v));
-            }
-        }
-    }
-    None
+    let mut words = line.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty());
+    let first = words.next()?;
+    let (second, third) = (words.next(), words.next());
+    // (a label is one word or two: the number is the word after it)
+    ZONE_FIELDS.iter().find_map(|&(label, item)| {
+        let number = match label.as_bytes().strip_prefix(first)? {
+            [] => second?,
+            [b' ', rest @ ..] if Some(rest) == second => third?,
+            _ => return None,
+        };
+        Scan::new(number).u64().map(|v| (item, v))
+    })
 }
 
 /// What /proc/zoneinfo says, in the order the PMDA meets its instances:
@@ -247,6 +249,10 @@ mod tests {
         assert_eq!(prot[2], ("DMA::node0::lowmem_reserved2".to_string(), 20809));
         assert_eq!(prot.len(), 5);
         assert_eq!(field(b"      numa_hit x"), None);
+        assert_eq!(field(b"  pages free     3840"), Some((0, 3840)));
+        assert_eq!(field(b"  pages free"), None);
+        assert_eq!(field(b"  pages 12"), None);
+        assert_eq!(field(b"        nr_zone_write_pending 7 8"), Some((67, 7)));
         assert_eq!(zoneinfo(b"Node x\nNode 1, zone\n\xff\n"), (Vec::new(), Vec::new()));
     }
 }
