@@ -769,9 +769,9 @@ impl<'a> Pminfo<'a> {
     }
 
     /// An instance's name, from pminfo's instance cache.
-    fn instance_name(&mut self, ctx: &Context, indom: InDom, inst: i32) -> Option<Vec<u8>> {
+    fn instance_name(&mut self, ctx: &Context, indom: InDom, inst: i32) -> Option<&[u8]> {
         let Ok((ids, names)) = self.instances(ctx, indom) else { return None };
-        ids.iter().position(|&i| i == inst).map(|k| names[k].clone())
+        ids.iter().position(|&i| i == inst).map(|k| names[k].as_slice())
     }
 
     /// pminfo's `myindomlabels`.
@@ -923,31 +923,35 @@ impl<'a> Pminfo<'a> {
             Ok(v) if v.is_empty() => return writeln!(self.out, "No value(s) available!"),
             Ok(v) => v,
         };
+        // (each value's lines made here, then written at once)
+        let mut line = Vec::new();
+        let force = self.p.force;
         for v in values {
+            line.clear();
             if !d.indom.is_null() {
                 match self.instance_name(ctx, d.indom, v.inst) {
-                    None if self.p.force => {
-                        writeln!(self.out, "    inst [{} \"DISAPPEARED\"]", v.inst)?;
+                    None if force => {
+                        writeln!(line, "    inst [{} \"DISAPPEARED\"]", v.inst)?;
+                        self.out.write_all(&line)?;
                         continue;
                     }
                     None => {
-                        writeln!(self.out, "pmNameIndom: indom={} inst={}: {}", d.indom, v.inst, PmError::PM_ERR_INST)?;
-                        write!(self.out, "    inst [{}]", v.inst)?;
+                        writeln!(line, "pmNameIndom: indom={} inst={}: {}", d.indom, v.inst, PmError::PM_ERR_INST)?;
+                        write!(line, "    inst [{}]", v.inst)?;
                     }
                     Some(n) => {
-                        write!(self.out, "    inst [{} or \"", v.inst)?;
-                        self.out.write_all(&n)?;
-                        write!(self.out, "\"]")?;
+                        write!(line, "    inst [{} or \"", v.inst)?;
+                        line.extend_from_slice(n);
+                        line.extend_from_slice(b"\"]");
                     }
                 }
             } else {
-                write!(self.out, "   ")?;
+                line.extend_from_slice(b"   ");
             }
-            write!(self.out, " value ")?;
-            let mut text = Vec::new();
-            let _ = pcp_core::format::print_value_in(&mut text, &v.value, d.ty, 1, &self.zone);
-            self.out.write_all(&text)?;
-            writeln!(self.out)?;
+            line.extend_from_slice(b" value ");
+            let _ = pcp_core::format::print_value_in(&mut line, &v.value, d.ty, 1, &self.zone);
+            line.push(b'\n');
+            self.out.write_all(&line)?;
             if self.p.events && matches!(d.ty, MetricType::EVENT | MetricType::HIGHRES_EVENT) {
                 let valfmt = if matches!(v.value, pcp_core::Value::Block(_)) { block_fmt } else { 0 };
                 self.event_dump(ctx, vs, v, valfmt, d.ty == MetricType::HIGHRES_EVENT)?;
