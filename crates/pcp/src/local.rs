@@ -653,16 +653,20 @@ pub fn graft_proc_names(pmns: &mut Pmns, src: &LocalSource) {
     if !src.serves(PROC_DOMAIN) {
         return;
     }
-    for (root, leaf) in [("proc", "proc.nprocs"), ("hotproc", "hotproc.nprocs")] {
-        if pmns.lookup(leaf).is_err() {
-            continue;
-        }
-        let below = pmns.traverse(root).unwrap_or_default();
-        pmns.remove_names(below.iter().map(String::as_str));
-        let under = |m: &&pcp_linux::MetricDef| m.name.strip_prefix(root).is_some_and(|n| n.starts_with('.'));
-        let names = pcp_linux::proc::metrics().iter().filter(under);
-        pmns.add_names(names.map(|m| (m.name, m.pmid)));
+    let roots: Vec<&str> = [("proc", "proc.nprocs"), ("hotproc", "hotproc.nprocs")]
+        .into_iter()
+        .filter(|(_, leaf)| pmns.lookup(leaf).is_ok())
+        .map(|(root, _)| root)
+        .collect();
+    if roots.is_empty() {
+        return;
     }
+    // (both subtrees at once: the name space is indexed after each change)
+    let below: Vec<String> = roots.iter().flat_map(|root| pmns.traverse(root).unwrap_or_default()).collect();
+    pmns.remove_names(below.iter().map(String::as_str));
+    let under = |m: &&pcp_linux::MetricDef, root: &str| m.name.strip_prefix(root).is_some_and(|n| n.starts_with('.'));
+    let names = roots.iter().flat_map(|root| pcp_linux::proc::metrics().iter().filter(move |m| under(m, root)));
+    pmns.add_names(names.map(|m| (m.name, m.pmid)));
 }
 
 /// An agent's lock: a panic elsewhere cannot leave its caches half
