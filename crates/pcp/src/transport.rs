@@ -16,7 +16,7 @@ use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
-const EHOSTUNREACH: i32 = 113;
+pub(crate) const EHOSTUNREACH: i32 = 113;
 const ECONNREFUSED: i32 = 111;
 
 /// A connection to pmcd.
@@ -62,8 +62,35 @@ pub fn connect_unix(path: &std::path::Path) -> Result<Connection, PmError> {
 /// `timeout`; a name that does not resolve is "No route to host",
 /// otherwise the last address's error.
 pub fn connect_port(host: &str, port: u16, timeout: Duration) -> Result<Connection, PmError> {
+    let addrs = resolve(host, port).map_err(|_| PmError::from_errno(EHOSTUNREACH))?;
+    connect_addrs(addrs, timeout)
+}
+
+/// The addresses of `port` on `host`, or why the name did not resolve.
+pub(crate) fn resolve(host: &str, port: u16) -> io::Result<Vec<std::net::SocketAddr>> {
+    Ok((host, port).to_socket_addrs()?.collect())
+}
+
+/// libpcp's `hosterror()` and `hoststrerror()` after a name failed to
+/// resolve: the resolver's `h_errno` and its `hstrerror` text, as glibc
+/// sets them for the `getaddrinfo` failure `e` describes.
+pub(crate) fn host_error(e: &io::Error) -> (i32, &'static str) {
+    let text = e.to_string();
+    if text.contains("Temporary failure") {
+        (2, "Host name lookup failure")
+    } else if text.contains("No address associated") {
+        (4, "No address associated with name")
+    } else if text.contains("not known") {
+        (1, "Unknown host")
+    } else {
+        (3, "Unknown server error")
+    }
+}
+
+/// Connect over TCP to each of `addrs` in turn, each attempt waiting at
+/// most `timeout`: the first that answers, or the last one's error.
+pub(crate) fn connect_addrs(addrs: Vec<std::net::SocketAddr>, timeout: Duration) -> Result<Connection, PmError> {
     let timeout = timeout.max(Duration::from_millis(1));
-    let addrs: Vec<_> = (host, port).to_socket_addrs().map_err(|_| PmError::from_errno(EHOSTUNREACH))?.collect();
     let mut last = PmError::from_errno(EHOSTUNREACH);
     for a in addrs {
         match TcpStream::connect_timeout(&a, timeout) {
@@ -734,6 +761,14 @@ impl<S: PduStream> PmcdConnection<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_that_does_not_resolve_gets_the_resolver_error_glibc_sets() {
+        let gai = |detail: &str| io::Error::other(format!("failed to lookup address information: {detail}"));
+        assert_eq!(host_error(&gai("Name or service not known")), (1, "Unknown host"));
+        assert_eq!(host_error(&gai("Temporary failure in name resolution")), (2, "Host name lookup failure"));
+        assert_eq!(host_error(&gai("No address associated with hostname")), (4, "No address associated with name"));
+    }
 
     #[cfg(unix)]
     #[test]

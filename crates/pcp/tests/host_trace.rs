@@ -196,3 +196,17 @@ fn profile_changes_look_at_the_context_under_dcontext() {
     assert!(ctx.add_profile(pcp_core::InDom::NULL, &[1]).is_err());
     assert!(lines(&t).is_empty());
 }
+
+#[test]
+fn a_host_name_that_does_not_resolve_is_reported_as_libpcp_reports_it() {
+    // (.invalid names never resolve; without a resolver the reason is
+    // "lookup failure" rather than "unknown host")
+    let t = trace("context");
+    let spec = pcp::host::HostSpec::parse("nohost.invalid:44321").unwrap();
+    let e = pcp::host::connect_spec_traced(&spec, Timeouts::default(), 0, &t).err().unwrap();
+    assert_eq!(e.code(), -113);
+    let got = lines(&t);
+    assert!(got[0].starts_with("auxconnect.c:__pmAuxConnectPMCDPort(nohost.invalid, 44321) : hosterror="), "{got:?}");
+    assert!(got.iter().all(|l| !l.starts_with("__pmSetSocketIPC")), "{got:?}");
+    assert!(got[1].starts_with("__pmConnectPMCD(nohost.invalid"), "{got:?}");
+}

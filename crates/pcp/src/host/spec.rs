@@ -298,7 +298,17 @@ pub fn connect_spec_traced(
     };
     let local = name.contains("localhost");
     for &port in &ports {
-        match transport::connect_port(name, port, timeouts.connect) {
+        let addrs = match transport::resolve(name, port) {
+            Ok(addrs) => addrs,
+            Err(e) => {
+                if traced {
+                    trace_unknown_host(trace, name, port, &e);
+                }
+                last = PmError::from_errno(transport::EHOSTUNREACH);
+                continue;
+            }
+        };
+        match transport::connect_addrs(addrs, timeouts.connect) {
             Ok(stream) => match PmcdConnection::handshake_traced(
                 Box::new(stream) as BoxStream,
                 &opts(local, false),
@@ -362,6 +372,14 @@ fn trace_failed_socket(trace: &Trace) {
     trace.write(format_args!("__pmSetSocketIPC: fd={fd}\n"));
     trace.write_bytes(trace.ipc_set(fd, false, true).as_bytes());
     trace.ipc_forget(Some(fd));
+}
+
+/// `-Dcontext`: `__pmAuxConnectPMCDPort`'s report of a host name that
+/// did not resolve (no socket is made).
+#[cold]
+fn trace_unknown_host(trace: &Trace, name: &str, port: u16, e: &std::io::Error) {
+    let (code, text) = transport::host_error(e);
+    trace.write(format_args!("auxconnect.c:__pmAuxConnectPMCDPort({name}, {port}) : hosterror={code}, ``{text}''\n"));
 }
 
 /// `-Dcontext`: `__pmConnectPMCD`'s report of failing on every port.
