@@ -355,7 +355,9 @@ impl Context {
         if matches!(*lock(&m.binding), Binding::Unbound) {
             // while it is checked, a metric that names it finds it failed
             *lock(&m.binding) = Binding::Checking;
-            if self.trace().on(DebugFlag::Derive) && self.remote_names().is_none() {
+            let t = self.trace();
+            let seen = t.on(DebugFlag::Derive) || t.on(DebugFlag::Pmns) || t.on(DebugFlag::Context);
+            if seen && self.remote_names().is_none() {
                 // libpcp looks the metric's own name up first (traced)
                 let _ = self.lookup_name(&m.name);
             }

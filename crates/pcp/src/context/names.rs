@@ -441,10 +441,26 @@ impl Context {
         }
     }
 
-    /// [`Context::lookup_names`] of one name, without the list.
+    /// [`Context::lookup_names`] of one name, without the list, as the
+    /// derived metrics' binding makes it (libpcp's `pmLookupName_ctx`
+    /// with the context in hand, traced under `-Dpmns` and `-Dcontext`).
     pub(super) fn lookup_name(&self, name: &str) -> PmResult<PmId> {
+        let first = |(ids, _): (Vec<PmId>, usize)| ids.first().copied().unwrap_or(PmId::NULL);
         if self.remote_names().is_some() {
-            return self.lookup_ids(&[name]).map(|(ids, _)| ids.first().copied().unwrap_or(PmId::NULL));
+            return self.lookup_ids(&[name]).map(first);
+        }
+        let (pmns, context) = (self.trace().on(DebugFlag::Pmns), self.trace().on(DebugFlag::Context));
+        if pmns || context {
+            self.trace_which(3);
+            if pmns {
+                self.trace_location();
+            }
+            let r = self.lookup_ids_untraced(&[name]);
+            if pmns {
+                let v = self.view();
+                trace_lookup_end(self.trace(), 1, &r, |p| is_derived_in(&v, p));
+            }
+            return r.map(first);
         }
         let v = self.view();
         let found = v.pmns.lookup(name);

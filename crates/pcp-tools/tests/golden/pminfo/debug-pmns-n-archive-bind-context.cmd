@@ -1,0 +1,11 @@
+-Dpmns,context
+-n
+tests/golden/pminfo/ns/sample-few.pmns
+-a
+../pcp-archive/tests/fixtures/v3
+-d
+my.sem
+--env
+PCP_DERIVED_CONFIG=tests/golden/pminfo/derived/good.conf
+TZ=UTC
+LC_ALL=C

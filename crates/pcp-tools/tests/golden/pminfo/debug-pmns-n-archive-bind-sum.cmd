@@ -1,0 +1,11 @@
+-Dpmns
+-n
+tests/golden/pminfo/ns/sample-few.pmns
+-a
+../pcp-archive/tests/fixtures/v3
+-f
+my.sum
+--env
+PCP_DERIVED_CONFIG=tests/golden/pminfo/derived/good.conf
+TZ=UTC
+LC_ALL=C
