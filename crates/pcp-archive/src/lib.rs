@@ -46,6 +46,7 @@ pub mod meta;
 mod metatrace;
 mod multi;
 pub mod opentrace;
+mod pdutrace;
 pub mod raw;
 mod record;
 pub mod replay;

@@ -696,6 +696,7 @@ impl Log {
         // interpolation reads records again and again, it is taken as it is
         // (the trace says why the record could not be decoded; the
         // caller is told it is corrupt)
+        let pdu = self.trace.on(DebugFlag::Pdu).then(|| body.as_slice().to_vec());
         let record = if let Some(index) = data.layout(at, rlen) {
             Record::checked(body, version, index)
         } else {
@@ -716,6 +717,10 @@ impl Log {
                     "__pmLogRead: __pmDecodeResult failed: {e}\n@unknown time len=header+{rlen}+trailer\n"
                 )),
             }
+        }
+        if let (Some(bytes), Ok(r)) = (pdu, &record) {
+            let head = if tracing { rlen } else { rlen + 8 };
+            crate::pdutrace::dump(&self.trace, r.ts, &bytes, version, head);
         }
         record.map_err(|_| LOGREC)
     }
