@@ -29,6 +29,7 @@ mod labels;
 mod series;
 
 use crate::evrec;
+use crate::options::hooks::DeferredRegistry;
 use crate::options::{self, tools, ContextHooks, ContextInfo, ContextKind, Parser};
 use pcp::context::{Instances, TextLevel};
 use pcp::debug::DebugFlag;
@@ -201,7 +202,7 @@ impl<'a> Pminfo<'a> {
         let trace = hooks.trace.clone();
         // libpcp sets the derived metrics up (and reads its configuration
         // for them) once the context is made
-        let deferred = hooks.defer_registry();
+        let mut deferred = hooks.defer_registry();
         if opts.errors > 0 || opts.exit {
             let status = i32::from(!opts.exit);
             opts.usage_message(self.err)?;
@@ -221,10 +222,12 @@ impl<'a> Pminfo<'a> {
         }
         let ctx = match (need_context, opts.context, namespace) {
             (false, _, Some(names)) => names,
-            (true, Some(ContextKind::Archive), names) => match self.open_archive(&mut opts, names, &trace)? {
-                Ok(ctx) => ctx,
-                Err(status) => return Ok(status),
-            },
+            (true, Some(ContextKind::Archive), names) => {
+                match self.open_archive(&mut opts, names, &trace, &mut deferred)? {
+                    Ok(ctx) => ctx,
+                    Err(status) => return Ok(status),
+                }
+            }
             // -L wins over -a and -h, as in libpcp
             (true, Some(ContextKind::Local), names) => match self.open_local(&agents, names, &trace)? {
                 Some(ctx) => ctx,
@@ -289,6 +292,7 @@ impl<'a> Pminfo<'a> {
         opts: &mut options::Options,
         names: Option<Context>,
         trace: &Trace,
+        deferred: &mut DeferredRegistry,
     ) -> std::io::Result<Result<Context, i32>> {
         let name = String::from_utf8_lossy(opts.archives.first().map(Vec::as_slice).unwrap_or_default()).into_owned();
         let opened = Context::open_archive_traced(&name, true, trace).map_err(PmError::from);
@@ -300,6 +304,8 @@ impl<'a> Pminfo<'a> {
                 return Ok(Err(1));
             }
         };
+        // (pmNewContext sets the derived metrics up, before pmTrimNameSpace)
+        deferred.set_up(&mut self.err)?;
         if let Some(names) = names {
             ctx.use_namespace_of(names);
             ctx.trim_namespace();

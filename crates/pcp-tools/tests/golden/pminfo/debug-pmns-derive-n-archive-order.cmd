@@ -1,0 +1,11 @@
+-Dderive,pmns
+-n
+tests/golden/pminfo/ns/sample-few.pmns
+-a
+/var/lib/pcp/testsuite/archives/ok-foo
+-f
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=tests/golden/pminfo/derived/good.conf
+TZ=UTC
+LC_ALL=C
