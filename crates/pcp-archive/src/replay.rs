@@ -215,16 +215,18 @@ impl Replay {
     /// interpolation caches start empty, as libpcp's copy starts them.
     #[doc(alias = "pmDupContext")]
     pub fn dup(&self) -> Result<Replay, PmError> {
+        // (libpcp traces none of the copy's opening under -Dcontext)
         let mut r = Replay::with_index_traced(
             self.archives.clone(),
             self.log.check_features,
             Arc::clone(&self.meta),
-            &self.log.trace,
+            &Trace::off(),
         )?;
         r.change_archive(self.cur)?;
         if self.ac_vol >= 0 && r.log.change_vol(self.ac_vol).is_ok() {
             r.log.seek(self.ac_offset);
         }
+        r.set_trace(&self.log.trace);
         r.mode = self.mode;
         r.origin = self.origin;
         r.delta = self.delta;
@@ -341,6 +343,30 @@ impl Replay {
     /// in `Interp` mode, the time of the next fetch.
     pub fn position(&self) -> Timestamp {
         self.origin.to_timestamp()
+    }
+
+    /// The volume being read (`ac_curvol`; -1 for none).
+    pub fn current_volume(&self) -> i32 {
+        self.log.curvol
+    }
+
+    /// The reading position remembered between fetches: volume and
+    /// offset (`ac_vol`, `ac_offset`).
+    pub fn remembered_position(&self) -> (i32, i64) {
+        (self.ac_vol, self.ac_offset)
+    }
+
+    /// Whether reading on from the remembered position is enough
+    /// (`ac_serial`), rather than repositioning with the index.
+    pub fn is_serial(&self) -> bool {
+        self.serial
+    }
+
+    /// The step of `Mode::Interp` as libpcp keeps it: seconds and
+    /// nanoseconds (both negative for a step backwards), and the
+    /// direction (-1, 0 or 1; `c_delta`, `c_direction`).
+    pub fn step(&self) -> (i64, i32, i32) {
+        (self.delta.sec, self.delta.nsec, self.direction)
     }
 
     /// The descriptor the archive holds for `pmid`.

@@ -96,6 +96,11 @@ impl ArchiveSource {
         })
     }
 
+    /// The replay, once a use of it has set it up.
+    pub(crate) fn replay_made(&self) -> Option<&Replay> {
+        self.replay.as_ref()
+    }
+
     /// The archive on disk (the earliest, when there are several).
     pub fn archive(&self) -> &Archive {
         self.archives.first()

@@ -313,8 +313,9 @@ impl Context {
     /// to duplicate (`PM_ERR_NOCONTEXT`).
     ///
     /// Under `-Dcontext` it is traced as libpcp traces `pmDupContext`
-    /// for a local context (its handle the next of the process's, see
-    /// [`Context::handle`]); the other kinds' traces are not written yet.
+    /// for a local context and an archive context of one archive (its
+    /// handle the next of the process's, see [`Context::handle`]); the
+    /// other kinds' traces are not written yet.
     #[doc(alias = "pmDupContext")]
     pub fn dup(&self) -> PmResult<Context> {
         let trace = self.trace();
@@ -344,6 +345,8 @@ impl Context {
                 let profile = "Dump Instance Profile state=INCLUDE, 0 profiles\n";
                 s.push_str(&format!("pmNewContext(3, NULL) -> {n}\n{head}{standalone}{profile}"));
                 s.push_str(&format!("pmDupContext() -> {n}\n{head}{standalone}{profile}"));
+                trace.write_bytes(s.as_bytes());
+            } else if let Some(s) = self.archive_dup_trace(&dup) {
                 trace.write_bytes(s.as_bytes());
             }
         }

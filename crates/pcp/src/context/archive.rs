@@ -294,3 +294,72 @@ impl Context {
         v.derived.restore(evaluators);
     }
 }
+
+/// The key under which a trace notes how many duplicates of archive
+/// contexts the process has made (each holds the archive open once more,
+/// with a volume of its own open).
+const ARCHIVE_DUPS: &str = "archive context dups";
+
+impl Context {
+    /// libpcp's `-Dcontext` lines for `pmDupContext` of this archive
+    /// context into `dup`: `pmNewContext` of the archive (its index and
+    /// metadata shared, the first volume opened on the next descriptor,
+    /// from the start), then the copy, at this context's mode, time, step
+    /// and reading position. `None` for several archives read as one
+    /// (not traced yet). Duplicates destroyed since are not noticed: each
+    /// counts as still holding the archive and its descriptor.
+    pub(super) fn archive_dup_trace(&self, dup: &Context) -> Option<String> {
+        let src = self.archive_source()?;
+        if src.archives().len() != 1 {
+            return None;
+        }
+        let own = pcp_archive::opentrace::lcp_name(src.archive().base());
+        let (ti, md, m, label) = pcp_archive::opentrace::open_fds(&own, true)?;
+        let trace = self.trace();
+        let k = trace.noted(ARCHIVE_DUPS).unwrap_or(0) + 1;
+        trace.changed(ARCHIVE_DUPS, k);
+        let refcnt = k + 1;
+        // the k-th lowest descriptor free after the first context's
+        let fd = (3..).filter(|f| ![ti, md, m].contains(f)).nth(k as usize - 1)?;
+        let minvol = src.archive().volumes().first().copied().unwrap_or(0);
+        let (h, n) = (self.handle, dup.handle);
+        let start = src.label().start;
+        let head = format!("Dump Contexts: current -> contexts[{n}] handle {n}\ncontexts[{n}] handle {n}:");
+        let profile = "Dump Instance Profile state=INCLUDE, 0 profiles\n";
+        let mut s = format!("pmWhichContext() -> {h}, cur={h}\npmNewContext(2, {own}) -> {n}\n{head}");
+        s.push_str(&format!(
+            " log {own}: mode=FORW profile=NOT_SENT tifd={ti} mdfd={md} mfd={fd}\n\
+             refcnt={refcnt} vol={minvol} offset={label} (vol={minvol}) serial=0 origin={}.{:09} delta=0.000000000\n{profile}",
+            start.sec, start.nsec
+        ));
+        let replay = src.replay_made();
+        let mode = match replay.map_or(Mode::Forw, |r| r.mode()) {
+            Mode::Forw => "FORW",
+            Mode::Back => "BACK",
+            Mode::Interp => "INTERP",
+        };
+        let (curvol, (vol, offset), serial) = match replay {
+            Some(r) => (r.current_volume(), r.remembered_position(), r.is_serial()),
+            None => (minvol as i32, (minvol as i32, label as i64), false),
+        };
+        let origin = replay.map_or(self.origin, |r| r.position());
+        let (dsec, dnsec, dir) = replay.map_or((0, 0, 0), |r| r.step());
+        s.push_str(&format!("pmDupContext() -> {n}\n{head}"));
+        // (the list of archives as this context was given it)
+        for name in src.archives().names() {
+            s.push_str(&format!(" log {name}:"));
+            if *name != own {
+                s.push_str(" not open\n");
+                continue;
+            }
+            s.push_str(&format!(
+                " mode={mode} profile=NOT_SENT tifd={ti} mdfd={md} mfd={fd}\n\
+                 refcnt={refcnt} vol={curvol} offset={offset} (vol={vol}) serial={}",
+                i32::from(serial)
+            ));
+        }
+        let sign = if dir < 0 { "-" } else { "" };
+        s.push_str(&format!(" origin={}.{:09} delta={sign}{dsec}.{dnsec:09}\n{profile}", origin.sec, origin.nsec));
+        Some(s)
+    }
+}

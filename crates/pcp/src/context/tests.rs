@@ -567,3 +567,50 @@ fn a_duplicate_local_context_is_traced_as_libpcp_traces_it() {
     assert!(String::from_utf8_lossy(&trace.take())
         .ends_with("pmWhichContext() -> -12376, cur=-1\npmDupContext() -> -12376\n"));
 }
+
+/// What `-Dcontext` traces of [`Context::dup`] of a fixture archive's
+/// context after `steps` (run on it with the trace off).
+fn traced_archive_dup(name: &str, dups: usize, steps: impl FnOnce(&mut Context)) -> String {
+    use pcp_core::debug::DebugOptions;
+    let path = format!("../pcp-archive/tests/fixtures/{name}");
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let trace = Trace::new(DebugOptions::parse(b"context").expect("flag"));
+    let mut ctx = Context::open_archive_traced(&format!("{dir}/{path}"), true, &trace).expect("fixture");
+    steps(&mut ctx);
+    trace.take();
+    for _ in 0..dups {
+        ctx.dup().expect("dup");
+    }
+    String::from_utf8_lossy(&trace.take()).replace(dir, "DIR")
+}
+
+#[test]
+fn duplicate_archive_contexts_are_traced_as_libpcp_traces_them() {
+    let fetch = |ctx: &mut Context, name: &str, n: usize| {
+        let pmid = ctx.lookup_names(&[name]).expect("name").0[0];
+        for _ in 0..n {
+            let _ = ctx.fetch(&[pmid]);
+        }
+    };
+    let start = |ctx: &Context| ctx.archive_source().expect("archive").label().start;
+    // recorded from 6.0.3 (DIR: this crate's directory)
+    let mut got = traced_archive_dup("v3", 2, |ctx| fetch(ctx, "sample.seconds", 2));
+    got.push('\n');
+    got += &traced_archive_dup("dyn", 1, |ctx| fetch(ctx, "sample.long.hundred", 19));
+    got.push('\n');
+    got += &traced_archive_dup("v2", 1, |ctx| {
+        let mut t = start(ctx);
+        t.sec += 5;
+        ctx.set_mode(Mode::Interp, t, -10_000_000_000).expect("mode");
+        fetch(ctx, "sample.seconds", 1);
+    });
+    got.push('\n');
+    got += &traced_archive_dup("dyn", 1, |ctx| {
+        let t = start(ctx);
+        ctx.set_mode(Mode::Back, t, 0).expect("mode");
+    });
+    got.push('\n');
+    got += &traced_archive_dup("v3", 1, |ctx| ctx.add_profile(InDom::new(29, 2), &[1, 15]).expect("profile"));
+    got.push('\n');
+    assert_eq!(got, include_str!("../../tests/golden/dup-archive.trace"));
+}
