@@ -267,3 +267,34 @@ fn configured_context_labels_come_first() {
     assert_eq!(optional, ["groupid", "team", "userid"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_stored_cgroup_filter_limits_that_contexts_processes() {
+    // the proc snapshot, whose cgroup /cg/a holds processes 345 and 1
+    let procs = || {
+        let mut spec = spec();
+        spec.proc_files = pcp_linux::RootFiles::snapshot(snapshot().join("../procpid"));
+        spec
+    };
+    let mut ctx = open(procs());
+    let mut other = open(procs());
+    let nprocs = pmid(&ctx, "proc.nprocs");
+    let pids = pmid(&ctx, "proc.psinfo.pid");
+    let indom = ctx.lookup_desc(pids).unwrap().indom;
+    assert_eq!(ctx.get_indom(indom).unwrap().0, [4000000, 345, 2, 1]);
+    let cgroups = pmid(&ctx, "proc.control.perclient.cgroups");
+    let value = pcp::Value::from_atom(&AtomValue::String(b"/cg/a".to_vec()));
+    let set = pcp::ValueSet { pmid: cgroups, values: Ok(vec![pcp::InstValue { inst: pcp::PM_IN_NULL, value }]) };
+    ctx.store(&pcp::FetchResult { timestamp: Timestamp::new(0, 0), sets: vec![set] }).unwrap();
+    let (ids, names) = ctx.get_indom(indom).unwrap();
+    assert_eq!(ids, [345, 1]);
+    assert_eq!(names, [b"000345 /bin/prometheus".to_vec(), b"000001 /sbin/init".to_vec()]);
+    assert_eq!(floats(&mut ctx, "proc.nprocs"), [(pcp::PM_IN_NULL, 2.0)]);
+    let r = ctx.fetch(&[pids]).unwrap();
+    assert_eq!(r.sets[0].values.as_ref().unwrap().iter().map(|v| v.inst).collect::<Vec<_>>(), [345, 1]);
+    // another context is not filtered
+    assert_eq!(other.get_indom(indom).unwrap().0, [4000000, 345, 2, 1]);
+    let r = other.fetch(&[nprocs]).unwrap();
+    assert_eq!(r.sets[0].values.as_ref().map(Vec::len), Ok(1));
+    assert_eq!(floats(&mut other, "proc.nprocs"), [(pcp::PM_IN_NULL, 4.0)]);
+}

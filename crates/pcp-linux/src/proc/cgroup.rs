@@ -632,6 +632,16 @@ impl Cgroups {
         }
     }
 
+    /// The cgroup interface (2 for a v2 hierarchy alone, 1 for v1 or
+    /// hybrid), /proc/mounts read first if no refresh has yet found it;
+    /// 0 if that cannot be read.
+    pub(crate) fn version<F: Files>(&mut self, files: &F) -> u8 {
+        if self.version == 0 {
+            self.refresh_mounts(files);
+        }
+        self.version
+    }
+
     fn refresh_subsys<F: Files>(&mut self, files: &F) {
         self.subsys.inactivate();
         let Ok(text) = files.read("/proc/cgroups") else { return };

@@ -436,10 +436,20 @@ impl<F: Files> ProcSource<F> {
     // ---------------------------------------------------------------
     // the processes
 
-    /// List the processes (and their threads when asked), name those new
-    /// since the last listing, forget those gone, and start a new fetch's
-    /// reading; with `runq`, count the run queue states.
+    /// List the processes (and their threads when asked; only the
+    /// cgroup's once the client stored `proc.control.perclient.cgroups`),
+    /// name those new since the last listing, forget those gone, and start
+    /// a new fetch's reading; with `runq`, count the run queue states.
     fn refresh_pids(&mut self, runq: bool) {
+        let pids = match self.controls.perclient_cgroups.clone() {
+            Some(cgroup) => self.cgroup_pids(&cgroup),
+            None => self.all_pids(),
+        };
+        self.track_pids(&pids, runq);
+    }
+
+    /// Every process in /proc (and with threads their tasks), by pid.
+    fn all_pids(&mut self) -> Vec<i32> {
         let mut pids: Vec<i32> = Vec::new();
         if let Ok(names) = self.files.list("/proc") {
             for n in names.iter().filter(|n| n.as_bytes().first().is_some_and(u8::is_ascii_digit)) {
@@ -456,8 +466,35 @@ impl<F: Files> ProcSource<F> {
             }
         }
         pids.sort_unstable();
+        pids
+    }
+
+    /// The processes of the client's cgroup filter, in its file's order:
+    /// as the PMDA reads them, the stored text is a path from the root
+    /// (not from a cgroup mount), with `container/cgroup.procs` after it,
+    /// or for threads `tasks` (a v1 system) or `container/cgroup.threads`
+    /// (v2 alone). A file that is not there lists no processes.
+    fn cgroup_pids(&mut self, cgroup: &[u8]) -> Vec<i32> {
+        // (a relative path is relative to the statistics root's name
+        // itself in the PMDA, a sibling of it: taken as not there)
+        if cgroup.first() != Some(&b'/') {
+            return Vec::new();
+        }
+        let cgroup = String::from_utf8_lossy(cgroup);
+        let file = match (self.threads(), self.cgroups.version(&self.files)) {
+            (true, 1) => "tasks",
+            (true, v) if v > 1 => "container/cgroup.threads",
+            _ => "container/cgroup.procs",
+        };
+        let Ok(text) = self.files.read(&format!("{cgroup}/{file}")) else { return Vec::new() };
+        parse::scan_ints(&text)
+    }
+
+    /// Name the processes of `pids` new since the last listing, forget
+    /// those gone, and with `runq` count the run queue states.
+    fn track_pids(&mut self, pids: &[i32], runq: bool) {
         let mut present: HashMap<i32, ()> = HashMap::with_capacity(pids.len());
-        for &pid in &pids {
+        for &pid in pids {
             present.insert(pid, ());
             if let Some(e) = self.entries.get_mut(&pid) {
                 e.read = Read::default();

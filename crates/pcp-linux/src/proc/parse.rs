@@ -67,6 +67,21 @@ pub fn strtol(buf: &[u8], at: usize) -> (i64, usize) {
     (v, end)
 }
 
+/// The numbers at the start of `buf` separated by white space (a
+/// `fscanf("%d\n")` loop): up to the first text that is not one.
+pub fn scan_ints(buf: &[u8]) -> Vec<i32> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    loop {
+        let (v, end) = strtol(buf, at);
+        if end == at {
+            return out;
+        }
+        out.push(v as i32);
+        at = end;
+    }
+}
+
 /// The fields of /proc/PID/stat after the state, in the order the PMDA
 /// assigns them (see [`Stat::fields`]).
 pub mod stat_field {
@@ -544,6 +559,13 @@ mod tests {
         assert_eq!(smaps(b"Rss:  10 kB\nLocked:  3 kB\n")[19], 3);
         assert_eq!(autogroup(b"/autogroup-42 nice -3\n"), (42, -3));
         assert_eq!(chop(b"A=1\0B=2\0", true), b"A=1 B=2");
+    }
+
+    #[test]
+    fn cgroup_files_scan_as_fscanf_does() {
+        assert_eq!(scan_ints(b"3\n12\n7\n"), [3, 12, 7]);
+        assert_eq!(scan_ints(b"  4 -5\n6x 8\n"), [4, -5, 6]);
+        assert_eq!(scan_ints(b""), [0; 0]);
     }
 
     #[test]

@@ -149,19 +149,24 @@ fn a_profile_limits_the_processes_read() {
 }
 
 /// A snapshot with some files unreadable as for another user's
-/// processes, and maybe its cgroup2 mounts left out of /proc/mounts;
+/// processes, and maybe its cgroup2 mounts left out of /proc/mounts or
+/// another /proc/mounts;
 /// directories list sorted (instance numbers then do not depend on the
 /// file system).
 struct Denied {
     inner: RootFiles,
     denied: &'static [&'static str],
     v1_only: bool,
+    mounts: Option<&'static str>,
 }
 
 impl Files for Denied {
     fn read(&self, path: &str) -> io::Result<Vec<u8>> {
         if self.denied.iter().any(|d| path.ends_with(d)) {
             return Err(io::Error::from_raw_os_error(13));
+        }
+        if let (Some(m), "/proc/mounts") = (self.mounts, path) {
+            return Ok(m.as_bytes().to_vec());
         }
         let text = self.inner.read(path)?;
         if path != "/proc/mounts" || !self.v1_only {
@@ -191,7 +196,12 @@ impl Files for Denied {
 
 #[test]
 fn unreadable_files_are_no_values() {
-    let files = Denied { inner: RootFiles::snapshot(root()), denied: &["1/io", "1/environ", "1/maps"], v1_only: false };
+    let files = Denied {
+        inner: RootFiles::snapshot(root()),
+        denied: &["1/io", "1/environ", "1/maps"],
+        v1_only: false,
+        mounts: None,
+    };
     let mut s = ProcSource::with_files(files, ProcOptions { hz: 100, page_size: 4096, threads: false });
     let io = metric_by_name("proc.io.rchar").unwrap();
     let r = s.fetch(&[io.pmid], Timestamp::new(0, 0), &|_, i| i == 1);
@@ -207,7 +217,7 @@ fn check_cgroups(v2: bool, cases: &[(&str, &str)]) {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshot/cgroup");
     let mut bad = Vec::new();
     for (name, want) in cases {
-        let files = Denied { inner: RootFiles::snapshot(root), denied: &[], v1_only: !v2 };
+        let files = Denied { inner: RootFiles::snapshot(root), denied: &[], v1_only: !v2, mounts: None };
         let mut s = ProcSource::with_files(files, ProcOptions { hz: 100, page_size: 4096, threads: false });
         let got = values(&mut s, name);
         if got != *want {
@@ -339,4 +349,62 @@ fn stores_change_settings_as_the_pmda_lets_them() {
     assert_eq!(store(&mut user, "hotproc.control.refresh", AtomValue::U32(5)), Err(PmError::PM_ERR_PERMISSION));
     assert_eq!(store(&mut user, "acct.control.lifetime", AtomValue::U32(5)), Err(PmError::PM_ERR_PERMISSION));
     assert_eq!(store(&mut user, "proc.control.all.threads", AtomValue::U32(1)), Ok("-1=U32(1)".into()));
+}
+
+/// The process instances, then `proc.nprocs`.
+fn listed<F: Files>(s: &mut ProcSource<F>) -> String {
+    let insts = s.instances(PROC_INDOM).unwrap();
+    let names: Vec<String> = insts.iter().map(|(i, n)| format!("{i} {}", String::from_utf8_lossy(n))).collect();
+    format!("{}; {}", names.join(", "), values(s, "proc.nprocs"))
+}
+
+#[test]
+fn a_client_cgroup_filter_limits_the_processes() {
+    // (what the PMDA answers a local context over a copy of the snapshot;
+    // the table already holds every process, in its order)
+    let cg = |t: &str| AtomValue::String(t.as_bytes().to_vec());
+    let mut s = source(false);
+    assert_eq!(
+        listed(&mut s),
+        "4000000 4000000 sleep30, 345 000345 /bin/prometheus, 2 000002 (kthreadd), 1 000001 /sbin/init; -1=U32(4)"
+    );
+    assert_eq!(store(&mut s, "proc.control.perclient.cgroups", cg("/cg/a")), Ok("-1=\"/cg/a\"".into()));
+    assert_eq!(listed(&mut s), "345 000345 /bin/prometheus, 1 000001 /sbin/init; -1=U32(2)");
+    assert_eq!(values(&mut s, "proc.psinfo.pid"), "345=U32(345) 1=U32(1)");
+    assert_eq!(values(&mut s, "proc.runq.sleeping"), "-1=I32(1)");
+    // an empty value is refused: the filter stays
+    assert_eq!(store(&mut s, "proc.control.perclient.cgroups", cg("")), Err(PmError::PM_ERR_BADSTORE));
+    assert_eq!(listed(&mut s), "345 000345 /bin/prometheus, 1 000001 /sbin/init; -1=U32(2)");
+    // no such cgroup, a path not from the root (the PMDA reads
+    // /system.slice/container/cgroup.procs: no processes on any system)
+    for gone in ["/nope", "cg/a", "/system.slice"] {
+        assert_eq!(store(&mut s, "proc.control.perclient.cgroups", cg(gone)), Ok(format!("-1={gone:?}")));
+        assert_eq!(listed(&mut s), "; -1=U32(0)", "{gone}");
+    }
+    // other sources (clients) see every process
+    assert_eq!(values(&mut source(false), "proc.nprocs"), "-1=U32(4)");
+}
+
+#[test]
+fn a_cgroup_filter_with_threads_reads_the_interface_file() {
+    let cg = AtomValue::String(b"/cg/a".to_vec());
+    let opts = ProcOptions { hz: 100, page_size: 4096, threads: true };
+    // no /proc/mounts: the processes file; v1 (or hybrid): tasks; v2 alone:
+    // cgroup.threads
+    let mut s = ProcSource::with_files(RootFiles::snapshot(root()), opts.clone());
+    assert_eq!(store(&mut s, "proc.control.perclient.cgroups", cg.clone()), Ok("-1=\"/cg/a\"".into()));
+    // (the file's order into a new table: 345 then 1 before it)
+    assert_eq!(listed(&mut s), "1 000001 /sbin/init, 345 000345 /bin/prometheus; -1=U32(2)");
+    for (mounts, want) in [
+        (
+            "cgroup /sys/fs/cgroup/memory cgroup rw,memory 0 0\ncgroup2 /sys/fs/cgroup/unified cgroup2 rw 0 0\n",
+            "2 000002 (kthreadd); -1=U32(1)",
+        ),
+        ("cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n", "346 000346 <exiting>; -1=U32(1)"),
+    ] {
+        let files = Denied { inner: RootFiles::snapshot(root()), denied: &[], v1_only: false, mounts: Some(mounts) };
+        let mut s = ProcSource::with_files(files, opts.clone());
+        assert_eq!(store(&mut s, "proc.control.perclient.cgroups", cg.clone()), Ok("-1=\"/cg/a\"".into()));
+        assert_eq!(listed(&mut s), want);
+    }
 }
