@@ -17,7 +17,7 @@ use crate::record::decode_record;
 pub(crate) use crate::record::{Bytes, Record, SetRef};
 use crate::volume::Volume;
 use pcp_core::debug::{DebugFlag, Trace};
-use pcp_core::{InstValue, PmError};
+use pcp_core::{InstValue, PmError, PmId};
 use std::collections::HashSet;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -706,6 +706,12 @@ impl Log {
             }
             record
         };
+        if let (Some(_), Ok(r)) = (&pdu, &record) {
+            // __pmDecodeResult's dump, by the layer that knows the names
+            let result = r.to_result();
+            let sptr = result.sets.iter().filter(|s| s.numval > 0 && s.valfmt == 2).map(|s| PmId(s.pmid)).collect();
+            self.trace.defer_result(crate::replay::to_fetch_result(result), sptr);
+        }
         if tracing {
             match &record {
                 Ok(r) => self.trace.write(format_args!(

@@ -765,7 +765,7 @@ impl Replay {
     }
 }
 
-fn to_fetch_result(r: LogResult) -> FetchResult {
+pub(crate) fn to_fetch_result(r: LogResult) -> FetchResult {
     FetchResult {
         timestamp: r.ts.to_timestamp(),
         sets: r

@@ -279,7 +279,14 @@ struct Shared {
     marks: Mutex<Vec<(&'static str, i64)>>,
     /// How configuration variables are looked up ([`Trace::set_config_lookup`]).
     config: Mutex<Option<ConfigLookup>>,
+    /// Results read whose dump is still to be written, each with where
+    /// in the buffer it goes ([`Trace::defer_result`]).
+    results: Mutex<Vec<Deferred>>,
 }
+
+/// A result kept to be dumped: where in the buffer, and its metrics
+/// held as in static blocks.
+type Deferred = (usize, crate::FetchResult, Vec<crate::PmId>);
 
 /// `pmGetOptionalConfig`'s `-Dconfig` trace of looking a PCP configuration
 /// variable up, by the crate that reads `pcp.conf` (`pcp::config`): what
@@ -335,9 +342,47 @@ impl Trace {
         self.lock().extend_from_slice(bytes);
     }
 
-    /// Take what has been written since last asked.
+    /// Take what has been written since last asked (the place of a
+    /// result dump not filled in goes with it, the dump left out).
     pub fn take(&self) -> Vec<u8> {
-        std::mem::take(&mut *self.lock())
+        let mut buf = self.lock();
+        self.pending().clear();
+        std::mem::take(&mut *buf)
+    }
+
+    /// Keep `result` to be dumped here, where the trace has got to, by
+    /// whoever knows its metrics' names and its instances' names
+    /// ([`Trace::fill_results`]): an archive reader reads a record, under
+    /// `-Dpdu`, where libpcp's decoding dumps it. `sptr`: the metrics
+    /// whose values the record holds as in static blocks (valfmt 2).
+    pub fn defer_result(&self, result: crate::FetchResult, sptr: Vec<crate::PmId>) {
+        let at = self.lock().len();
+        self.pending().push((at, result, sptr));
+    }
+
+    /// Whether results wait to be dumped ([`Trace::defer_result`]).
+    pub fn has_deferred(&self) -> bool {
+        !self.pending().is_empty()
+    }
+
+    /// Write the dumps of the results kept by [`Trace::defer_result`]
+    /// where they go, in the words `dump` finds for each (it may write to
+    /// the trace: what it writes follows).
+    pub fn fill_results(&self, mut dump: impl FnMut(&crate::FetchResult, &[crate::PmId]) -> Vec<u8>) {
+        let kept = std::mem::take(&mut *self.pending());
+        if kept.is_empty() {
+            return;
+        }
+        let texts: Vec<(usize, Vec<u8>)> = kept.iter().map(|(at, r, sptr)| (*at, dump(r, sptr))).collect();
+        let mut buf = self.lock();
+        for (at, text) in texts.into_iter().rev() {
+            let at = at.min(buf.len());
+            buf.splice(at..at, text);
+        }
+    }
+
+    fn pending(&self) -> std::sync::MutexGuard<'_, Vec<Deferred>> {
+        self.shared.results.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Whether `other` writes to the same buffer.
@@ -529,6 +574,29 @@ mod tests {
         assert_eq!(t.ipc_set(5, true, false), "IPC table fd(PDU version): 3(2,1) 5(2,0)\n");
         t.ipc_forget(Some(3));
         assert_eq!(u.ipc_table(), "IPC table fd(PDU version): 5(2,0)\n");
+    }
+
+    #[test]
+    fn deferred_results_are_dumped_where_they_were_read() {
+        let t = Trace::new(DebugOptions::parse(b"pdu").unwrap());
+        let u = t.clone();
+        t.write_bytes(b"a ");
+        u.defer_result(
+            crate::FetchResult { timestamp: crate::Timestamp { sec: 1, nsec: 0 }, sets: Vec::new() },
+            Vec::new(),
+        );
+        t.write_bytes(b"b ");
+        u.defer_result(crate::FetchResult::default(), vec![crate::PmId(7)]);
+        t.write_bytes(b"c");
+        assert!(t.has_deferred());
+        t.fill_results(|r, sptr| {
+            u.write_bytes(b" d");
+            format!("<{}{}> ", r.timestamp.sec, sptr.len()).into_bytes()
+        });
+        assert!(!u.has_deferred());
+        assert_eq!(t.take(), b"a <10> b <01> c d d");
+        u.defer_result(crate::FetchResult::default(), Vec::new());
+        assert!(t.take().is_empty() && !t.has_deferred());
     }
 
     #[test]

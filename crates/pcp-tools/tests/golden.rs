@@ -113,16 +113,20 @@ fn unaddressed((out, err, status): (Vec<u8>, Vec<u8>, i32)) -> (Vec<u8>, Vec<u8>
 
 /// The others: `-Dlogmeta`'s `__pmLogUndeltaInDom` lines print the
 /// addresses of instance sets, `-Dlog,interp`'s `read cache entry`
-/// lines those of its read cache, and `-Dcontext`'s dumps of the local
-/// agent table (`0x... [N] domain=...`) those of its entries; each reads
-/// `ADDR` on both sides. And
+/// lines those of its read cache, `-Dcontext`'s dumps of the local
+/// agent table (`0x... [N] domain=...`) those of its entries, and
+/// `-Dpdu`'s `__pmLogRead timestamp=` lines those of a record's body;
+/// each reads `ADDR` on both sides. And
 /// `-Dinterp` shows a value held in a block as `v=??? (lval=N)`, N half
 /// the block's address: it reads `lval=N`.
 fn undelta_unaddressed(err: &[u8]) -> Vec<u8> {
     let mut masked = Vec::with_capacity(err.len());
     for line in err.split_inclusive(|&b| b == b'\n') {
         let agent_entry = line.starts_with(b"0x") && line.windows(9).any(|w| w == b"] domain=");
-        if !line.starts_with(b"__pmLogUndeltaInDom(") && !line.starts_with(b"read cache entry ") && !agent_entry {
+        let masked_line = ["__pmLogUndeltaInDom(", "read cache entry ", "__pmLogRead timestamp="]
+            .iter()
+            .any(|s| line.starts_with(s.as_bytes()));
+        if !masked_line && !agent_entry {
             masked.extend_from_slice(&unlval(line));
             continue;
         }

@@ -296,6 +296,8 @@ impl Context {
         let origin = source.label().start;
         let mut ctx = Context::new(Some(Box::new(source)), pmns, PmnsLocation::Archive, origin);
         ctx.set_trace(trace.clone());
+        // (the end of the archive was looked for: its last record read)
+        ctx.fill_record_dumps(origin);
         if trace.on(DebugFlag::Context) {
             trace_new_archive_context(trace, name, origin);
         }
@@ -552,7 +554,12 @@ impl Context {
     /// anonymous derived metrics given no values.
     fn fetch_source_into(&mut self, pmids: &[PmId], out: &mut FetchResult) -> PmResult<()> {
         let source = self.source.as_deref_mut().ok_or(PmError::PM_ERR_NOCONTEXT)?;
-        source.fetch_into(pmids, &self.profile, out, &mut self.origin)?;
+        let before = self.origin;
+        let fetched = source.fetch_into(pmids, &self.profile, out, &mut self.origin);
+        if self.trace().any() {
+            self.fill_record_dumps(before);
+        }
+        fetched?;
         if self.trace().any() {
             self.trace_received();
         }

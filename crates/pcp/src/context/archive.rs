@@ -66,7 +66,8 @@ impl Context {
         let replay = src.replay()?;
         let r = replay.fetch_archive();
         let pos = replay.position();
-        self.origin = pos;
+        let before = std::mem::replace(&mut self.origin, pos);
+        self.fill_record_dumps(before);
         r
     }
 
@@ -81,6 +82,7 @@ impl Context {
         let before = replay.position();
         let end = replay.end();
         let after = replay.position();
+        self.fill_record_dumps(self.origin);
         if after != before {
             self.origin = after;
         }
@@ -210,7 +212,10 @@ impl Context {
     pub fn first_each(&mut self, from: Timestamp, pmids: &[PmId], as_fetched: bool) -> Vec<PmResult<FetchResult>> {
         let Some(src) = self.archive_source() else { return Vec::new() };
         let bound = |p: PmId| self.derived_operands(p, as_fetched);
-        let Some(mut found) = src.first_each_with(from, pmids, &bound) else {
+        let found = src.first_each_with(from, pmids, &bound);
+        // (libpcp reads them after pmSetMode to `from`)
+        self.fill_record_dumps(from);
+        let Some(mut found) = found else {
             return self.fetch_each_from(from, pmids);
         };
         self.evaluate_found(&mut found);

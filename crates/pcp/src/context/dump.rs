@@ -4,7 +4,7 @@
 
 use super::Context;
 use pcp_core::debug::DebugFlag;
-use pcp_core::{FetchResult, MetricType, PmError, PmId, ValueFormat, ValueSet, PM_IN_NULL};
+use pcp_core::{FetchResult, MetricType, PmError, PmId, Timestamp, ValueFormat, ValueSet, PM_IN_NULL};
 use std::io::Write;
 
 /// What libpcp prints for the address of a result: a pointer, here a
@@ -115,6 +115,24 @@ impl Context {
             }
         }
         self.trace_outcome(fetched.as_ref().map_err(|e| *e), changed, &[]);
+        self.origin = keep;
+    }
+
+    /// Under `-Dpdu` over archives, the dumps of the records read since
+    /// last asked (libpcp's decoding dumps each), put where each was read,
+    /// its instances named at `when` (the context's time while libpcp
+    /// read them).
+    pub(super) fn fill_record_dumps(&mut self, when: Timestamp) {
+        let trace = self.trace().clone();
+        if !trace.has_deferred() {
+            return;
+        }
+        let keep = std::mem::replace(&mut self.origin, when);
+        trace.fill_results(|r, sptr| {
+            let mut text = Vec::new();
+            self.dump_result(r, sptr, &mut text);
+            text
+        });
         self.origin = keep;
     }
 

@@ -1,0 +1,12 @@
+-Dpdu
+-a
+tests/golden/pmdumplog/arch/v3
+-s
+3
+-t
+0.7
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-Dpdu,log
+-a
+tests/golden/pmdumplog/arch/events2
+-s
+3
+sample.event.records
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

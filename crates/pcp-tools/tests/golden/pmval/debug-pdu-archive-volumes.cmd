@@ -1,0 +1,12 @@
+-Dpdu,fetch
+-a
+tests/golden/pmdumplog/arch/multi3
+-s
+4
+-t
+0.4
+sample.colour
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
