@@ -208,6 +208,18 @@ fn main(
     // (pmGetArchiveEnd)
     which(2);
     let end = reader.end();
+    if trace.has_deferred() {
+        let archive_names;
+        let names = match &names_ctx {
+            Some(n) => n,
+            None => {
+                archive_names = src.names();
+                &archive_names
+            }
+        };
+        let zone = opts.reporting_zone(Some(&tz), &options::local_zone(env));
+        fill_record_dumps(&trace, names, &src, &zone, label.start);
+    }
     err.write_all(&trace.take())?;
     let info = ContextInfo {
         kind: ContextKind::Archive,
@@ -305,14 +317,21 @@ fn main(
     };
     // (pmSetMode)
     which(1);
+    let origin = if f.reverse { window.end } else { window.start };
     if f.reverse {
         let _ = reader.set_mode(Mode::Back, window.end, 0);
     } else {
         let _ = reader.set_mode(Mode::Forw, window.start, 0);
     }
+    // (libpcp's context is at the new time while it positions)
+    d.fill_record_dumps(origin);
     err.write_all(&trace.take())?;
     if f.label {
-        let mut end_again = || (reader.end().ok(), trace.take());
+        let mut end_again = || {
+            let end = reader.end().ok();
+            d.fill_record_dumps(origin);
+            (end, trace.take())
+        };
         d.dump_label(out, err, &label, &mut end_again, f.verbose_label)?;
     }
     if f.descs {
@@ -337,7 +356,7 @@ fn main(
         d.dump_index(out, err, &trace)?;
     }
     if f.metrics {
-        let what = Selection { pmids: &pmids, marks: f.marks, reverse: f.reverse, done, trace: &trace };
+        let what = Selection { pmids: &pmids, marks: f.marks, reverse: f.reverse, done, origin, trace: &trace };
         return d.dump_results(out, err, &mut reader, &what);
     }
     Ok(0)
@@ -411,6 +430,31 @@ impl Source {
             Some(a) => Ok(a.desc),
             None => self.meta.desc(pmid).copied(),
         }
+    }
+}
+
+/// Under `-Dpdu`, the dumps of the records read since last asked (libpcp
+/// decodes each with a `__pmResult` dump), where each was read: metrics
+/// named in `names`, instances as the archive named them at `when` (the
+/// context's time while libpcp read them).
+fn fill_record_dumps(trace: &Trace, names: &Context, src: &Source, zone: &Zone, when: Timestamp) {
+    if !trace.has_deferred() {
+        return;
+    }
+    let desc = |p| src.desc(p).ok();
+    let inst = |indom, inst| src.meta.indom_at(indom, Some(when)).ok()?.name_of(inst).map(<[u8]>::to_vec);
+    let by = pcp::context::ResultLookups { desc: &desc, inst: &inst, zone };
+    trace.fill_results(|r, sptr| {
+        let mut text = Vec::new();
+        names.dump_result_by(r, sptr, &by, &mut text);
+        text
+    });
+}
+
+impl Dumper<'_> {
+    /// [`fill_record_dumps`] with the dump's names and zone.
+    fn fill_record_dumps(&self, when: Timestamp) {
+        fill_record_dumps(&self.trace, self.names, self.src, &self.zone, when);
     }
 }
 
@@ -504,6 +548,8 @@ struct Selection<'a> {
     reverse: bool,
     /// Stop at a result beyond this time (before it, going backwards).
     done: Timestamp,
+    /// The context's time before the first result is read.
+    origin: Timestamp,
     /// The `-D` trace, written out before each result.
     trace: &'a Trace,
 }

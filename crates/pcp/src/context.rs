@@ -21,6 +21,8 @@ pub(crate) mod names;
 mod tests;
 mod typed;
 
+#[doc(hidden)] // tool support
+pub use dump::ResultLookups;
 pub use typed::Instance;
 
 use derived_metrics::ContextInstances;

@@ -64,11 +64,14 @@ impl Dumper<'_> {
         reader: &mut Replay,
         what: &Selection,
     ) -> std::io::Result<i32> {
-        let Selection { pmids, marks, reverse, done, trace } = *what;
+        let Selection { pmids, marks, reverse, done, mut origin, trace } = *what;
         let mut first = true;
         let mut buf = std::mem::take(&mut self.buf);
         let sts = loop {
             let record = reader.fetch_archive_record();
+            // (pmFetchArchive moves the context's time to the record's)
+            self.fill_record_dumps(origin);
+            origin = reader.position();
             err.write_all(&trace.take())?;
             let record = match record {
                 Ok(r) => r,

@@ -36,7 +36,10 @@ impl Context {
         if self.source().is_some_and(|s| s.as_archive().is_none()) {
             return Err(PmError::PM_ERR_MODE);
         }
-        self.need_archive_mut()?.replay()?.set_mode(mode, when, delta_ns)?;
+        let set = self.need_archive_mut()?.replay()?.set_mode(mode, when, delta_ns);
+        // (libpcp's context is at the new time while it positions)
+        self.fill_record_dumps(when);
+        set?;
         self.origin = when;
         Ok(())
     }

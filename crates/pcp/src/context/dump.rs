@@ -4,7 +4,7 @@
 
 use super::Context;
 use pcp_core::debug::DebugFlag;
-use pcp_core::{FetchResult, MetricType, PmError, PmId, Timestamp, ValueFormat, ValueSet, PM_IN_NULL};
+use pcp_core::{Desc, FetchResult, InDom, MetricType, PmError, PmId, Timestamp, ValueFormat, ValueSet, PM_IN_NULL};
 use std::io::Write;
 
 /// What libpcp prints for the address of a result: a pointer, here a
@@ -141,8 +141,18 @@ impl Context {
     /// metrics whose values are shown as held in static blocks).
     #[doc(alias = "__pmPrintResult")]
     fn dump_result(&self, r: &FetchResult, sptr: &[PmId], out: &mut Vec<u8>) {
-        let zone = self.zone();
-        let (h, m, s) = pcp_core::LocalTime::hms(&zone, r.timestamp.sec).unwrap_or_default();
+        let desc = |p| self.lookup_desc_untraced(p).ok();
+        let inst = |indom, inst| self.name_indom_untraced(indom, inst).ok();
+        self.dump_result_by(r, sptr, &ResultLookups { desc: &desc, inst: &inst, zone: &self.zone() }, out);
+    }
+
+    /// `__pmPrintResult` with this context's metric names, and the
+    /// descriptors, instance names and zone of `by`: for a tool that
+    /// holds an archive's metadata itself (pmdumplog).
+    #[doc(hidden)] // tool support
+    pub fn dump_result_by(&self, r: &FetchResult, sptr: &[PmId], by: &ResultLookups<'_>, out: &mut Vec<u8>) {
+        let zone = by.zone;
+        let (h, m, s) = pcp_core::LocalTime::hms(zone, r.timestamp.sec).unwrap_or_default();
         let nsec = r.timestamp.nsec;
         let _ = writeln!(
             out,
@@ -151,12 +161,12 @@ impl Context {
             r.sets.len()
         );
         for set in &r.sets {
-            self.dump_value_set(set, sptr.contains(&set.pmid), &zone, out);
+            self.dump_value_set(set, sptr.contains(&set.pmid), by, out);
         }
     }
 
     /// One value set as `__pmPrintResult` shows it.
-    fn dump_value_set(&self, set: &ValueSet, sptr: bool, zone: &crate::timezone::Zone, out: &mut Vec<u8>) {
+    fn dump_value_set(&self, set: &ValueSet, sptr: bool, by: &ResultLookups<'_>, out: &mut Vec<u8>) {
         let _ = match self.names_of_untraced(set.pmid) {
             Ok(names) => write!(out, "  {} ({}):", set.pmid, names.join(", ")),
             Err(_) => write!(out, "  {} (<noname>):", set.pmid),
@@ -172,13 +182,13 @@ impl Context {
             }
             Ok(v) => v,
         };
-        let desc = self.lookup_desc_untraced(set.pmid).ok();
+        let desc = (by.desc)(set.pmid);
         let valfmt = if sptr { ValueFormat::Sptr } else { set.valfmt() };
         let _ = writeln!(out, " numval: {} valfmt: {} vlist[]:", values.len(), valfmt as i32);
         for v in values {
             if values.len() > 1 || v.inst != PM_IN_NULL {
                 let _ = write!(out, "    inst [{}", v.inst);
-                match desc.and_then(|d| self.name_indom_untraced(d.indom, v.inst).ok()) {
+                match desc.and_then(|d| (by.inst)(d.indom, v.inst)) {
                     Some(name) => {
                         out.extend_from_slice(b" or \"");
                         out.extend_from_slice(&name);
@@ -195,10 +205,20 @@ impl Context {
                 (None, pcp_core::Value::Insitu(_)) => MetricType::UNKNOWN,
                 (None, pcp_core::Value::Block(b)) => MetricType(i32::from(b.vtype)),
             };
-            let _ = pcp_core::format::print_value_in(out, &v.value, ty, 1, zone);
+            let _ = pcp_core::format::print_value_in(out, &v.value, ty, 1, by.zone);
             out.push(b'\n');
         }
     }
+}
+
+/// What [`Context::dump_result_by`] looks up outside the context: a
+/// metric's descriptor, an instance's name (at the time libpcp's context
+/// was at), and the zone times are shown in.
+#[doc(hidden)] // tool support
+pub struct ResultLookups<'a> {
+    pub desc: &'a dyn Fn(PmId) -> Option<Desc>,
+    pub inst: &'a dyn Fn(InDom, i32) -> Option<Vec<u8>>,
+    pub zone: &'a crate::timezone::Zone,
 }
 
 /// libpcp's line for the state changes pmcd announced before a result.

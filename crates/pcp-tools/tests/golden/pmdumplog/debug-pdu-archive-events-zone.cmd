@@ -1,0 +1,9 @@
+-Dpdu
+-l
+-Z
+EST5
+tests/golden/pmdumplog/arch/events2
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

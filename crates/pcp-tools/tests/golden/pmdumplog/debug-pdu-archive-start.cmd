@@ -1,0 +1,9 @@
+-Dpdu
+-S
+@18:25:16
+tests/golden/pmdumplog/arch/v3
+sample.bin
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
