@@ -398,6 +398,11 @@ impl Trace {
         *self.shared.zone.lock().unwrap_or_else(PoisonError::into_inner) = Some(zone);
     }
 
+    /// The zone set with [`Trace::set_zone`], if one was.
+    pub fn zone(&self) -> Option<TraceZone> {
+        self.shared.zone.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
     /// Make configuration look-ups through `lookup` from now on (in this
     /// trace and every clone): so that crates below the one that reads
     /// `pcp.conf` trace the look-ups libpcp makes in their parts (an

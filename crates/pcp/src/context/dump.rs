@@ -4,7 +4,9 @@
 
 use super::Context;
 use pcp_core::debug::DebugFlag;
-use pcp_core::{Desc, FetchResult, InDom, MetricType, PmError, PmId, Timestamp, ValueFormat, ValueSet, PM_IN_NULL};
+use pcp_core::{
+    Desc, FetchResult, InDom, LocalTime, MetricType, PmError, PmId, Timestamp, ValueFormat, ValueSet, PM_IN_NULL,
+};
 use std::io::Write;
 
 /// What libpcp prints for the address of a result: a pointer, here a
@@ -143,7 +145,18 @@ impl Context {
     fn dump_result(&self, r: &FetchResult, sptr: &[PmId], out: &mut Vec<u8>) {
         let desc = |p| self.lookup_desc_untraced(p).ok();
         let inst = |indom, inst| self.name_indom_untraced(indom, inst).ok();
-        self.dump_result_by(r, sptr, &ResultLookups { desc: &desc, inst: &inst, zone: &self.zone() }, out);
+        // libpcp shows times in its current zone, which a tool's -z or -Z
+        // switches (the trace's, once set)
+        let context_zone;
+        let trace_zone = self.trace().zone();
+        let zone: &dyn LocalTime = match &trace_zone {
+            Some(z) => &**z,
+            None => {
+                context_zone = self.zone();
+                &context_zone
+            }
+        };
+        self.dump_result_by(r, sptr, &ResultLookups { desc: &desc, inst: &inst, zone }, out);
     }
 
     /// `__pmPrintResult` with this context's metric names, and the
@@ -152,7 +165,7 @@ impl Context {
     #[doc(hidden)] // tool support
     pub fn dump_result_by(&self, r: &FetchResult, sptr: &[PmId], by: &ResultLookups<'_>, out: &mut Vec<u8>) {
         let zone = by.zone;
-        let (h, m, s) = pcp_core::LocalTime::hms(zone, r.timestamp.sec).unwrap_or_default();
+        let (h, m, s) = zone.hms(r.timestamp.sec).unwrap_or_default();
         let nsec = r.timestamp.nsec;
         let _ = writeln!(
             out,
@@ -218,7 +231,7 @@ impl Context {
 pub struct ResultLookups<'a> {
     pub desc: &'a dyn Fn(PmId) -> Option<Desc>,
     pub inst: &'a dyn Fn(InDom, i32) -> Option<Vec<u8>>,
-    pub zone: &'a crate::timezone::Zone,
+    pub zone: &'a dyn LocalTime,
 }
 
 /// libpcp's line for the state changes pmcd announced before a result.

@@ -1,0 +1,11 @@
+-Dpdu
+-Z
+AEST-10
+-f
+-a
+tests/golden/pmdumplog/arch/v3
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

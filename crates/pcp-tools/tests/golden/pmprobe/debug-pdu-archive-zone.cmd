@@ -1,0 +1,11 @@
+-Dpdu
+-Z
+EST5
+-v
+-a
+tests/golden/pmdumplog/arch/events2
+sample.event.records
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,13 @@
+-Dpdu
+-z
+-a
+tests/golden/pmdumplog/arch/zoneinfo
+-s
+2
+-t
+0.5
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,12 @@
+-Dpdu
+-Z
+EST5
+-a
+tests/golden/pmdumplog/arch/v3
+-s
+2
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
