@@ -202,6 +202,19 @@ impl Replay {
         Ok(())
     }
 
+    /// The time libpcp's context is at while [`Replay::end`] reads the
+    /// last record: the last archive's start when the end is looked for
+    /// from another archive (opening the last one sets the context's
+    /// origin, which names the instances of the record's `-Dpdu` dump),
+    /// `None` when the current archive is the last.
+    pub fn end_read_origin(&self) -> Option<Timestamp> {
+        let last = self.archives.len().checked_sub(1)?;
+        if self.cur == last {
+            return None;
+        }
+        self.archives.members().get(last).map(|a| a.label().start)
+    }
+
     /// `pmGetArchiveEnd`: the end of the last archive. Asking moves to the
     /// last archive and back, reopening the current one, as libpcp does
     /// (which leaves the current time at that archive's start and the mode

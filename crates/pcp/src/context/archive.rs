@@ -83,9 +83,10 @@ impl Context {
         self.trace_which(2);
         let replay = self.need_archive_mut()?.replay()?;
         let before = replay.position();
+        let reading_at = replay.end_read_origin();
         let end = replay.end();
         let after = replay.position();
-        self.fill_record_dumps(self.origin);
+        self.fill_record_dumps(reading_at.unwrap_or(self.origin));
         if after != before {
             self.origin = after;
         }

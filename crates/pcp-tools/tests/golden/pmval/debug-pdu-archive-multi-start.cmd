@@ -1,0 +1,12 @@
+-Dpdu,fetch
+-S
+@20:11:00
+-s
+2
+-a
+tests/golden/pmdumplog/arch/v3,tests/golden/pmdumplog/arch/events3
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C

@@ -1,0 +1,10 @@
+-Dpdu
+-a
+tests/golden/pmdumplog/arch/events2,tests/golden/pmdumplog/arch/v3
+-s
+2
+sample.seconds
+--env
+PCP_DERIVED_CONFIG=
+TZ=UTC
+LC_ALL=C
