@@ -486,6 +486,11 @@ fn zone_and_window(
             return Err(Stop::Exit(1));
         }
     };
+    if !src.is_archive && ctx.trace().any() {
+        // (pmGetContextOptions switched libpcp's zone, which traces use;
+        // an archive's was switched before its end was looked for)
+        ctx.trace().set_zone(std::sync::Arc::new(settings.zone.clone()));
+    }
     let Some(window) = settings.window else { return Err(Stop::Exit(1)) };
     Ok((settings.zone, window))
 }

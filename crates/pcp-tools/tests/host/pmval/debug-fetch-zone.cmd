@@ -1,0 +1,8 @@
+-Dfetch
+-Z
+EST5
+-s
+2
+-t
+0.1
+sample.long.one
