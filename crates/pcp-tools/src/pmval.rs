@@ -439,13 +439,20 @@ fn zone_and_window(
     err: &mut dyn Write,
 ) -> Result<(Zone, Window), Stop> {
     let ctx = &mut src.ctx;
-    let hostname = src.hostname.as_str();
     let opts = &mut cmd.opts;
-    // pmcd is asked for its zone only when it is wanted
-    let host_zone = match ctx.host_source().is_some() && opts.hostzone {
-        true => ctx.zone_spec().map_err(|e| e.to_string()),
-        false => Ok(String::new()),
+    let is_host = ctx.host_source().is_some();
+    // pmcd is asked for its zone only when it is wanted, after its name
+    // again (pmGetContextOptions's own pmGetContextHostName, for the note)
+    let (again, host_zone) = match is_host && opts.hostzone {
+        true => (ctx.host_name().ok(), ctx.zone_spec().map_err(|e| e.to_string())),
+        false => (None, Ok(String::new())),
     };
+    let hostname = again.as_deref().unwrap_or(&src.hostname);
+    if is_host {
+        // (pmNewZone, before the zone's note)
+        opts.trace_new_zone(ctx.trace(), host_zone.as_deref().ok());
+        err.write_all(&ctx.take_messages())?;
+    }
     let label = ctx.archive_source().map(|a| a.label().clone());
     let tz = label.as_ref().map(|l| String::from_utf8_lossy(&l.timezone).into_owned()).unwrap_or_default();
     let info = match label {
@@ -463,7 +470,7 @@ fn zone_and_window(
                 end_trace: ctx.take_messages(),
             }
         }
-        None if ctx.host_source().is_some() => ContextInfo {
+        None if is_host => ContextInfo {
             kind: ContextKind::Host,
             host_name: hostname,
             zone: host_zone.as_deref().map_err(Clone::clone),

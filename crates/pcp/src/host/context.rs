@@ -191,15 +191,17 @@ impl Context {
     /// The `$TZ` value `pmNewContextZone` sets up for the context's own
     /// time zone: for a host context `pmcd.zoneinfo` if pmcd has it,
     /// else `pmcd.timezone` (`PM_ERR_VALUE` when neither has a value);
-    /// for an archive its label's.
+    /// for an archive its label's. For a host, traced as libpcp traces
+    /// its look at the current context, `pmLookupName` and `pmFetch`.
     #[doc(alias = "pmNewContextZone")]
     pub fn zone_spec(&mut self) -> PmResult<String> {
         if let Some(a) = self.archive_source() {
             return Ok(c_string(&a.label().timezone));
         }
-        let h = self.host_source().ok_or(PmError::PM_ERR_NOCONTEXT)?;
-        let (ids, _) = h.lookup_names(&["pmcd.timezone", "pmcd.zoneinfo"])?;
-        let (r, _) = h.fetch(&ids, self.profile())?;
+        self.host_source().ok_or(PmError::PM_ERR_NOCONTEXT)?;
+        self.trace_which(1);
+        let (ids, _) = self.lookup_names(&["pmcd.timezone", "pmcd.zoneinfo"]).map_err(|e| e.code())?;
+        let r = self.fetch(&ids)?;
         let text = |i: usize| match r.sets.get(i).map(|s| s.values.as_deref()) {
             Some(Ok([v])) => match &v.value {
                 Value::Block(b) => Some(c_string(&b.data)),
